@@ -1,0 +1,2 @@
+//! The `vouch` binary.
+fn main() {}

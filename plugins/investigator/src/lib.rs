@@ -1,0 +1,1 @@
+//! vouch built-in investigator specialist
