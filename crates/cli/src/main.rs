@@ -1,2 +1,6 @@
-//! The `vouch` binary.
+//! The `vouch` binary: `vouch review`, `vouch validate-report`, `vouch mcp`.
+
+mod mcp;
+mod validate;
+
 fn main() {}

@@ -1,0 +1,1 @@
+//! `vouch mcp`: serve the final-report validator over MCP stdio.

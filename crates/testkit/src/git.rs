@@ -1,0 +1,1 @@
+//! Builders for real git repositories in temporary directories.
