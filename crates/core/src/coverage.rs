@@ -1,0 +1,163 @@
+//! Coverage receipts and their exact comparison with the canonical list.
+
+use std::collections::BTreeSet;
+
+use serde::{Deserialize, Serialize};
+
+/// A candidate-producing stage's statement of which assigned files it inspected
+/// (`coverage` in every reviewer's JSON reply).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CoverageReceipt {
+    /// True when the stage says it inspected every assigned file.
+    pub complete: bool,
+    /// The paths the stage says it inspected, as it wrote them.
+    #[serde(default)]
+    pub reviewed_files: Vec<String>,
+}
+
+/// The result of comparing a receipt with the assigned list.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CoverageComparison {
+    /// True when the receipt says `complete: true` and neither group below has entries.
+    pub complete: bool,
+    /// True when the receipt itself said `complete: false`.
+    pub reported_incomplete: bool,
+    /// Assigned paths absent from the receipt, sorted.
+    pub missing_files: Vec<String>,
+    /// Receipt paths that are not assigned, sorted.
+    pub unexpected_files: Vec<String>,
+}
+
+/// Rule (coverage contract, "Comparison"): the comparison is exact and case-sensitive after
+/// duplicate removal; `missingFiles` = expected − receipt and `unexpectedFiles` = receipt −
+/// expected, with no normalisation of `./`, absolute forms or separators.
+pub fn compare_coverage(expected: &[String], receipt: &CoverageReceipt) -> CoverageComparison {
+    let expected: BTreeSet<&str> = expected.iter().map(String::as_str).collect();
+    let reviewed: BTreeSet<&str> = receipt.reviewed_files.iter().map(String::as_str).collect();
+    let missing_files: Vec<String> = expected
+        .difference(&reviewed)
+        .map(|s| s.to_string())
+        .collect();
+    let unexpected_files: Vec<String> = reviewed
+        .difference(&expected)
+        .map(|s| s.to_string())
+        .collect();
+    CoverageComparison {
+        complete: receipt.complete && missing_files.is_empty() && unexpected_files.is_empty(),
+        reported_incomplete: !receipt.complete,
+        missing_files,
+        unexpected_files,
+    }
+}
+
+/// Rule (coverage contract, "Failure"): a second mismatch fails the instance with exactly
+/// `<label> coverage mismatch after retry.` followed by `Missing files: a, b` and
+/// `Unexpected files: c` lines, empty groups omitted; `complete: false` with no path
+/// mismatch is reported explicitly as incomplete coverage.
+pub fn mismatch_after_retry_message(label: &str, comparison: &CoverageComparison) -> String {
+    let mut lines = vec![format!("{label} coverage mismatch after retry.")];
+    if !comparison.missing_files.is_empty() {
+        lines.push(format!(
+            "Missing files: {}",
+            comparison.missing_files.join(", ")
+        ));
+    }
+    if !comparison.unexpected_files.is_empty() {
+        lines.push(format!(
+            "Unexpected files: {}",
+            comparison.unexpected_files.join(", ")
+        ));
+    }
+    if lines.len() == 1 {
+        lines.push("Incomplete coverage: the reviewer returned complete: false.".to_string());
+    }
+    lines.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn comparison_is_exact_and_case_sensitive() {
+        // (expected, receipt complete, receipt files, complete, missing, unexpected)
+        type Case<'a> = (
+            &'a [&'a str],
+            bool,
+            &'a [&'a str],
+            bool,
+            &'a [&'a str],
+            &'a [&'a str],
+        );
+        let cases: &[Case] = &[
+            (&["a", "b"], true, &["b", "a"], true, &[], &[]),
+            (&["a", "b"], true, &["a", "a", "b"], true, &[], &[]),
+            (&["a", "b"], true, &["a"], false, &["b"], &[]),
+            (&["a"], true, &["a", "./a"], false, &[], &["./a"]),
+            (&["a"], true, &["/repo/a"], false, &["a"], &["/repo/a"]),
+            (&["A.md"], true, &["a.md"], false, &["A.md"], &["a.md"]),
+            (&["d/x"], true, &["d\\x"], false, &["d/x"], &["d\\x"]),
+            (&["a"], false, &["a"], false, &[], &[]),
+            (&[], true, &[], true, &[], &[]),
+        ];
+        for (expected, complete, files, want_complete, missing, unexpected) in cases {
+            let receipt = CoverageReceipt {
+                complete: *complete,
+                reviewed_files: strings(files),
+            };
+            let got = compare_coverage(&strings(expected), &receipt);
+            assert_eq!(got.complete, *want_complete, "{expected:?} vs {files:?}");
+            assert_eq!(
+                got.missing_files,
+                strings(missing),
+                "{expected:?} vs {files:?}"
+            );
+            assert_eq!(
+                got.unexpected_files,
+                strings(unexpected),
+                "{expected:?} vs {files:?}"
+            );
+            assert_eq!(got.reported_incomplete, !complete);
+        }
+    }
+
+    #[test]
+    fn mismatch_message_matches_contract_text() {
+        let c = CoverageComparison {
+            complete: false,
+            reported_incomplete: false,
+            missing_files: strings(&["CHANGELOG.md", "docs/verification/example.md"]),
+            unexpected_files: strings(&["./AGENTS.md"]),
+        };
+        assert_eq!(
+            mismatch_after_retry_message("bug-review #2", &c),
+            "bug-review #2 coverage mismatch after retry.\n\
+             Missing files: CHANGELOG.md, docs/verification/example.md\n\
+             Unexpected files: ./AGENTS.md"
+        );
+        let only_missing = CoverageComparison {
+            unexpected_files: vec![],
+            ..c.clone()
+        };
+        assert_eq!(
+            mismatch_after_retry_message("x #1", &only_missing),
+            "x #1 coverage mismatch after retry.\nMissing files: CHANGELOG.md, docs/verification/example.md"
+        );
+        let incomplete = CoverageComparison {
+            complete: false,
+            reported_incomplete: true,
+            missing_files: vec![],
+            unexpected_files: vec![],
+        };
+        assert_eq!(
+            mismatch_after_retry_message("x #1", &incomplete),
+            "x #1 coverage mismatch after retry.\nIncomplete coverage: the reviewer returned complete: false."
+        );
+    }
+}

@@ -1,0 +1,175 @@
+//! The reviewed change: a `merge-base(base, head)..head` range as a pull request shows it.
+
+use serde::{Deserialize, Serialize};
+
+/// One resolved commit of the reviewed range.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CommitRef {
+    /// The revision as the user wrote it (`main`, `HEAD~3`, a SHA).
+    pub spec: String,
+    /// The full 40-hex object id it resolved to.
+    pub sha: String,
+}
+
+/// What happened to one changed path between base and head (`git diff --name-status` terms).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FileStatus {
+    /// New at head.
+    Added,
+    /// Content changed.
+    Modified,
+    /// Gone at head.
+    Deleted,
+    /// Moved from `previous_path` (possibly with edits).
+    Renamed,
+    /// Copied from `previous_path` (possibly with edits).
+    Copied,
+    /// Only the file mode changed (e.g. the executable bit).
+    ModeOnly,
+    /// The entry changed type (file ↔ symlink ↔ submodule).
+    TypeChanged,
+}
+
+/// What kind of tree entry a path is (at head, or at base for deletions).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EntryKind {
+    /// A regular file (mode 100644).
+    File,
+    /// An executable file (mode 100755).
+    Executable,
+    /// A symbolic link (mode 120000); its content is the link text.
+    Symlink,
+    /// A submodule (gitlink, mode 160000); its content is a commit id.
+    Submodule,
+}
+
+/// One hunk of a unified diff. Line numbers are 1-based, as in `@@ -a,b +c,d @@`.
+/// A side with zero lines (pure addition or deletion) keeps git's convention of the
+/// line *before* the hunk (0 at the file start).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Hunk {
+    /// First line at base.
+    pub old_start: u32,
+    /// Number of base lines the hunk spans.
+    pub old_lines: u32,
+    /// First line at head.
+    pub new_start: u32,
+    /// Number of head lines the hunk spans.
+    pub new_lines: u32,
+    /// The `@@ ... @@ context` header line as git wrote it, without a trailing newline.
+    pub header: String,
+}
+
+/// One changed path of the snapshot.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChangedFile {
+    /// The current path (at head; for a deletion, the path that was deleted). UTF-8,
+    /// repository-relative, `/`-separated, never quoted or escaped.
+    pub path: String,
+    /// For renames and copies, the source path at base. Diff context only: it is never an
+    /// entry of the canonical file list.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous_path: Option<String>,
+    /// Rename/copy similarity in percent (0–100), when git computed one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub similarity: Option<u8>,
+    /// What happened to the path.
+    pub status: FileStatus,
+    /// Entry kind at head (at base for deletions).
+    pub kind: EntryKind,
+    /// Octal file mode at base (e.g. `0o100644`), `None` when absent at base.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub old_mode: Option<u32>,
+    /// Octal file mode at head, `None` when absent at head.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub new_mode: Option<u32>,
+    /// True when git considers either side binary; binary files have no hunks.
+    pub binary: bool,
+    /// Text hunks, in file order.
+    pub hunks: Vec<Hunk>,
+    /// Added lines over all hunks.
+    pub additions: u32,
+    /// Deleted lines over all hunks.
+    pub deletions: u32,
+}
+
+impl ChangedFile {
+    /// True when the change carries no text to read: a mode-only change, a pure rename or
+    /// copy (no hunks), a binary file, or a submodule pointer. Such files can be covered
+    /// without a text read.
+    pub fn is_metadata_only(&self) -> bool {
+        self.binary || self.kind == EntryKind::Submodule || self.hunks.is_empty()
+    }
+}
+
+/// Totals over the snapshot.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChangeCounts {
+    /// Number of changed paths.
+    pub files: u32,
+    /// Number of hunks.
+    pub hunks: u32,
+    /// Added lines.
+    pub additions: u32,
+    /// Deleted lines.
+    pub deletions: u32,
+}
+
+/// A commit of the reviewed range, for intent detection (newest first).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RangeCommit {
+    /// Full object id.
+    pub sha: String,
+    /// The full commit message.
+    pub message: String,
+}
+
+/// The change under review: what a pull request from `base` to `head` shows,
+/// i.e. the diff `merge-base(base, head)..head`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChangeSnapshot {
+    /// The base revision as given and resolved.
+    pub base: CommitRef,
+    /// The head revision as given and resolved.
+    pub head: CommitRef,
+    /// The merge base of base and head: the diff's old side.
+    pub merge_base: String,
+    /// Changed paths, sorted by `path`.
+    pub files: Vec<ChangedFile>,
+    /// Commits in `merge_base..head`, newest first.
+    pub commits: Vec<RangeCommit>,
+}
+
+impl ChangeSnapshot {
+    /// True when the range changes nothing: the review says "nothing to review".
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    /// Totals over all files.
+    pub fn counts(&self) -> ChangeCounts {
+        let mut c = ChangeCounts {
+            files: self.files.len() as u32,
+            ..ChangeCounts::default()
+        };
+        for f in &self.files {
+            c.hunks += f.hunks.len() as u32;
+            c.additions += f.additions;
+            c.deletions += f.deletions;
+        }
+        c
+    }
+
+    /// The file with this current path, if it changed.
+    pub fn file(&self, path: &str) -> Option<&ChangedFile> {
+        self.files.iter().find(|f| f.path == path)
+    }
+}
