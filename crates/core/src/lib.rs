@@ -7,6 +7,7 @@
 pub mod coverage;
 pub mod files;
 pub mod snapshot;
+pub mod source;
 
 pub use coverage::{
     CoverageComparison, CoverageReceipt, compare_coverage, mismatch_after_retry_message,
@@ -15,3 +16,4 @@ pub use files::expected_files;
 pub use snapshot::{
     ChangeCounts, ChangeSnapshot, ChangedFile, CommitRef, EntryKind, FileStatus, Hunk, RangeCommit,
 };
+pub use source::{Citation, CitationError, Revision, SourceLedger, SourceWindow};
