@@ -1,0 +1,370 @@
+//! The standard output contracts (bounded JSON Schemas) and their parsers.
+//!
+//! Every string has `maxLength` and every array `maxItems`, so a schema-constrained
+//! decoder (`response_format: json_schema`) always terminates and a `max_tokens` that
+//! covers the bound can be computed ([`token_bound`]). Objects list every property as
+//! required and forbid others, as OpenAI's strict structured outputs demand; optional
+//! values are nullable instead.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::payload::{CandidateReply, ParsedReply, VerifierReply};
+
+/// Longest path accepted in a reply.
+pub const MAX_PATH_CHARS: u64 = 240;
+/// Longest one-sentence claim.
+pub const MAX_CLAIM_CHARS: u64 = 300;
+/// Longest evidence text.
+pub const MAX_EVIDENCE_CHARS: u64 = 800;
+/// Longest summary.
+pub const MAX_SUMMARY_CHARS: u64 = 400;
+/// Longest verbatim full-coverage quote (repair only).
+pub const MAX_QUOTE_CHARS: u64 = 400;
+/// Most candidates one stage instance may propose.
+pub const MAX_CANDIDATES: u64 = 6;
+/// Most citations per decision.
+pub const MAX_CITATIONS: u64 = 4;
+
+/// Severities, most severe first.
+pub const SEVERITIES: [&str; 4] = ["critical", "high", "medium", "low"];
+
+/// The review areas of the investigator prompts' review-area table.
+pub const REVIEW_AREAS: [&str; 9] = [
+    "correctness",
+    "contracts",
+    "failure-paths",
+    "concurrency",
+    "security",
+    "resources",
+    "operations",
+    "validation",
+    "conventions",
+];
+
+/// What the host tells a plugin when asking for its contract.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContractRequest {
+    /// The instance's canonical expected files (candidate producers).
+    #[serde(default)]
+    pub expected_files: Vec<String>,
+    /// Host-assigned ids of the candidates to decide (verifier).
+    #[serde(default)]
+    pub candidate_ids: Vec<String>,
+    /// True for the repair contract, which adds `fullCoverageQuote`.
+    #[serde(default)]
+    pub repair: bool,
+}
+
+fn string(max: u64) -> Value {
+    json!({"type": "string", "maxLength": max})
+}
+
+fn object(properties: Value) -> Value {
+    let required: Vec<String> = properties
+        .as_object()
+        .map(|o| o.keys().cloned().collect())
+        .unwrap_or_default();
+    json!({"type": "object", "properties": properties, "required": required, "additionalProperties": false})
+}
+
+/// The contract of every candidate-producing role: `{candidates, coverage, summary}`
+/// (plus `fullCoverageQuote` for a repair).
+pub fn candidate_contract(request: &ContractRequest) -> Value {
+    let path = string(MAX_PATH_CHARS);
+    let candidate = object(json!({
+        "path": path,
+        "startLine": {"type": "integer", "minimum": 1},
+        "endLine": {"type": "integer", "minimum": 1},
+        "revision": {"type": "string", "enum": ["head", "base"]},
+        "severity": {"type": "string", "enum": SEVERITIES},
+        "area": {"type": "string", "enum": REVIEW_AREAS},
+        "claim": string(MAX_CLAIM_CHARS),
+        "evidence": string(MAX_EVIDENCE_CHARS),
+    }));
+    let max_files = (request.expected_files.len() as u64).max(1) * 2;
+    let coverage = object(json!({
+        "complete": {"type": "boolean"},
+        "reviewedFiles": {"type": "array", "items": string(MAX_PATH_CHARS), "maxItems": max_files},
+    }));
+    let mut properties = json!({
+        "candidates": {"type": "array", "items": candidate, "maxItems": MAX_CANDIDATES},
+        "coverage": coverage,
+        "summary": string(MAX_SUMMARY_CHARS),
+    });
+    if request.repair {
+        properties["fullCoverageQuote"] =
+            json!({"type": ["string", "null"], "maxLength": MAX_QUOTE_CHARS});
+    }
+    object(properties)
+}
+
+/// The verifier's contract: `{decisions: [{candidateId, decision, evidence, citations, finding}]}`.
+/// `candidateId` is restricted to the host-assigned ids when they are given.
+pub fn verifier_contract(request: &ContractRequest) -> Value {
+    let mut candidate_id = string(120);
+    if !request.candidate_ids.is_empty() {
+        candidate_id = json!({"type": "string", "enum": request.candidate_ids});
+    }
+    let citation = object(json!({
+        "revision": {"type": "string", "enum": ["head", "base"]},
+        "path": string(MAX_PATH_CHARS),
+        "startLine": {"type": "integer", "minimum": 1},
+        "endLine": {"type": "integer", "minimum": 1},
+    }));
+    let finding = object(json!({
+        "path": string(MAX_PATH_CHARS),
+        "startLine": {"type": "integer", "minimum": 1},
+        "endLine": {"type": "integer", "minimum": 1},
+        "severity": {"type": "string", "enum": SEVERITIES},
+        "claim": string(MAX_CLAIM_CHARS),
+    }));
+    let mut finding_or_null = finding;
+    finding_or_null["type"] = json!(["object", "null"]);
+    let decision = object(json!({
+        "candidateId": candidate_id,
+        "decision": {"type": "string", "enum": ["verified", "rejected", "unresolved"]},
+        "evidence": string(MAX_EVIDENCE_CHARS),
+        "citations": {"type": "array", "items": citation, "maxItems": MAX_CITATIONS},
+        "finding": finding_or_null,
+    }));
+    let max_decisions = (request.candidate_ids.len() as u64).max(1);
+    object(json!({
+        "decisions": {"type": "array", "items": decision, "maxItems": max_decisions},
+    }))
+}
+
+/// An upper bound, in tokens, of a reply that satisfies `schema`: strings at their
+/// `maxLength` (one token per character, the safe bound for any tokenizer, plus quotes),
+/// arrays at `maxItems`, every object property present. Used to set `max_tokens` so a
+/// schema-constrained decode is never cut short. Unbounded strings or arrays count as
+/// 1,024 tokens.
+pub fn token_bound(schema: &Value) -> u64 {
+    match schema.get("type") {
+        Some(Value::String(t)) => type_bound(t, schema),
+        Some(Value::Array(types)) => types
+            .iter()
+            .filter_map(Value::as_str)
+            .map(|t| type_bound(t, schema))
+            .max()
+            .unwrap_or(1),
+        _ if schema.get("enum").is_some() => enum_bound(schema),
+        _ => 1024,
+    }
+}
+
+fn enum_bound(schema: &Value) -> u64 {
+    schema["enum"]
+        .as_array()
+        .map(|v| {
+            v.iter()
+                .map(|e| e.to_string().len() as u64)
+                .max()
+                .unwrap_or(1)
+        })
+        .unwrap_or(1)
+}
+
+fn type_bound(t: &str, schema: &Value) -> u64 {
+    match t {
+        "string" if schema.get("enum").is_some() => enum_bound(schema),
+        "string" => schema["maxLength"].as_u64().unwrap_or(1024) + 2,
+        "integer" | "number" => 12,
+        "boolean" | "null" => 5,
+        "array" => {
+            let items = schema.get("items").map(token_bound).unwrap_or(1024);
+            2 + schema["maxItems"].as_u64().unwrap_or(16) * (items + 1)
+        }
+        "object" => {
+            let props = schema["properties"].as_object();
+            2 + props
+                .map(|p| {
+                    p.iter()
+                        .map(|(k, v)| k.len() as u64 + 4 + token_bound(v))
+                        .sum()
+                })
+                .unwrap_or(0)
+        }
+        _ => 1024,
+    }
+}
+
+/// Parses a candidate-producing reply: the object must have `candidates` (array),
+/// `coverage.complete` (bool) and `coverage.reviewedFiles` (array of strings).
+/// Severity and area are lower-cased; unknown values are errors naming the field.
+///
+/// # Errors
+/// A message naming the first field that does not fit the contract.
+pub fn parse_candidate_reply(value: &Value) -> Result<ParsedReply, String> {
+    if !value.is_object() {
+        return Err("the reply is not a JSON object".into());
+    }
+    for key in ["candidates", "coverage"] {
+        if value.get(key).is_none() {
+            return Err(format!("missing required field `{key}`"));
+        }
+    }
+    let mut reply: CandidateReply = CandidateReply::deserialize(value)
+        .map_err(|e| format!("reply does not fit the contract: {e}"))?;
+    if reply.candidates.len() as u64 > MAX_CANDIDATES {
+        return Err(format!(
+            "`candidates` has {} items; at most {MAX_CANDIDATES} allowed",
+            reply.candidates.len()
+        ));
+    }
+    for (i, c) in reply.candidates.iter_mut().enumerate() {
+        c.severity = c.severity.trim().to_lowercase();
+        c.area = c.area.trim().to_lowercase();
+        c.revision = c.revision.trim().to_lowercase();
+        if !SEVERITIES.contains(&c.severity.as_str()) {
+            return Err(format!(
+                "candidates[{i}].severity `{}` is not one of {SEVERITIES:?}",
+                c.severity
+            ));
+        }
+        if !REVIEW_AREAS.contains(&c.area.as_str()) {
+            return Err(format!(
+                "candidates[{i}].area `{}` is not one of {REVIEW_AREAS:?}",
+                c.area
+            ));
+        }
+        if c.revision != "head" && c.revision != "base" {
+            return Err(format!(
+                "candidates[{i}].revision `{}` is not head or base",
+                c.revision
+            ));
+        }
+        if c.path.is_empty() || c.start_line == 0 || c.end_line < c.start_line {
+            return Err(format!(
+                "candidates[{i}] has an empty path or an invalid line range"
+            ));
+        }
+        if c.claim.trim().is_empty() {
+            return Err(format!("candidates[{i}].claim is empty"));
+        }
+    }
+    Ok(ParsedReply::Candidates(reply))
+}
+
+/// Parses a verifier reply: `decisions` (array) whose entries have `candidateId` and a
+/// `decision` of `verified`, `rejected` or `unresolved` (lower-cased).
+///
+/// # Errors
+/// A message naming the first field that does not fit the contract.
+pub fn parse_verifier_reply(value: &Value) -> Result<ParsedReply, String> {
+    if value.get("decisions").is_none() {
+        return Err("missing required field `decisions`".into());
+    }
+    let mut reply: VerifierReply = VerifierReply::deserialize(value)
+        .map_err(|e| format!("reply does not fit the contract: {e}"))?;
+    for (i, d) in reply.decisions.iter_mut().enumerate() {
+        d.decision = d.decision.trim().to_lowercase();
+        if !["verified", "rejected", "unresolved"].contains(&d.decision.as_str()) {
+            return Err(format!(
+                "decisions[{i}].decision `{}` is not verified, rejected or unresolved",
+                d.decision
+            ));
+        }
+        for c in &mut d.citations {
+            c.revision = c.revision.trim().to_lowercase();
+        }
+    }
+    Ok(ParsedReply::Decisions(reply))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_string_and_array_is_bounded() {
+        fn walk(v: &Value, at: &str) {
+            match v.get("type") {
+                Some(t)
+                    if t == "string"
+                        || t.as_array().is_some_and(|a| a.contains(&json!("string"))) =>
+                {
+                    assert!(
+                        v.get("maxLength").is_some() || v.get("enum").is_some(),
+                        "unbounded string at {at}"
+                    );
+                }
+                Some(t) if t == "array" => {
+                    assert!(v.get("maxItems").is_some(), "unbounded array at {at}");
+                    walk(&v["items"], &format!("{at}/items"));
+                }
+                _ => {}
+            }
+            if let Some(p) = v.get("properties").and_then(Value::as_object) {
+                assert_eq!(
+                    v["additionalProperties"],
+                    json!(false),
+                    "open object at {at}"
+                );
+                assert_eq!(
+                    v["required"].as_array().map(Vec::len),
+                    Some(p.len()),
+                    "optional property at {at}"
+                );
+                for (k, s) in p {
+                    walk(s, &format!("{at}/{k}"));
+                }
+            }
+        }
+        let req = ContractRequest {
+            expected_files: vec!["a".into()],
+            candidate_ids: vec!["x #1/0".into()],
+            repair: true,
+        };
+        walk(&candidate_contract(&req), "candidate");
+        walk(&verifier_contract(&req), "verifier");
+        assert!(token_bound(&candidate_contract(&req)) > MAX_CANDIDATES * MAX_EVIDENCE_CHARS);
+    }
+
+    #[test]
+    fn parsers_accept_contract_replies_and_name_bad_fields() {
+        let ok = json!({"candidates": [{"path": "a.rs", "startLine": 1, "endLine": 2, "severity": "HIGH",
+            "area": "correctness", "claim": "x", "evidence": ""}], "coverage": {"complete": true, "reviewedFiles": ["a.rs"]}});
+        let ParsedReply::Candidates(r) = parse_candidate_reply(&ok).unwrap() else {
+            panic!()
+        };
+        assert_eq!(r.candidates[0].severity, "high");
+        assert_eq!(r.candidates[0].revision, "head");
+        let cases = [
+            (json!([]), "not a JSON object"),
+            (json!({"coverage": {"complete": true}}), "`candidates`"),
+            (json!({"candidates": []}), "`coverage`"),
+            (
+                json!({"candidates": [], "coverage": {"complete": "yes"}}),
+                "contract",
+            ),
+            (
+                json!({"candidates": [{"path": "a", "startLine": 3, "endLine": 2, "severity": "low", "area": "correctness", "claim": "c"}],
+                "coverage": {"complete": true, "reviewedFiles": []}}),
+                "line range",
+            ),
+            (
+                json!({"candidates": [{"path": "a", "startLine": 1, "endLine": 2, "severity": "meh", "area": "correctness", "claim": "c"}],
+                "coverage": {"complete": true, "reviewedFiles": []}}),
+                "severity",
+            ),
+        ];
+        for (value, needle) in cases {
+            let err = parse_candidate_reply(&value).unwrap_err();
+            assert!(err.contains(needle), "{value} -> {err}");
+        }
+        assert!(
+            parse_verifier_reply(
+                &json!({"decisions": [{"candidateId": "a", "decision": "maybe"}]})
+            )
+            .is_err()
+        );
+        assert!(
+            parse_verifier_reply(
+                &json!({"decisions": [{"candidateId": "a", "decision": "Verified"}]})
+            )
+            .is_ok()
+        );
+    }
+}

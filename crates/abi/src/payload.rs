@@ -1,0 +1,297 @@
+//! The JSON payloads that cross the plugin boundary (payload version 1).
+//!
+//! Every type is serde camelCase. Unknown fields are ignored in both directions, so the
+//! host and plugins can grow independently within one ABI major: never add
+//! `deny_unknown_fields` here.
+
+use serde::{Deserialize, Serialize};
+
+/// The payload version this crate speaks.
+pub const PAYLOAD_VERSION: u32 = 1;
+
+/// What a specialist does in a review. The host decides what a role receives
+/// (e.g. only the outcome investigator ever receives pull-request intent).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Role {
+    /// Generic investigator: every changed file, never the pull-request prose.
+    Investigator,
+    /// Outcome investigator: checks the change achieves its detected intent.
+    OutcomeInvestigator,
+    /// Repository conventions: written policy or ≥ 3 consistent examples.
+    Conventions,
+    /// Clean-result audit: runs only when no lane proposed a candidate.
+    CleanResultAudit,
+    /// A panel reviewer (instructions, bug, objective reviews).
+    Reviewer,
+    /// The verifier: one decision per candidate, with citations.
+    Verifier,
+}
+
+impl Role {
+    /// True for roles that propose candidates and return a coverage receipt.
+    pub fn produces_candidates(self) -> bool {
+        !matches!(self, Role::Verifier)
+    }
+}
+
+/// What `describe` returns: who the plugin is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Descriptor {
+    /// Stable id, lowercase kebab-case (e.g. `generic-investigator`). Also names the
+    /// export symbol: see [`crate::export_symbol`].
+    pub id: String,
+    /// The plugin's own semantic version (e.g. `1.0.0`); manifests pin it.
+    pub version: String,
+    /// The role it plays.
+    pub role: Role,
+    /// Payload version it speaks ([`PAYLOAD_VERSION`]).
+    pub payload_version: u32,
+    /// One sentence for humans.
+    #[serde(default)]
+    pub description: String,
+}
+
+/// One hunk as shown to a specialist (1-based line numbers, as in `@@ -a,b +c,d @@`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HunkSummary {
+    /// First base line.
+    pub old_start: u32,
+    /// Base line count.
+    pub old_lines: u32,
+    /// First head line.
+    pub new_start: u32,
+    /// Head line count.
+    pub new_lines: u32,
+}
+
+/// One changed file as shown to a specialist.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileSummary {
+    /// Current path.
+    pub path: String,
+    /// Source path of a rename or copy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous_path: Option<String>,
+    /// `added`, `modified`, `deleted`, `renamed`, `copied`, `mode-only`, `type-changed`.
+    pub status: String,
+    /// `file`, `executable`, `symlink`, `submodule`.
+    pub kind: String,
+    /// True for binary files (no hunks).
+    pub binary: bool,
+    /// Added lines.
+    pub additions: u32,
+    /// Deleted lines.
+    pub deletions: u32,
+    /// Hunks in file order.
+    pub hunks: Vec<HunkSummary>,
+}
+
+/// The change as shown to a specialist: only the files assigned to this instance.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChangeSummary {
+    /// Merge-base commit id (the old side).
+    pub base_sha: String,
+    /// Head commit id (the new side).
+    pub head_sha: String,
+    /// Assigned files, sorted by path.
+    pub files: Vec<FileSummary>,
+}
+
+/// Host-detected intent of the change (pull-request title/body, else commit messages).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Intent {
+    /// Where it came from: `pull-request` or `commit-messages`.
+    pub source: String,
+    /// Title, if any.
+    #[serde(default)]
+    pub title: String,
+    /// Body or concatenated commit messages (bounded by the host).
+    #[serde(default)]
+    pub body: String,
+}
+
+/// A repository policy document read from the base tree (bounded by the host).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PolicyDocument {
+    /// Repository-relative path at base.
+    pub path: String,
+    /// Text, possibly cut at the host's size cap.
+    pub text: String,
+    /// True when `text` was cut.
+    pub truncated: bool,
+}
+
+/// A candidate finding as the verifier receives it (the id is assigned by the host).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CandidateForVerification {
+    /// Host-assigned id (`<lane label> / <index>`, e.g. `generic-investigator #1/0`).
+    pub id: String,
+    /// The proposed finding.
+    #[serde(flatten)]
+    pub candidate: ProposedCandidate,
+}
+
+/// What `render_prompt` receives. Fields a role does not get are empty.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PromptRequest {
+    /// Payload version of the host.
+    pub payload_version: u32,
+    /// The instance label (e.g. `bug-review #2`).
+    pub label: String,
+    /// The assigned part of the change.
+    pub change: ChangeSummary,
+    /// Detected intent; only the outcome investigator and objective reviewers get it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intent: Option<Intent>,
+    /// Repository policy evidence from the base tree.
+    #[serde(default)]
+    pub policy_evidence: Vec<PolicyDocument>,
+    /// Candidates to decide (verifier only).
+    #[serde(default)]
+    pub candidates: Vec<CandidateForVerification>,
+    /// True when the model can call the repository tools; false when the host gives
+    /// patches and context inline.
+    pub tools_available: bool,
+}
+
+/// What `render_prompt` returns: the role prompt. The host appends every policy section
+/// (expected files, output contract, tool bounds) itself.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RenderedPrompt {
+    /// The system message (the role).
+    pub system: String,
+    /// The user message (the task for this change).
+    pub user: String,
+}
+
+/// A candidate finding proposed by a candidate-producing stage.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProposedCandidate {
+    /// Repository-relative path of the defect.
+    pub path: String,
+    /// First line (1-based) at `revision`.
+    pub start_line: u32,
+    /// Last line, inclusive.
+    pub end_line: u32,
+    /// `head` (default) or `base` (for removed code).
+    #[serde(default = "default_revision")]
+    pub revision: String,
+    /// `critical`, `high`, `medium`, `low`.
+    pub severity: String,
+    /// Review area (e.g. `correctness`, `security`, `conventions`).
+    pub area: String,
+    /// One-sentence claim of the defect.
+    pub claim: String,
+    /// Why the proposer believes it.
+    #[serde(default)]
+    pub evidence: String,
+}
+
+fn default_revision() -> String {
+    "head".to_string()
+}
+
+/// A coverage receipt as a stage returns it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Coverage {
+    /// The stage says it inspected every assigned file.
+    pub complete: bool,
+    /// The paths it inspected.
+    #[serde(default)]
+    pub reviewed_files: Vec<String>,
+}
+
+/// The parsed reply of a candidate-producing stage.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CandidateReply {
+    /// Proposed candidates (possibly none).
+    pub candidates: Vec<ProposedCandidate>,
+    /// The coverage receipt.
+    pub coverage: Coverage,
+    /// Set only by a repair: the prior reply's explicit full-coverage statement, verbatim.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub full_coverage_quote: Option<String>,
+    /// A short summary for the report.
+    #[serde(default)]
+    pub summary: String,
+}
+
+/// The verifier's finding for a verified candidate (may narrow the candidate's claim).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VerifiedFinding {
+    /// Path (must equal the candidate's).
+    pub path: String,
+    /// First line.
+    pub start_line: u32,
+    /// Last line.
+    pub end_line: u32,
+    /// Severity, possibly narrowed.
+    pub severity: String,
+    /// The supported claim.
+    pub claim: String,
+}
+
+/// A citation as the verifier writes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CitationPayload {
+    /// `head` or `base`.
+    pub revision: String,
+    /// Repository-relative path.
+    pub path: String,
+    /// First line, 1-based.
+    pub start_line: u32,
+    /// Last line, inclusive.
+    pub end_line: u32,
+}
+
+/// One verification decision.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DecisionPayload {
+    /// The host-assigned candidate id it decides.
+    pub candidate_id: String,
+    /// `verified`, `rejected` or `unresolved`.
+    pub decision: String,
+    /// The decisive evidence, or the missing context.
+    #[serde(default)]
+    pub evidence: String,
+    /// Citations supporting the decision.
+    #[serde(default)]
+    pub citations: Vec<CitationPayload>,
+    /// For `verified`: the finding as supported by the evidence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finding: Option<VerifiedFinding>,
+}
+
+/// The parsed reply of the verifier.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VerifierReply {
+    /// One decision per candidate.
+    pub decisions: Vec<DecisionPayload>,
+}
+
+/// What `parse` returns: the normalised reply of either kind.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+pub enum ParsedReply {
+    /// From a candidate-producing role.
+    Candidates(CandidateReply),
+    /// From the verifier.
+    Decisions(VerifierReply),
+}
