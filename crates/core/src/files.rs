@@ -44,7 +44,8 @@ mod tests {
 
     #[test]
     fn canonical_list_is_sorted_deduplicated_current_paths() {
-        let cases: &[(&[(&str, Option<&str>)], &[&str])] = &[
+        type Case<'a> = (&'a [(&'a str, Option<&'a str>)], &'a [&'a str]);
+        let cases: &[Case] = &[
             (&[], &[]),
             (&[("b.rs", None), ("a.rs", None)], &["a.rs", "b.rs"]),
             (&[("a.rs", None), ("a.rs", None)], &["a.rs"]),
