@@ -1,0 +1,242 @@
+//! The axum app that serves a [`Script`] on 127.0.0.1.
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri, header};
+use axum::response::Response;
+use serde_json::{Value, json};
+use tokio::task::JoinHandle;
+
+use super::record::{RecordedRequest, ServedBy};
+use super::reply::{Reply, SCRIPTED_MODEL};
+use super::script::Script;
+
+/// Body text of the HTTP 500 sent for a chat request no rule could serve.
+const UNMATCHED_MESSAGE: &str = "no scripted reply for request";
+
+/// A running scripted server. It stops when dropped.
+pub struct ScriptedServer {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    task: JoinHandle<()>,
+}
+
+struct Shared {
+    state: Mutex<ServerState>,
+}
+
+struct ServerState {
+    script: Script,
+    requests: Vec<RecordedRequest>,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, ServerState> {
+        // A panicking test thread must not hide the recorded requests from others.
+        self.state
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+    }
+}
+
+impl ScriptedServer {
+    /// Binds 127.0.0.1 on a free port and serves `script` until dropped.
+    ///
+    /// # Panics
+    /// When no local port can be bound (a broken test environment).
+    pub async fn start(script: Script) -> ScriptedServer {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind 127.0.0.1:0 for the scripted OpenAI server");
+        let addr = listener
+            .local_addr()
+            .expect("local address of the listener");
+        let shared = Arc::new(Shared {
+            state: Mutex::new(ServerState {
+                script,
+                requests: Vec::new(),
+            }),
+        });
+        let app = Router::new().fallback(handle).with_state(shared.clone());
+        let task = tokio::spawn(async move {
+            // Serving ends only when the task is aborted on drop.
+            let _ = axum::serve(listener, app).await;
+        });
+        ScriptedServer { addr, shared, task }
+    }
+
+    /// The OpenAI base URL to configure clients with: `http://127.0.0.1:PORT/v1`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}/v1", self.addr)
+    }
+
+    /// The bound socket address.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Every request received so far (all routes), in arrival order.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        self.shared.lock().requests.clone()
+    }
+
+    /// How many requests (all routes) were received so far.
+    pub fn request_count(&self) -> usize {
+        self.shared.lock().requests.len()
+    }
+
+    /// Chat-completion requests (`POST /v1/chat/completions`), in arrival order.
+    pub fn chat_requests(&self) -> Vec<RecordedRequest> {
+        self.requests()
+            .into_iter()
+            .filter(|r| r.path == "/v1/chat/completions")
+            .collect()
+    }
+
+    /// Requests no rule could serve, plus malformed bodies and unknown routes.
+    pub fn unmatched(&self) -> Vec<RecordedRequest> {
+        self.requests()
+            .into_iter()
+            .filter(|r| {
+                matches!(
+                    r.served_by,
+                    ServedBy::Unmatched | ServedBy::InvalidBody | ServedBy::UnknownRoute
+                )
+            })
+            .collect()
+    }
+
+    /// Requests served by the rule labelled `label`.
+    pub fn served_by(&self, label: &str) -> Vec<RecordedRequest> {
+        self.requests()
+            .into_iter()
+            .filter(|r| r.rule_label() == Some(label))
+            .collect()
+    }
+
+    /// Rules that still hold queued replies: `(index, label, queued count)`.
+    /// Replies registered with [`super::Rule::always`] are not counted.
+    pub fn unused_replies(&self) -> Vec<(usize, Option<String>, usize)> {
+        self.shared
+            .lock()
+            .script
+            .rules
+            .iter()
+            .enumerate()
+            .filter(|(_, rule)| !rule.replies.is_empty())
+            .map(|(i, rule)| (i, rule.label.clone(), rule.replies.len()))
+            .collect()
+    }
+}
+
+impl Drop for ScriptedServer {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+async fn handle(
+    State(shared): State<Arc<Shared>>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let arrived_at = Instant::now();
+    let headers: Vec<(String, String)> = headers
+        .iter()
+        .map(|(k, v)| {
+            let value = String::from_utf8_lossy(v.as_bytes()).into_owned();
+            (k.as_str().to_owned(), value)
+        })
+        .collect();
+    let raw_body = String::from_utf8_lossy(&body).into_owned();
+    let parsed: Option<Value> = serde_json::from_slice(&body).ok();
+    let path = uri.path().to_owned();
+
+    let (seq, reply) = {
+        let mut state = shared.lock();
+        let (served_by, reply) = match (&method, path.as_str(), &parsed) {
+            (&Method::POST, "/v1/chat/completions", Some(request)) => {
+                match state.script.serve(request) {
+                    Some((index, label, reply)) => (ServedBy::Rule { index, label }, reply),
+                    None => (ServedBy::Unmatched, unmatched_reply(request)),
+                }
+            }
+            (&Method::POST, "/v1/chat/completions", None) => (
+                ServedBy::InvalidBody,
+                error_reply(400, "request body is not JSON"),
+            ),
+            (&Method::GET, "/v1/models", _) => (ServedBy::ModelList, models_reply()),
+            _ => (
+                ServedBy::UnknownRoute,
+                error_reply(404, &format!("unknown route {method} {path}")),
+            ),
+        };
+        let seq = state.requests.len();
+        state.requests.push(RecordedRequest {
+            seq,
+            method: method.to_string(),
+            path: path.clone(),
+            headers: headers.clone(),
+            body: parsed.clone().unwrap_or(Value::Null),
+            raw_body,
+            arrived_at,
+            served_by,
+            status: reply.status,
+        });
+        (seq, reply)
+    };
+
+    if let Some(delay) = reply.delay {
+        tokio::time::sleep(delay).await;
+    }
+    let request = parsed.unwrap_or(Value::Null);
+    render(&reply, reply.render_body(seq, &request, &headers))
+}
+
+fn unmatched_reply(request: &Value) -> Reply {
+    let summary = json!({
+        "messages": request.get("messages").map(|m| m.as_array().map_or(0, Vec::len)),
+        "hasTools": request.get("tools").is_some(),
+    });
+    error_reply(500, &format!("{UNMATCHED_MESSAGE} ({summary})"))
+}
+
+fn error_reply(status: u16, message: &str) -> Reply {
+    let body = json!({"error": {"message": message, "type": "scripted_server", "code": null}});
+    Reply::raw(status, body.to_string())
+}
+
+fn models_reply() -> Reply {
+    let body = json!({
+        "object": "list",
+        "data": [{"id": SCRIPTED_MODEL, "object": "model", "created": 0, "owned_by": "vouch-testkit"}],
+    });
+    Reply::raw(200, body.to_string())
+}
+
+fn render(reply: &Reply, body: String) -> Response {
+    let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut response = Response::new(Body::from(body));
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    for (name, value) in &reply.headers {
+        if let (Ok(name), Ok(value)) = (
+            HeaderName::try_from(name.as_str()),
+            HeaderValue::try_from(value.as_str()),
+        ) {
+            headers.insert(name, value);
+        }
+    }
+    response
+}
