@@ -4,15 +4,29 @@
 //! findings → opinion. No IO, no async: every rule here is a pure function with the
 //! rule's sentence in its docstring and a table-driven test beside it.
 
+pub mod candidate;
 pub mod coverage;
+pub mod decision;
 pub mod files;
+pub mod finding;
+pub mod opinion;
 pub mod snapshot;
 pub mod source;
 
+pub use candidate::{Candidate, Severity, candidate_id};
 pub use coverage::{
     CoverageComparison, CoverageReceipt, compare_coverage, mismatch_after_retry_message,
 };
+pub use decision::{
+    CandidateState, Decision, DecisionAccount, DecisionProblem, FindingDraft, Verdict,
+    account_decisions,
+};
 pub use files::expected_files;
+pub use finding::{Finding, Provenance, merge_findings};
+pub use opinion::{
+    AuditState, CoverageLevel, FailOn, Failure, FailureKind, Limitation, LimitationKind, Opinion,
+    Outcome, ReviewFacts, derive_opinion, exit_code,
+};
 pub use snapshot::{
     ChangeCounts, ChangeSnapshot, ChangedFile, CommitRef, EntryKind, FileStatus, Hunk, RangeCommit,
 };

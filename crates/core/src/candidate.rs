@@ -1,0 +1,94 @@
+//! Candidate findings: what lanes propose before verification.
+
+use serde::{Deserialize, Serialize};
+
+use crate::source::Revision;
+
+/// Severity of a candidate or finding, most severe first (`Ord`: `Critical < Low`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Data loss, security breach, or outage on a common path.
+    Critical,
+    /// Wrong behaviour on a realistic path.
+    High,
+    /// Wrong behaviour on a narrower path.
+    Medium,
+    /// Minor but real defect.
+    Low,
+}
+
+impl Severity {
+    /// Parses the lower-case contract spelling (`critical`, `high`, `medium`, `low`).
+    pub fn parse(text: &str) -> Option<Severity> {
+        match text {
+            "critical" => Some(Severity::Critical),
+            "high" => Some(Severity::High),
+            "medium" => Some(Severity::Medium),
+            "low" => Some(Severity::Low),
+            _ => None,
+        }
+    }
+
+    /// The contract spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Critical => "critical",
+            Severity::High => "high",
+            Severity::Medium => "medium",
+            Severity::Low => "low",
+        }
+    }
+}
+
+/// A candidate finding with its host-assigned id.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Candidate {
+    /// Host-assigned id: see [`candidate_id`]. Never chosen by a model.
+    pub id: String,
+    /// Label of the stage instance that proposed it (e.g. `bug-review #2`).
+    pub proposed_by: String,
+    /// Repository-relative path.
+    pub path: String,
+    /// Side the line numbers refer to.
+    pub revision: Revision,
+    /// First line, 1-based.
+    pub start_line: u32,
+    /// Last line, inclusive.
+    pub end_line: u32,
+    /// Proposed severity.
+    pub severity: Severity,
+    /// Review area (one of the contract's areas, e.g. `correctness`).
+    pub area: String,
+    /// One-sentence claim.
+    pub claim: String,
+    /// The proposer's reasoning.
+    pub evidence: String,
+}
+
+/// Rule (JSON conventions): candidate ids are assigned by the host as lane label plus
+/// index, never by the model: `"<label>/<index>"`, index 0-based in reply order.
+pub fn candidate_id(label: &str, index: usize) -> String {
+    format!("{label}/{index}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_and_severities() {
+        assert_eq!(candidate_id("bug-review #2", 0), "bug-review #2/0");
+        for s in [
+            Severity::Critical,
+            Severity::High,
+            Severity::Medium,
+            Severity::Low,
+        ] {
+            assert_eq!(Severity::parse(s.as_str()), Some(s));
+        }
+        assert_eq!(Severity::parse("HIGH"), None);
+        assert!(Severity::Critical < Severity::Low);
+    }
+}

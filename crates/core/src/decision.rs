@@ -1,0 +1,437 @@
+//! Verification decisions and the accounting rule that every candidate gets exactly one.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::candidate::{Candidate, Severity};
+use crate::source::{Citation, CitationError, SourceLedger};
+
+/// A verifier's verdict on one candidate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// The evidence proves the defect.
+    Verified,
+    /// The evidence disproves it, or it falls outside the reporting boundary.
+    Rejected,
+    /// The context needed to decide was missing.
+    Unresolved,
+}
+
+/// The finding a `verified` decision states (it may narrow the candidate).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FindingDraft {
+    /// Path; must be the candidate's.
+    pub path: String,
+    /// First line.
+    pub start_line: u32,
+    /// Last line.
+    pub end_line: u32,
+    /// Severity; may be lowered, never raised.
+    pub severity: Severity,
+    /// The supported claim.
+    pub claim: String,
+}
+
+/// One decision as the verifier returned it (after plugin parsing).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Decision {
+    /// The host-assigned candidate id.
+    pub candidate_id: String,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Decisive evidence, or what context was missing.
+    pub evidence: String,
+    /// Citations the decision rests on.
+    pub citations: Vec<Citation>,
+    /// The finding, for `verified`.
+    pub finding: Option<FindingDraft>,
+}
+
+/// Why a verification result cannot be trusted. Any of these makes the review `incomplete`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[serde(rename_all = "kebab-case", tag = "problem")]
+pub enum DecisionProblem {
+    /// A decision names an id the host never assigned.
+    #[error("decision for unknown candidate id `{candidate_id}`")]
+    UnknownCandidate {
+        /// The id as the verifier wrote it.
+        candidate_id: String,
+    },
+    /// Two decisions for one candidate.
+    #[error("more than one decision for candidate `{candidate_id}`")]
+    DuplicateDecision {
+        /// The candidate.
+        candidate_id: String,
+    },
+    /// No decision at all for a candidate.
+    #[error("no decision for candidate `{candidate_id}`")]
+    MissingDecision {
+        /// The candidate.
+        candidate_id: String,
+    },
+    /// A citation is malformed or lies outside what the verifier read.
+    #[error("candidate `{candidate_id}`: {error}")]
+    Citation {
+        /// The candidate.
+        candidate_id: String,
+        /// What is wrong with the citation.
+        error: CitationError,
+    },
+    /// A verified decision with no citation at all.
+    #[error("candidate `{candidate_id}` is verified without any citation")]
+    Uncited {
+        /// The candidate.
+        candidate_id: String,
+    },
+    /// The verified finding is not a narrowing of its candidate (a replacement defect).
+    #[error(
+        "candidate `{candidate_id}`: verified finding is unrelated to the candidate ({reason})"
+    )]
+    UnrelatedFinding {
+        /// The candidate.
+        candidate_id: String,
+        /// What differs.
+        reason: String,
+    },
+}
+
+/// How far (in lines) a narrowed finding's range may sit from its candidate's range and
+/// still count as the same defect.
+pub const NARROWING_SLACK_LINES: u32 = 10;
+
+/// What the accounting concluded for one candidate.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "state")]
+pub enum CandidateState {
+    /// Verified with a valid finding and citations.
+    Verified {
+        /// The accepted decision.
+        decision: Decision,
+    },
+    /// Verified but the finding was omitted: re-check alone (focused pass).
+    NeedsFocusedPass {
+        /// The decision that omitted its finding.
+        decision: Decision,
+    },
+    /// Rejected.
+    Rejected {
+        /// The decision.
+        decision: Decision,
+    },
+    /// Unresolved.
+    Unresolved {
+        /// The decision.
+        decision: Decision,
+    },
+    /// The decision (or its absence) is a validation failure.
+    Invalid {
+        /// Why.
+        problem: DecisionProblem,
+    },
+}
+
+/// The accounting of one verification pass.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DecisionAccount {
+    /// One state per candidate id, for every candidate given.
+    pub states: BTreeMap<String, CandidateState>,
+    /// Problems not tied to a given candidate (unknown ids).
+    pub stray: Vec<DecisionProblem>,
+}
+
+impl DecisionAccount {
+    /// Every problem, stray and per candidate.
+    pub fn problems(&self) -> Vec<DecisionProblem> {
+        let mut out = self.stray.clone();
+        for state in self.states.values() {
+            if let CandidateState::Invalid { problem } = state {
+                out.push(problem.clone());
+            }
+        }
+        out
+    }
+}
+
+fn check_finding(candidate: &Candidate, finding: &FindingDraft) -> Result<(), String> {
+    if finding.path != candidate.path {
+        return Err(format!(
+            "path `{}` is not the candidate's `{}`",
+            finding.path, candidate.path
+        ));
+    }
+    if finding.start_line == 0 || finding.end_line < finding.start_line {
+        return Err(format!(
+            "invalid line range {}-{}",
+            finding.start_line, finding.end_line
+        ));
+    }
+    let lo = candidate.start_line.saturating_sub(NARROWING_SLACK_LINES);
+    let hi = candidate.end_line.saturating_add(NARROWING_SLACK_LINES);
+    if finding.end_line < lo || finding.start_line > hi {
+        return Err(format!(
+            "lines {}-{} are far from the candidate's {}-{}",
+            finding.start_line, finding.end_line, candidate.start_line, candidate.end_line
+        ));
+    }
+    if finding.severity < candidate.severity {
+        return Err(format!(
+            "severity raised from {} to {}",
+            candidate.severity.as_str(),
+            finding.severity.as_str()
+        ));
+    }
+    Ok(())
+}
+
+/// Rule (verification): one pass over all candidates; for each candidate exactly one
+/// decision. A decision for an unknown id, a second decision, a missing decision, a
+/// malformed or unread citation (checked against the verifier's own ledger), a verified
+/// decision without citations, or a verified finding unrelated to its candidate (other
+/// path, a range more than [`NARROWING_SLACK_LINES`] away, or a raised severity) is a
+/// validation failure. A verified decision that omits its finding needs a focused pass.
+pub fn account_decisions(
+    candidates: &[Candidate],
+    decisions: &[Decision],
+    ledger: &SourceLedger,
+) -> DecisionAccount {
+    let by_id: BTreeMap<&str, &Candidate> = candidates.iter().map(|c| (c.id.as_str(), c)).collect();
+    let mut grouped: BTreeMap<&str, Vec<&Decision>> = BTreeMap::new();
+    let mut account = DecisionAccount::default();
+    for d in decisions {
+        if by_id.contains_key(d.candidate_id.as_str()) {
+            grouped.entry(d.candidate_id.as_str()).or_default().push(d);
+        } else {
+            account.stray.push(DecisionProblem::UnknownCandidate {
+                candidate_id: d.candidate_id.clone(),
+            });
+        }
+    }
+    for c in candidates {
+        let id = c.id.clone();
+        let state = match grouped.get(c.id.as_str()).map(Vec::as_slice) {
+            None | Some([]) => CandidateState::Invalid {
+                problem: DecisionProblem::MissingDecision {
+                    candidate_id: id.clone(),
+                },
+            },
+            Some([_, _, ..]) => CandidateState::Invalid {
+                problem: DecisionProblem::DuplicateDecision {
+                    candidate_id: id.clone(),
+                },
+            },
+            Some([d]) => judge(c, d, ledger),
+        };
+        account.states.insert(id, state);
+    }
+    account
+}
+
+fn judge(candidate: &Candidate, decision: &Decision, ledger: &SourceLedger) -> CandidateState {
+    let id = || candidate.id.clone();
+    for citation in &decision.citations {
+        if let Err(error) = ledger.check(citation) {
+            return CandidateState::Invalid {
+                problem: DecisionProblem::Citation {
+                    candidate_id: id(),
+                    error,
+                },
+            };
+        }
+    }
+    let decision = decision.clone();
+    match decision.verdict {
+        Verdict::Rejected => CandidateState::Rejected { decision },
+        Verdict::Unresolved => CandidateState::Unresolved { decision },
+        Verdict::Verified => {
+            if decision.citations.is_empty() {
+                return CandidateState::Invalid {
+                    problem: DecisionProblem::Uncited { candidate_id: id() },
+                };
+            }
+            match &decision.finding {
+                None => CandidateState::NeedsFocusedPass { decision },
+                Some(f) => match check_finding(candidate, f) {
+                    Ok(()) => CandidateState::Verified { decision },
+                    Err(reason) => CandidateState::Invalid {
+                        problem: DecisionProblem::UnrelatedFinding {
+                            candidate_id: id(),
+                            reason,
+                        },
+                    },
+                },
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::{Revision, SourceWindow};
+
+    fn cand(id: &str) -> Candidate {
+        Candidate {
+            id: id.into(),
+            proposed_by: "generic-investigator #1".into(),
+            path: "src/a.rs".into(),
+            revision: Revision::Head,
+            start_line: 20,
+            end_line: 25,
+            severity: Severity::High,
+            area: "correctness".into(),
+            claim: "c".into(),
+            evidence: "e".into(),
+        }
+    }
+
+    fn cite(s: u32, e: u32) -> Citation {
+        SourceWindow {
+            revision: Revision::Head,
+            path: "src/a.rs".into(),
+            start_line: s,
+            end_line: e,
+        }
+    }
+
+    fn dec(
+        id: &str,
+        verdict: Verdict,
+        citations: Vec<Citation>,
+        finding: Option<(u32, u32, Severity, &str)>,
+    ) -> Decision {
+        Decision {
+            candidate_id: id.into(),
+            verdict,
+            evidence: "because".into(),
+            citations,
+            finding: finding.map(|(s, e, sev, path)| FindingDraft {
+                path: path.into(),
+                start_line: s,
+                end_line: e,
+                severity: sev,
+                claim: "narrowed".into(),
+            }),
+        }
+    }
+
+    fn state_name(s: &CandidateState) -> String {
+        match s {
+            CandidateState::Verified { .. } => "verified".into(),
+            CandidateState::NeedsFocusedPass { .. } => "focused".into(),
+            CandidateState::Rejected { .. } => "rejected".into(),
+            CandidateState::Unresolved { .. } => "unresolved".into(),
+            CandidateState::Invalid { problem } => format!(
+                "invalid:{}",
+                serde_json::to_value(problem).unwrap()["problem"]
+                    .as_str()
+                    .unwrap()
+            ),
+        }
+    }
+
+    #[test]
+    fn every_candidate_gets_exactly_one_valid_decision() {
+        let mut ledger = SourceLedger::default();
+        ledger.record(cite(1, 40));
+        let ok = Some((21, 22, Severity::High, "src/a.rs"));
+        let cases: Vec<(Vec<Decision>, &str)> = vec![
+            (
+                vec![dec("x/0", Verdict::Verified, vec![cite(20, 25)], ok)],
+                "verified",
+            ),
+            (
+                vec![dec(
+                    "x/0",
+                    Verdict::Verified,
+                    vec![cite(20, 25)],
+                    Some((21, 22, Severity::Low, "src/a.rs")),
+                )],
+                "verified",
+            ),
+            (
+                vec![dec("x/0", Verdict::Verified, vec![cite(20, 25)], None)],
+                "focused",
+            ),
+            (
+                vec![dec("x/0", Verdict::Rejected, vec![], None)],
+                "rejected",
+            ),
+            (
+                vec![dec("x/0", Verdict::Unresolved, vec![], None)],
+                "unresolved",
+            ),
+            (vec![], "invalid:missing-decision"),
+            (
+                vec![
+                    dec("x/0", Verdict::Rejected, vec![], None),
+                    dec("x/0", Verdict::Rejected, vec![], None),
+                ],
+                "invalid:duplicate-decision",
+            ),
+            (
+                vec![dec("x/0", Verdict::Verified, vec![cite(30, 60)], ok)],
+                "invalid:citation",
+            ),
+            (
+                vec![dec("x/0", Verdict::Rejected, vec![cite(0, 1)], None)],
+                "invalid:citation",
+            ),
+            (
+                vec![dec("x/0", Verdict::Verified, vec![], ok)],
+                "invalid:uncited",
+            ),
+            (
+                vec![dec(
+                    "x/0",
+                    Verdict::Verified,
+                    vec![cite(20, 25)],
+                    Some((21, 22, Severity::High, "src/b.rs")),
+                )],
+                "invalid:unrelated-finding",
+            ),
+            (
+                vec![dec(
+                    "x/0",
+                    Verdict::Verified,
+                    vec![cite(20, 25)],
+                    Some((300, 301, Severity::High, "src/a.rs")),
+                )],
+                "invalid:unrelated-finding",
+            ),
+            (
+                vec![dec(
+                    "x/0",
+                    Verdict::Verified,
+                    vec![cite(20, 25)],
+                    Some((21, 22, Severity::Critical, "src/a.rs")),
+                )],
+                "invalid:unrelated-finding",
+            ),
+        ];
+        for (decisions, want) in cases {
+            let account = account_decisions(&[cand("x/0")], &decisions, &ledger);
+            assert_eq!(account.states.len(), 1);
+            assert_eq!(state_name(&account.states["x/0"]), want, "{decisions:?}");
+        }
+        let stray = account_decisions(
+            &[cand("x/0")],
+            &[
+                dec("x/0", Verdict::Rejected, vec![], None),
+                dec("y/9", Verdict::Rejected, vec![], None),
+            ],
+            &ledger,
+        );
+        assert_eq!(
+            stray.stray,
+            vec![DecisionProblem::UnknownCandidate {
+                candidate_id: "y/9".into()
+            }]
+        );
+        assert_eq!(stray.problems().len(), 1);
+    }
+}

@@ -1,0 +1,204 @@
+//! Verified findings, their provenance, and the merge of overlapping findings.
+
+use serde::{Deserialize, Serialize};
+
+use crate::candidate::Severity;
+use crate::source::{Citation, Revision};
+
+/// Who proposed and who verified a finding.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Provenance {
+    /// Every stage instance label that proposed it (sorted, unique).
+    pub proposed_by: Vec<String>,
+    /// The host-assigned candidate ids merged into it.
+    pub candidate_ids: Vec<String>,
+    /// The verifier instance label.
+    pub verified_by: String,
+    /// 1 for the batch pass; 2 when a focused single-candidate pass recovered it.
+    pub verification_passes: u8,
+}
+
+/// A finding that verification proved from source.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Finding {
+    /// Repository-relative path.
+    pub path: String,
+    /// Side the lines refer to.
+    pub revision: Revision,
+    /// First line, 1-based.
+    pub start_line: u32,
+    /// Last line, inclusive.
+    pub end_line: u32,
+    /// Severity (as verified).
+    pub severity: Severity,
+    /// Review area.
+    pub area: String,
+    /// The verified claim.
+    pub claim: String,
+    /// The verifier's decisive evidence.
+    pub evidence: String,
+    /// Source windows the claim rests on, each inside the verifier's ledger.
+    pub citations: Vec<Citation>,
+    /// Who proposed and verified it.
+    pub provenance: Provenance,
+}
+
+impl Finding {
+    fn overlaps(&self, other: &Finding) -> bool {
+        self.path == other.path
+            && self.revision == other.revision
+            && self.area == other.area
+            && self.start_line <= other.end_line
+            && other.start_line <= self.end_line
+    }
+
+    fn absorb(&mut self, other: Finding) {
+        if other.severity < self.severity {
+            self.severity = other.severity;
+            self.claim = other.claim;
+            self.evidence = other.evidence;
+        }
+        self.start_line = self.start_line.min(other.start_line);
+        self.end_line = self.end_line.max(other.end_line);
+        for c in other.citations {
+            if !self.citations.contains(&c) {
+                self.citations.push(c);
+            }
+        }
+        let p = &mut self.provenance;
+        p.proposed_by.extend(other.provenance.proposed_by);
+        p.proposed_by.sort();
+        p.proposed_by.dedup();
+        p.candidate_ids.extend(other.provenance.candidate_ids);
+        p.candidate_ids.sort();
+        p.candidate_ids.dedup();
+        p.verification_passes = p
+            .verification_passes
+            .max(other.provenance.verification_passes);
+    }
+}
+
+/// Rule (JSON conventions, "Merge"): two verified findings overlap when they share path and
+/// revision, their line ranges intersect and their review area is the same; overlap is
+/// merged after verification, keeping every proposer in provenance. The merged finding
+/// spans both ranges, keeps the more severe claim, and the union of citations.
+/// Output is sorted by path, then start line.
+pub fn merge_findings(findings: Vec<Finding>) -> Vec<Finding> {
+    let mut merged: Vec<Finding> = Vec::new();
+    for f in findings {
+        match merged.iter_mut().find(|m| m.overlaps(&f)) {
+            Some(m) => m.absorb(f),
+            None => merged.push(f),
+        }
+    }
+    // A merge can widen a range into a third finding: repeat until stable.
+    let mut changed = true;
+    while changed {
+        changed = false;
+        'outer: for i in 0..merged.len() {
+            for j in i + 1..merged.len() {
+                if merged[i].overlaps(&merged[j]) {
+                    let other = merged.remove(j);
+                    merged[i].absorb(other);
+                    changed = true;
+                    break 'outer;
+                }
+            }
+        }
+    }
+    merged.sort_by(|a, b| {
+        (&a.path, a.start_line, a.severity).cmp(&(&b.path, b.start_line, b.severity))
+    });
+    merged
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f(path: &str, s: u32, e: u32, area: &str, by: &str, sev: Severity) -> Finding {
+        Finding {
+            path: path.into(),
+            revision: Revision::Head,
+            start_line: s,
+            end_line: e,
+            severity: sev,
+            area: area.into(),
+            claim: format!("{by} claim"),
+            evidence: String::new(),
+            citations: vec![],
+            provenance: Provenance {
+                proposed_by: vec![by.into()],
+                candidate_ids: vec![format!("{by}/0")],
+                verified_by: "verifier #1".into(),
+                verification_passes: 1,
+            },
+        }
+    }
+
+    #[test]
+    fn overlapping_findings_merge_keeping_every_proposer() {
+        use Severity::*;
+        // (inputs, expected count, expected proposers of the first output)
+        let cases: Vec<(Vec<Finding>, usize, Vec<&str>)> = vec![
+            (
+                vec![
+                    f("a", 1, 5, "correctness", "x #1", High),
+                    f("a", 5, 9, "correctness", "y #1", Low),
+                ],
+                1,
+                vec!["x #1", "y #1"],
+            ),
+            (
+                vec![
+                    f("a", 1, 5, "correctness", "x #1", High),
+                    f("a", 6, 9, "correctness", "y #1", Low),
+                ],
+                2,
+                vec!["x #1"],
+            ),
+            (
+                vec![
+                    f("a", 1, 5, "correctness", "x #1", High),
+                    f("a", 1, 5, "security", "y #1", Low),
+                ],
+                2,
+                vec!["x #1"],
+            ),
+            (
+                vec![
+                    f("a", 1, 5, "correctness", "x #1", High),
+                    f("b", 1, 5, "correctness", "y #1", Low),
+                ],
+                2,
+                vec!["x #1"],
+            ),
+            // a bridge: 1-5 and 10-12 merge through 4-11
+            (
+                vec![
+                    f("a", 1, 5, "correctness", "x #1", Low),
+                    f("a", 10, 12, "correctness", "y #1", Low),
+                    f("a", 4, 11, "correctness", "z #1", Critical),
+                ],
+                1,
+                vec!["x #1", "y #1", "z #1"],
+            ),
+        ];
+        for (input, count, proposers) in cases {
+            let out = merge_findings(input);
+            assert_eq!(out.len(), count);
+            assert_eq!(out[0].provenance.proposed_by, proposers);
+        }
+        let out = merge_findings(vec![
+            f("a", 1, 5, "correctness", "x #1", Low),
+            f("a", 3, 9, "correctness", "y #1", High),
+        ]);
+        assert_eq!(
+            (out[0].start_line, out[0].end_line, out[0].severity),
+            (1, 9, High)
+        );
+        assert_eq!(out[0].claim, "y #1 claim");
+    }
+}
