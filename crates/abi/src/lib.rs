@@ -8,6 +8,8 @@
 
 pub mod contract;
 pub mod payload;
+pub mod render;
+pub mod sample;
 pub mod specialist;
 
 pub use payload::*;
