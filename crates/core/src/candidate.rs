@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::source::Revision;
 
 /// Severity of a candidate or finding, most severe first (`Ord`: `Critical < Low`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// Data loss, security breach, or outage on a common path.
@@ -42,7 +42,7 @@ impl Severity {
 }
 
 /// A candidate finding with its host-assigned id.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Candidate {
     /// Host-assigned id: see [`candidate_id`]. Never chosen by a model.

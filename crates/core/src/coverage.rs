@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 /// A candidate-producing stage's statement of which assigned files it inspected
 /// (`coverage` in every reviewer's JSON reply).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CoverageReceipt {
     /// True when the stage says it inspected every assigned file.
@@ -17,7 +17,7 @@ pub struct CoverageReceipt {
 }
 
 /// The result of comparing a receipt with the assigned list.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CoverageComparison {
     /// True when the receipt says `complete: true` and neither group below has entries.

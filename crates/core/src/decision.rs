@@ -8,7 +8,7 @@ use crate::candidate::{Candidate, Severity};
 use crate::source::{Citation, CitationError, SourceLedger};
 
 /// A verifier's verdict on one candidate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
     /// The evidence proves the defect.
@@ -20,7 +20,7 @@ pub enum Verdict {
 }
 
 /// The finding a `verified` decision states (it may narrow the candidate).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FindingDraft {
     /// Path; must be the candidate's.
@@ -36,7 +36,7 @@ pub struct FindingDraft {
 }
 
 /// One decision as the verifier returned it (after plugin parsing).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Decision {
     /// The host-assigned candidate id.
@@ -52,7 +52,7 @@ pub struct Decision {
 }
 
 /// Why a verification result cannot be trusted. Any of these makes the review `incomplete`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case", tag = "problem")]
 pub enum DecisionProblem {
     /// A decision names an id the host never assigned.
@@ -104,7 +104,7 @@ pub enum DecisionProblem {
 pub const NARROWING_SLACK_LINES: u32 = 10;
 
 /// What the accounting concluded for one candidate.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case", tag = "state")]
 pub enum CandidateState {
     /// Verified with a valid finding and citations.
@@ -135,7 +135,7 @@ pub enum CandidateState {
 }
 
 /// The accounting of one verification pass.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DecisionAccount {
     /// One state per candidate id, for every candidate given.

@@ -6,7 +6,7 @@ use crate::candidate::Severity;
 use crate::source::{Citation, Revision};
 
 /// Who proposed and who verified a finding.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Provenance {
     /// Every stage instance label that proposed it (sorted, unique).
@@ -20,7 +20,7 @@ pub struct Provenance {
 }
 
 /// A finding that verification proved from source.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Finding {
     /// Repository-relative path.

@@ -10,6 +10,7 @@ pub mod decision;
 pub mod files;
 pub mod finding;
 pub mod opinion;
+pub mod record;
 pub mod snapshot;
 pub mod source;
 
@@ -31,3 +32,4 @@ pub use snapshot::{
     ChangeCounts, ChangeSnapshot, ChangedFile, CommitRef, EntryKind, FileStatus, Hunk, RangeCommit,
 };
 pub use source::{Citation, CitationError, Revision, SourceLedger, SourceWindow};
+pub use record::{CandidateRecord, ExcludedFile, StageRecord, StageStatus, TokenUsage};

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 /// The outcome axis of the opinion.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Outcome {
     /// The range changes nothing; no model was called. Never "clean".
@@ -19,7 +19,7 @@ pub enum Outcome {
 }
 
 /// The coverage axis, for completed reviews.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum CoverageLevel {
     /// Every assigned file in an accepted receipt, no gap, no exclusion, nothing unresolved.
@@ -30,7 +30,7 @@ pub enum CoverageLevel {
 
 /// Kinds of coverage limitation (each makes coverage `limited`; none makes a review
 /// incomplete).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum LimitationKind {
     /// The host could not retrieve source (a file, a patch, a tool failure, zero windows).
@@ -49,7 +49,7 @@ pub enum LimitationKind {
 }
 
 /// One coverage limitation, stated in the report.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Limitation {
     /// What kind.
@@ -62,7 +62,7 @@ pub struct Limitation {
 }
 
 /// Kinds of failure (each makes the review `incomplete`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum FailureKind {
     /// The model endpoint failed (HTTP error, retries exhausted, timeout).
@@ -80,7 +80,7 @@ pub enum FailureKind {
 }
 
 /// One failure, stated in the report.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Failure {
     /// What kind.
@@ -93,7 +93,7 @@ pub struct Failure {
 }
 
 /// Whether the clean-result audit has what a clean opinion needs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum AuditState {
     /// Lanes proposed candidates, so no audit was needed.
@@ -107,7 +107,7 @@ pub enum AuditState {
 }
 
 /// Everything the opinion depends on.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ReviewFacts {
     /// The range changes nothing.
@@ -129,7 +129,7 @@ pub struct ReviewFacts {
 }
 
 /// The derived opinion.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Opinion {
     /// Outcome axis.
@@ -209,7 +209,7 @@ pub fn derive_opinion(facts: &ReviewFacts) -> Opinion {
 }
 
 /// The `--fail-on` threshold.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum FailOn {
     /// Exit 1 when verified findings are published (the default).

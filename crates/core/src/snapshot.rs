@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 /// One resolved commit of the reviewed range.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CommitRef {
     /// The revision as the user wrote it (`main`, `HEAD~3`, a SHA).
@@ -13,7 +13,7 @@ pub struct CommitRef {
 }
 
 /// What happened to one changed path between base and head (`git diff --name-status` terms).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum FileStatus {
     /// New at head.
@@ -33,7 +33,7 @@ pub enum FileStatus {
 }
 
 /// What kind of tree entry a path is (at head, or at base for deletions).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum EntryKind {
     /// A regular file (mode 100644).
@@ -49,7 +49,7 @@ pub enum EntryKind {
 /// One hunk of a unified diff. Line numbers are 1-based, as in `@@ -a,b +c,d @@`.
 /// A side with zero lines (pure addition or deletion) keeps git's convention of the
 /// line *before* the hunk (0 at the file start).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Hunk {
     /// First line at base.
@@ -65,7 +65,7 @@ pub struct Hunk {
 }
 
 /// One changed path of the snapshot.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ChangedFile {
     /// The current path (at head; for a deletion, the path that was deleted). UTF-8,
@@ -108,7 +108,7 @@ impl ChangedFile {
 }
 
 /// Totals over the snapshot.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ChangeCounts {
     /// Number of changed paths.
@@ -122,7 +122,7 @@ pub struct ChangeCounts {
 }
 
 /// A commit of the reviewed range, for intent detection (newest first).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RangeCommit {
     /// Full object id.
@@ -133,7 +133,7 @@ pub struct RangeCommit {
 
 /// The change under review: what a pull request from `base` to `head` shows,
 /// i.e. the diff `merge-base(base, head)..head`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ChangeSnapshot {
     /// The base revision as given and resolved.

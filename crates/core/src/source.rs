@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 /// Which side of the change a read or citation refers to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Revision {
     /// The head commit (the change's new side). The default for every tool.
@@ -15,7 +15,7 @@ pub enum Revision {
 /// A contiguous, 1-based, inclusive line window of one file at one revision.
 /// This is both what the host records for every read and the shape of a citation
 /// (`{revision, path, startLine, endLine}` in JSON).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SourceWindow {
     /// Side of the change.
@@ -32,7 +32,7 @@ pub struct SourceWindow {
 pub type Citation = SourceWindow;
 
 /// Why a citation is not acceptable.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case", tag = "reason")]
 pub enum CitationError {
     /// Empty path, a line number of 0, or `endLine < startLine`.
@@ -62,7 +62,7 @@ pub enum CitationError {
 }
 
 /// Every source window one stage execution read or was given, in order.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SourceLedger {
     /// The windows, in the order they were recorded.

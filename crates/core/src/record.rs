@@ -1,0 +1,113 @@
+//! What a review run records per stage and per candidate, for the report.
+
+use serde::{Deserialize, Serialize};
+
+use crate::candidate::Candidate;
+use crate::coverage::CoverageComparison;
+use crate::decision::Verdict;
+
+/// Token usage of one stage instance (summed over its requests).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenUsage {
+    /// HTTP requests sent (retries of one request count once each).
+    pub requests: u64,
+    /// Prompt tokens as the endpoint reported them.
+    pub prompt_tokens: u64,
+    /// Completion tokens as the endpoint reported them.
+    pub completion_tokens: u64,
+}
+
+impl TokenUsage {
+    /// Adds another usage.
+    pub fn add(&mut self, other: TokenUsage) {
+        self.requests += other.requests;
+        self.prompt_tokens += other.prompt_tokens;
+        self.completion_tokens += other.completion_tokens;
+    }
+}
+
+/// How a stage instance ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum StageStatus {
+    /// Its result was accepted (receipt matched, or the stage has no receipt).
+    Accepted,
+    /// It completed with a stated limitation (source gap, budget, partial coverage).
+    Limited,
+    /// It failed: the review is incomplete.
+    Failed,
+    /// It was cancelled.
+    Cancelled,
+    /// It did not run (e.g. the audit when candidates exist).
+    Skipped,
+}
+
+/// One stage instance's record: per-instance coverage and how it got there.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StageRecord {
+    /// Stable instance label (e.g. `bug-review #2`).
+    pub label: String,
+    /// Specialist id.
+    pub specialist: String,
+    /// Specialist version.
+    pub version: String,
+    /// Role, kebab-case.
+    pub role: String,
+    /// How it ended.
+    pub status: StageStatus,
+    /// Number of files assigned to it.
+    pub assigned_files: usize,
+    /// The final coverage comparison (`None` for the verifier, or when no receipt parsed).
+    pub coverage: Option<CoverageComparison>,
+    /// True when a coverage retry ran.
+    pub retried: bool,
+    /// The comparison that triggered the retry.
+    pub first_coverage: Option<CoverageComparison>,
+    /// True when an isolated repair call ran.
+    pub repaired: bool,
+    /// True when a repaired `complete: true` lacked a verbatim quote and was recorded as
+    /// `complete: false`.
+    pub receipt_downgraded: bool,
+    /// Candidates it proposed (verifier: decisions it returned).
+    pub candidates: usize,
+    /// The budget it hit, if any (`turns`, `tool-calls`, `tokens`).
+    pub budget_hit: Option<String>,
+    /// True when it was forced to synthesise a final answer.
+    pub forced_synthesis: bool,
+    /// Source windows it read or was given.
+    pub source_windows: usize,
+    /// Token usage.
+    pub usage: TokenUsage,
+    /// Its own short summary, if it gave one.
+    pub summary: String,
+    /// What went wrong, in words, when it failed or was limited.
+    pub problem: Option<String>,
+}
+
+/// One candidate and what verification decided.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CandidateRecord {
+    /// The candidate.
+    pub candidate: Candidate,
+    /// The verdict (`None` when no valid decision exists).
+    pub verdict: Option<Verdict>,
+    /// The decisive evidence or missing context.
+    pub evidence: String,
+    /// Verification passes it took (1, or 2 with a focused pass).
+    pub verification_passes: u8,
+    /// Why its decision was invalid, if it was.
+    pub problem: Option<String>,
+}
+
+/// A changed file no stage reviewed, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ExcludedFile {
+    /// Current path.
+    pub path: String,
+    /// Why (e.g. `matches exclusion "**/Cargo.lock"`, `binary file`).
+    pub reason: String,
+}
