@@ -90,8 +90,8 @@ pub const AREA_PROCEDURES: [AreaProcedure; 9] = [
     AreaProcedure {
         area: "conventions",
         title: "repository conventions",
-        procedure: "only a written policy from the evidence, or a pattern with at least \
-            three consistent examples you cite by path:line.",
+        procedure: "report only against a written policy from the evidence, or a pattern \
+            with at least three consistent examples you cite by path:line.",
     },
 ];
 
@@ -102,6 +102,48 @@ pub fn review_area_table() -> String {
     for row in AREA_PROCEDURES {
         let _ = writeln!(out, "- {} ({}): {}", row.area, row.title, row.procedure);
     }
+    out
+}
+
+/// When a defect-hunting role proposes a candidate (the candidate-side reading of the
+/// verifier's reporting boundary). Convention and instruction roles state their own
+/// boundary instead, since a written rule may well be about style.
+pub const DEFECT_BOUNDARY: &str = "\
+Propose a candidate only when the source you read shows a changed hunk that creates or \
+newly exposes the defect, a realistic input or state that reaches it, and the wrong \
+outcome that follows. Stay silent on style, taste, generic requests for more tests, \
+unrelated pre-existing problems and speculative misuse.";
+
+/// What every candidate carries, for every candidate-producing role. The host appends
+/// the coverage-receipt instructions and the JSON contract itself.
+pub const CANDIDATE_FORMAT: &str = "\
+Each candidate has one location (revision \"base\" for removed code), a severity \
+(critical, high, medium, low), an area, a one-sentence claim, and evidence naming what \
+you read as path:line. A few well-supported candidates beat many guesses; an empty list \
+is a valid answer. Inspect every assigned file, including documentation, tests and \
+changelogs.";
+
+/// The reporting boundary of the verifier (issue 4): the five conditions a verified
+/// finding needs, and what stays silent.
+pub const REPORTING_BOUNDARY: &str = "\
+Reporting boundary. Verify a candidate only when the evidence shows all of:
+1. a changed hunk creates, newly exposes or makes the defect reachable;
+2. a realistic input or state reaches it;
+3. the incorrect outcome follows from current source;
+4. existing guards or tests do not prevent it;
+5. the proposed correction is proportionate.
+Reject style, taste, generic \"add tests\", unrelated pre-existing problems, speculative \
+misuse, and claims that depend on source nobody read.";
+
+/// Joins system-prompt parts with blank lines, ending in one newline.
+pub fn system_prompt(parts: &[&str]) -> String {
+    let mut out = parts
+        .iter()
+        .map(|p| p.trim())
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    out.push('\n');
     out
 }
 
@@ -205,11 +247,7 @@ pub fn policy_block(documents: &[PolicyDocument]) -> String {
         );
         let _ = writeln!(out, "{}", neutralise(doc.text.trim_end(), "policy"));
         if doc.truncated {
-            let _ = writeln!(
-                out,
-                "[cut by the host's size cap; read {} at base for the rest]",
-                doc.path
-            );
+            out.push_str("[cut here by the host's size cap]\n");
         }
         out.push_str("</policy>\n");
     }
@@ -263,10 +301,8 @@ pub fn user_prompt(request: &PromptRequest, blocks: Blocks, task: &str) -> Strin
         format!("Instance: {}\n", request.label),
         change_summary(&request.change),
     ];
-    if blocks.intent {
-        if let Some(intent) = &request.intent {
-            parts.push(intent_block(intent));
-        }
+    if let Some(intent) = request.intent.as_ref().filter(|_| blocks.intent) {
+        parts.push(intent_block(intent));
     }
     parts.push(policy_block(&request.policy_evidence));
     if blocks.candidates {
@@ -286,6 +322,11 @@ mod tests {
     use super::*;
     use crate::contract::REVIEW_AREAS;
     use crate::sample;
+
+    #[test]
+    fn system_prompt_joins_non_empty_parts_with_blank_lines() {
+        assert_eq!(system_prompt(&[" a\n", "", "b"]), "a\n\nb\n");
+    }
 
     #[test]
     fn area_table_uses_the_contract_areas_in_order() {
@@ -354,7 +395,7 @@ mod tests {
         let request = sample::prompt_request();
         let block = policy_block(&request.policy_evidence);
         assert!(block.contains("<policy path=\"CONTRIBUTING.md\" truncated=\"yes\">"));
-        assert!(block.contains("cut by the host's size cap"));
+        assert!(block.contains("[cut here by the host's size cap]\n</policy>"));
         assert!(policy_block(&[]).contains("No policy documents were found"));
     }
 
