@@ -1,1 +1,2 @@
 //! vouch-host
+pub mod registry;
