@@ -1,0 +1,177 @@
+//! Policy text the host renders, identical for every plugin: the expected-files section,
+//! the output-contract section, tool bounds, repair, coverage retry and forced synthesis.
+//!
+//! Plugins render only their role; everything here is the host's, so the coverage
+//! contract reads the same whichever specialist runs.
+
+use serde_json::Value;
+use vouch_core::CoverageComparison;
+
+/// Rule (coverage contract, "Reviewer task"): before the output contract, a dedicated
+/// section `Expected changed files (copy these paths exactly into coverage.reviewedFiles):`
+/// then the JSON array verbatim inside `<expected-files>` … `</expected-files>`, and the
+/// instructions: inspect every listed file, `complete: true` with the exact array when all
+/// were inspected, otherwise `complete: false` listing only inspected files; never `./`,
+/// absolute paths, previous rename paths, aliases, or dropping "irrelevant" files.
+pub fn expected_files_section(expected: &[String]) -> String {
+    let array = serde_json::to_string(expected).expect("a list of strings serialises");
+    format!(
+        "## Expected changed files\n\
+         Expected changed files (copy these paths exactly into coverage.reviewedFiles):\n\
+         <expected-files>\n{array}\n</expected-files>\n\
+         Inspect every listed file, even documentation, tests, changelogs and scoped \
+         instruction files. When you have inspected all of them, return \"complete\": true \
+         and copy the exact array above into coverage.reviewedFiles. Otherwise return \
+         \"complete\": false and list only the files you actually inspected. Never add \
+         \"./\", absolute paths, previous paths of renamed files or other aliases, and never \
+         drop a file because it looks irrelevant. The host checks your receipt against this \
+         list.\n"
+    )
+}
+
+/// The output-contract section: the bounded JSON Schema the final answer must satisfy.
+pub fn output_contract_section(schema: &Value) -> String {
+    let schema = serde_json::to_string_pretty(schema).expect("a JSON value serialises");
+    format!(
+        "## Output contract\n\
+         When you are done, answer with exactly one JSON object that satisfies this JSON \
+         Schema, and no other text:\n<output-schema>\n{schema}\n</output-schema>\n"
+    )
+}
+
+/// The tool section: what the read-only repository tools do and their bounds.
+pub fn tools_section(max_lines: u32, max_bytes: u32, max_matches: u32) -> String {
+    format!(
+        "## Repository tools\n\
+         You may call read-only tools over the git objects of the change: read_file(path, \
+         start_line, end_line, revision), grep(pattern, path_glob, revision), list_dir(path, \
+         revision) and diff(path). revision is \"head\" (default) or \"base\". Paths are \
+         repository-relative; absolute paths and \"..\" are refused. read_file returns at most \
+         {max_lines} lines or {max_bytes} bytes per call: page with start_line and end_line. \
+         grep returns at most {max_matches} matches. Cite only lines you read.\n"
+    )
+}
+
+/// The inline-context section for endpoints without tools: the patches and context the
+/// host gives in place of tool calls (recorded in the ledger as given source).
+pub fn inline_context_section(blocks: &[String], omitted: &[String]) -> String {
+    let mut out = String::from(
+        "## Source given inline\n\
+         No tools are available. The host gives you the patches and surrounding lines below, \
+         with line numbers; cite only these lines.\n",
+    );
+    for b in blocks {
+        out.push_str(b);
+        if !b.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    if !omitted.is_empty() {
+        out.push_str(&format!(
+            "Not included (over the inline budget): {}\n",
+            serde_json::to_string(omitted).expect("strings serialise")
+        ));
+    }
+    out
+}
+
+/// The full user message of a stage instance: the plugin's task, then the host's sections.
+pub fn compose_user_message(task: &str, sections: &[String]) -> String {
+    let mut out = task.trim_end().to_string();
+    for s in sections {
+        out.push_str("\n\n");
+        out.push_str(s.trim_end());
+    }
+    out.push('\n');
+    out
+}
+
+/// The system message of an isolated repair call. The repair has no tools and no
+/// snapshot path: it sees only what the host puts in [`repair_user_message`].
+pub const REPAIR_SYSTEM: &str = "You repair a reviewer's final answer so that it satisfies a JSON contract. \
+You have no tools and cannot read the repository: use only the prior reply you are given. \
+Answer with exactly one JSON object and no other text.";
+
+/// Rule (coverage contract, "Extraction then repair"): one isolated repair call with no
+/// tools and no snapshot path, given the full JSON contract, the canonical list (for
+/// reviewers; `None` for summaries and the verifier, whose schemas have no receipt), the
+/// invalid prior reply and the parser error. A repaired `complete: true` with the
+/// canonical list is allowed only when the prior reply explicitly states that every
+/// expected file was reviewed, and then the statement must be quoted verbatim in
+/// `fullCoverageQuote`; otherwise `complete: false` with the paths the reply supports.
+pub fn repair_user_message(
+    schema: &Value,
+    expected: Option<&[String]>,
+    prior_reply: &str,
+    error: &str,
+) -> String {
+    let mut out = String::from(
+        "## Task\nRewrite the prior reply below as one JSON object of the output contract. Keep its content; do not invent findings.\n\n",
+    );
+    if let Some(expected) = expected {
+        let array = serde_json::to_string(expected).expect("strings serialise");
+        out.push_str(&format!(
+            "## Coverage receipt\nThe canonical list of expected changed files:\n<expected-files>\n{array}\n</expected-files>\n\
+             Set coverage.complete to true and copy this exact list into coverage.reviewedFiles only if the prior reply \
+             explicitly states that every expected file was reviewed; then copy that statement, verbatim, into \
+             fullCoverageQuote. Otherwise set coverage.complete to false, list only the files the prior reply shows were \
+             inspected, and set fullCoverageQuote to null.\n\n"
+        ));
+    }
+    out.push_str(&format!("## Parser error\n{error}\n\n## Prior reply\n<prior-reply>\n{prior_reply}\n</prior-reply>\n\n"));
+    out.push_str(&output_contract_section(schema));
+    out
+}
+
+/// Rule (coverage contract, "Targeted retry"): the retry gets the original task and change
+/// summary (the original messages are resent), the canonical list, its previous structured
+/// output, the exact missing and unexpected paths, and the instruction to inspect missing
+/// files, re-check coverage, keep still-valid findings and return one complete replacement.
+pub fn coverage_retry_message(
+    expected: &[String],
+    previous_output: &Value,
+    comparison: &CoverageComparison,
+) -> String {
+    let array = serde_json::to_string(expected).expect("strings serialise");
+    let previous = serde_json::to_string_pretty(previous_output).expect("JSON serialises");
+    let missing = serde_json::to_string(&comparison.missing_files).expect("strings serialise");
+    let unexpected =
+        serde_json::to_string(&comparison.unexpected_files).expect("strings serialise");
+    let mut why = String::new();
+    if comparison.reported_incomplete {
+        why.push_str("Your previous answer said coverage.complete: false.\n");
+    }
+    format!(
+        "## Coverage retry\nYour previous answer did not cover the expected changed files.\n{why}\
+         Missing files (inspect these now): {missing}\n\
+         Unexpected files (not part of this change's list; remove them): {unexpected}\n\
+         Expected changed files (copy these paths exactly into coverage.reviewedFiles):\n\
+         <expected-files>\n{array}\n</expected-files>\n\
+         Your previous structured output:\n<previous-output>\n{previous}\n</previous-output>\n\
+         Inspect the missing files, re-check coverage, keep the findings that are still valid, \
+         and return one complete replacement answer as one JSON object of the output contract.\n"
+    )
+}
+
+/// Forced synthesis: sent on a final tool-free turn when a turn, call or token budget is
+/// hit. It asks for the final answer now and states the receipt rule.
+pub const FORCED_SYNTHESIS: &str = "You have reached this review's budget of turns, tool calls or tokens. \
+Stop investigating and give your final answer now, as one JSON object of the output contract. \
+If the contract has a coverage receipt and you did not inspect every expected file, set \
+coverage.complete to false and list only the files you inspected.";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expected_files_section_contains_the_exact_array() {
+        let list = vec![
+            "CHANGELOG.md".to_string(),
+            "src/a b.rs".to_string(),
+            "ünï.md".to_string(),
+        ];
+        let s = expected_files_section(&list);
+        assert!(s.contains("Expected changed files (copy these paths exactly into coverage.reviewedFiles):\n<expected-files>\n[\"CHANGELOG.md\",\"src/a b.rs\",\"ünï.md\"]\n</expected-files>\n"));
+    }
+}

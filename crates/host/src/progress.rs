@@ -1,0 +1,114 @@
+//! Progress events and presenters. A presenter failure can never change a review's result.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Mutex;
+
+use serde::Serialize;
+
+/// A milestone or live status of a running review.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(
+    rename_all = "camelCase",
+    tag = "event",
+    rename_all_fields = "camelCase"
+)]
+pub enum ProgressEvent {
+    /// The review starts: counts only.
+    #[serde(rename = "review-started")]
+    ReviewStarted {
+        /// Changed files.
+        files: usize,
+        /// Stage instances planned.
+        instances: usize,
+    },
+    /// A stage instance starts.
+    #[serde(rename = "stage-started")]
+    StageStarted {
+        /// Instance label.
+        label: String,
+    },
+    /// A stage instance finished.
+    #[serde(rename = "stage-finished")]
+    StageFinished {
+        /// Instance label.
+        label: String,
+        /// Candidates it proposed.
+        candidates: usize,
+        /// True when it ended without a usable result.
+        failed: bool,
+    },
+    /// Rule (coverage contract, "Progress"): before a retry the host emits a
+    /// `reviewer-coverage-retry` event with the label, missing-file count,
+    /// unexpected-file count and whether the reviewer said `complete: false`.
+    #[serde(rename = "reviewer-coverage-retry")]
+    ReviewerCoverageRetry {
+        /// Instance label.
+        label: String,
+        /// Number of missing files.
+        missing: usize,
+        /// Number of unexpected files.
+        unexpected: usize,
+        /// The reviewer itself said `complete: false`.
+        reported_incomplete: bool,
+    },
+    /// Verification starts.
+    #[serde(rename = "verification-started")]
+    VerificationStarted {
+        /// Candidates to decide.
+        candidates: usize,
+    },
+    /// The review finished.
+    #[serde(rename = "review-finished")]
+    ReviewFinished {
+        /// The outcome, kebab-case.
+        outcome: String,
+    },
+}
+
+/// Receives progress events. Implementations may fail or even panic: the host ignores
+/// both (see [`notify`]).
+pub trait Presenter: Send + Sync {
+    /// Shows one event.
+    ///
+    /// # Errors
+    /// Any message; the host ignores it.
+    fn show(&self, event: &ProgressEvent) -> Result<(), String>;
+}
+
+/// A presenter that shows nothing.
+pub struct Silent;
+
+impl Presenter for Silent {
+    fn show(&self, _: &ProgressEvent) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// A presenter that records every event (for tests and for the report's timeline).
+#[derive(Default)]
+pub struct Recorder {
+    events: Mutex<Vec<ProgressEvent>>,
+}
+
+impl Recorder {
+    /// The events so far.
+    pub fn events(&self) -> Vec<ProgressEvent> {
+        self.events.lock().map(|e| e.clone()).unwrap_or_default()
+    }
+}
+
+impl Presenter for Recorder {
+    fn show(&self, event: &ProgressEvent) -> Result<(), String> {
+        self.events
+            .lock()
+            .map_err(|_| "poisoned".to_string())?
+            .push(event.clone());
+        Ok(())
+    }
+}
+
+/// Sends an event to a presenter, swallowing its errors and panics: a failing presenter
+/// cannot change the review's result.
+pub fn notify(presenter: &dyn Presenter, event: ProgressEvent) {
+    let _ = catch_unwind(AssertUnwindSafe(|| presenter.show(&event)));
+}

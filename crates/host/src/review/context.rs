@@ -1,0 +1,161 @@
+//! Review context the host detects: pull-request intent and repository-policy evidence.
+
+use vouch_abi::{Intent, PolicyDocument};
+use vouch_core::{ChangeSnapshot, Revision, SourceWindow};
+use vouch_git::SourceReader;
+
+/// Most characters of intent text given to a model.
+pub const MAX_INTENT_CHARS: usize = 4_000;
+/// Most lines read of one policy document.
+pub const POLICY_LINES: u32 = 80;
+/// Most bytes of one policy document's text.
+pub const POLICY_DOC_BYTES: usize = 4_000;
+/// Most bytes of policy evidence in all.
+pub const POLICY_TOTAL_BYTES: usize = 12_000;
+
+/// Repository-policy files looked for at the root of the base tree.
+pub const ROOT_POLICY_FILES: [&str; 16] = [
+    "AGENTS.md",
+    "CLAUDE.md",
+    "CONTRIBUTING.md",
+    ".github/CONTRIBUTING.md",
+    "docs/CONTRIBUTING.md",
+    ".editorconfig",
+    "rustfmt.toml",
+    ".rustfmt.toml",
+    "clippy.toml",
+    ".clippy.toml",
+    ".eslintrc.json",
+    ".prettierrc",
+    "ruff.toml",
+    ".flake8",
+    ".golangci.yml",
+    ".rubocop.yml",
+];
+
+/// Scoped instruction files looked for in the base-tree folders of changed files.
+pub const SCOPED_POLICY_FILES: [&str; 2] = ["AGENTS.md", "CLAUDE.md"];
+
+/// Pull-request text given on the command line.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PullRequestText {
+    /// `--pr-title`.
+    pub title: Option<String>,
+    /// `--pr-body` or the contents of `--pr-body-file`.
+    pub body: Option<String>,
+}
+
+fn cut(text: &str, max: usize) -> String {
+    text.chars().take(max).collect()
+}
+
+/// Intent of the change: the pull-request title/body when given, else the commit
+/// messages of the range (newest first). `None` when neither exists.
+pub fn detect_intent(pr: &PullRequestText, snapshot: &ChangeSnapshot) -> Option<Intent> {
+    if pr.title.is_some() || pr.body.is_some() {
+        return Some(Intent {
+            source: "pull-request".into(),
+            title: cut(pr.title.as_deref().unwrap_or(""), 300),
+            body: cut(pr.body.as_deref().unwrap_or(""), MAX_INTENT_CHARS),
+        });
+    }
+    if snapshot.commits.is_empty() {
+        return None;
+    }
+    let mut body = String::new();
+    for c in &snapshot.commits {
+        body.push_str(c.message.trim());
+        body.push_str("\n\n");
+    }
+    let title = snapshot
+        .commits
+        .last()
+        .and_then(|c| c.message.lines().next())
+        .unwrap_or("")
+        .to_string();
+    Some(Intent {
+        source: "commit-messages".into(),
+        title: cut(&title, 300),
+        body: cut(body.trim_end(), MAX_INTENT_CHARS),
+    })
+}
+
+/// Rule (composition, "Repository-policy evidence"): bounded evidence (AGENTS.md,
+/// CLAUDE.md, CONTRIBUTING.md, .editorconfig, lint/format configs, scoped instruction
+/// files in changed folders) read from the **base** tree so a change cannot rewrite its
+/// own rules; each document at most [`POLICY_LINES`] lines and [`POLICY_DOC_BYTES`]
+/// bytes, all at most [`POLICY_TOTAL_BYTES`]. Returns each document with the window it
+/// consists of (recorded as given source in every stage's ledger).
+pub fn collect_policy(
+    reader: &SourceReader,
+    snapshot: &ChangeSnapshot,
+) -> Vec<(PolicyDocument, Option<SourceWindow>)> {
+    let mut paths: Vec<String> = ROOT_POLICY_FILES.iter().map(|s| s.to_string()).collect();
+    let mut dirs: Vec<String> = Vec::new();
+    for f in &snapshot.files {
+        let mut p = f.path.as_str();
+        while let Some((parent, _)) = p.rsplit_once('/') {
+            if !dirs.iter().any(|d| d == parent) {
+                dirs.push(parent.to_string());
+            }
+            p = parent;
+        }
+    }
+    dirs.sort();
+    for d in dirs {
+        for name in SCOPED_POLICY_FILES {
+            paths.push(format!("{d}/{name}"));
+        }
+    }
+    let mut out = Vec::new();
+    let mut total = 0usize;
+    for path in paths {
+        if total >= POLICY_TOTAL_BYTES {
+            break;
+        }
+        let Ok(read) = reader.read_file(Revision::Base, &path, Some(1), Some(POLICY_LINES)) else {
+            continue;
+        };
+        let budget = POLICY_DOC_BYTES.min(POLICY_TOTAL_BYTES - total);
+        let (text, window) = if read.text.len() <= budget {
+            (read.text.clone(), read.window.clone())
+        } else {
+            // Keep whole numbered lines only, and shrink the window to what is kept.
+            let mut kept = String::new();
+            let mut last_line = 0u32;
+            for line in read.text.lines() {
+                if kept.len() + line.len() + 1 > budget {
+                    break;
+                }
+                if let Some((n, _)) = line.split_once(": ") {
+                    if let Ok(n) = n.trim().parse::<u32>() {
+                        last_line = n;
+                    }
+                }
+                kept.push_str(line);
+                kept.push('\n');
+            }
+            let window = read
+                .window
+                .clone()
+                .filter(|_| last_line > 0)
+                .map(|w| SourceWindow {
+                    end_line: last_line.min(w.end_line),
+                    ..w
+                });
+            (kept, window)
+        };
+        let truncated =
+            read.truncated || read.total_lines > POLICY_LINES || text.len() < read.text.len();
+        total += text.len();
+        out.push((
+            PolicyDocument {
+                path,
+                text,
+                truncated,
+            },
+            window,
+        ));
+    }
+    out
+}

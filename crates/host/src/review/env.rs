@@ -1,0 +1,131 @@
+//! What every stage execution of one review shares.
+
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+use vouch_abi::{ChangeSummary, FileSummary, HunkSummary, Intent, PolicyDocument};
+use vouch_core::{ChangeSnapshot, ChangedFile, EntryKind, FileStatus, SourceWindow};
+use vouch_git::SourceReader;
+use vouch_llm::ModelClient;
+
+use crate::diagnostics::{Diagnostic, DiagnosticSink, ReasonCode};
+use crate::progress::{Presenter, ProgressEvent, notify};
+
+/// Whether models get the repository tools or inline context only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolsMode {
+    /// Offer `read_file`, `grep`, `list_dir`, `diff` (patches are also given inline).
+    On,
+    /// No tools: patches and needed context are given inline within the inline budget.
+    Off,
+}
+
+/// The shared environment of one review run.
+pub struct ReviewEnv {
+    /// The change.
+    pub snapshot: Arc<ChangeSnapshot>,
+    /// Read-only git access to head and base.
+    pub reader: Arc<SourceReader>,
+    /// The model endpoint.
+    pub client: Arc<ModelClient>,
+    /// Detected intent (only some roles receive it).
+    pub intent: Option<Intent>,
+    /// Policy evidence from the base tree, with the windows it consists of.
+    pub policy: Vec<(PolicyDocument, Option<SourceWindow>)>,
+    /// Tools or inline context.
+    pub tools: ToolsMode,
+    /// Most bytes of patches given inline per stage execution.
+    pub inline_bytes: usize,
+    /// Progress presenter (failures ignored).
+    pub presenter: Arc<dyn Presenter>,
+    /// Structured diagnostics.
+    pub diagnostics: Arc<dyn DiagnosticSink>,
+    /// The run's job id.
+    pub job_id: String,
+    /// Cancels everything.
+    pub cancel: CancellationToken,
+}
+
+impl ReviewEnv {
+    /// Emits one diagnostic line.
+    pub fn diagnose(
+        &self,
+        label: Option<&str>,
+        stage: &'static str,
+        source_count: Option<u64>,
+        reason: ReasonCode,
+    ) {
+        let hunk_count = Some(self.snapshot.counts().hunks as u64);
+        self.diagnostics.emit(&Diagnostic {
+            job_id: self.job_id.clone(),
+            label: label.map(str::to_string),
+            stage,
+            source_count,
+            hunk_count,
+            reason,
+        });
+    }
+
+    /// Sends one progress event (a presenter failure is ignored).
+    pub fn progress(&self, event: ProgressEvent) {
+        notify(self.presenter.as_ref(), event);
+    }
+
+    /// The change summary restricted to `paths` (which must be current paths).
+    pub fn change_summary(&self, paths: &[String]) -> ChangeSummary {
+        ChangeSummary {
+            base_sha: self.snapshot.merge_base.clone(),
+            head_sha: self.snapshot.head.sha.clone(),
+            files: self
+                .snapshot
+                .files
+                .iter()
+                .filter(|f| paths.contains(&f.path))
+                .map(file_summary)
+                .collect(),
+        }
+    }
+}
+
+fn file_summary(f: &ChangedFile) -> FileSummary {
+    FileSummary {
+        path: f.path.clone(),
+        previous_path: f.previous_path.clone(),
+        status: status_name(f.status).to_string(),
+        kind: kind_name(f.kind).to_string(),
+        binary: f.binary,
+        additions: f.additions,
+        deletions: f.deletions,
+        hunks: f
+            .hunks
+            .iter()
+            .map(|h| HunkSummary {
+                old_start: h.old_start,
+                old_lines: h.old_lines,
+                new_start: h.new_start,
+                new_lines: h.new_lines,
+            })
+            .collect(),
+    }
+}
+
+fn status_name(s: FileStatus) -> &'static str {
+    match s {
+        FileStatus::Added => "added",
+        FileStatus::Modified => "modified",
+        FileStatus::Deleted => "deleted",
+        FileStatus::Renamed => "renamed",
+        FileStatus::Copied => "copied",
+        FileStatus::ModeOnly => "mode-only",
+        FileStatus::TypeChanged => "type-changed",
+    }
+}
+
+fn kind_name(k: EntryKind) -> &'static str {
+    match k {
+        EntryKind::File => "file",
+        EntryKind::Executable => "executable",
+        EntryKind::Symlink => "symlink",
+        EntryKind::Submodule => "submodule",
+    }
+}

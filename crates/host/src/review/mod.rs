@@ -1,0 +1,384 @@
+//! The orchestrator of one review: snapshot → context → lanes (concurrently) →
+//! clean-result audit → verification → merge → opinion.
+//!
+//! Every rule applied here comes from `vouch_core`; this module only sequences stage
+//! executions, bounds their concurrency, and collects what they record.
+
+mod context;
+mod env;
+mod inline;
+mod reply;
+mod stage;
+mod verify;
+
+use std::sync::Arc;
+
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+use vouch_abi::Role;
+use vouch_core::{
+    AuditState, Candidate, CandidateRecord, ChangeSnapshot, ExcludedFile, Failure, Finding,
+    Limitation, LimitationKind, Opinion, ReviewFacts, StageRecord, StageStatus, TokenUsage,
+    derive_opinion, expected_files, merge_findings,
+};
+use vouch_llm::Budget;
+
+pub use context::{PullRequestText, collect_policy, detect_intent};
+pub use env::{ReviewEnv, ToolsMode};
+pub use stage::{StagePlan, StageRun, run_candidate_stage};
+pub use verify::{FOCUSED_OUTPUT_TOKENS, VerificationRun, verify};
+
+use crate::diagnostics::ReasonCode;
+use crate::manifest::FileSelection;
+use crate::progress::ProgressEvent;
+use crate::registry::SpecialistHandle;
+
+/// One specialist of the composition as the orchestrator runs it (one entry per
+/// instance; labels are final, e.g. `bug-review #2`).
+#[derive(Clone)]
+pub struct InstanceSpec {
+    /// Stable instance label.
+    pub label: String,
+    /// The checked specialist.
+    pub handle: SpecialistHandle,
+    /// Its file selection (the generic investigator always gets every file).
+    pub selection: FileSelection,
+    /// Agent budget.
+    pub budget: Budget,
+}
+
+/// What to run.
+pub struct ReviewPlan {
+    /// Composition name, for the report.
+    pub composition: String,
+    /// Candidate lanes (investigators, conventions, pinned specialists, reviewers).
+    pub lanes: Vec<InstanceSpec>,
+    /// The clean-result audit, if the composition has one.
+    pub audit: Option<InstanceSpec>,
+    /// The verifier.
+    pub verifier: InstanceSpec,
+    /// Most stage instances running at once (≥ 1).
+    pub concurrency: usize,
+    /// The reason a changed path is excluded, if it is (composition and repository
+    /// exclusions; binary files are excluded by the orchestrator itself).
+    pub exclusion: Box<dyn Fn(&str) -> Option<String> + Send + Sync>,
+}
+
+/// Everything a review run recorded, in manifest order where order matters.
+pub struct ReviewRun {
+    /// The change.
+    pub snapshot: Arc<ChangeSnapshot>,
+    /// The canonical list of expected (reviewable) files.
+    pub expected_files: Vec<String>,
+    /// Excluded changed files with reasons.
+    pub excluded_files: Vec<ExcludedFile>,
+    /// Per stage instance, lanes first, then audit, then verification passes.
+    pub stages: Vec<StageRecord>,
+    /// Every candidate with its decision.
+    pub candidates: Vec<CandidateRecord>,
+    /// Verified findings after merge (published only when the opinion says so).
+    pub findings: Vec<Finding>,
+    /// Coverage limitations.
+    pub limitations: Vec<Limitation>,
+    /// Failures.
+    pub failures: Vec<Failure>,
+    /// Messages for the user (coverage mismatch after retry, …).
+    pub messages: Vec<String>,
+    /// Observations (stage summaries, downgraded receipts, fallbacks).
+    pub observations: Vec<String>,
+    /// Total token usage.
+    pub usage: TokenUsage,
+    /// The derived opinion.
+    pub opinion: Opinion,
+    /// True when the endpoint rejected structured outputs and vouch fell back.
+    pub structured_outputs_fell_back: bool,
+}
+
+fn plan_for(spec: &InstanceSpec, assigned: Vec<String>) -> StagePlan {
+    StagePlan {
+        label: spec.label.clone(),
+        handle: spec.handle.clone(),
+        assigned,
+        budget: spec.budget,
+    }
+}
+
+fn skipped(spec: &InstanceSpec, assigned: usize, why: &str) -> StageRecord {
+    let d = spec.handle.descriptor();
+    StageRecord {
+        label: spec.label.clone(),
+        specialist: d.id.clone(),
+        version: d.version.clone(),
+        role: serde_json::to_value(d.role)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default(),
+        status: StageStatus::Skipped,
+        assigned_files: assigned,
+        coverage: None,
+        retried: false,
+        first_coverage: None,
+        repaired: false,
+        receipt_downgraded: false,
+        candidates: 0,
+        budget_hit: None,
+        forced_synthesis: false,
+        source_windows: 0,
+        usage: TokenUsage::default(),
+        summary: String::new(),
+        problem: Some(why.to_string()),
+    }
+}
+
+#[derive(Default)]
+struct Collected {
+    stages: Vec<StageRecord>,
+    candidates: Vec<Candidate>,
+    failures: Vec<Failure>,
+    limitations: Vec<Limitation>,
+    messages: Vec<String>,
+    observations: Vec<String>,
+    cancelled: bool,
+}
+
+impl Collected {
+    fn absorb(&mut self, run: StageRun) {
+        if !run.record.summary.is_empty() {
+            self.observations
+                .push(format!("{}: {}", run.record.label, run.record.summary));
+        }
+        self.stages.push(run.record);
+        self.candidates.extend(run.candidates);
+        self.failures.extend(run.failure);
+        self.limitations.extend(run.limitations);
+        self.observations.extend(run.observations);
+        self.messages.extend(run.message);
+        self.cancelled |= run.cancelled;
+    }
+}
+
+/// Runs the candidate lanes with at most `plan.concurrency` instances at once. Each
+/// instance does its own optional coverage retry before it counts as completed;
+/// siblings are never rerun.
+async fn run_lanes(
+    env: &Arc<ReviewEnv>,
+    plan: &ReviewPlan,
+    expected: &[String],
+    out: &mut Collected,
+) {
+    let semaphore = Arc::new(Semaphore::new(plan.concurrency.max(1)));
+    let mut set = JoinSet::new();
+    let mut slots: Vec<Option<StageRecord>> = Vec::new();
+    for (index, spec) in plan.lanes.iter().enumerate() {
+        let role = spec.handle.descriptor().role;
+        let assigned: Vec<String> = match role {
+            Role::Investigator => expected.to_vec(),
+            _ => expected
+                .iter()
+                .filter(|p| spec.selection.matches(p))
+                .cloned()
+                .collect(),
+        };
+        if role == Role::OutcomeInvestigator && env.intent.is_none() {
+            slots.push(Some(skipped(
+                spec,
+                assigned.len(),
+                "no pull-request intent was detected",
+            )));
+            continue;
+        }
+        if assigned.is_empty() {
+            slots.push(Some(skipped(
+                spec,
+                0,
+                "no changed file matches its selection",
+            )));
+            continue;
+        }
+        slots.push(None);
+        let stage_plan = plan_for(spec, assigned);
+        let env = env.clone();
+        let semaphore = semaphore.clone();
+        set.spawn(async move {
+            let _permit = semaphore.acquire_owned().await;
+            (index, run_candidate_stage(&env, &stage_plan).await)
+        });
+    }
+    let mut runs: Vec<(usize, StageRun)> = Vec::new();
+    while let Some(joined) = set.join_next().await {
+        match joined {
+            Ok(r) => runs.push(r),
+            Err(e) => out.failures.push(Failure {
+                kind: vouch_core::FailureKind::PluginError,
+                stage: None,
+                message: format!("a stage task ended abnormally: {e}"),
+            }),
+        }
+    }
+    runs.sort_by_key(|(i, _)| *i);
+    let mut runs = runs.into_iter().peekable();
+    for (index, slot) in slots.into_iter().enumerate() {
+        match slot {
+            Some(record) => out.stages.push(record),
+            None => {
+                if let Some((_, run)) = runs.next_if(|(i, _)| *i == index) {
+                    out.absorb(run);
+                }
+            }
+        }
+    }
+}
+
+/// Runs one review. An empty range makes no model call. Cancellation (`env.cancel`)
+/// ends the run as `aborted` with no retry started.
+pub async fn run_review(env: Arc<ReviewEnv>, plan: &ReviewPlan) -> ReviewRun {
+    let snapshot = env.snapshot.clone();
+    let mut excluded_files = Vec::new();
+    let mut reviewable = Vec::new();
+    for f in &snapshot.files {
+        if f.binary {
+            excluded_files.push(ExcludedFile {
+                path: f.path.clone(),
+                reason: "binary file: no text to review".into(),
+            });
+        } else if let Some(reason) = (plan.exclusion)(&f.path) {
+            excluded_files.push(ExcludedFile {
+                path: f.path.clone(),
+                reason,
+            });
+        } else {
+            reviewable.push(f);
+        }
+    }
+    let expected = expected_files(reviewable);
+    let mut out = Collected::default();
+    if !excluded_files.is_empty() {
+        out.limitations.push(Limitation {
+            kind: LimitationKind::ExcludedFiles,
+            stage: None,
+            detail: format!(
+                "{} changed file(s) were excluded from review",
+                excluded_files.len()
+            ),
+        });
+    }
+    let mut audit = AuditState::NotRun;
+    let mut verification = VerificationRun {
+        records: vec![],
+        candidates: vec![],
+        findings: vec![],
+        failures: vec![],
+        limitations: vec![],
+        cancelled: false,
+    };
+    if !snapshot.is_empty() && !expected.is_empty() {
+        env.diagnose(None, "snapshot", None, ReasonCode::ReviewStarted);
+        env.progress(ProgressEvent::ReviewStarted {
+            files: snapshot.files.len(),
+            instances: plan.lanes.len(),
+        });
+        run_lanes(&env, plan, &expected, &mut out).await;
+        let lane_candidates = !out.candidates.is_empty();
+        if lane_candidates {
+            audit = AuditState::NotNeeded;
+        }
+        if !lane_candidates
+            && out.failures.is_empty()
+            && !out.cancelled
+            && !env.cancel.is_cancelled()
+        {
+            if let Some(spec) = &plan.audit {
+                let run = run_candidate_stage(&env, &plan_for(spec, expected.clone())).await;
+                let ok = run.failure.is_none() && !run.cancelled;
+                out.absorb(run);
+                audit = if ok {
+                    AuditState::Passed
+                } else {
+                    AuditState::NotRun
+                };
+            }
+        }
+        if out.failures.is_empty() && !out.cancelled && !env.cancel.is_cancelled() {
+            let verifier = plan_for(&plan.verifier, expected.clone());
+            verification = verify(&env, &verifier, &out.candidates).await;
+            if !lane_candidates && audit == AuditState::Passed && !verification.findings.is_empty()
+            {
+                audit = AuditState::FoundDefects;
+            }
+        } else {
+            verification.candidates = out
+                .candidates
+                .iter()
+                .map(|c| CandidateRecord {
+                    candidate: c.clone(),
+                    verdict: None,
+                    evidence: String::new(),
+                    verification_passes: 0,
+                    problem: Some("not verified: the review did not complete".into()),
+                })
+                .collect();
+        }
+    }
+    let aborted = out.cancelled || verification.cancelled || env.cancel.is_cancelled();
+    if aborted {
+        env.diagnose(None, "report", None, ReasonCode::Cancelled);
+    }
+    out.stages.extend(verification.records);
+    out.failures.extend(verification.failures);
+    out.limitations.extend(verification.limitations);
+    let findings = merge_findings(verification.findings);
+    let unresolved = verification
+        .candidates
+        .iter()
+        .filter(|c| c.verdict == Some(vouch_core::Verdict::Unresolved))
+        .count();
+    let facts = ReviewFacts {
+        change_is_empty: snapshot.is_empty(),
+        aborted,
+        failures: out.failures.clone(),
+        limitations: out.limitations.clone(),
+        verified_findings: findings.len(),
+        unresolved_candidates: unresolved,
+        undecided_candidates: 0,
+        audit,
+    };
+    let opinion = derive_opinion(&facts);
+    let mut usage = TokenUsage::default();
+    for s in &out.stages {
+        usage.add(s.usage);
+    }
+    env.progress(ProgressEvent::ReviewFinished {
+        outcome: serde_json::to_value(opinion.outcome)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default(),
+    });
+    env.diagnose(None, "report", None, ReasonCode::ReviewFinished);
+    let fell_back = env.client.structured_outputs_fell_back();
+    if fell_back {
+        env.diagnose(None, "report", None, ReasonCode::StructuredOutputFallback);
+        out.observations.push(
+            "the endpoint rejected response_format json_schema; vouch fell back to prompt-only output contracts with extraction and repair"
+                .into(),
+        );
+    }
+    ReviewRun {
+        snapshot,
+        expected_files: expected,
+        excluded_files,
+        stages: out.stages,
+        candidates: verification.candidates,
+        findings: if opinion.publish_findings {
+            findings
+        } else {
+            vec![]
+        },
+        limitations: out.limitations,
+        failures: out.failures,
+        messages: out.messages,
+        observations: out.observations,
+        usage,
+        opinion,
+        structured_outputs_fell_back: fell_back,
+    }
+}
