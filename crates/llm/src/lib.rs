@@ -1,1 +1,31 @@
-//! vouch-llm
+//! vouch-llm: model access for vouch.
+//!
+//! - [`ModelClient`] sends one chat completion to an OpenAI-compatible endpoint
+//!   through async-openai (bring-your-own-types calls, so servers that add or omit
+//!   fields still work) and owns the retry, timeout, cancellation and
+//!   structured-output fallback policy.
+//! - [`run_agent`] runs a bounded tool-calling loop over a [`ToolBox`], with default
+//!   budgets that always apply and a forced tool-free synthesis turn when one is hit.
+//! - [`extract`] finds the one contract-valid JSON object in model text.
+//!
+//! The API key never appears in `Debug` output or error texts.
+
+mod agent;
+mod chat;
+mod client;
+mod config;
+mod error;
+pub mod extract;
+mod http;
+mod message;
+mod retry;
+
+pub use agent::{
+    AgentOutcome, AgentRequest, Budget, BudgetKind, DEFAULT_FORCED_SYNTHESIS_PROMPT, ToolBox,
+    run_agent,
+};
+pub use chat::{ChatReply, ChatRequest, FinishReason, ResponseSchema, Usage};
+pub use client::ModelClient;
+pub use config::EndpointConfig;
+pub use error::{BODY_EXCERPT_CHARS, LlmError};
+pub use message::{ChatMessage, ToolCall, ToolSpec};

@@ -1,0 +1,339 @@
+//! The tool-calling agent loop with budgets that always apply.
+
+use std::collections::BTreeSet;
+
+use serde::Serialize;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::chat::{ChatReply, ChatRequest, FinishReason, ResponseSchema, Usage};
+use crate::client::ModelClient;
+use crate::error::LlmError;
+use crate::message::{ChatMessage, ToolCall, ToolSpec};
+
+/// Tools a model may call during an agent run (the host's read-only repository tools).
+///
+/// Calls are synchronous and run on the async task: keep them quick and bounded.
+pub trait ToolBox: Send + Sync {
+    /// The tools offered to the model. An empty list makes the run tool-free.
+    fn specs(&self) -> Vec<ToolSpec>;
+
+    /// Runs tool `name` with a JSON-object `arguments`. `Err` carries a message the
+    /// model will read (e.g. "path is outside the repository"); it never ends the run.
+    fn call(&self, name: &str, arguments: &Value) -> Result<String, String>;
+}
+
+/// Limits of one agent run. They always apply; [`Budget::default`] gives the values
+/// used when the user sets none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Budget {
+    /// Model requests that may offer tools (at least 1). A forced synthesis turn
+    /// comes on top.
+    pub max_turns: u32,
+    /// Tool calls the host executes; further calls are answered with an error.
+    pub max_tool_calls: u32,
+    /// `max_tokens` sent with every request.
+    pub max_output_tokens_per_request: u32,
+    /// Prompt plus completion tokens over the run, as reported by the server; once
+    /// reached, no further tool turn is started.
+    pub max_total_tokens: u64,
+}
+
+impl Default for Budget {
+    /// 12 turns, 24 tool calls, 2,048 output tokens per request, 60,000 total tokens.
+    fn default() -> Self {
+        Budget {
+            max_turns: 12,
+            max_tool_calls: 24,
+            max_output_tokens_per_request: 2_048,
+            max_total_tokens: 60_000,
+        }
+    }
+}
+
+/// Which budget ended the tool phase of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum BudgetKind {
+    /// `max_turns` tool turns were used and the model still called tools.
+    Turns,
+    /// `max_tool_calls` calls were executed.
+    ToolCalls,
+    /// `max_total_tokens` was reached.
+    TotalTokens,
+}
+
+/// The user message sent on a forced synthesis turn when the caller supplies none.
+pub const DEFAULT_FORCED_SYNTHESIS_PROMPT: &str = "Your tool budget for this task is spent: \
+you cannot call tools any more. Give your final answer now, in the required output format, \
+based only on what you have already read.";
+
+/// One agent run: the conversation start, the tools, the budget and the cancel signal.
+pub struct AgentRequest<'a> {
+    /// System message (role prompt and host policy text).
+    pub system: String,
+    /// User message (the task).
+    pub user: String,
+    /// Tools to offer; `None` (or a toolbox with no specs) makes a single tool-free turn.
+    pub tools: Option<&'a dyn ToolBox>,
+    /// Output contract, sent as `response_format: json_schema` on tool-free turns
+    /// only (a tool-free run, or the forced synthesis turn).
+    pub response_schema: Option<ResponseSchema>,
+    /// Budgets; always applied.
+    pub budget: Budget,
+    /// Host-rendered text sent as a `user` message on the final tool-free turn when a
+    /// budget is hit.
+    pub forced_synthesis_prompt: String,
+    /// Sampling temperature for every request (`None`: server default).
+    pub temperature: Option<f32>,
+    /// Cancels the run; the in-flight request is dropped.
+    pub cancel: CancellationToken,
+}
+
+impl<'a> AgentRequest<'a> {
+    /// A tool-free request with default budget and synthesis prompt.
+    pub fn new(
+        system: impl Into<String>,
+        user: impl Into<String>,
+        cancel: CancellationToken,
+    ) -> Self {
+        AgentRequest {
+            system: system.into(),
+            user: user.into(),
+            tools: None,
+            response_schema: None,
+            budget: Budget::default(),
+            forced_synthesis_prompt: DEFAULT_FORCED_SYNTHESIS_PROMPT.to_owned(),
+            temperature: None,
+            cancel,
+        }
+    }
+
+    /// Offers `tools`.
+    pub fn with_tools(mut self, tools: &'a dyn ToolBox) -> Self {
+        self.tools = Some(tools);
+        self
+    }
+
+    /// Sets the output contract schema.
+    pub fn with_response_schema(mut self, schema: ResponseSchema) -> Self {
+        self.response_schema = Some(schema);
+        self
+    }
+
+    /// Sets the budget.
+    pub fn with_budget(mut self, budget: Budget) -> Self {
+        self.budget = budget;
+        self
+    }
+
+    /// Sets the forced synthesis prompt.
+    pub fn with_forced_synthesis_prompt(mut self, prompt: impl Into<String>) -> Self {
+        self.forced_synthesis_prompt = prompt.into();
+        self
+    }
+}
+
+/// The result of an agent run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AgentOutcome {
+    /// Content of the final reply (empty when it had none). Not validated.
+    pub final_text: String,
+    /// Finish reason of the final reply; `Length` means truncated.
+    pub finish_reason: FinishReason,
+    /// Usage summed over every request of the run.
+    pub usage: Usage,
+    /// Model replies received (tool turns plus any synthesis turn).
+    pub turns: u32,
+    /// Tool calls the model requested.
+    pub tool_calls: u32,
+    /// Tool calls answered with an error (unknown tool, invalid arguments, tool
+    /// failure, over budget).
+    pub tool_errors: u32,
+    /// The budget that ended the tool phase, if any (a recorded limitation).
+    pub budget_hit: Option<BudgetKind>,
+    /// Whether the final reply came from a forced synthesis turn.
+    pub forced_synthesis: bool,
+    /// Whether the final reply was generated under `response_format: json_schema`.
+    pub structured: bool,
+    /// The whole conversation, final reply included.
+    pub messages: Vec<ChatMessage>,
+}
+
+impl AgentOutcome {
+    /// Whether the final answer was cut off by the token limit (`finish_reason:
+    /// length`). A truncated answer must never be parsed as complete.
+    pub fn is_truncated(&self) -> bool {
+        self.finish_reason == FinishReason::Length
+    }
+}
+
+/// Runs the agent loop.
+///
+/// Each turn sends the conversation (with tools when the run has any). A reply with
+/// tool calls gets one `tool` message per call: the tool's output, or an error the
+/// model can read for an unknown tool, arguments that are not a JSON object (e.g.
+/// truncated), a tool failure, or a call beyond `max_tool_calls`. The loop ends at
+/// the first reply without tool calls. When a budget is hit while the model still
+/// works with tools, the host appends `forced_synthesis_prompt` as a `user` message
+/// and sends one last request without tools (with the response schema, if any); that
+/// reply is final whatever it contains.
+///
+/// # Errors
+/// Any [`LlmError`] of a request ([`LlmError::Cancelled`] when `cancel` fires).
+pub async fn run_agent(
+    client: &ModelClient,
+    request: AgentRequest<'_>,
+) -> Result<AgentOutcome, LlmError> {
+    let budget = request.budget;
+    let max_turns = budget.max_turns.max(1);
+    let specs = request.tools.map(|t| t.specs()).unwrap_or_default();
+    let toolbox = request.tools.filter(|_| !specs.is_empty());
+    let known: BTreeSet<String> = specs.iter().map(|s| s.name.clone()).collect();
+    let turn = |messages: &[ChatMessage], tools: Vec<ToolSpec>| ChatRequest {
+        messages: messages.to_vec(),
+        response_schema: if tools.is_empty() {
+            request.response_schema.clone()
+        } else {
+            None
+        },
+        tools,
+        max_tokens: Some(budget.max_output_tokens_per_request),
+        temperature: request.temperature,
+    };
+
+    let mut run = Run {
+        messages: vec![
+            ChatMessage::system(&request.system),
+            ChatMessage::user(&request.user),
+        ],
+        ..Run::default()
+    };
+    let Some(toolbox) = toolbox else {
+        let reply = client
+            .complete(turn(&run.messages, Vec::new()), &request.cancel)
+            .await?;
+        run.record(&reply);
+        return Ok(run.finish(reply, None));
+    };
+
+    loop {
+        let reply = client
+            .complete(turn(&run.messages, specs.clone()), &request.cancel)
+            .await?;
+        run.record(&reply);
+        if reply.tool_calls.is_empty() {
+            return Ok(run.finish(reply, None));
+        }
+        for call in &reply.tool_calls {
+            if request.cancel.is_cancelled() {
+                return Err(LlmError::Cancelled);
+            }
+            let answer = if run.executed >= budget.max_tool_calls {
+                Err(format!(
+                    "not executed: the tool-call budget of {} calls is spent; \
+                     answer with what you have read",
+                    budget.max_tool_calls
+                ))
+            } else {
+                run.executed += 1;
+                call_tool(toolbox, &known, call)
+            };
+            run.answer(call, answer);
+        }
+        let hit = if run.turns >= max_turns {
+            Some(BudgetKind::Turns)
+        } else if run.executed >= budget.max_tool_calls {
+            Some(BudgetKind::ToolCalls)
+        } else if run.usage.total_tokens() >= budget.max_total_tokens {
+            Some(BudgetKind::TotalTokens)
+        } else {
+            None
+        };
+        if let Some(kind) = hit {
+            tracing::info!(budget = ?kind, turns = run.turns, "agent budget hit; forcing synthesis");
+            run.messages
+                .push(ChatMessage::user(&request.forced_synthesis_prompt));
+            let reply = client
+                .complete(turn(&run.messages, Vec::new()), &request.cancel)
+                .await?;
+            run.record(&reply);
+            return Ok(run.finish(reply, Some(kind)));
+        }
+    }
+}
+
+/// Counters and transcript of a run in progress.
+#[derive(Default)]
+struct Run {
+    messages: Vec<ChatMessage>,
+    usage: Usage,
+    turns: u32,
+    tool_calls: u32,
+    tool_errors: u32,
+    executed: u32,
+}
+
+impl Run {
+    fn record(&mut self, reply: &ChatReply) {
+        self.turns += 1;
+        self.usage.add(reply.usage);
+        self.messages.push(reply.to_message());
+    }
+
+    fn answer(&mut self, call: &ToolCall, answer: Result<String, String>) {
+        self.tool_calls += 1;
+        let content = answer.unwrap_or_else(|error| {
+            self.tool_errors += 1;
+            format!("error: {error}")
+        });
+        self.messages.push(ChatMessage::tool(&call.id, content));
+    }
+
+    /// Ends the run with `reply`, which must already be recorded.
+    fn finish(self, reply: ChatReply, budget_hit: Option<BudgetKind>) -> AgentOutcome {
+        AgentOutcome {
+            final_text: reply.content.unwrap_or_default(),
+            finish_reason: reply.finish_reason,
+            usage: self.usage,
+            turns: self.turns,
+            tool_calls: self.tool_calls,
+            tool_errors: self.tool_errors,
+            budget_hit,
+            forced_synthesis: budget_hit.is_some(),
+            structured: reply.structured,
+            messages: self.messages,
+        }
+    }
+}
+
+/// Validates and executes one call; `Err` is the text the model will see.
+fn call_tool(
+    toolbox: &dyn ToolBox,
+    known: &BTreeSet<String>,
+    call: &ToolCall,
+) -> Result<String, String> {
+    let name = call.name.as_str();
+    if !known.contains(name) {
+        let available: Vec<&str> = known.iter().map(String::as_str).collect();
+        return Err(format!(
+            "unknown tool `{name}`; available tools: {}",
+            available.join(", ")
+        ));
+    }
+    let arguments: Value = if call.arguments.trim().is_empty() {
+        Value::Object(Default::default())
+    } else {
+        serde_json::from_str(&call.arguments).map_err(|error| {
+            format!(
+                "the arguments of `{name}` are not valid JSON ({error}); the call was not \
+                 executed. Call it again with one complete JSON object."
+            )
+        })?
+    };
+    if !arguments.is_object() {
+        return Err(format!("the arguments of `{name}` must be a JSON object"));
+    }
+    toolbox.call(name, &arguments)
+}

@@ -1,0 +1,319 @@
+//! One chat completion: what vouch asks ([`ChatRequest`]) and what it reads back
+//! ([`ChatReply`]), plus the lenient decoding of compatible servers' replies.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::message::{ChatMessage, ToolCall, ToolSpec};
+
+/// A JSON Schema to constrain the reply with `response_format: json_schema`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResponseSchema {
+    /// Schema name (OpenAI requires `^[a-zA-Z0-9_-]{1,64}$`).
+    pub name: String,
+    /// The JSON Schema of the expected reply object. Sent with `strict: true`.
+    pub schema: Value,
+}
+
+/// One chat-completion request.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ChatRequest {
+    /// The conversation so far.
+    pub messages: Vec<ChatMessage>,
+    /// Tools offered on this turn (none → no `tools` field is sent).
+    pub tools: Vec<ToolSpec>,
+    /// `max_tokens`: cap on generated tokens for this reply.
+    pub max_tokens: Option<u32>,
+    /// Sampling temperature; `None` leaves the server default.
+    pub temperature: Option<f32>,
+    /// Reply schema, sent as `response_format` only when `tools` is empty, the
+    /// endpoint has structured outputs enabled and has not rejected them before.
+    pub response_schema: Option<ResponseSchema>,
+}
+
+/// Why the model stopped generating (`choices[0].finish_reason`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum FinishReason {
+    /// Natural end of the answer.
+    Stop,
+    /// The token limit cut the answer off: it is truncated and must not be treated
+    /// as complete.
+    Length,
+    /// The model asked for tool calls.
+    ToolCalls,
+    /// The provider's content filter cut the answer.
+    ContentFilter,
+    /// Anything else the server sent, verbatim (`missing` when it sent none).
+    Other(String),
+}
+
+impl FinishReason {
+    /// Maps a wire value; `None` (absent or null) becomes `Other("missing")`.
+    pub fn from_wire(value: Option<&str>) -> Self {
+        match value {
+            Some("stop") => FinishReason::Stop,
+            Some("length") => FinishReason::Length,
+            Some("tool_calls") => FinishReason::ToolCalls,
+            Some("content_filter") => FinishReason::ContentFilter,
+            Some(other) => FinishReason::Other(other.to_owned()),
+            None => FinishReason::Other("missing".to_owned()),
+        }
+    }
+}
+
+/// Token usage and request count, summed over the calls of one stage or agent run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    /// Prompt tokens as reported by the server (0 when it reports none).
+    pub prompt_tokens: u64,
+    /// Generated tokens as reported by the server (0 when it reports none).
+    pub completion_tokens: u64,
+    /// HTTP requests sent, counting retries and structured-output fallbacks.
+    pub requests: u32,
+}
+
+impl Usage {
+    /// Prompt plus completion tokens.
+    pub fn total_tokens(&self) -> u64 {
+        self.prompt_tokens + self.completion_tokens
+    }
+
+    /// Adds `other` into `self`.
+    pub fn add(&mut self, other: Usage) {
+        self.prompt_tokens += other.prompt_tokens;
+        self.completion_tokens += other.completion_tokens;
+        self.requests += other.requests;
+    }
+}
+
+/// What the model answered to one [`ChatRequest`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChatReply {
+    /// Text of the assistant message (`None` when the server sent `null`/nothing).
+    pub content: Option<String>,
+    /// Tool calls, in the server's order.
+    pub tool_calls: Vec<ToolCall>,
+    /// Why generation stopped.
+    pub finish_reason: FinishReason,
+    /// Tokens of this reply and the HTTP requests it took.
+    pub usage: Usage,
+    /// Whether this reply was generated under `response_format: json_schema`.
+    pub structured: bool,
+}
+
+impl ChatReply {
+    /// The reply as an assistant message for the transcript.
+    pub fn to_message(&self) -> ChatMessage {
+        ChatMessage::Assistant {
+            content: self.content.clone(),
+            tool_calls: self.tool_calls.clone(),
+        }
+    }
+}
+
+/// The JSON body of a chat-completion request for `model`. `response_format` is
+/// included only when `send_schema` is true and the request has a schema.
+pub(crate) fn request_body(model: &str, request: &ChatRequest, send_schema: bool) -> Value {
+    let mut body = json!({
+        "model": model,
+        "messages": request.messages,
+        "stream": false,
+    });
+    if let Some(max_tokens) = request.max_tokens {
+        body["max_tokens"] = json!(max_tokens);
+    }
+    if let Some(temperature) = request.temperature {
+        body["temperature"] = json!(temperature);
+    }
+    if !request.tools.is_empty() {
+        body["tools"] = json!(request.tools);
+    }
+    if let (true, Some(schema)) = (send_schema, &request.response_schema) {
+        body["response_format"] = json!({
+            "type": "json_schema",
+            "json_schema": {"name": schema.name, "strict": true, "schema": schema.schema},
+        });
+    }
+    body
+}
+
+/// Reads a chat-completion reply leniently: extra fields are ignored; `content` may be
+/// a string, null, absent or an array of text parts; a tool call's `arguments` may be
+/// a string or (as some servers send) a JSON value, which is re-serialized; missing
+/// call ids are synthesized from `ids`; missing usage counts as zero.
+///
+/// Errors (as text for [`crate::LlmError::Decode`]): the body carries an `error`
+/// object, has no `choices[0].message`.
+pub(crate) fn parse_reply(body: &Value, ids: &AtomicU64) -> Result<ChatReply, String> {
+    let Some(choice) = body.get("choices").and_then(|c| c.get(0)) else {
+        if let Some(error) = body.get("error") {
+            return Err(format!(
+                "the reply carries an error instead of choices: {error}"
+            ));
+        }
+        return Err("the reply has no choices".to_owned());
+    };
+    let message = choice.get("message").ok_or("choices[0] has no message")?;
+    let content = match message.get("content") {
+        Some(Value::String(text)) => Some(text.clone()),
+        Some(Value::Array(parts)) => Some(
+            parts
+                .iter()
+                .filter_map(|p| p.get("text").and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join(""),
+        ),
+        _ => None,
+    };
+    let tool_calls = message
+        .get("tool_calls")
+        .and_then(Value::as_array)
+        .map(|calls| {
+            calls
+                .iter()
+                .map(|call| parse_tool_call(call, ids))
+                .collect()
+        })
+        .unwrap_or_default();
+    let usage = body.get("usage");
+    let tokens = |field: &str| {
+        usage
+            .and_then(|u| u.get(field))
+            .and_then(Value::as_u64)
+            .unwrap_or(0)
+    };
+    Ok(ChatReply {
+        content,
+        tool_calls,
+        finish_reason: FinishReason::from_wire(choice.get("finish_reason").and_then(Value::as_str)),
+        usage: Usage {
+            prompt_tokens: tokens("prompt_tokens"),
+            completion_tokens: tokens("completion_tokens"),
+            requests: 0,
+        },
+        structured: false,
+    })
+}
+
+fn parse_tool_call(call: &Value, ids: &AtomicU64) -> ToolCall {
+    let function = call.get("function");
+    let name = function
+        .and_then(|f| f.get("name"))
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let arguments = match function.and_then(|f| f.get("arguments")) {
+        Some(Value::String(text)) => text.clone(),
+        Some(Value::Null) | None => String::new(),
+        Some(other) => other.to_string(),
+    };
+    let id = match call.get("id").and_then(Value::as_str) {
+        Some(id) if !id.is_empty() => id.to_owned(),
+        _ => format!("vouch_call_{}", ids.fetch_add(1, Ordering::Relaxed)),
+    };
+    ToolCall {
+        id,
+        name,
+        arguments,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(body: Value) -> Result<ChatReply, String> {
+        parse_reply(&body, &AtomicU64::new(0))
+    }
+
+    #[test]
+    fn finish_reasons() {
+        for (wire, expected) in [
+            (Some("stop"), FinishReason::Stop),
+            (Some("length"), FinishReason::Length),
+            (Some("tool_calls"), FinishReason::ToolCalls),
+            (Some("content_filter"), FinishReason::ContentFilter),
+            (Some("eos"), FinishReason::Other("eos".into())),
+            (None, FinishReason::Other("missing".into())),
+        ] {
+            assert_eq!(FinishReason::from_wire(wire), expected);
+        }
+    }
+
+    #[test]
+    fn llama_cpp_style_reply_with_extra_and_missing_fields() {
+        let reply = parse(json!({
+            "choices": [{
+                "finish_reason": "tool_calls",
+                "message": {
+                    "role": "assistant",
+                    "reasoning_content": "thinking",
+                    "tool_calls": [
+                        {"function": {"name": "read_file", "arguments": {"path": "a"}}},
+                        {"id": "", "type": "function", "function": {"name": "grep"}},
+                    ]
+                }
+            }],
+            "timings": {"predicted_ms": 12.0},
+        }))
+        .unwrap();
+        assert_eq!(reply.content, None);
+        assert_eq!(reply.finish_reason, FinishReason::ToolCalls);
+        assert_eq!(reply.tool_calls[0].id, "vouch_call_0");
+        assert_eq!(reply.tool_calls[0].arguments, r#"{"path":"a"}"#);
+        assert_eq!(reply.tool_calls[1].id, "vouch_call_1");
+        assert_eq!(reply.tool_calls[1].arguments, "");
+        assert_eq!(reply.usage, Usage::default());
+    }
+
+    #[test]
+    fn content_parts_and_usage() {
+        let reply = parse(json!({
+            "choices": [{"finish_reason": "stop", "message": {"content": [
+                {"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}}],
+            "usage": {"prompt_tokens": 3, "completion_tokens": 4},
+        }))
+        .unwrap();
+        assert_eq!(reply.content.as_deref(), Some("ab"));
+        assert_eq!(reply.usage.total_tokens(), 7);
+    }
+
+    #[test]
+    fn unusable_replies() {
+        assert!(parse(json!({"choices": []})).is_err());
+        assert!(parse(json!({"choices": [{"finish_reason": "stop"}]})).is_err());
+        let err = parse(json!({"error": {"message": "overloaded"}})).unwrap_err();
+        assert!(err.contains("overloaded"), "{err}");
+    }
+
+    #[test]
+    fn request_body_sends_schema_only_when_asked() {
+        let request = ChatRequest {
+            messages: vec![ChatMessage::user("hi")],
+            max_tokens: Some(64),
+            response_schema: Some(ResponseSchema {
+                name: "receipt".into(),
+                schema: json!({"type": "object"}),
+            }),
+            ..ChatRequest::default()
+        };
+        let with = request_body("m", &request, true);
+        assert_eq!(
+            with["response_format"],
+            json!({"type": "json_schema", "json_schema":
+                {"name": "receipt", "strict": true, "schema": {"type": "object"}}})
+        );
+        assert_eq!(with["max_tokens"], 64);
+        assert_eq!(with["stream"], false);
+        assert!(with.get("tools").is_none());
+        assert!(
+            request_body("m", &request, false)
+                .get("response_format")
+                .is_none()
+        );
+    }
+}

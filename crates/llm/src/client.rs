@@ -1,0 +1,289 @@
+//! [`ModelClient`]: one chat completion through async-openai with vouch's own retry,
+//! timeout, cancellation and structured-output fallback policy.
+
+use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use async_openai::Client;
+use async_openai::error::OpenAIError;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::chat::{ChatReply, ChatRequest, parse_reply, request_body};
+use crate::config::EndpointConfig;
+use crate::error::{LlmError, scrub};
+use crate::http::{CapturingService, EndpointAuth, NotJson, StatusFailure};
+use crate::retry::{is_retryable_status, wait_before_retry};
+
+/// A client for one OpenAI-compatible endpoint. Cheap to clone; clones share the
+/// endpoint's learned state (whether it rejected structured outputs).
+#[derive(Clone)]
+pub struct ModelClient {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    config: EndpointConfig,
+    client: Client<EndpointAuth>,
+    structured_fell_back: AtomicBool,
+    call_ids: AtomicU64,
+}
+
+impl fmt::Debug for ModelClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ModelClient")
+            .field("config", &self.inner.config)
+            .field("structured_fell_back", &self.structured_outputs_fell_back())
+            .finish()
+    }
+}
+
+/// One failed HTTP attempt, before it becomes an [`LlmError`].
+enum AttemptError {
+    Status(StatusFailure),
+    Final(LlmError),
+    Retryable(LlmError),
+}
+
+impl ModelClient {
+    /// Builds a client for `config`. Sends nothing.
+    ///
+    /// # Errors
+    /// [`LlmError::Config`] when the API key is not a valid header value or the HTTP
+    /// client cannot be built.
+    pub fn new(config: EndpointConfig) -> Result<ModelClient, LlmError> {
+        let auth = EndpointAuth::new(&config.base_url, config.api_key.as_deref())?;
+        let http = reqwest::Client::builder()
+            .build()
+            .map_err(|e| LlmError::Config {
+                message: format!("cannot build the HTTP client: {e}"),
+            })?;
+        let service = CapturingService::new(http.clone(), config.api_key.as_deref());
+        // Installing our own service replaces async-openai's default executor, and with
+        // it the library's built-in retry layer: all retries happen in `complete`.
+        let client = Client::build(http, auth).with_http_service(service);
+        Ok(ModelClient {
+            inner: Arc::new(Inner {
+                config,
+                client,
+                structured_fell_back: AtomicBool::new(false),
+                call_ids: AtomicU64::new(0),
+            }),
+        })
+    }
+
+    /// The endpoint configuration this client was built with.
+    pub fn config(&self) -> &EndpointConfig {
+        &self.inner.config
+    }
+
+    /// Whether this endpoint rejected `response_format: json_schema` during this run
+    /// (so structured outputs are no longer sent). Reports should say so.
+    pub fn structured_outputs_fell_back(&self) -> bool {
+        self.inner.structured_fell_back.load(Ordering::Relaxed)
+    }
+
+    fn sends_schema(&self, request: &ChatRequest) -> bool {
+        request.response_schema.is_some()
+            && request.tools.is_empty()
+            && self.inner.config.structured_outputs
+            && !self.structured_outputs_fell_back()
+    }
+
+    /// Sends one chat completion and returns the parsed reply.
+    ///
+    /// Policy:
+    /// - Each HTTP attempt is limited by `request_timeout`; a timeout ends the call
+    ///   ([`LlmError::Timeout`], not retried).
+    /// - HTTP 429, HTTP 5xx and connection failures are retried up to `max_retries`
+    ///   times, waiting `Retry-After` (capped by `max_retry_wait`) or exponential
+    ///   backoff from `retry_base_delay`; when all attempts fail the result is
+    ///   [`LlmError::RetriesExhausted`]. Other statuses end the call with
+    ///   [`LlmError::Http`].
+    /// - A `response_schema` is sent as `response_format: json_schema` only when the
+    ///   request has no tools. If the endpoint answers HTTP 400/422 with a body that
+    ///   mentions `response_format`, `json_schema` or `grammar`, the same request is
+    ///   sent once more without it and the client remembers, for all later calls,
+    ///   that this endpoint lacks structured outputs. (Matching the body text is the
+    ///   only signal compatible servers give for this rejection.)
+    /// - When `cancel` fires, the in-flight request is dropped and the result is
+    ///   [`LlmError::Cancelled`], also during a wait between attempts.
+    ///
+    /// A reply with `finish_reason: length` is returned as is: the caller must not
+    /// treat it as complete.
+    ///
+    /// # Errors
+    /// As listed above, plus [`LlmError::Decode`] for a success body that is not a
+    /// chat completion. No error text contains the API key.
+    pub async fn complete(
+        &self,
+        request: ChatRequest,
+        cancel: &CancellationToken,
+    ) -> Result<ChatReply, LlmError> {
+        let config = &self.inner.config;
+        let mut send_schema = self.sends_schema(&request);
+        let mut requests = 0u32;
+        let mut attempts = 0u32;
+        loop {
+            send_schema = send_schema && !self.structured_outputs_fell_back();
+            let body = request_body(&config.model, &request, send_schema);
+            requests += 1;
+            attempts += 1;
+            let failure = match self.attempt(&body, cancel).await {
+                Ok(value) => {
+                    let mut reply = parse_reply(&value, &self.inner.call_ids)
+                        .map_err(|message| self.decode_error(&message, &value))?;
+                    reply.usage.requests = requests;
+                    reply.structured = send_schema;
+                    return Ok(reply);
+                }
+                Err(failure) => failure,
+            };
+            let (error, retry_after) = match failure {
+                AttemptError::Status(status) if send_schema && rejects_schema(&status) => {
+                    tracing::warn!(
+                        status = status.status,
+                        "endpoint rejected response_format json_schema; \
+                         continuing without structured outputs"
+                    );
+                    self.inner
+                        .structured_fell_back
+                        .store(true, Ordering::Relaxed);
+                    // The rejected attempt does not count against the retry budget.
+                    attempts -= 1;
+                    continue;
+                }
+                AttemptError::Status(status) => {
+                    let retryable = is_retryable_status(status.status);
+                    let wait = status.retry_after;
+                    let error = LlmError::Http {
+                        status: status.status,
+                        body: scrub(&status.body, None),
+                    };
+                    if !retryable {
+                        return Err(error);
+                    }
+                    (error, wait)
+                }
+                AttemptError::Retryable(error) => (error, None),
+                AttemptError::Final(error) => return Err(error),
+            };
+            if attempts > config.max_retries {
+                return Err(LlmError::RetriesExhausted {
+                    attempts,
+                    last: Box::new(error),
+                });
+            }
+            let wait = wait_before_retry(
+                attempts,
+                retry_after,
+                config.retry_base_delay,
+                config.max_retry_wait,
+            );
+            tracing::info!(
+                reason = error.reason_code(),
+                attempt = attempts,
+                wait_ms = wait.as_millis() as u64,
+                "model request failed; retrying"
+            );
+            tokio::select! {
+                biased;
+                _ = cancel.cancelled() => return Err(LlmError::Cancelled),
+                _ = tokio::time::sleep(wait) => {}
+            }
+        }
+    }
+
+    /// One HTTP attempt under the per-request timeout and the cancellation token.
+    async fn attempt(
+        &self,
+        body: &Value,
+        cancel: &CancellationToken,
+    ) -> Result<Value, AttemptError> {
+        let timeout = self.inner.config.request_timeout;
+        let chat = self.inner.client.chat();
+        let call = chat.create_byot::<&Value, Value>(body);
+        tokio::select! {
+            biased;
+            _ = cancel.cancelled() => Err(AttemptError::Final(LlmError::Cancelled)),
+            outcome = tokio::time::timeout(timeout, call) => match outcome {
+                Err(_) => Err(AttemptError::Final(LlmError::Timeout { timeout })),
+                Ok(Ok(value)) => Ok(value),
+                Ok(Err(error)) => Err(self.classify(error)),
+            },
+        }
+    }
+
+    fn secret(&self) -> Option<&str> {
+        self.inner.config.api_key.as_deref()
+    }
+
+    fn decode_error(&self, message: &str, body: &Value) -> LlmError {
+        LlmError::Decode {
+            message: scrub(&format!("{message}; body: {body}"), self.secret()),
+        }
+    }
+
+    fn classify(&self, error: OpenAIError) -> AttemptError {
+        match error {
+            OpenAIError::Boxed(boxed) => match boxed.downcast::<StatusFailure>() {
+                Ok(status) => AttemptError::Status(*status),
+                Err(other) => match other.downcast::<NotJson>() {
+                    Ok(not_json) => AttemptError::Final(LlmError::Decode {
+                        message: scrub(&format!("{not_json}; body: {}", not_json.body), None),
+                    }),
+                    Err(other) => AttemptError::Retryable(LlmError::Transport {
+                        message: scrub(&error_chain(other.as_ref()), self.secret()),
+                    }),
+                },
+            },
+            OpenAIError::Reqwest(error) if error.is_builder() => {
+                AttemptError::Final(LlmError::Config {
+                    message: scrub(&error_chain(&error), self.secret()),
+                })
+            }
+            OpenAIError::Reqwest(error) => AttemptError::Retryable(LlmError::Transport {
+                message: scrub(&error_chain(&error), self.secret()),
+            }),
+            OpenAIError::JSONDeserialize(error, content) => AttemptError::Final(LlmError::Decode {
+                message: scrub(
+                    &format!("the reply is not JSON ({error}); body: {content}"),
+                    self.secret(),
+                ),
+            }),
+            OpenAIError::ApiError(api) => AttemptError::Status(StatusFailure {
+                status: api.status_code.as_u16(),
+                retry_after: None,
+                body: scrub(&api.api_error.to_string(), self.secret()),
+            }),
+            other => AttemptError::Final(LlmError::Transport {
+                message: scrub(&other.to_string(), self.secret()),
+            }),
+        }
+    }
+}
+
+/// Whether a failed response is an endpoint refusing `response_format: json_schema`.
+fn rejects_schema(failure: &StatusFailure) -> bool {
+    if !matches!(failure.status, 400 | 422) {
+        return false;
+    }
+    let body = failure.body.to_ascii_lowercase();
+    ["response_format", "json_schema", "grammar"]
+        .iter()
+        .any(|needle| body.contains(needle))
+}
+
+/// `error: source: source...`, so "connection refused" is not lost behind
+/// "error sending request".
+fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}

@@ -1,0 +1,200 @@
+//! Finding the one contract-valid JSON object in a model's reply text.
+//!
+//! Rule (issue "Reviewer coverage contract", rule 3): parse first; otherwise extract
+//! from prose, ```` ```json ```` fences, or one of several objects, choosing by
+//! contract validity. Two valid objects that differ make the reply invalid (never
+//! "first wins"); identical duplicates count once. Truncated JSON is never completed:
+//! an object whose braces do not balance is not a candidate.
+
+use serde_json::Value;
+
+/// Why no single valid JSON object could be taken from a reply. The `Display` text is
+/// written for the repair prompt's "parser error".
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ExtractError {
+    /// No complete JSON object anywhere in the text.
+    #[error("the reply contains no complete JSON object")]
+    NoJson,
+    /// Objects were found but none passed the caller's check.
+    #[error(
+        "the reply contains {candidates} JSON object(s) but none satisfies the output contract: {}",
+        reasons.join("; ")
+    )]
+    NoValid {
+        /// Distinct objects found.
+        candidates: usize,
+        /// The check's messages for (up to three of) the rejected objects.
+        reasons: Vec<String>,
+    },
+    /// Several different objects passed the check.
+    #[error(
+        "the reply contains {count} different JSON objects that each satisfy the output \
+         contract; exactly one is required"
+    )]
+    Ambiguous {
+        /// Distinct valid objects found.
+        count: usize,
+    },
+}
+
+/// Most rejection reasons kept in [`ExtractError::NoValid`].
+const MAX_REASONS: usize = 3;
+
+/// Returns the single JSON value in `text` that `validate` accepts.
+///
+/// Order: the whole (trimmed) text as JSON; then objects inside ```` ``` ```` fences
+/// (any info string, e.g. `json`); then balanced-brace objects anywhere in the prose
+/// (string literals and escapes respected). Candidates equal as JSON values count once.
+///
+/// # Errors
+/// [`ExtractError::NoJson`], [`ExtractError::NoValid`] or [`ExtractError::Ambiguous`].
+pub fn extract_json<F>(text: &str, validate: F) -> Result<Value, ExtractError>
+where
+    F: Fn(&Value) -> Result<(), String>,
+{
+    let whole = serde_json::from_str::<Value>(text.trim()).ok();
+    if let Some(whole) = whole.filter(|value| validate(value).is_ok()) {
+        return Ok(whole);
+    }
+    let found = candidates(text);
+    if found.is_empty() {
+        return Err(ExtractError::NoJson);
+    }
+    let mut valid = Vec::new();
+    let mut reasons = Vec::new();
+    for candidate in &found {
+        match validate(candidate) {
+            Ok(()) => valid.push(candidate),
+            Err(reason) if reasons.len() < MAX_REASONS => reasons.push(reason),
+            Err(_) => {}
+        }
+    }
+    match valid.as_slice() {
+        [] => Err(ExtractError::NoValid {
+            candidates: found.len(),
+            reasons,
+        }),
+        [one] => Ok((*one).clone()),
+        several => Err(ExtractError::Ambiguous {
+            count: several.len(),
+        }),
+    }
+}
+
+/// [`extract_json`] with a yes/no check; rejected objects are reported as "rejected
+/// by the contract check".
+///
+/// # Errors
+/// As [`extract_json`].
+pub fn extract_json_if<F>(text: &str, is_valid: F) -> Result<Value, ExtractError>
+where
+    F: Fn(&Value) -> bool,
+{
+    extract_json(text, |value| {
+        if is_valid(value) {
+            Ok(())
+        } else {
+            Err("rejected by the contract check".to_owned())
+        }
+    })
+}
+
+/// Distinct JSON objects found in `text`: fenced blocks first, then balanced-brace
+/// objects in the prose, each in order of appearance.
+pub fn candidates(text: &str) -> Vec<Value> {
+    let mut found: Vec<Value> = Vec::new();
+    let mut push = |value: Value| {
+        if value.is_object() && !found.contains(&value) {
+            found.push(value);
+        }
+    };
+    for block in fenced_blocks(text) {
+        match serde_json::from_str::<Value>(block.trim()) {
+            Ok(value) => push(value),
+            Err(_) => balanced_objects(block).into_iter().for_each(&mut push),
+        }
+    }
+    balanced_objects(text).into_iter().for_each(push);
+    found
+}
+
+/// Contents of ```` ``` ```` fenced blocks (the opening fence's info string, e.g.
+/// `json`, is skipped up to the end of its line). An unclosed fence yields nothing.
+fn fenced_blocks(text: &str) -> Vec<&str> {
+    let mut blocks = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find("```") {
+        let after_ticks = &rest[open + 3..];
+        let Some(line_end) = after_ticks.find('\n') else {
+            break;
+        };
+        let body = &after_ticks[line_end + 1..];
+        let Some(close) = body.find("```") else {
+            break;
+        };
+        blocks.push(&body[..close]);
+        rest = &body[close + 3..];
+    }
+    blocks
+}
+
+/// Objects whose braces balance and which parse as JSON. A `{` whose group does not
+/// close, or does not parse, is skipped and the scan resumes right after it, so a
+/// complete object following a stray brace in prose is still found.
+fn balanced_objects(text: &str) -> Vec<Value> {
+    let bytes = text.as_bytes();
+    let mut objects = Vec::new();
+    let mut start = 0;
+    while start < bytes.len() {
+        if bytes[start] != b'{' {
+            start += 1;
+            continue;
+        }
+        let parsed = matching_close(bytes, start)
+            .and_then(|end| Some((end, serde_json::from_str::<Value>(&text[start..=end]).ok()?)));
+        match parsed {
+            Some((end, value)) if value.is_object() => {
+                objects.push(value);
+                start = end + 1;
+            }
+            _ => start += 1,
+        }
+    }
+    objects
+}
+
+/// Index of the `}` closing the `{` at `start`, skipping braces inside JSON string
+/// literals (with `\` escapes). `None` when the text ends first: truncated objects are
+/// never closed. Works on bytes: `{`, `}`, `"` and `\` never occur inside multi-byte
+/// UTF-8 sequences.
+fn matching_close(bytes: &[u8], start: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for (offset, &byte) in bytes[start..].iter().enumerate() {
+        if in_string {
+            match (escaped, byte) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(start + offset);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,158 @@
+//! Table-driven tests of JSON extraction.
+
+use serde_json::{Value, json};
+
+use super::{ExtractError, candidates, extract_json, extract_json_if};
+
+/// The contract used by the table: an object with a `findings` array.
+fn contract(value: &Value) -> Result<(), String> {
+    match value.get("findings") {
+        Some(Value::Array(_)) => Ok(()),
+        _ => Err("missing `findings` array".to_owned()),
+    }
+}
+
+enum Expect {
+    Value(Value),
+    NoJson,
+    NoValid(usize),
+    Ambiguous(usize),
+}
+
+#[test]
+fn extraction_table() {
+    let cases: Vec<(&str, &str, Expect)> = vec![
+        (
+            "whole text",
+            r#"{"findings": []}"#,
+            Expect::Value(json!({"findings": []})),
+        ),
+        (
+            "whole text with whitespace",
+            "\n  {\"findings\": [1]}  \n",
+            Expect::Value(json!({"findings": [1]})),
+        ),
+        (
+            "json fence in prose",
+            "I reviewed every file.\n```json\n{\"findings\": [], \"note\": \"}\"}\n```\nDone.",
+            Expect::Value(json!({"findings": [], "note": "}"})),
+        ),
+        (
+            "bare fence",
+            "Result:\n```\n{\"findings\": [2]}\n```",
+            Expect::Value(json!({"findings": [2]})),
+        ),
+        (
+            "object in prose",
+            r#"All files were reviewed: {"findings": [3]} — that is all."#,
+            Expect::Value(json!({"findings": [3]})),
+        ),
+        (
+            "braces and quotes inside strings",
+            r#"Here: {"findings": ["a } b", "c \" { d"]}"#,
+            Expect::Value(json!({"findings": ["a } b", "c \" { d"]})),
+        ),
+        (
+            "stray brace in prose before the object",
+            r#"The line `if x {` opens a block. {"findings": [4]}"#,
+            Expect::Value(json!({"findings": [4]})),
+        ),
+        (
+            "code braces before the object",
+            "fn f() { g(); }\n{\"findings\": [5]}",
+            Expect::Value(json!({"findings": [5]})),
+        ),
+        (
+            "invalid object then valid object: choose by validity",
+            r#"Draft: {"coverage": {}} Final: {"findings": [6]}"#,
+            Expect::Value(json!({"findings": [6]})),
+        ),
+        (
+            "identical duplicates count once",
+            "```json\n{\"findings\": [7]}\n```\nAgain: {\"findings\": [7]}",
+            Expect::Value(json!({"findings": [7]})),
+        ),
+        (
+            "duplicates equal regardless of key order",
+            r#"{"findings": [], "a": 1} and {"a": 1, "findings": []}"#,
+            Expect::Value(json!({"findings": [], "a": 1})),
+        ),
+        (
+            "two different valid objects are ambiguous",
+            r#"First {"findings": [1]} then {"findings": [2]}"#,
+            Expect::Ambiguous(2),
+        ),
+        (
+            "no json at all",
+            "I could not finish the review.",
+            Expect::NoJson,
+        ),
+        (
+            "truncated object is never closed",
+            r#"{"findings": [{"path": "a.rs", "line": 3"#,
+            Expect::NoJson,
+        ),
+        (
+            "truncated fence is never closed",
+            "```json\n{\"findings\": [\n",
+            Expect::NoJson,
+        ),
+        (
+            "object without the contract",
+            r#"{"coverage": {"complete": true}}"#,
+            Expect::NoValid(1),
+        ),
+        (
+            "non-json braces only",
+            "Use {braces} and {more braces}.",
+            Expect::NoJson,
+        ),
+        (
+            "unicode around the object",
+            "Überprüft ✓ {\"findings\": [\"ü\"]} ✓",
+            Expect::Value(json!({"findings": ["ü"]})),
+        ),
+    ];
+    for (name, text, expected) in cases {
+        let got = extract_json(text, contract);
+        match (expected, got) {
+            (Expect::Value(want), Ok(value)) => assert_eq!(value, want, "{name}"),
+            (Expect::NoJson, Err(ExtractError::NoJson)) => {}
+            (Expect::NoValid(n), Err(ExtractError::NoValid { candidates, .. })) => {
+                assert_eq!(candidates, n, "{name}")
+            }
+            (Expect::Ambiguous(n), Err(ExtractError::Ambiguous { count })) => {
+                assert_eq!(count, n, "{name}")
+            }
+            (_, got) => panic!("{name}: unexpected {got:?}"),
+        }
+    }
+}
+
+#[test]
+fn no_valid_keeps_the_contract_reasons() {
+    let err = extract_json(r#"{"a": 1}"#, contract).unwrap_err();
+    assert_eq!(
+        err,
+        ExtractError::NoValid {
+            candidates: 1,
+            reasons: vec!["missing `findings` array".into()]
+        }
+    );
+    assert!(err.to_string().contains("missing `findings` array"));
+}
+
+#[test]
+fn boolean_check_variant() {
+    let value = extract_json_if(r#"x {"ok": true} y {"ok": false}"#, |v| v["ok"] == true);
+    assert_eq!(value, Ok(json!({"ok": true})));
+}
+
+#[test]
+fn whole_text_that_is_not_an_object_still_yields_objects_inside() {
+    // A whole-text array is not itself a candidate; its objects are.
+    assert_eq!(
+        candidates(r#"[{"findings": []}, 3]"#),
+        vec![json!({"findings": []})]
+    );
+}

@@ -1,0 +1,234 @@
+//! The agent loop: tool calls, malformed calls, budgets and forced synthesis.
+
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+use vouch_llm::{AgentRequest, Budget, BudgetKind, FinishReason, run_agent};
+use vouch_testkit::openai::{Match, Reply, Rule, Script, ScriptedServer};
+
+use super::{RepoTools, client};
+
+fn request<'a>(tools: &'a RepoTools) -> AgentRequest<'a> {
+    AgentRequest::new("investigator #1", "review a.rs", CancellationToken::new()).with_tools(tools)
+}
+
+#[tokio::test]
+async fn tool_call_loop_feeds_results_back_and_sums_usage() {
+    let server = ScriptedServer::start(Script::new().on(
+        Match::any(),
+        [
+            Reply::tool_call("read_file", r#"{"path":"a.rs"}"#).with_usage(100, 10),
+            Reply::content(r#"{"findings": []}"#).with_usage(150, 20),
+        ],
+    ))
+    .await;
+    let tools = RepoTools::default();
+    let outcome = run_agent(&client(&server, |_| {}), request(&tools))
+        .await
+        .unwrap();
+
+    assert_eq!(outcome.final_text, r#"{"findings": []}"#);
+    assert_eq!(outcome.finish_reason, FinishReason::Stop);
+    assert_eq!(
+        (outcome.turns, outcome.tool_calls, outcome.tool_errors),
+        (2, 1, 0)
+    );
+    assert_eq!(outcome.budget_hit, None);
+    assert!(!outcome.forced_synthesis);
+    assert_eq!(outcome.usage.prompt_tokens, 250);
+    assert_eq!(outcome.usage.completion_tokens, 30);
+    assert_eq!(outcome.usage.requests, 2);
+    assert_eq!(
+        tools.calls(),
+        vec![("read_file".into(), json!({"path": "a.rs"}))]
+    );
+    // system, user, assistant(tool call), tool, assistant(final)
+    assert_eq!(outcome.messages.len(), 5);
+
+    let requests = server.chat_requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(requests[0].tool_names(), vec!["read_file", "grep"]);
+    assert_eq!(
+        requests[0].body["max_tokens"],
+        Budget::default().max_output_tokens_per_request
+    );
+    let second = requests[1].messages();
+    let call_id = second[2]["tool_calls"][0]["id"].clone();
+    assert_eq!(second[2]["tool_calls"][0]["function"]["name"], "read_file");
+    assert_eq!(second[3]["role"], "tool");
+    assert_eq!(second[3]["tool_call_id"], call_id);
+    assert_eq!(second[3]["content"], "contents of a.rs");
+    assert!(server.unmatched().is_empty());
+}
+
+#[tokio::test]
+async fn malformed_arguments_become_a_tool_error_the_model_sees() {
+    let server = ScriptedServer::start(Script::new().on(
+        Match::any(),
+        [
+            Reply::tool_call("read_file", r#"{"path": "a.r"#).finish_reason("length"),
+            Reply::content("done"),
+        ],
+    ))
+    .await;
+    let tools = RepoTools::default();
+    let outcome = run_agent(&client(&server, |_| {}), request(&tools))
+        .await
+        .unwrap();
+
+    assert!(tools.calls().is_empty(), "the truncated call must not run");
+    assert_eq!((outcome.tool_calls, outcome.tool_errors), (1, 1));
+    let second = &server.chat_requests()[1];
+    let tool_message = second.last_message().unwrap();
+    assert_eq!(tool_message["role"], "tool");
+    let text = tool_message["content"].as_str().unwrap();
+    assert!(text.starts_with("error: "), "{text}");
+    assert!(text.contains("not valid JSON"), "{text}");
+}
+
+#[tokio::test]
+async fn unknown_tool_and_tool_failure_are_tool_errors() {
+    let server = ScriptedServer::start(Script::new().on(
+        Match::any(),
+        [
+            Reply::tool_call("delete_repo", "{}").and_tool_call("read_file", r#"{"path":"../x"}"#),
+            Reply::content("done"),
+        ],
+    ))
+    .await;
+    let tools = RepoTools::default();
+    let outcome = run_agent(&client(&server, |_| {}), request(&tools))
+        .await
+        .unwrap();
+
+    assert_eq!(outcome.final_text, "done");
+    assert_eq!((outcome.tool_calls, outcome.tool_errors), (2, 2));
+    let contents = server.chat_requests()[1].contents_of("tool");
+    assert_eq!(
+        contents,
+        vec![
+            "error: unknown tool `delete_repo`; available tools: grep, read_file".to_owned(),
+            "error: path is outside the repository".to_owned(),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn turn_budget_forces_a_tool_free_synthesis_turn() {
+    let server = ScriptedServer::start(
+        Script::new()
+            .rule(
+                Rule::when(Match::has_tools(true))
+                    .named("tool turn")
+                    .always(Reply::tool_call("grep", r#"{"path":"src"}"#)),
+            )
+            .rule(
+                Rule::when(Match::has_tools(false).and(Match::last_message_contains("SYNTHESIZE")))
+                    .named("synthesis")
+                    .reply(Reply::content("final answer")),
+            ),
+    )
+    .await;
+    let tools = RepoTools::default();
+    let budget = Budget {
+        max_turns: 2,
+        ..Budget::default()
+    };
+    let outcome = run_agent(
+        &client(&server, |_| {}),
+        request(&tools)
+            .with_budget(budget)
+            .with_forced_synthesis_prompt("SYNTHESIZE now"),
+    )
+    .await
+    .unwrap();
+
+    assert_eq!(outcome.final_text, "final answer");
+    assert!(outcome.forced_synthesis);
+    assert_eq!(outcome.budget_hit, Some(BudgetKind::Turns));
+    assert_eq!(outcome.turns, 3);
+    assert_eq!(server.served_by("tool turn").len(), 2);
+    let last = server.chat_requests().pop().unwrap();
+    assert!(!last.has_tools());
+    assert_eq!(last.last_message().unwrap()["role"], "user");
+    assert_eq!(last.rule_label(), Some("synthesis"));
+    assert!(server.unmatched().is_empty());
+}
+
+#[tokio::test]
+async fn tool_call_budget_refuses_extra_calls_then_synthesizes() {
+    let server = ScriptedServer::start(
+        Script::new()
+            .on(
+                Match::has_tools(true),
+                [Reply::tool_call("read_file", r#"{"path":"a"}"#)
+                    .and_tool_call("read_file", r#"{"path":"b"}"#)],
+            )
+            .on(Match::has_tools(false), [Reply::content("final")]),
+    )
+    .await;
+    let tools = RepoTools::default();
+    let budget = Budget {
+        max_tool_calls: 1,
+        ..Budget::default()
+    };
+    let outcome = run_agent(
+        &client(&server, |_| {}),
+        request(&tools).with_budget(budget),
+    )
+    .await
+    .unwrap();
+
+    assert_eq!(outcome.budget_hit, Some(BudgetKind::ToolCalls));
+    assert_eq!(tools.calls().len(), 1);
+    let contents = server.chat_requests()[1].contents_of("tool");
+    assert_eq!(contents[0], "contents of a");
+    assert!(
+        contents[1].contains("tool-call budget of 1 calls is spent"),
+        "{}",
+        contents[1]
+    );
+}
+
+#[tokio::test]
+async fn token_budget_forces_synthesis() {
+    let server = ScriptedServer::start(
+        Script::new()
+            .on(
+                Match::has_tools(true),
+                [Reply::tool_call("read_file", r#"{"path":"a"}"#).with_usage(59_000, 1_000)],
+            )
+            .on(
+                Match::has_tools(false),
+                [Reply::content("final").with_usage(1, 1)],
+            ),
+    )
+    .await;
+    let tools = RepoTools::default();
+    let outcome = run_agent(&client(&server, |_| {}), request(&tools))
+        .await
+        .unwrap();
+    assert_eq!(outcome.budget_hit, Some(BudgetKind::TotalTokens));
+    assert!(outcome.forced_synthesis);
+    assert_eq!(outcome.usage.total_tokens(), 60_002);
+}
+
+#[tokio::test]
+async fn length_finish_is_surfaced_as_truncated() {
+    let server = ScriptedServer::start(Script::new().on(
+        Match::any(),
+        [Reply::content_with_finish(
+            r#"{"findings": [{"path": "a"#,
+            "length",
+        )],
+    ))
+    .await;
+    let outcome = run_agent(
+        &client(&server, |_| {}),
+        AgentRequest::new("s", "u", CancellationToken::new()),
+    )
+    .await
+    .unwrap();
+    assert!(outcome.is_truncated());
+    assert_eq!(outcome.finish_reason, FinishReason::Length);
+    assert_eq!(outcome.final_text, r#"{"findings": [{"path": "a"#);
+}
