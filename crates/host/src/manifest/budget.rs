@@ -1,0 +1,131 @@
+//! Stage budgets: the limits every agent loop runs under, whether or not the user set
+//! any (design, "Model access notes": every agent loop has default budgets).
+
+use serde::Deserialize;
+
+use super::error::{ErrorKind, ManifestError, Reporter};
+use super::locate::KeyPath;
+
+/// The limits of one stage instance. All counts are per instance execution (a coverage
+/// retry is a new execution with the same budget).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    /// Model turns (requests) in the agent loop, including the final answer.
+    pub max_turns: u32,
+    /// Repository tool calls across all turns.
+    pub max_tool_calls: u32,
+    /// `max_tokens` of one model reply, in tokens.
+    pub max_output_tokens: u32,
+    /// Prompt plus completion tokens across all turns, in tokens.
+    pub max_total_tokens: u32,
+}
+
+impl Default for Budget {
+    /// 12 turns, 24 tool calls, 4,096 output tokens per reply, 60,000 tokens in total.
+    fn default() -> Self {
+        Self {
+            max_turns: 12,
+            max_tool_calls: 24,
+            max_output_tokens: 4096,
+            max_total_tokens: 60_000,
+        }
+    }
+}
+
+impl Budget {
+    /// This budget with every key `over` sets replaced.
+    pub fn with(self, over: &BudgetOverride) -> Budget {
+        Budget {
+            max_turns: over.max_turns.unwrap_or(self.max_turns),
+            max_tool_calls: over.max_tool_calls.unwrap_or(self.max_tool_calls),
+            max_output_tokens: over.max_output_tokens.unwrap_or(self.max_output_tokens),
+            max_total_tokens: over.max_total_tokens.unwrap_or(self.max_total_tokens),
+        }
+    }
+
+    /// This budget lowered to every key `cap` sets (never raised): how the repository
+    /// file's budgets apply to the user's.
+    pub fn capped_by(self, cap: &BudgetOverride) -> Budget {
+        let min = |mine: u32, theirs: Option<u32>| theirs.map_or(mine, |t| t.min(mine));
+        Budget {
+            max_turns: min(self.max_turns, cap.max_turns),
+            max_tool_calls: min(self.max_tool_calls, cap.max_tool_calls),
+            max_output_tokens: min(self.max_output_tokens, cap.max_output_tokens),
+            max_total_tokens: min(self.max_total_tokens, cap.max_total_tokens),
+        }
+    }
+
+    /// This budget as an override that sets every key.
+    pub fn as_override(self) -> BudgetOverride {
+        BudgetOverride {
+            max_turns: Some(self.max_turns),
+            max_tool_calls: Some(self.max_tool_calls),
+            max_output_tokens: Some(self.max_output_tokens),
+            max_total_tokens: Some(self.max_total_tokens),
+        }
+    }
+}
+
+/// A `[budget]` / `[specialist.budget]` table: every key optional, unset keys inherit.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BudgetOverride {
+    /// See [`Budget::max_turns`].
+    pub max_turns: Option<u32>,
+    /// See [`Budget::max_tool_calls`].
+    pub max_tool_calls: Option<u32>,
+    /// See [`Budget::max_output_tokens`].
+    pub max_output_tokens: Option<u32>,
+    /// See [`Budget::max_total_tokens`].
+    pub max_total_tokens: Option<u32>,
+}
+
+impl BudgetOverride {
+    /// Rejects zero values (a stage with no turns cannot run) at `path`.
+    pub(crate) fn check(
+        &self,
+        reporter: &Reporter<'_>,
+        path: &KeyPath,
+    ) -> Result<(), ManifestError> {
+        let keys = [
+            ("max_turns", self.max_turns),
+            ("max_tool_calls", self.max_tool_calls),
+            ("max_output_tokens", self.max_output_tokens),
+            ("max_total_tokens", self.max_total_tokens),
+        ];
+        for (key, value) in keys {
+            if value == Some(0) {
+                return Err(reporter.at(
+                    ErrorKind::BadBudget,
+                    &path.key(key),
+                    false,
+                    format!("`{key}` is 0, so the stage could never run"),
+                    "use a positive number, or remove the key to inherit the default",
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Rejects an effective budget whose reply limit exceeds its total limit, pointing at
+/// `path` (the table that made it so).
+pub(crate) fn check_effective(
+    budget: Budget,
+    reporter: &Reporter<'_>,
+    path: &KeyPath,
+) -> Result<(), ManifestError> {
+    if budget.max_output_tokens > budget.max_total_tokens {
+        return Err(reporter.at(
+            ErrorKind::BadBudget,
+            path,
+            true,
+            format!(
+                "max_output_tokens ({}) is larger than max_total_tokens ({})",
+                budget.max_output_tokens, budget.max_total_tokens
+            ),
+            "lower max_output_tokens or raise max_total_tokens",
+        ));
+    }
+    Ok(())
+}

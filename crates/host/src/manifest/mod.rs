@@ -1,0 +1,36 @@
+//! Composition manifests (TOML): which specialists review a change, how many instances
+//! of each, on which files, under which budgets and endpoint, verified by which
+//! verifier — plus the restricted, untrusted `.vouch/review.toml` a reviewed repository
+//! may carry, and the flags > environment > manifest endpoint precedence.
+//!
+//! docs/manifests.md is the reference of every key. Shipped compositions:
+//! `manifests/default.toml` ([`Composition::builtin_default`]) and
+//! `manifests/panel.toml` ([`Composition::builtin_panel`]).
+
+mod budget;
+mod composition;
+mod endpoint;
+mod error;
+mod locate;
+mod plan;
+mod repo;
+mod select;
+mod validate;
+
+pub use budget::{Budget, BudgetOverride};
+pub use composition::{
+    Composition, GENERIC_INVESTIGATOR_ID, MAX_CONCURRENCY, SpecialistEntry, ToolsMode,
+    VerifierEntry,
+};
+pub use endpoint::{
+    ApiKey, DEFAULT_MAX_RETRIES, DEFAULT_REQUEST_TIMEOUT_SECS, ENV_API_KEY, ENV_BASE_URL,
+    ENV_MODEL, EndpointError, EndpointFlags, ModelSection, ResolvedEndpoint, SettingSource,
+    resolve_endpoint,
+};
+pub use error::{Diagnostic, ErrorKind, Location, ManifestError};
+pub use locate::Position;
+pub use plan::{
+    InstancePlan, PluginSource, excluded, partition_excluded, selected_files, unassigned_files,
+};
+pub use repo::{MAX_INSTRUCTIONS_BYTES, REPO_OVERRIDE_PATH, RepoOverrides, SpecialistOverride};
+pub use select::{Exclusion, ExclusionSource, FileExclusions, FileSelection, LANGUAGES, Selection};

@@ -1,0 +1,537 @@
+//! From manifest text to a validated [`Composition`]: serde with unknown keys denied,
+//! then the rules serde cannot express, each reported at its key.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use vouch_abi::Role;
+
+use super::budget::{Budget, BudgetOverride, check_effective};
+use super::composition::{
+    Composition, GENERIC_INVESTIGATOR_ID, MAX_CONCURRENCY, SpecialistEntry, ToolsMode,
+    VerifierEntry,
+};
+use super::endpoint::{ModelSection, is_env_name, is_http_url};
+use super::error::{ErrorKind, ManifestError, Reporter};
+use super::locate::KeyPath;
+use super::plan::PluginSource;
+use super::select::{ExclusionSource, FileExclusions, FileSelection, RawSelect, Selection};
+
+const UNKNOWN_KEY_HELP: &str =
+    "remove the key or fix its spelling; docs/manifests.md lists every key of every section";
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDocument {
+    composition: Option<RawHeader>,
+    model: Option<ModelSection>,
+    budget: Option<BudgetOverride>,
+    files: Option<RawFiles>,
+    #[serde(default)]
+    specialist: Vec<RawSpecialist>,
+    verifier: Option<RawVerifier>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawHeader {
+    name: Option<String>,
+    description: Option<String>,
+    concurrency: Option<u32>,
+    tools: Option<ToolsMode>,
+}
+
+/// A `[files]` table (shared with the repository file's schema).
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawFiles {
+    pub(crate) exclude: Option<Vec<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSpecialist {
+    id: Option<String>,
+    version: Option<String>,
+    role: Option<Role>,
+    instances: Option<u32>,
+    label: Option<String>,
+    enabled: Option<bool>,
+    library: Option<String>,
+    sha256: Option<String>,
+    model: Option<String>,
+    select: Option<RawSelect>,
+    budget: Option<BudgetOverride>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawVerifier {
+    id: Option<String>,
+    version: Option<String>,
+    library: Option<String>,
+    sha256: Option<String>,
+    model: Option<String>,
+    budget: Option<BudgetOverride>,
+}
+
+/// See [`Composition::from_toml_str`].
+pub(crate) fn composition(text: &str, origin: &Path) -> Result<Composition, ManifestError> {
+    let reporter = Reporter::new(origin.to_owned(), text)?;
+    let raw: RawDocument =
+        toml::from_str(text).map_err(|e| reporter.serde(&e, UNKNOWN_KEY_HELP))?;
+    let root = KeyPath::root();
+
+    let header = raw.composition.unwrap_or(RawHeader {
+        name: None,
+        description: None,
+        concurrency: None,
+        tools: None,
+    });
+    let header_path = root.key("composition");
+    let name = match header.name {
+        Some(name) if name.trim().is_empty() => {
+            return Err(reporter.at(
+                ErrorKind::BadValue,
+                &header_path.key("name"),
+                false,
+                "the composition name is empty",
+                "give the composition a short name, e.g. \"default\"",
+            ));
+        }
+        Some(name) => name,
+        None => origin
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "composition".to_owned()),
+    };
+    let concurrency = header.concurrency.unwrap_or(4);
+    if concurrency == 0 {
+        return Err(reporter.at(
+            ErrorKind::ZeroConcurrency,
+            &header_path.key("concurrency"),
+            false,
+            "`concurrency = 0` would never start a stage instance",
+            format!("use a number from 1 to {MAX_CONCURRENCY} (1 runs instances one at a time)"),
+        ));
+    }
+    if concurrency > MAX_CONCURRENCY {
+        return Err(reporter.at(
+            ErrorKind::BadValue,
+            &header_path.key("concurrency"),
+            false,
+            format!("`concurrency = {concurrency}` is above the limit of {MAX_CONCURRENCY}"),
+            format!("use a number from 1 to {MAX_CONCURRENCY}"),
+        ));
+    }
+
+    let model = raw.model.unwrap_or_default();
+    check_model(&model, &reporter, &root.key("model"))?;
+
+    let budget_path = root.key("budget");
+    let budget_override = raw.budget.unwrap_or_default();
+    budget_override.check(&reporter, &budget_path)?;
+    let budget = Budget::default().with(&budget_override);
+    check_effective(budget, &reporter, &budget_path)?;
+
+    let exclude = raw.files.and_then(|f| f.exclude).unwrap_or_default();
+    let exclusions = FileExclusions::default().extended(
+        &exclude,
+        &ExclusionSource::Composition(origin.to_owned()),
+        &reporter,
+        &root.key("files").key("exclude"),
+    )?;
+
+    let mut specialists = Vec::with_capacity(raw.specialist.len());
+    let mut labels: HashMap<String, usize> = HashMap::new();
+    for (i, entry) in raw.specialist.into_iter().enumerate() {
+        let path = root.key("specialist").index(i);
+        let has_label = entry.label.is_some();
+        let entry = specialist(entry, budget, &reporter, &path, origin)?;
+        if let Some(first) = labels.insert(entry.label.clone(), i) {
+            let at = path.key(if has_label { "label" } else { "id" });
+            let first_line = reporter
+                .locator
+                .as_ref()
+                .and_then(|l| l.find(&root.key("specialist").index(first), true))
+                .map(|p| format!(" (line {})", p.line))
+                .unwrap_or_default();
+            return Err(reporter.at(
+                ErrorKind::DuplicateLabel,
+                &at,
+                false,
+                format!(
+                    "instance label `{}` is already used by specialist[{first}]{first_line}",
+                    entry.label
+                ),
+                "give one of the entries a distinct `label` (instances are labelled `<label> #1`, `<label> #2`, …), or raise `instances` on one entry instead",
+            ));
+        }
+        specialists.push(entry);
+    }
+    if !specialists.iter().any(|s| s.enabled) {
+        return Err(reporter.at(
+            ErrorKind::NoEnabledSpecialist,
+            &root.key("specialist"),
+            true,
+            "no [[specialist]] entry is enabled, so nothing would review the change",
+            "add a [[specialist]] entry (e.g. id = \"generic-investigator\") or set `enabled = true` on one",
+        ));
+    }
+
+    let Some(raw_verifier) = raw.verifier else {
+        return Err(reporter.at(
+            ErrorKind::MissingVerifier,
+            &root.key("verifier"),
+            true,
+            "the composition has no [verifier] section; findings are only reported after verification",
+            "add:\n      [verifier]\n      id = \"verifier\"\n      version = \"1.0.0\"",
+        ));
+    };
+    let verifier = verifier(
+        raw_verifier,
+        budget,
+        &reporter,
+        &root.key("verifier"),
+        origin,
+    )?;
+
+    Ok(Composition {
+        origin: origin.to_owned(),
+        name,
+        description: header.description,
+        concurrency: concurrency as usize,
+        tools: header.tools.unwrap_or_default(),
+        model,
+        budget,
+        exclusions,
+        specialists,
+        verifier,
+        instructions: None,
+    })
+}
+
+fn check_model(
+    model: &ModelSection,
+    reporter: &Reporter<'_>,
+    path: &KeyPath,
+) -> Result<(), ManifestError> {
+    if let Some(url) = &model.base_url
+        && !is_http_url(url)
+    {
+        return Err(reporter.at(
+            ErrorKind::BadValue,
+            &path.key("base_url"),
+            false,
+            "`base_url` is not an http:// or https:// URL",
+            "set it to the server's OpenAI-compatible root, e.g. \"http://127.0.0.1:8080/v1\"",
+        ));
+    }
+    if model.model.as_deref().is_some_and(|m| m.trim().is_empty()) {
+        return Err(reporter.at(
+            ErrorKind::BadValue,
+            &path.key("model"),
+            false,
+            "`model` is empty",
+            "name the model the server serves, or remove the key and use --model / VOUCH_MODEL",
+        ));
+    }
+    if let Some(name) = &model.api_key_env
+        && !is_env_name(name)
+    {
+        return Err(reporter.at(
+            ErrorKind::BadValue,
+            &path.key("api_key_env"),
+            false,
+            "`api_key_env` is not an environment variable name",
+            "give the NAME of the variable holding the key (e.g. \"OPENAI_API_KEY\"), never the key itself",
+        ));
+    }
+    if model.request_timeout_secs == Some(0) {
+        return Err(reporter.at(
+            ErrorKind::BadValue,
+            &path.key("request_timeout_secs"),
+            false,
+            "`request_timeout_secs = 0` would time out every request",
+            "use a positive number of seconds (default 120)",
+        ));
+    }
+    Ok(())
+}
+
+fn specialist(
+    raw: RawSpecialist,
+    defaults: Budget,
+    reporter: &Reporter<'_>,
+    path: &KeyPath,
+    origin: &Path,
+) -> Result<SpecialistEntry, ManifestError> {
+    let id = plugin_id(raw.id, reporter, path)?;
+    let version = plugin_version(raw.version, reporter, path)?;
+    let Some(role) = raw.role else {
+        return Err(missing(
+            reporter,
+            &path.key("role"),
+            "the plugin's role, e.g. role = \"investigator\" or role = \"reviewer\"",
+        ));
+    };
+    if role == Role::Verifier {
+        return Err(reporter.at(
+            ErrorKind::BadValue,
+            &path.key("role"),
+            false,
+            "a [[specialist]] entry cannot have role \"verifier\"",
+            "declare the verifier in the [verifier] section instead",
+        ));
+    }
+    let instances = raw.instances.unwrap_or(1);
+    if instances == 0 {
+        return Err(reporter.at(
+            ErrorKind::ZeroInstances,
+            &path.key("instances"),
+            false,
+            format!("specialist `{id}` has `instances = 0`"),
+            "use at least 1, or set `enabled = false` to keep the entry without running it",
+        ));
+    }
+    let label = match raw.label {
+        Some(label) => {
+            check_label(&label, reporter, &path.key("label"))?;
+            label
+        }
+        None => id.clone(),
+    };
+    let source = plugin_source(raw.library, raw.sha256, reporter, path, origin)?;
+    let selection = match raw.select {
+        Some(_) if id == GENERIC_INVESTIGATOR_ID => {
+            return Err(selection_not_allowed(reporter, &path.key("select")));
+        }
+        Some(select) => FileSelection::Selected(Box::new(Selection::build(
+            &select,
+            reporter,
+            &path.key("select"),
+        )?)),
+        None => FileSelection::All,
+    };
+    let budget = entry_budget(raw.budget, defaults, reporter, &path.key("budget"))?;
+    let model = non_empty_model(raw.model, reporter, &path.key("model"))?;
+    Ok(SpecialistEntry {
+        id,
+        version,
+        role,
+        instances,
+        label,
+        enabled: raw.enabled.unwrap_or(true),
+        source,
+        selection,
+        budget,
+        model,
+    })
+}
+
+fn verifier(
+    raw: RawVerifier,
+    defaults: Budget,
+    reporter: &Reporter<'_>,
+    path: &KeyPath,
+    origin: &Path,
+) -> Result<VerifierEntry, ManifestError> {
+    Ok(VerifierEntry {
+        id: plugin_id(raw.id, reporter, path)?,
+        version: plugin_version(raw.version, reporter, path)?,
+        source: plugin_source(raw.library, raw.sha256, reporter, path, origin)?,
+        budget: entry_budget(raw.budget, defaults, reporter, &path.key("budget"))?,
+        model: non_empty_model(raw.model, reporter, &path.key("model"))?,
+    })
+}
+
+/// The error for a `select` table on the generic investigator (also used for the
+/// repository file).
+pub(crate) fn selection_not_allowed(reporter: &Reporter<'_>, at: &KeyPath) -> ManifestError {
+    reporter.at(
+        ErrorKind::SelectionNotAllowed,
+        at,
+        true,
+        "the generic investigator always receives every changed file, so it takes no `select`",
+        "remove the `select` table, or add a separate specialist entry with the selection",
+    )
+}
+
+fn missing(reporter: &Reporter<'_>, at: &KeyPath, what: &str) -> ManifestError {
+    reporter.at(
+        ErrorKind::MissingKey,
+        at,
+        true,
+        format!("required key `{at}` is missing"),
+        format!("add {what}"),
+    )
+}
+
+fn plugin_id(
+    id: Option<String>,
+    reporter: &Reporter<'_>,
+    path: &KeyPath,
+) -> Result<String, ManifestError> {
+    let at = path.key("id");
+    let Some(id) = id else {
+        return Err(missing(
+            reporter,
+            &at,
+            "the plugin id, e.g. id = \"generic-investigator\"",
+        ));
+    };
+    let kebab = !id.is_empty()
+        && id.split('-').all(|part| {
+            !part.is_empty()
+                && part
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        });
+    if !kebab {
+        return Err(reporter.at(
+            ErrorKind::BadValue,
+            &at,
+            false,
+            format!("plugin id `{id}` is not lowercase kebab-case"),
+            "use the id the plugin's `describe` reports, e.g. \"bug-review\"",
+        ));
+    }
+    Ok(id)
+}
+
+fn plugin_version(
+    version: Option<String>,
+    reporter: &Reporter<'_>,
+    path: &KeyPath,
+) -> Result<String, ManifestError> {
+    let at = path.key("version");
+    match version {
+        None => Err(missing(
+            reporter,
+            &at,
+            "the pinned plugin version, e.g. version = \"1.0.0\"",
+        )),
+        Some(v) if v.is_empty() || v.chars().any(char::is_whitespace) => Err(reporter.at(
+            ErrorKind::BadValue,
+            &at,
+            false,
+            "the plugin version is empty or contains whitespace",
+            "use the exact version the plugin's `describe` reports, e.g. \"1.0.0\"",
+        )),
+        Some(v) => Ok(v),
+    }
+}
+
+fn plugin_source(
+    library: Option<String>,
+    sha256: Option<String>,
+    reporter: &Reporter<'_>,
+    path: &KeyPath,
+    origin: &Path,
+) -> Result<PluginSource, ManifestError> {
+    match (library, sha256) {
+        (None, None) => Ok(PluginSource::BuiltIn),
+        (Some(_), None) => Err(reporter.at(
+            ErrorKind::LibraryWithoutSha256,
+            &path.key("library"),
+            true,
+            "`library` is set without a `sha256` pin; vouch checks the pin before loading the library",
+            "add sha256 = \"<64 hex digits>\" (compute it with `sha256sum <library>`) for the exact file you deploy",
+        )),
+        (None, Some(_)) => Err(reporter.at(
+            ErrorKind::Sha256WithoutLibrary,
+            &path.key("sha256"),
+            true,
+            "`sha256` is set without a `library` to pin; built-in specialists are identified by id and version",
+            "add the `library` path of the dynamic plugin, or remove `sha256` for a built-in",
+        )),
+        (Some(library), Some(sha256)) => {
+            if sha256.len() != 64 || !sha256.chars().all(|c| c.is_ascii_hexdigit()) {
+                return Err(reporter.at(
+                    ErrorKind::BadSha256,
+                    &path.key("sha256"),
+                    false,
+                    format!(
+                        "`sha256` must be 64 hexadecimal digits, found {} characters",
+                        sha256.chars().count()
+                    ),
+                    "copy the first field printed by `sha256sum <library>`",
+                ));
+            }
+            if library.is_empty() {
+                return Err(reporter.at(
+                    ErrorKind::BadValue,
+                    &path.key("library"),
+                    false,
+                    "`library` is empty",
+                    "give the path of the plugin's shared library (absolute, or relative to the manifest's folder)",
+                ));
+            }
+            Ok(PluginSource::Dynamic {
+                library: resolve_library(origin, &library),
+                sha256: sha256.to_ascii_lowercase(),
+            })
+        }
+    }
+}
+
+/// A relative library path resolves against the folder of the manifest it was written
+/// in, and the result is absolute.
+fn resolve_library(origin: &Path, library: &str) -> PathBuf {
+    let library = Path::new(library);
+    if library.is_absolute() {
+        return library.to_owned();
+    }
+    let folder = origin.parent().unwrap_or(Path::new(""));
+    let joined = folder.join(library);
+    std::path::absolute(&joined).unwrap_or(joined)
+}
+
+fn check_label(label: &str, reporter: &Reporter<'_>, at: &KeyPath) -> Result<(), ManifestError> {
+    let ok = !label.trim().is_empty()
+        && label.trim() == label
+        && label.chars().count() <= 64
+        && !label.contains('#')
+        && !label.chars().any(char::is_control);
+    if ok {
+        return Ok(());
+    }
+    Err(reporter.at(
+        ErrorKind::BadValue,
+        at,
+        false,
+        format!("label {label:?} cannot name instances"),
+        "use 1 to 64 characters without `#`, control characters or surrounding spaces (vouch appends ` #1`, ` #2`, …)",
+    ))
+}
+
+fn entry_budget(
+    over: Option<BudgetOverride>,
+    defaults: Budget,
+    reporter: &Reporter<'_>,
+    at: &KeyPath,
+) -> Result<Budget, ManifestError> {
+    let over = over.unwrap_or_default();
+    over.check(reporter, at)?;
+    let budget = defaults.with(&over);
+    check_effective(budget, reporter, at)?;
+    Ok(budget)
+}
+
+fn non_empty_model(
+    model: Option<String>,
+    reporter: &Reporter<'_>,
+    at: &KeyPath,
+) -> Result<Option<String>, ManifestError> {
+    if model.as_deref().is_some_and(|m| m.trim().is_empty()) {
+        return Err(reporter.at(
+            ErrorKind::BadValue,
+            at,
+            false,
+            "`model` is empty",
+            "name a model, or remove the key to use the composition's model",
+        ));
+    }
+    Ok(model)
+}
