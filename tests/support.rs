@@ -1,1 +1,99 @@
-//! Shared helpers for workspace tests.
+//! Shared helpers for vouch's workspace-level end-to-end tests: the built `vouch`
+//! binary, running it against a scripted OpenAI-compatible server, and scripted replies
+//! in the shapes vouch's stages expect.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::OnceLock;
+
+use serde_json::{Value, json};
+
+/// The `vouch` binary of this test's profile (built on first use).
+pub fn vouch_bin() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
+        vouch_testkit::cargo::build_packages(&manifest, &["vouch-cli"]).join("vouch")
+    })
+}
+
+/// The workspace root.
+pub fn workspace() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A finished `vouch` process.
+#[derive(Debug)]
+pub struct Output {
+    /// Exit code (-1 when killed by a signal).
+    pub code: i32,
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+}
+
+impl Output {
+    /// Stdout parsed as JSON (panics with the output when it is not).
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not JSON ({e}):\n{}\nstderr:\n{}",
+                self.stdout, self.stderr
+            )
+        })
+    }
+}
+
+/// Runs `vouch` with `args` in a clean, non-interactive environment (no inherited
+/// OPENAI_* or VOUCH_* variables, `CI=true`) plus `envs`.
+pub async fn run_vouch(args: &[&str], envs: &[(&str, &str)]) -> Output {
+    let mut command = tokio::process::Command::new(vouch_bin());
+    command
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (key, _) in std::env::vars() {
+        if key.starts_with("OPENAI_") || key.starts_with("VOUCH_") {
+            command.env_remove(key);
+        }
+    }
+    command.env("CI", "true");
+    for (k, v) in envs {
+        command.env(k, v);
+    }
+    let out = command.output().await.expect("running vouch");
+    Output {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// A candidate reply as a candidate-producing stage writes it.
+pub fn candidates_reply(candidates: Value, complete: bool, reviewed: &[&str]) -> String {
+    json!({"candidates": candidates, "coverage": {"complete": complete, "reviewedFiles": reviewed}, "summary": "scripted"}).to_string()
+}
+
+/// One candidate in reply form.
+pub fn candidate(path: &str, start: u32, end: u32, claim: &str) -> Value {
+    json!({"path": path, "startLine": start, "endLine": end, "revision": "head", "severity": "high",
+           "area": "correctness", "claim": claim, "evidence": "scripted evidence"})
+}
+
+/// A verifier decision in reply form.
+pub fn decision(id: &str, verdict: &str, citations: Value, finding: Option<Value>) -> Value {
+    json!({"candidateId": id, "decision": verdict, "evidence": format!("scripted {verdict}"), "citations": citations,
+           "finding": finding.unwrap_or(Value::Null)})
+}
+
+/// A citation in reply form.
+pub fn citation(path: &str, start: u32, end: u32) -> Value {
+    json!({"revision": "head", "path": path, "startLine": start, "endLine": end})
+}
+
+/// A verified finding in reply form.
+pub fn finding(path: &str, start: u32, end: u32, claim: &str) -> Value {
+    json!({"path": path, "startLine": start, "endLine": end, "severity": "high", "claim": claim})
+}

@@ -1,1 +1,6 @@
-//! End-to-end tests.
+//! End-to-end tests of `vouch review`: the real binary, real git repositories, real
+//! HTTP to a scripted OpenAI-compatible server on 127.0.0.1, built-in plugins through
+//! the C-ABI table.
+
+mod fixture_range;
+mod review;

@@ -7,6 +7,7 @@
 mod context;
 mod env;
 mod inline;
+mod plan;
 mod reply;
 mod stage;
 mod verify;
@@ -23,6 +24,7 @@ use vouch_core::{
 };
 use vouch_llm::Budget;
 
+pub use plan::{PlanError, agent_budget, build_plan};
 pub use context::{PullRequestText, collect_policy, detect_intent};
 pub use env::{ReviewEnv, ToolsMode};
 pub use stage::{StagePlan, StageRun, run_candidate_stage};

@@ -1,0 +1,429 @@
+//! `vouch review`: snapshot, plan, run, report.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use clap::{Args, ValueEnum};
+use tokio_util::sync::CancellationToken;
+use vouch_core::{ChangeSnapshot, CoverageLevel, FailOn, Outcome, exit_code};
+use vouch_final_report::{LocalRangeReview, ReviewOutcome, checked_local_range_review_report};
+use vouch_git::SourceReader;
+use vouch_host::diagnostics::{DiagnosticSink, JsonLines};
+use vouch_host::manifest::{
+    Composition, EndpointFlags, REPO_OVERRIDE_PATH, RepoOverrides, ToolsMode as ManifestTools,
+    resolve_endpoint,
+};
+use vouch_host::progress::{Presenter, Silent};
+use vouch_host::registry::Registry;
+use vouch_host::review::{
+    PullRequestText, ReviewEnv, ReviewRun, ToolsMode, build_plan, collect_policy, detect_intent,
+    run_review,
+};
+use vouch_llm::{EndpointConfig, ModelClient};
+use vouch_report::{
+    Format, REPORT_SCHEMA_VERSION, ReviewReport, StructuredOutputs, ToolInfo, check_report, render,
+};
+
+use crate::presenter::TerminalPresenter;
+use crate::{UsageError, builtins};
+
+/// Output format flag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    /// The canonical JSON report.
+    Json,
+    /// Markdown for people.
+    Markdown,
+    /// SARIF 2.1.0.
+    Sarif,
+    /// reviewdog rdjson.
+    Rdjson,
+}
+
+/// `--fail-on` flag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FailOnArg {
+    /// Exit 1 when verified findings are published.
+    Finding,
+    /// Exit 1 for findings and for limited coverage.
+    Limited,
+    /// Exit 0 for every completed review.
+    Never,
+}
+
+/// `--tools` flag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ToolsArg {
+    /// Tools unless the manifest says otherwise.
+    Auto,
+    /// Offer the repository tools.
+    On,
+    /// No tools: patches and context inline.
+    Off,
+}
+
+/// Arguments of `vouch review`.
+#[derive(Debug, Args)]
+pub struct ReviewArgs {
+    /// The git repository to review (any folder inside it).
+    #[arg(long, default_value = ".")]
+    pub repo: PathBuf,
+    /// Base revision; the reviewed change is merge-base(base, head)..head. Default: the
+    /// merge base with the default branch (origin/HEAD, main, master).
+    #[arg(long)]
+    pub base: Option<String>,
+    /// Head revision (branch, tag, SHA, HEAD~3, ...).
+    #[arg(long, default_value = "HEAD")]
+    pub head: String,
+    /// Composition manifest (TOML). Default: the built-in default composition.
+    #[arg(long)]
+    pub manifest: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = FormatArg::Markdown)]
+    pub format: FormatArg,
+    /// Write the report to this file instead of stdout (stdout then gets a summary).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// When to exit 1: on verified findings, also on limited coverage, or never.
+    #[arg(long, value_enum, default_value_t = FailOnArg::Finding)]
+    pub fail_on: FailOnArg,
+    /// OpenAI-compatible base URL (else OPENAI_BASE_URL, else the manifest).
+    #[arg(long)]
+    pub base_url: Option<String>,
+    /// Model name (else VOUCH_MODEL, else the manifest).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Name of the environment variable holding the API key (default OPENAI_API_KEY).
+    #[arg(long)]
+    pub api_key_env: Option<String>,
+    /// Whether models get repository tools.
+    #[arg(long, value_enum)]
+    pub tools: Option<ToolsArg>,
+    /// Stage instances running at once (overrides the manifest).
+    #[arg(long)]
+    pub concurrency: Option<usize>,
+    /// Per-request timeout in seconds (overrides the manifest).
+    #[arg(long)]
+    pub timeout: Option<u64>,
+    /// Pull-request title (intent for the outcome investigator).
+    #[arg(long)]
+    pub pr_title: Option<String>,
+    /// Pull-request body.
+    #[arg(long, conflicts_with = "pr_body_file")]
+    pub pr_body: Option<String>,
+    /// File holding the pull-request body.
+    #[arg(long)]
+    pub pr_body_file: Option<PathBuf>,
+    /// Ignore the reviewed repository's .vouch/review.toml.
+    #[arg(long)]
+    pub no_repo_config: bool,
+}
+
+fn load_composition(args: &ReviewArgs) -> Result<Composition> {
+    match &args.manifest {
+        Some(path) => Composition::load(path).map_err(|e| UsageError(e.to_string()).into()),
+        None => Ok(Composition::builtin_default()),
+    }
+}
+
+fn pr_text(args: &ReviewArgs) -> Result<PullRequestText> {
+    let body = match &args.pr_body_file {
+        Some(path) => Some(std::fs::read_to_string(path).map_err(|e| {
+            UsageError(format!(
+                "cannot read --pr-body-file {}: {e}",
+                path.display()
+            ))
+        })?),
+        None => args.pr_body.clone(),
+    };
+    Ok(PullRequestText {
+        title: args.pr_title.clone(),
+        body,
+    })
+}
+
+/// Applies the reviewed repository's `.vouch/review.toml` from the **base** tree.
+fn apply_repo_config(
+    composition: &mut Composition,
+    reader: &SourceReader,
+) -> Result<Option<String>> {
+    let Some(text) = reader
+        .read_text(vouch_core::Revision::Base, REPO_OVERRIDE_PATH)
+        .map_err(|e| {
+            UsageError(format!(
+                "cannot read {REPO_OVERRIDE_PATH} from the base tree: {e}"
+            ))
+        })?
+    else {
+        return Ok(None);
+    };
+    let overrides = RepoOverrides::from_toml_str(&text).map_err(|e| UsageError(e.to_string()))?;
+    composition
+        .apply_repo_overrides(&overrides)
+        .map_err(|e| UsageError(e.to_string()))?;
+    Ok(Some(format!(
+        "applied the repository's {REPO_OVERRIDE_PATH} (read from the base tree)"
+    )))
+}
+
+fn command_line() -> String {
+    let mut parts = vec!["vouch".to_string()];
+    parts.extend(
+        std::env::args()
+            .skip(1)
+            .map(|a| if a.contains(' ') { format!("{a:?}") } else { a }),
+    );
+    parts.join(" ")
+}
+
+fn outcome_for_final_report(run: &ReviewRun) -> ReviewOutcome {
+    let cov = match run.opinion.coverage {
+        Some(CoverageLevel::Full) => Some("full"),
+        Some(CoverageLevel::Limited) => Some("limited"),
+        None => None,
+    };
+    let outcome = serde_json::to_value(run.opinion.outcome)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    ReviewOutcome::parse(&outcome, cov).unwrap_or(ReviewOutcome::Incomplete)
+}
+
+fn summary(run: &ReviewRun) -> String {
+    let files = run.expected_files.len();
+    match run.opinion.outcome {
+        Outcome::NothingToReview => {
+            "Nothing to review: the range changes no file. No model was called.".into()
+        }
+        Outcome::Aborted => {
+            "The review was cancelled before it finished; nothing is published.".into()
+        }
+        Outcome::Incomplete => format!(
+            "The review could not finish ({} failure(s)); no finding is published.",
+            run.failures.len()
+        ),
+        Outcome::Findings => format!(
+            "{} verified finding(s) in {files} reviewed file(s).",
+            run.findings.len()
+        ),
+        Outcome::NoFindings if run.opinion.clean => {
+            format!("Clean: no verified finding in {files} reviewed file(s), full coverage.")
+        }
+        Outcome::NoFindings => format!(
+            "No verified finding in {files} reviewed file(s); not a clean opinion (see below)."
+        ),
+    }
+}
+
+/// Assembles and self-checks the report of a run.
+pub fn build_report(
+    repo: &Path,
+    composition: &str,
+    run: &ReviewRun,
+    fell_back: bool,
+    requested: bool,
+    notes: Vec<String>,
+) -> Result<ReviewReport> {
+    let snapshot: &ChangeSnapshot = &run.snapshot;
+    let summary = summary(run);
+    let final_report = checked_local_range_review_report(&LocalRangeReview {
+        repository: repo.display().to_string(),
+        base_sha: snapshot.merge_base.clone(),
+        head_sha: snapshot.head.sha.clone(),
+        files_reviewed: run.expected_files.clone(),
+        outcome: outcome_for_final_report(run),
+        narrative: format!("vouch read-only review of a local range. {summary}"),
+        command_line: command_line(),
+    })
+    .context("vouch's own final report failed its self-check (a bug in vouch)")?;
+    let mut observations = notes;
+    observations.extend(run.observations.iter().cloned());
+    let report = ReviewReport {
+        schema_version: REPORT_SCHEMA_VERSION.into(),
+        tool: ToolInfo {
+            name: "vouch".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        },
+        repository: repo.display().to_string(),
+        base: snapshot.base.clone(),
+        head: snapshot.head.clone(),
+        merge_base: snapshot.merge_base.clone(),
+        composition: composition.to_string(),
+        opinion: run.opinion.clone(),
+        summary,
+        counts: snapshot.counts(),
+        expected_files: run.expected_files.clone(),
+        excluded_files: run.excluded_files.clone(),
+        stages: run.stages.clone(),
+        candidates: run.candidates.clone(),
+        findings: run.findings.clone(),
+        limitations: run.limitations.clone(),
+        failures: run.failures.clone(),
+        messages: run.messages.clone(),
+        observations,
+        usage: run.usage,
+        structured_outputs: StructuredOutputs {
+            requested,
+            fell_back,
+        },
+        final_report: serde_json::to_value(final_report).context("serialising the final report")?,
+    };
+    check_report(&report).context(
+        "vouch's review report failed its self-check (a bug in vouch); nothing was written",
+    )?;
+    Ok(report)
+}
+
+fn tools_mode(args: &ReviewArgs, composition: &Composition) -> ToolsMode {
+    match (args.tools, composition.tools) {
+        (Some(ToolsArg::Off), _) | (None | Some(ToolsArg::Auto), ManifestTools::Off) => {
+            ToolsMode::Off
+        }
+        _ => ToolsMode::On,
+    }
+}
+
+/// Runs `vouch review`; returns the exit code.
+pub async fn run(args: ReviewArgs) -> Result<i32> {
+    let repo = args.repo.clone();
+    let mut composition = load_composition(&args)?;
+    if let Some(n) = args.concurrency {
+        composition.concurrency = n.max(1);
+    }
+    let snapshot = vouch_git::snapshot(&repo, args.base.as_deref(), &args.head)
+        .map_err(|e| UsageError(e.to_string()))?;
+    let snapshot = Arc::new(snapshot);
+    let reader =
+        Arc::new(SourceReader::open(&repo, &snapshot).map_err(|e| UsageError(e.to_string()))?);
+    let mut notes = Vec::new();
+    if !args.no_repo_config {
+        notes.extend(apply_repo_config(&mut composition, &reader)?);
+    }
+    let mut registry = Registry::new();
+    for table in builtins::tables() {
+        registry
+            .add_builtin(table)
+            .context("registering a built-in specialist (a bug in vouch)")?;
+    }
+    let plan = build_plan(&composition, &mut registry).map_err(|e| UsageError(e.to_string()))?;
+    let flags = EndpointFlags {
+        base_url: args.base_url.clone(),
+        model: args.model.clone(),
+        api_key_env: args.api_key_env.clone(),
+    };
+    // An empty range needs no endpoint: no model is called.
+    let endpoint = if snapshot.is_empty() {
+        None
+    } else {
+        Some(
+            resolve_endpoint(&flags, &|name| std::env::var(name).ok(), &composition.model)
+                .map_err(|e| UsageError(e.to_string()))?,
+        )
+    };
+    let mut config = match &endpoint {
+        Some(e) => EndpointConfig::new(e.base_url.clone(), e.model.clone()),
+        None => EndpointConfig::new("http://127.0.0.1:9/v1", "none"),
+    };
+    if let Some(e) = &endpoint {
+        if let Some(key) = &e.api_key {
+            config = config.with_api_key(key.expose());
+        }
+        config.request_timeout = e.request_timeout;
+        config.max_retries = e.max_retries;
+        config.structured_outputs = e.structured_outputs;
+    }
+    if let Some(t) = args.timeout {
+        config.request_timeout = std::time::Duration::from_secs(t.max(1));
+    }
+    let requested = config.structured_outputs;
+    let client = Arc::new(
+        ModelClient::new(config)
+            .map_err(|e| UsageError(format!("cannot configure the model client: {e}")))?,
+    );
+    let intent = detect_intent(&pr_text(&args)?, &snapshot);
+    let policy = collect_policy(&reader, &snapshot);
+    let cancel = CancellationToken::new();
+    let interactive = std::io::stderr().is_terminal() && std::env::var_os("CI").is_none();
+    let presenter: Arc<dyn Presenter> = if interactive {
+        Arc::new(TerminalPresenter::new())
+    } else {
+        Arc::new(Silent)
+    };
+    let diagnostics: Arc<dyn DiagnosticSink> = Arc::new(JsonLines::new(std::io::stderr()));
+    let env = Arc::new(ReviewEnv {
+        snapshot: snapshot.clone(),
+        reader,
+        client: client.clone(),
+        intent,
+        policy,
+        tools: tools_mode(&args, &composition),
+        inline_bytes: composition_inline_bytes(),
+        presenter,
+        diagnostics,
+        job_id: job_id(),
+        cancel: cancel.clone(),
+    });
+    let ctrl_c = {
+        let cancel = cancel.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                cancel.cancel();
+            }
+        })
+    };
+    let run = run_review(env, &plan).await;
+    ctrl_c.abort();
+    let report = build_report(
+        &repo,
+        &plan.composition,
+        &run,
+        run.structured_outputs_fell_back,
+        requested,
+        notes,
+    )?;
+    let format = match args.format {
+        FormatArg::Json => Format::Json,
+        FormatArg::Markdown => Format::Markdown,
+        FormatArg::Sarif => Format::Sarif,
+        FormatArg::Rdjson => Format::Rdjson,
+    };
+    let text = render(&report, format);
+    match &args.out {
+        Some(path) => {
+            std::fs::write(path, &text)
+                .with_context(|| format!("writing the report to {}", path.display()))?;
+            println!("{}", report.summary);
+            for m in &report.messages {
+                println!("{m}");
+            }
+            println!("Report written to {}", path.display());
+        }
+        // Every format carries the messages: Markdown and JSON in full, SARIF as tool
+        // execution notifications, rdjson not at all (so use --out with it).
+        None => print!("{text}"),
+    }
+    let fail_on = match args.fail_on {
+        FailOnArg::Finding => FailOn::Finding,
+        FailOnArg::Limited => FailOn::Limited,
+        FailOnArg::Never => FailOn::Never,
+    };
+    Ok(exit_code(&report.opinion, fail_on))
+}
+
+/// Bytes of patches given inline per stage execution.
+fn composition_inline_bytes() -> usize {
+    std::env::var("VOUCH_INLINE_BYTES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(12_000)
+}
+
+fn job_id() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    format!("vouch-{:x}-{:x}", std::process::id(), nanos)
+}

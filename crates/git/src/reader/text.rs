@@ -1,0 +1,46 @@
+//! `read_text`: the raw text of a small file, for configuration the host itself reads
+//! (never shown to a model as a tool result).
+
+use git2::ObjectType;
+use vouch_core::source::Revision;
+
+use super::{MAX_BYTES, ReadError, SourceReader, lookup, paths};
+
+impl SourceReader {
+    /// The whole text of the regular file `path` at `revision`, or `None` when nothing
+    /// exists there. For host-read configuration such as `.vouch/review.toml` (read from
+    /// base so a change cannot rewrite its own rules).
+    ///
+    /// # Errors
+    /// [`ReadError::Refused`] for an invalid path, [`ReadError::WrongKind`] when it is
+    /// not a regular file, [`ReadError::Binary`] for binary or non-UTF-8 content or a file
+    /// over [`MAX_BYTES`] bytes, [`ReadError::Git`].
+    pub fn read_text(&self, revision: Revision, path: &str) -> Result<Option<String>, ReadError> {
+        let path = paths::normalize(path, false)?;
+        let repo = self.repo();
+        let tree = repo.find_tree(self.tree_id(revision))?;
+        let entry = match lookup(&tree, revision, &path) {
+            Ok(e) => e,
+            Err(ReadError::NotFound { .. }) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        if entry.kind() != Some(ObjectType::Blob) || entry.filemode() == 0o120000 {
+            return Err(ReadError::WrongKind {
+                revision,
+                path,
+                actual: "not a regular file",
+                hint: "use list_dir",
+            });
+        }
+        let blob = repo.find_blob(entry.id())?;
+        let size = blob.size();
+        match std::str::from_utf8(blob.content()) {
+            Ok(text) if size <= MAX_BYTES && !blob.is_binary() => Ok(Some(text.to_string())),
+            _ => Err(ReadError::Binary {
+                revision,
+                path,
+                size,
+            }),
+        }
+    }
+}

@@ -1,0 +1,370 @@
+//! The walking review: snapshot, plugins, model loop, verification, report.
+
+use serde_json::{Value, json};
+use vouch_testkit::git::TestRepo;
+use vouch_testkit::openai::{Match, Reply, Rule, Script, ScriptedServer};
+use vouch_workspace_tests::{
+    candidate, candidates_reply, citation, decision, finding, run_vouch, workspace,
+};
+
+const LIB_BASE: &str = "/// Parses a port number.\npub fn parse_port(s: &str) -> Option<u16> {\n    s.trim().parse().ok()\n}\n\n/// Clamps a percentage.\npub fn clamp_pct(v: i32) -> i32 {\n    v.clamp(0, 100)\n}\n";
+const LIB_HEAD: &str = "/// Parses a port number.\npub fn parse_port(s: &str) -> Option<u16> {\n    let n: u32 = s.trim().parse().ok()?;\n    Some(n as u16)\n}\n\n/// Clamps a percentage.\npub fn clamp_pct(v: i32) -> i32 {\n    v.clamp(0, 101)\n}\n";
+
+const INVESTIGATOR: &str = "Instance: generic-investigator #1";
+const VERIFIER: &str = "Instance: verifier";
+
+/// A repository whose head changes `src/lib.rs` (two defects) and `README.md`.
+fn repo() -> (TestRepo, String, String) {
+    let repo = TestRepo::new();
+    repo.write("src/lib.rs", LIB_BASE)
+        .write("README.md", "# ports\n");
+    let base = repo.commit("base");
+    repo.write("src/lib.rs", LIB_HEAD)
+        .write("README.md", "# ports\n\nParses ports.\n");
+    let head = repo.commit("widen port parsing");
+    (repo, base, head)
+}
+
+fn manifest() -> String {
+    workspace()
+        .join("tests/data/e2e/minimal.toml")
+        .display()
+        .to_string()
+}
+
+async fn review(
+    repo: &TestRepo,
+    base: &str,
+    head: &str,
+    server: &ScriptedServer,
+    extra: &[&str],
+) -> vouch_workspace_tests::Output {
+    let repo_path = repo.path().display().to_string();
+    let url = server.base_url();
+    let manifest = manifest();
+    let mut args = vec![
+        "review",
+        "--repo",
+        &repo_path,
+        "--base",
+        base,
+        "--head",
+        head,
+        "--manifest",
+        &manifest,
+        "--format",
+        "json",
+        "--base-url",
+        &url,
+        "--model",
+        "scripted",
+    ];
+    args.extend_from_slice(extra);
+    run_vouch(&args, &[]).await
+}
+
+fn investigator_replies(candidates: Value) -> Vec<Reply> {
+    vec![
+        Reply::tool_call(
+            "read_file",
+            r#"{"path": "src/lib.rs", "start_line": 1, "end_line": 10}"#,
+        ),
+        Reply::content(candidates_reply(
+            candidates,
+            true,
+            &["README.md", "src/lib.rs"],
+        )),
+    ]
+}
+
+fn two_candidates() -> Value {
+    json!([
+        candidate("src/lib.rs", 3, 4, "ports above 65535 wrap silently"),
+        candidate("src/lib.rs", 9, 9, "clamp allows 101")
+    ])
+}
+
+fn stderr_is_diagnostics_only(stderr: &str) {
+    for line in stderr.lines() {
+        let v: Value = serde_json::from_str(line)
+            .unwrap_or_else(|_| panic!("stderr line is not a diagnostic: {line}"));
+        assert!(
+            v.get("reason").is_some() && v.get("jobId").is_some(),
+            "{line}"
+        );
+        assert!(
+            !line.contains("src/lib.rs") && !line.contains("README"),
+            "a path leaked to stderr: {line}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn verified_finding_has_citation_and_provenance() {
+    let (repo, base, head) = repo();
+    let verifier_decisions = json!({"decisions": [
+        decision("generic-investigator #1/0", "verified", json!([citation("src/lib.rs", 3, 4)]), Some(finding("src/lib.rs", 3, 4, "ports above 65535 wrap silently"))),
+        decision("generic-investigator #1/1", "rejected", json!([citation("src/lib.rs", 9, 9)]), None),
+    ]});
+    let script = Script::new()
+        .rule(
+            Rule::when(Match::any_message_contains(INVESTIGATOR))
+                .named("investigator")
+                .replies(investigator_replies(two_candidates())),
+        )
+        .rule(
+            Rule::when(Match::any_message_contains(VERIFIER))
+                .named("verifier")
+                .replies([
+                    Reply::tool_call(
+                        "read_file",
+                        r#"{"path": "src/lib.rs", "start_line": 1, "end_line": 10}"#,
+                    ),
+                    Reply::content(verifier_decisions.to_string()),
+                ]),
+        );
+    let server = ScriptedServer::start(script).await;
+    let out = review(&repo, &base, &head, &server, &[]).await;
+    assert_eq!(
+        out.code, 1,
+        "findings exit 1\n{}\n{}",
+        out.stdout, out.stderr
+    );
+    let report = out.json();
+    assert_eq!(report["opinion"]["outcome"], "findings");
+    let findings = report["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{report:#}");
+    let f = &findings[0];
+    assert_eq!(f["path"], "src/lib.rs");
+    assert_eq!(
+        f["citations"],
+        json!([{"revision": "head", "path": "src/lib.rs", "startLine": 3, "endLine": 4}])
+    );
+    assert_eq!(
+        f["provenance"]["proposedBy"],
+        json!(["generic-investigator #1"])
+    );
+    assert_eq!(f["provenance"]["verifiedBy"], "verifier");
+    assert_eq!(f["provenance"]["verificationPasses"], 1);
+    let verdicts: Vec<&str> = report["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["verdict"].as_str().unwrap())
+        .collect();
+    assert_eq!(verdicts, ["verified", "rejected"]);
+    let stage = &report["stages"][0];
+    assert_eq!(stage["label"], "generic-investigator #1");
+    assert_eq!(stage["coverage"]["complete"], true);
+    assert_eq!(stage["retried"], false);
+    // The investigator really read the file: its second request carries the tool result.
+    let investigator: Vec<_> = server.served_by("investigator");
+    assert_eq!(investigator.len(), 2);
+    let tool_results = investigator[1].contents_of("tool");
+    assert!(
+        tool_results.iter().any(|t| t.contains("parse_port")),
+        "{tool_results:?}"
+    );
+    assert!(server.unmatched().is_empty());
+    stderr_is_diagnostics_only(&out.stderr);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn citation_outside_what_the_verifier_read_makes_the_review_incomplete() {
+    let (repo, base, head) = repo();
+    let decisions = json!({"decisions": [
+        decision("generic-investigator #1/0", "verified", json!([citation("src/lib.rs", 90, 95)]), Some(finding("src/lib.rs", 3, 4, "wraps"))),
+        decision("generic-investigator #1/1", "rejected", json!([]), None),
+    ]});
+    let script = Script::new()
+        .rule(
+            Rule::when(Match::any_message_contains(INVESTIGATOR))
+                .replies(investigator_replies(two_candidates())),
+        )
+        .rule(
+            Rule::when(Match::any_message_contains(VERIFIER))
+                .replies([Reply::content(decisions.to_string())]),
+        );
+    let server = ScriptedServer::start(script).await;
+    let out = review(&repo, &base, &head, &server, &[]).await;
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    let report = out.json();
+    assert_eq!(report["opinion"]["outcome"], "incomplete");
+    assert_eq!(report["findings"], json!([]));
+    let failure = report["failures"][0]["message"].as_str().unwrap();
+    assert!(failure.contains("outside the source read"), "{failure}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn candidate_without_a_decision_makes_the_review_incomplete() {
+    let (repo, base, head) = repo();
+    let decisions = json!({"decisions": [
+        decision("generic-investigator #1/0", "verified", json!([citation("src/lib.rs", 3, 4)]), Some(finding("src/lib.rs", 3, 4, "wraps"))),
+    ]});
+    let script = Script::new()
+        .rule(
+            Rule::when(Match::any_message_contains(INVESTIGATOR))
+                .replies(investigator_replies(two_candidates())),
+        )
+        .rule(
+            Rule::when(Match::any_message_contains(VERIFIER))
+                .replies([Reply::content(decisions.to_string())]),
+        );
+    let server = ScriptedServer::start(script).await;
+    let out = review(&repo, &base, &head, &server, &[]).await;
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    let report = out.json();
+    assert_eq!(report["opinion"]["outcome"], "incomplete");
+    assert_eq!(
+        report["findings"],
+        json!([]),
+        "nothing is published when incomplete"
+    );
+    assert!(
+        report["failures"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no decision for candidate `generic-investigator #1/1`")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tool_call_outside_the_tree_is_refused_as_a_tool_error() {
+    let (repo, base, head) = repo();
+    let script = Script::new()
+        .rule(
+            Rule::when(Match::any_message_contains(INVESTIGATOR))
+                .named("investigator")
+                .replies([
+                    Reply::tool_call("read_file", r#"{"path": "../../etc/passwd"}"#),
+                    Reply::content(candidates_reply(
+                        json!([]),
+                        true,
+                        &["README.md", "src/lib.rs"],
+                    )),
+                ]),
+        )
+        .rule(
+            Rule::when(Match::any_message_contains("Instance: clean-result-audit")).replies([
+                Reply::content(candidates_reply(
+                    json!([]),
+                    true,
+                    &["README.md", "src/lib.rs"],
+                )),
+            ]),
+        );
+    let server = ScriptedServer::start(script).await;
+    let out = review(&repo, &base, &head, &server, &[]).await;
+    let second = &server.served_by("investigator")[1];
+    let tool = second.contents_of("tool").join("\n");
+    assert!(tool.contains("refused"), "the model sees a refusal: {tool}");
+    assert!(!tool.contains("root:"), "nothing outside the tree is read");
+    assert_eq!(
+        out.json()["opinion"]["outcome"],
+        "no-findings",
+        "{}",
+        out.stdout
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn rate_limit_with_retry_after_is_honoured() {
+    let (repo, base, head) = repo();
+    let script = Script::new().rule(
+        Rule::when(Match::any_message_contains(INVESTIGATOR))
+            .named("investigator")
+            .replies([
+                Reply::status(429).header("Retry-After", "1"),
+                Reply::content(candidates_reply(
+                    json!([]),
+                    true,
+                    &["README.md", "src/lib.rs"],
+                )),
+            ]),
+    );
+    let server = ScriptedServer::start(script).await;
+    let out = review(&repo, &base, &head, &server, &[]).await;
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    let requests = server.served_by("investigator");
+    assert_eq!(requests.len(), 2);
+    let waited = requests[1]
+        .arrived_at
+        .duration_since(requests[0].arrived_at);
+    assert!(
+        waited >= std::time::Duration::from_millis(950),
+        "Retry-After: 1 was not honoured: {waited:?}"
+    );
+    assert_eq!(out.json()["opinion"]["outcome"], "no-findings");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn truncated_reply_is_never_parsed_as_complete() {
+    let (repo, base, head) = repo();
+    // The cut reply contains a valid object; vouch must not accept it, and the repair
+    // fails too, so the review is incomplete.
+    let cut = candidates_reply(json!([]), true, &["README.md", "src/lib.rs"]);
+    let script = Script::new()
+        .rule(
+            Rule::when(Match::system_contains("You repair"))
+                .named("repair")
+                .replies([Reply::content("not json")]),
+        )
+        .rule(
+            Rule::when(Match::any_message_contains(INVESTIGATOR))
+                .replies([Reply::content_with_finish(cut, "length")]),
+        );
+    let server = ScriptedServer::start(script).await;
+    let out = review(&repo, &base, &head, &server, &[]).await;
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    let report = out.json();
+    assert_eq!(report["opinion"]["outcome"], "incomplete");
+    assert_eq!(report["failures"][0]["kind"], "truncated-output");
+    assert_eq!(
+        server.served_by("repair").len(),
+        1,
+        "exactly one isolated repair"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn empty_range_makes_no_request() {
+    let repo = TestRepo::new();
+    repo.write("a.txt", "a\n");
+    let head = repo.commit("only");
+    let server = ScriptedServer::start(Script::new()).await;
+    let out = review(&repo, &head, &head, &server, &[]).await;
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    let report = out.json();
+    assert_eq!(report["opinion"]["outcome"], "nothing-to-review");
+    assert_eq!(report["opinion"]["clean"], false);
+    assert_eq!(server.request_count(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn unknown_revision_is_a_usage_error_naming_it() {
+    let (repo, base, _) = repo();
+    let server = ScriptedServer::start(Script::new()).await;
+    let out = review(&repo, &base, "no-such-branch", &server, &[]).await;
+    assert_eq!(out.code, 3);
+    assert!(out.stdout.contains("no-such-branch"), "{}", out.stdout);
+    assert_eq!(server.request_count(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn missing_endpoint_names_what_to_set() {
+    let (repo, base, head) = repo();
+    let repo_path = repo.path().display().to_string();
+    let out = run_vouch(
+        &[
+            "review", "--repo", &repo_path, "--base", &base, "--head", &head,
+        ],
+        &[],
+    )
+    .await;
+    assert_eq!(out.code, 3, "{}", out.stdout);
+    assert!(
+        out.stdout.contains("OPENAI_BASE_URL") && out.stdout.contains("VOUCH_MODEL"),
+        "{}",
+        out.stdout
+    );
+}
