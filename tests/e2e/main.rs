@@ -2,5 +2,8 @@
 //! HTTP to a scripted OpenAI-compatible server on 127.0.0.1, built-in plugins through
 //! the C-ABI table.
 
+mod composition;
+mod diagnostics;
 mod fixture_range;
+mod panel;
 mod review;
