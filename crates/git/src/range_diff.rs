@@ -1,0 +1,248 @@
+//! The one tree-to-tree diff vouch reviews, shared by the snapshot and the `diff` tool so
+//! both see exactly the same changed files, renames and hunks.
+
+use std::path::Path;
+
+use git2::{
+    Binding, Delta, Diff, DiffDelta, DiffFile, DiffFindOptions, DiffOptions, FileMode, Oid, Patch,
+    Repository,
+};
+use vouch_core::snapshot::{ChangedFile, EntryKind, FileStatus, Hunk};
+
+use crate::GitError;
+
+/// Lines of context around each hunk (git's default, `-U3`).
+pub const CONTEXT_LINES: u32 = 3;
+
+/// Minimum similarity, in percent, for a rename or copy (git's default, `-M50% -C50%`).
+pub const SIMILARITY_THRESHOLD: u16 = 50;
+
+/// Diffs the merge base's tree against head's tree, with type changes reported as such
+/// (not as a deletion plus an addition), submodules included, and rename and copy
+/// detection as `git diff -M -C` does it: copy sources are files modified in the same
+/// change (not `--find-copies-harder`, which would compare against every file of the
+/// tree). Settings are explicit, so the user's git configuration does not change what is
+/// reviewed.
+pub(crate) fn tree_diff(
+    repo: &Repository,
+    old_tree: Oid,
+    new_tree: Oid,
+) -> Result<Diff<'_>, GitError> {
+    let old = repo
+        .find_tree(old_tree)
+        .map_err(GitError::git("reading the merge base's tree"))?;
+    let new = repo
+        .find_tree(new_tree)
+        .map_err(GitError::git("reading head's tree"))?;
+    let mut opts = diff_options();
+    opts.include_typechange(true)
+        .ignore_submodules(false)
+        .ignore_filemode(false);
+    let mut diff = repo
+        .diff_tree_to_tree(Some(&old), Some(&new), Some(&mut opts))
+        .map_err(GitError::git("diffing the merge base against head"))?;
+    let mut find = DiffFindOptions::new();
+    find.renames(true)
+        .copies(true)
+        .rename_threshold(SIMILARITY_THRESHOLD)
+        .copy_threshold(SIMILARITY_THRESHOLD);
+    diff.find_similar(Some(&mut find))
+        .map_err(GitError::git("detecting renames and copies"))?;
+    Ok(diff)
+}
+
+/// Hunk settings shared by the tree diff and type-change patches.
+fn diff_options() -> DiffOptions {
+    let mut opts = DiffOptions::new();
+    opts.context_lines(CONTEXT_LINES)
+        .interhunk_lines(0)
+        .indent_heuristic(true);
+    opts
+}
+
+/// Runs `f` on the patch of the `idx`-th delta (`None` when libgit2 has none).
+///
+/// libgit2 gives type changes (file ↔ symlink ↔ submodule) no content, and `git diff`
+/// shows them as a deletion plus an addition. vouch shows one patch from the old entry's
+/// content to the new one's instead, so the old lines are numbered at base and the new
+/// ones at head like any other change: a blob's bytes, a symlink's link text, and for a
+/// submodule `Subproject commit <sha>` as git prints it.
+pub(crate) fn with_patch<T>(
+    repo: &Repository,
+    diff: &Diff<'_>,
+    idx: usize,
+    f: impl FnOnce(Option<&Patch<'_>>) -> Result<T, GitError>,
+) -> Result<T, GitError> {
+    let delta = diff.get_delta(idx).ok_or_else(|| GitError::Git {
+        doing: "loading a file's patch",
+        source: git2::Error::from_str("delta index out of range"),
+    })?;
+    if delta.status() != Delta::Typechange {
+        let patch = Patch::from_diff(diff, idx).map_err(GitError::git("loading a file's patch"))?;
+        return f(patch.as_ref());
+    }
+    let old = side_content(repo, &delta.old_file())?;
+    let new = side_content(repo, &delta.new_file())?;
+    let old_path = delta.old_file().path().map(Path::to_path_buf);
+    let new_path = delta.new_file().path().map(Path::to_path_buf);
+    let patch = Patch::from_buffers(
+        &old,
+        old_path.as_deref(),
+        &new,
+        new_path.as_deref(),
+        Some(&mut diff_options()),
+    )
+    .map_err(GitError::git("diffing a type change"))?;
+    f(Some(&patch))
+}
+
+/// The content one side of a type change shows.
+fn side_content(repo: &Repository, file: &DiffFile<'_>) -> Result<Vec<u8>, GitError> {
+    match file.mode() {
+        FileMode::Commit => Ok(format!("Subproject commit {}\n", file.id()).into_bytes()),
+        FileMode::Unreadable | FileMode::Tree => Ok(Vec::new()),
+        _ => repo
+            .find_blob(file.id())
+            .map(|b| b.content().to_vec())
+            .map_err(GitError::git("reading a blob")),
+    }
+}
+
+/// A delta's path as UTF-8 from git's raw bytes (never quoted or escaped).
+pub(crate) fn utf8_path(bytes: Option<&[u8]>) -> Result<Option<String>, GitError> {
+    match bytes {
+        None => Ok(None),
+        Some(b) => match std::str::from_utf8(b) {
+            Ok(s) => Ok(Some(s.to_string())),
+            Err(_) => Err(GitError::NonUtf8Path {
+                lossy: String::from_utf8_lossy(b).into_owned(),
+            }),
+        },
+    }
+}
+
+/// The current path of a delta (the new path; the old path for deletions) and, for
+/// renames and copies, the previous path.
+pub(crate) fn delta_paths(delta: &DiffDelta<'_>) -> Result<(String, Option<String>), GitError> {
+    let old = utf8_path(delta.old_file().path_bytes())?;
+    let new = utf8_path(delta.new_file().path_bytes())?;
+    let current = match delta.status() {
+        Delta::Deleted => old.clone(),
+        _ => new.clone().or_else(|| old.clone()),
+    }
+    .unwrap_or_default();
+    let previous = match delta.status() {
+        Delta::Renamed | Delta::Copied => old,
+        _ => None,
+    };
+    Ok((current, previous))
+}
+
+/// The kind of a tree entry from its mode. Absent sides (`Unreadable`, mode 0) and trees
+/// do not occur for the side asked about; they map to `File`.
+pub(crate) fn entry_kind(mode: FileMode) -> EntryKind {
+    match mode {
+        FileMode::BlobExecutable => EntryKind::Executable,
+        FileMode::Link => EntryKind::Symlink,
+        FileMode::Commit => EntryKind::Submodule,
+        _ => EntryKind::File,
+    }
+}
+
+/// The mode as an octal number, `None` when that side is absent.
+fn mode_number(mode: FileMode) -> Option<u32> {
+    match mode {
+        FileMode::Unreadable => None,
+        m => Some(u32::from(m)),
+    }
+}
+
+/// Converts the `idx`-th delta of `diff` into a [`ChangedFile`]; `None` for statuses that
+/// a tree-to-tree diff does not produce (unmodified, ignored, untracked, ...).
+pub(crate) fn changed_file(
+    repo: &Repository,
+    diff: &Diff<'_>,
+    idx: usize,
+) -> Result<Option<ChangedFile>, GitError> {
+    let Some(delta) = diff.get_delta(idx) else {
+        return Ok(None);
+    };
+    let same_content = delta.old_file().id() == delta.new_file().id();
+    let status = match delta.status() {
+        Delta::Added => FileStatus::Added,
+        Delta::Deleted => FileStatus::Deleted,
+        Delta::Modified if same_content => FileStatus::ModeOnly,
+        Delta::Modified => FileStatus::Modified,
+        Delta::Renamed => FileStatus::Renamed,
+        Delta::Copied => FileStatus::Copied,
+        Delta::Typechange => FileStatus::TypeChanged,
+        _ => return Ok(None),
+    };
+    let (path, previous_path) = delta_paths(&delta)?;
+    let similarity = match status {
+        FileStatus::Renamed | FileStatus::Copied => Some(similarity(&delta)),
+        _ => None,
+    };
+    let kind = match status {
+        FileStatus::Deleted => entry_kind(delta.old_file().mode()),
+        _ => entry_kind(delta.new_file().mode()),
+    };
+    let old_mode = mode_number(delta.old_file().mode());
+    let new_mode = mode_number(delta.new_file().mode());
+
+    // Loading the patch reads this file's two blobs (not the rest of the tree) and settles
+    // whether git considers either side binary.
+    let (binary, hunks, additions, deletions) = with_patch(repo, diff, idx, |patch| {
+        let Some(patch) = patch else {
+            return Ok((delta.flags().is_binary(), Vec::new(), 0, 0));
+        };
+        if patch.delta().flags().is_binary() || delta.flags().is_binary() {
+            return Ok((true, Vec::new(), 0, 0));
+        }
+        let mut hunks = Vec::with_capacity(patch.num_hunks());
+        for h in 0..patch.num_hunks() {
+            let (hunk, _) = patch.hunk(h).map_err(GitError::git("reading a hunk"))?;
+            hunks.push(Hunk {
+                old_start: hunk.old_start(),
+                old_lines: hunk.old_lines(),
+                new_start: hunk.new_start(),
+                new_lines: hunk.new_lines(),
+                header: header_text(hunk.header()),
+            });
+        }
+        let (_, adds, dels) = patch
+            .line_stats()
+            .map_err(GitError::git("counting changed lines"))?;
+        Ok((false, hunks, adds as u32, dels as u32))
+    })?;
+    Ok(Some(ChangedFile {
+        path,
+        previous_path,
+        similarity,
+        status,
+        kind,
+        old_mode,
+        new_mode,
+        binary,
+        hunks,
+        additions,
+        deletions,
+    }))
+}
+
+/// A hunk header as text, without its line ending. The header's function context comes
+/// from file content and may be in any encoding; invalid bytes become U+FFFD.
+pub(crate) fn header_text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes)
+        .trim_end_matches(['\n', '\r'])
+        .to_string()
+}
+
+/// The rename/copy similarity libgit2 computed, in percent (0-100).
+fn similarity(delta: &DiffDelta<'_>) -> u8 {
+    // SAFETY: `delta.raw()` points at a `git_diff_delta` owned by the diff that `delta`
+    // borrows, so it is valid for this read; `similarity` is a plain `uint16_t` field that
+    // git2 0.21 does not expose.
+    let raw = unsafe { (*delta.raw()).similarity };
+    raw.min(100) as u8
+}

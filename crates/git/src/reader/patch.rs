@@ -1,0 +1,228 @@
+//! `diff`: the unified patch of one changed file, from the snapshot's own diff.
+
+use std::fmt::Write as _;
+
+use git2::{DiffLineType, Patch};
+use vouch_core::snapshot::{ChangedFile, FileStatus};
+use vouch_core::source::{Revision, SourceWindow};
+
+use super::{MAX_BYTES, MAX_LINES, ReadError, SourceReader, cut, paths};
+use crate::GitError;
+use crate::range_diff::{changed_file, delta_paths, tree_diff, with_patch};
+
+/// The result of one `diff` call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileDiff {
+    /// The changed file as the snapshot describes it (status, paths, modes, hunks).
+    pub file: ChangedFile,
+    /// The windows whose lines the patch shows, for the source ledger: per hunk, the head
+    /// lines shown (context and additions, under `file.path`) and the base lines shown
+    /// (context and deletions, under `previous_path` for renames and copies). Only lines
+    /// actually shown count, so a truncated patch yields shorter windows.
+    pub windows: Vec<SourceWindow>,
+    /// True when the patch was cut at [`MAX_LINES`] lines or [`MAX_BYTES`] bytes.
+    pub truncated: bool,
+    /// The text for the model: a git-style header with real UTF-8 paths (never quoted),
+    /// the hunks, and a note when truncated. Line endings are not shown (`\r\n` as `\n`).
+    pub text: String,
+}
+
+/// Running state while rendering hunks, so windows reflect exactly what was shown.
+struct Shown {
+    lines: u32,
+    truncated: bool,
+}
+
+impl SourceReader {
+    /// The patch of the changed file whose current path is `path` (for deletions, the
+    /// deleted path), computed from the same `merge_base..head` diff as the snapshot,
+    /// with the same rename and copy detection.
+    ///
+    /// Binary files, mode-only changes and pure renames have a header and no hunks.
+    ///
+    /// # Errors
+    /// [`ReadError::Refused`] for an invalid path, [`ReadError::NotChanged`] when the path
+    /// did not change, [`ReadError::Git`].
+    pub fn diff(&self, path: &str) -> Result<FileDiff, ReadError> {
+        let path = paths::normalize(path, false)?;
+        let repo = self.repo();
+        let diff = tree_diff(&repo, self.base_tree, self.head_tree).map_err(git_error)?;
+        for idx in 0..diff.deltas().len() {
+            let Some(delta) = diff.get_delta(idx) else {
+                continue;
+            };
+            // Paths that are not UTF-8 can never be named by the caller; skip them.
+            let Ok((current, _)) = delta_paths(&delta) else {
+                continue;
+            };
+            if current != path {
+                continue;
+            }
+            let Some(file) = changed_file(&repo, &diff, idx).map_err(git_error)? else {
+                continue;
+            };
+            return with_patch(&repo, &diff, idx, |patch| {
+                render(file, patch).map_err(GitError::git("rendering a patch"))
+            })
+            .map_err(git_error);
+        }
+        Err(ReadError::NotChanged { path })
+    }
+}
+
+/// Maps a snapshot-building error into the tool's error type.
+fn git_error(e: GitError) -> ReadError {
+    match e {
+        GitError::Git { source, .. } => ReadError::Git { source },
+        other => ReadError::Refused {
+            reason: other.to_string(),
+        },
+    }
+}
+
+/// Renders the header and as many hunk lines as the bounds allow.
+fn render(file: ChangedFile, patch: Option<&Patch<'_>>) -> Result<FileDiff, git2::Error> {
+    let old_path = file
+        .previous_path
+        .clone()
+        .unwrap_or_else(|| file.path.clone());
+    let mut text = header(&file, &old_path);
+    let mut windows = Vec::new();
+    let mut shown = Shown {
+        lines: 0,
+        truncated: false,
+    };
+    if let (Some(patch), false) = (patch, file.binary) {
+        for h in 0..patch.num_hunks() {
+            if shown.truncated {
+                break;
+            }
+            let (hunk, count) = patch.hunk(h)?;
+            let header = crate::range_diff::header_text(hunk.header());
+            if !push(&mut text, &mut shown, &format!("{header}\n")) {
+                break;
+            }
+            let (mut new_seen, mut old_seen) = (None::<(u32, u32)>, None::<(u32, u32)>);
+            for l in 0..count {
+                let line = patch.line_in_hunk(h, l)?;
+                let content = String::from_utf8_lossy(line.content());
+                let body = content.trim_end_matches('\n').trim_end_matches('\r');
+                let rendered = match line.origin_value() {
+                    DiffLineType::Context => format!(" {body}\n"),
+                    DiffLineType::Addition => format!("+{body}\n"),
+                    DiffLineType::Deletion => format!("-{body}\n"),
+                    DiffLineType::ContextEOFNL
+                    | DiffLineType::AddEOFNL
+                    | DiffLineType::DeleteEOFNL => "\\ No newline at end of file\n".to_string(),
+                    _ => continue,
+                };
+                if !push(&mut text, &mut shown, &rendered) {
+                    break;
+                }
+                if let Some(n) = line.new_lineno() {
+                    new_seen = Some(extend(new_seen, n));
+                }
+                if let Some(n) = line.old_lineno() {
+                    old_seen = Some(extend(old_seen, n));
+                }
+            }
+            if let Some((start, end)) = new_seen {
+                windows.push(window(Revision::Head, &file.path, start, end));
+            }
+            if let Some((start, end)) = old_seen {
+                windows.push(window(Revision::Base, &old_path, start, end));
+            }
+        }
+    }
+    if shown.truncated {
+        let _ = writeln!(
+            text,
+            "[truncated: diff returns at most {MAX_LINES} lines and {MAX_BYTES} bytes per call; read the rest with read_file (revision head for added lines, base for removed ones) using the hunk line numbers]"
+        );
+    }
+    Ok(FileDiff {
+        file,
+        windows,
+        truncated: shown.truncated,
+        text,
+    })
+}
+
+/// Appends one line unless a bound is reached; false (and `truncated`) when it was not.
+fn push(text: &mut String, shown: &mut Shown, line: &str) -> bool {
+    if shown.lines >= MAX_LINES || text.len() + line.len() > MAX_BYTES - 512 {
+        shown.truncated = true;
+        return false;
+    }
+    text.push_str(cut(line, MAX_BYTES / 4));
+    shown.lines += 1;
+    true
+}
+
+fn extend(seen: Option<(u32, u32)>, n: u32) -> (u32, u32) {
+    match seen {
+        None => (n, n),
+        Some((s, e)) => (s.min(n), e.max(n)),
+    }
+}
+
+fn window(revision: Revision, path: &str, start_line: u32, end_line: u32) -> SourceWindow {
+    SourceWindow {
+        revision,
+        path: path.to_string(),
+        start_line,
+        end_line,
+    }
+}
+
+/// A git-style extended header with unquoted UTF-8 paths.
+fn header(file: &ChangedFile, old_path: &str) -> String {
+    let mut h = format!("diff --git a/{old_path} b/{}\n", file.path);
+    let mode = |m: Option<u32>| m.map(|m| format!("{m:o}")).unwrap_or_default();
+    match file.status {
+        FileStatus::Added => {
+            let _ = writeln!(h, "new file mode {}", mode(file.new_mode));
+        }
+        FileStatus::Deleted => {
+            let _ = writeln!(h, "deleted file mode {}", mode(file.old_mode));
+        }
+        FileStatus::Renamed | FileStatus::Copied => {
+            let verb = if file.status == FileStatus::Renamed {
+                "rename"
+            } else {
+                "copy"
+            };
+            if let Some(s) = file.similarity {
+                let _ = writeln!(h, "similarity index {s}%");
+            }
+            let _ = writeln!(h, "{verb} from {old_path}\n{verb} to {}", file.path);
+        }
+        _ => {}
+    }
+    if file.old_mode.is_some() && file.new_mode.is_some() && file.old_mode != file.new_mode {
+        let _ = writeln!(
+            h,
+            "old mode {}\nnew mode {}",
+            mode(file.old_mode),
+            mode(file.new_mode)
+        );
+    }
+    if file.binary {
+        h.push_str("Binary files differ; content not shown\n");
+    } else if !file.hunks.is_empty() {
+        let old = if file.status == FileStatus::Added {
+            "/dev/null".to_string()
+        } else {
+            format!("a/{old_path}")
+        };
+        let new = if file.status == FileStatus::Deleted {
+            "/dev/null".to_string()
+        } else {
+            format!("b/{}", file.path)
+        };
+        let _ = writeln!(h, "--- {old}\n+++ {new}");
+    } else if file.status != FileStatus::ModeOnly {
+        h.push_str("(no lines changed)\n");
+    }
+    h
+}

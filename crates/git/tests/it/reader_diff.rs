@@ -1,0 +1,209 @@
+//! `SourceReader::diff`: patch text and the windows it gives the ledger.
+
+use vouch_core::snapshot::FileStatus;
+use vouch_core::source::{Revision, SourceLedger, SourceWindow};
+use vouch_git::ReadError;
+use vouch_git::reader::{MAX_BYTES, MAX_LINES};
+
+use crate::support::sources;
+
+fn w(revision: Revision, path: &str, start_line: u32, end_line: u32) -> SourceWindow {
+    SourceWindow {
+        revision,
+        path: path.into(),
+        start_line,
+        end_line,
+    }
+}
+
+#[test]
+fn a_modified_file_shows_its_hunks_and_both_sides_windows() {
+    let (_repo, snap, reader) = sources();
+    let diff = reader.diff("src/lib.rs").unwrap();
+    assert_eq!(&diff.file, snap.file("src/lib.rs").unwrap());
+    assert!(!diff.truncated);
+    assert_eq!(
+        diff.text,
+        "diff --git a/src/lib.rs b/src/lib.rs\n\
+         --- a/src/lib.rs\n\
+         +++ b/src/lib.rs\n\
+         @@ -1,7 +1,7 @@\n \
+         //! A small library.\n \n \
+         pub fn f1() -> u32 {\n\
+         -    1\n\
+         +    100\n \
+         }\n \
+         pub fn f2() -> u32 {\n     2\n\
+         @@ -18,3 +18,6 @@ pub fn f5() -> u32 {\n \
+         pub fn f6() -> u32 {\n     6\n }\n\
+         +pub fn f7() -> u32 {\n\
+         +    7\n\
+         +}\n"
+    );
+    // The windows are exactly the hunk ranges of the snapshot, on each side.
+    assert_eq!(
+        diff.windows,
+        [
+            w(Revision::Head, "src/lib.rs", 1, 7),
+            w(Revision::Base, "src/lib.rs", 1, 7),
+            w(Revision::Head, "src/lib.rs", 18, 23),
+            w(Revision::Base, "src/lib.rs", 18, 20),
+        ]
+    );
+    // What the host records from a diff lets a verifier cite the changed lines.
+    let mut ledger = SourceLedger::default();
+    diff.windows.iter().cloned().for_each(|x| ledger.record(x));
+    assert!(
+        ledger
+            .check(&w(Revision::Head, "src/lib.rs", 21, 23))
+            .is_ok()
+    );
+    assert!(ledger.check(&w(Revision::Base, "src/lib.rs", 4, 4)).is_ok());
+    assert!(
+        ledger
+            .check(&w(Revision::Head, "src/lib.rs", 8, 17))
+            .is_err()
+    );
+}
+
+#[test]
+fn a_rename_shows_base_lines_under_the_previous_path() {
+    let (_repo, _, reader) = sources();
+    let diff = reader.diff("docs/manual.md").unwrap();
+    assert_eq!(diff.file.status, FileStatus::Renamed);
+    assert!(
+        diff.text.starts_with(
+            "diff --git a/docs/guide.md b/docs/manual.md\nsimilarity index 90%\nrename from docs/guide.md\nrename to docs/manual.md\n--- a/docs/guide.md\n+++ b/docs/manual.md\n@@ -6,5 +6,5 @@"
+        ),
+        "{}",
+        diff.text
+    );
+    assert_eq!(
+        diff.windows,
+        [
+            w(Revision::Head, "docs/manual.md", 6, 10),
+            w(Revision::Base, "docs/guide.md", 6, 10)
+        ]
+    );
+}
+
+#[test]
+fn added_and_deleted_files_have_one_side() {
+    let (_repo, _, reader) = sources();
+    let deleted = reader.diff("old.txt").unwrap();
+    assert_eq!(deleted.windows, [w(Revision::Base, "old.txt", 1, 2)]);
+    assert!(deleted.text.contains("deleted file mode 100644\n--- a/old.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-to be deleted\n-second line\n"), "{}", deleted.text);
+    let added = reader.diff("src/new.rs").unwrap();
+    assert_eq!(added.windows, [w(Revision::Head, "src/new.rs", 1, 1)]);
+    assert!(
+        added
+            .text
+            .contains("new file mode 100644\n--- /dev/null\n+++ b/src/new.rs\n"),
+        "{}",
+        added.text
+    );
+}
+
+#[test]
+fn metadata_only_changes_show_no_content_and_no_windows() {
+    let (_repo, _, reader) = sources();
+    let mode = reader.diff("run.sh").unwrap();
+    assert_eq!(
+        mode.text,
+        "diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n"
+    );
+    assert!(mode.windows.is_empty());
+}
+
+#[test]
+fn unicode_paths_are_not_quoted_in_the_patch() {
+    let (_repo, _, reader) = sources();
+    let diff = reader.diff("dir with space/ünï.txt").unwrap();
+    assert!(
+        diff.text
+            .starts_with("diff --git a/dir with space/ünï.txt b/dir with space/ünï.txt\n"),
+        "{}",
+        diff.text
+    );
+    assert!(!diff.text.contains("\\303"));
+}
+
+#[test]
+fn a_large_patch_is_cut_and_its_windows_cover_only_what_was_shown() {
+    let (_repo, snap, reader) = sources();
+    let diff = reader.diff("big.txt").unwrap();
+    assert!(diff.truncated);
+    assert!(diff.text.len() <= MAX_BYTES);
+    assert!(diff.text.lines().count() <= MAX_LINES as usize + 5);
+    assert!(
+        diff.text.ends_with("using the hunk line numbers]\n"),
+        "{}",
+        &diff.text[diff.text.len() - 300..]
+    );
+    // One hunk: -198,606 +198,606. Shown: 3 context lines, then deletions only (git lists
+    // the 600 removed lines before the added ones), so head shows just the context.
+    let hunk = &snap.file("big.txt").unwrap().hunks[0];
+    assert_eq!((hunk.old_start, hunk.new_start), (198, 198));
+    let head = diff
+        .windows
+        .iter()
+        .find(|x| x.revision == Revision::Head)
+        .unwrap();
+    let base = diff
+        .windows
+        .iter()
+        .find(|x| x.revision == Revision::Base)
+        .unwrap();
+    assert_eq!((head.start_line, head.end_line), (198, 200));
+    assert_eq!(base.start_line, 198);
+    assert!(base.end_line < 198 + 600, "{base:?}");
+    let last_shown = diff.text.lines().rev().nth(1).unwrap();
+    assert_eq!(last_shown, format!("-line {}", base.end_line));
+}
+
+#[test]
+fn binary_and_unchanged_paths() {
+    let (repo, _, _) = sources();
+    repo.write("bin.dat", b"\0\x01\x02binary, changed\0");
+    repo.commit("binary change");
+    let snap = vouch_git::snapshot(repo.path(), Some("HEAD~1"), "HEAD").unwrap();
+    let reader = vouch_git::SourceReader::open(repo.path(), &snap).unwrap();
+    let diff = reader.diff("bin.dat").unwrap();
+    assert!(diff.file.binary);
+    assert!(diff.windows.is_empty());
+    assert_eq!(
+        diff.text,
+        "diff --git a/bin.dat b/bin.dat\nBinary files differ; content not shown\n"
+    );
+    let err = reader.diff("src/lib.rs").unwrap_err();
+    assert!(matches!(err, ReadError::NotChanged { .. }), "{err:?}");
+    assert!(
+        err.to_string()
+            .starts_with("`src/lib.rs` is not a changed file of this change"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_missing_final_newline_is_marked() {
+    let (repo, _, _) = sources();
+    repo.write("tail.txt", "a\nb");
+    repo.commit("no newline");
+    repo.write("tail.txt", "a\nc");
+    repo.commit("still none");
+    let snap = vouch_git::snapshot(repo.path(), Some("HEAD~1"), "HEAD").unwrap();
+    let reader = vouch_git::SourceReader::open(repo.path(), &snap).unwrap();
+    let diff = reader.diff("tail.txt").unwrap();
+    assert!(
+        diff.text.ends_with("@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n"),
+        "{}",
+        diff.text
+    );
+    assert_eq!(
+        diff.windows,
+        [
+            w(Revision::Head, "tail.txt", 1, 2),
+            w(Revision::Base, "tail.txt", 1, 2)
+        ]
+    );
+}
