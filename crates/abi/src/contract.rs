@@ -83,10 +83,20 @@ pub fn candidate_contract(request: &ContractRequest) -> Value {
         "claim": string(MAX_CLAIM_CHARS),
         "evidence": string(MAX_EVIDENCE_CHARS),
     }));
-    let max_files = (request.expected_files.len() as u64).max(1) * 2;
+    // With the canonical list known, receipt entries are restricted to it: a
+    // schema-constrained decoder then cannot misspell a path. The host still compares
+    // the receipt exactly; an enum only removes one way to fail, not a check.
+    let (file_item, max_files) = if request.expected_files.is_empty() {
+        (string(MAX_PATH_CHARS), 1)
+    } else {
+        (
+            json!({"type": "string", "enum": request.expected_files}),
+            request.expected_files.len() as u64,
+        )
+    };
     let coverage = object(json!({
         "complete": {"type": "boolean"},
-        "reviewedFiles": {"type": "array", "items": string(MAX_PATH_CHARS), "maxItems": max_files},
+        "reviewedFiles": {"type": "array", "items": file_item, "maxItems": max_files},
     }));
     let mut properties = json!({
         "candidates": {"type": "array", "items": candidate, "maxItems": MAX_CANDIDATES},
