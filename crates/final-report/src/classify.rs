@@ -1,0 +1,918 @@
+//! Classifying session commands and tool calls by what they do to the world.
+//!
+//! Commands are split like a POSIX shell would split them (quotes, `&&`, `||`, `;`,
+//! `|`, redirections) and each simple command is classified by its program and
+//! subcommand. The lists are deliberately small and documented in
+//! docs/final-report.md; a command the lists do not know is treated as read-only.
+
+use serde_json::Value;
+
+use crate::model::MutationCategory;
+
+/// What a command or tool call does, as far as the rules care.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// Runs tests.
+    TestRun,
+    /// A local `git merge` / `git pull` (including into the main checkout).
+    LocalMerge,
+    /// Restores a tree after a merge: `git merge --abort`, `git reset --hard|--merge`.
+    MergeRestore,
+    /// Creates, edits or deletes files.
+    FileEdit,
+    /// `git worktree add|remove|move|prune`.
+    WorktreeAddRemove,
+    /// Other worktree or index changes (checkout, switch, stash, add, rebase, ...).
+    WorktreeChange,
+    /// Ref updates (fetch, commit, branch, tag, update-ref).
+    RefUpdate,
+    /// `git push`.
+    Push,
+    /// Reading local configuration or forge-client profiles/auth.
+    ConfigInspection,
+    /// Activating or changing a forge profile or credentials for the session.
+    ProfileActivation,
+    /// Creating, submitting or dismissing a forge review (`approve` when it approves).
+    ForgeReview { approve: bool },
+    /// Merging on the forge.
+    ForgeMerge,
+    /// Any other forge write (comments, labels, closing, API writes).
+    ForgeWrite,
+}
+
+impl Kind {
+    /// Mutation categories that may record this kind; empty for non-mutations.
+    pub(crate) fn categories(self) -> &'static [MutationCategory] {
+        use MutationCategory::*;
+        match self {
+            Kind::FileEdit => &[FileEditsByReviewer, CleanupMutations],
+            Kind::WorktreeAddRemove | Kind::WorktreeChange | Kind::MergeRestore => {
+                &[WorktreeIndexMutations, CleanupMutations]
+            }
+            Kind::LocalMerge => &[WorktreeIndexMutations, GitRefMutations],
+            Kind::RefUpdate => &[GitRefMutations],
+            Kind::Push => &[GitRefMutations, ExternalStateMutations, McpForgeMutations],
+            Kind::ForgeReview { .. } => &[ReviewMutations],
+            Kind::ForgeMerge => &[MergeMutations],
+            Kind::ForgeWrite => &[McpForgeMutations, ExternalStateMutations, CleanupMutations],
+            Kind::TestRun | Kind::ConfigInspection | Kind::ProfileActivation => &[],
+        }
+    }
+
+    /// A short description for messages.
+    pub(crate) fn describe(self) -> &'static str {
+        match self {
+            Kind::TestRun => "a test run",
+            Kind::LocalMerge => "a local merge",
+            Kind::MergeRestore => "a merge abort/reset",
+            Kind::FileEdit => "a file edit",
+            Kind::WorktreeAddRemove => "a worktree add/remove",
+            Kind::WorktreeChange => "a worktree/index change",
+            Kind::RefUpdate => "a git ref update",
+            Kind::Push => "a git push",
+            Kind::ConfigInspection => "a local config/profile inspection",
+            Kind::ProfileActivation => "a profile activation",
+            Kind::ForgeReview { .. } => "a review mutation",
+            Kind::ForgeMerge => "a merge",
+            Kind::ForgeWrite => "a forge mutation",
+        }
+    }
+}
+
+/// Collapse runs of whitespace to one space and trim: how commands are compared.
+pub(crate) fn normalize(command: &str) -> String {
+    command.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// One simple command: its words and the files it redirects output to.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct SimpleCommand {
+    pub words: Vec<String>,
+    pub writes_to: Vec<String>,
+}
+
+/// Split a command line into simple commands (quote-aware; `&&`, `||`, `;`, `|`, `&`,
+/// newlines and parentheses separate; `>`/`>>` targets are collected).
+pub(crate) fn split_shell(line: &str) -> Vec<SimpleCommand> {
+    let mut out = Vec::new();
+    let mut cur = SimpleCommand::default();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut redirect: Option<bool> = None; // Some(true): next word is an output target
+    let mut chars = line.chars().peekable();
+    let mut quote: Option<char> = None;
+
+    let finish_word = |word: &mut String,
+                       in_word: &mut bool,
+                       cur: &mut SimpleCommand,
+                       redirect: &mut Option<bool>| {
+        if !*in_word {
+            return;
+        }
+        let w = std::mem::take(word);
+        *in_word = false;
+        match redirect.take() {
+            Some(true) => {
+                if !w.starts_with('&')
+                    && !matches!(w.as_str(), "/dev/null" | "/dev/stdout" | "/dev/stderr")
+                {
+                    cur.writes_to.push(w);
+                }
+            }
+            Some(false) => {}
+            None => cur.words.push(w),
+        }
+    };
+
+    while let Some(c) = chars.next() {
+        if let Some(q) = quote {
+            if c == q {
+                quote = None;
+            } else if c == '\\' && q == '"' {
+                if let Some(n) = chars.next() {
+                    word.push(n);
+                }
+            } else {
+                word.push(c);
+            }
+            continue;
+        }
+        match c {
+            '\'' | '"' => {
+                quote = Some(c);
+                in_word = true;
+            }
+            '\\' => {
+                if let Some(n) = chars.next() {
+                    word.push(n);
+                    in_word = true;
+                }
+            }
+            ' ' | '\t' => finish_word(&mut word, &mut in_word, &mut cur, &mut redirect),
+            ';' | '|' | '&' | '\n' | '(' | ')' => {
+                // `&>` and `>&` are redirections, handled below via '>'.
+                if c == '&' && chars.peek() == Some(&'>') {
+                    continue;
+                }
+                finish_word(&mut word, &mut in_word, &mut cur, &mut redirect);
+                if !cur.words.is_empty() || !cur.writes_to.is_empty() {
+                    out.push(std::mem::take(&mut cur));
+                }
+                if matches!(chars.peek(), Some('&') | Some('|')) {
+                    chars.next();
+                }
+            }
+            '>' | '<' => {
+                // A bare fd number before '>' (`2>`) is not a word.
+                if in_word && word.chars().all(|d| d.is_ascii_digit()) {
+                    word.clear();
+                    in_word = false;
+                } else {
+                    finish_word(&mut word, &mut in_word, &mut cur, &mut redirect);
+                }
+                if c == '>' && chars.peek() == Some(&'>') {
+                    chars.next();
+                }
+                redirect = Some(c == '>');
+                // `>&2`: the target is a file descriptor, not a file.
+                if c == '>' && chars.peek() == Some(&'&') {
+                    chars.next();
+                    word.push('&');
+                    in_word = true;
+                }
+            }
+            _ => {
+                word.push(c);
+                in_word = true;
+            }
+        }
+    }
+    finish_word(&mut word, &mut in_word, &mut cur, &mut redirect);
+    if !cur.words.is_empty() || !cur.writes_to.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// Everything a command line does, over all its simple commands.
+pub(crate) fn classify_command(line: &str) -> Vec<Kind> {
+    let mut kinds = Vec::new();
+    for simple in split_shell(line) {
+        for kind in classify_simple(&simple) {
+            if !kinds.contains(&kind) {
+                kinds.push(kind);
+            }
+        }
+    }
+    kinds
+}
+
+fn is_assignment(word: &str) -> bool {
+    word.split_once('=').is_some_and(|(name, _)| {
+        !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
+}
+
+const PROFILE_VARS: &[&str] = &[
+    "TOKEN", "PROFILE", "GH_HOST", "GITEA", "FORGEJO", "GITHUB", "GITLAB", "TEA_",
+];
+
+fn classify_simple(simple: &SimpleCommand) -> Vec<Kind> {
+    let mut kinds = Vec::new();
+    if !simple.writes_to.is_empty() {
+        kinds.push(Kind::FileEdit);
+    }
+    let mut words: &[String] = &simple.words;
+    // A standalone assignment or `export` of a profile/credential variable activates it.
+    let assigns_profile = |w: &[String]| {
+        w.iter().any(|a| {
+            is_assignment(a)
+                && PROFILE_VARS
+                    .iter()
+                    .any(|v| a.split('=').next().unwrap_or("").contains(v))
+        })
+    };
+    if words.first().is_some_and(|w| w == "export") || words.iter().all(|w| is_assignment(w)) {
+        if assigns_profile(words) {
+            kinds.push(Kind::ProfileActivation);
+        }
+        return kinds;
+    }
+    // Skip wrappers and per-command assignments.
+    loop {
+        match words.first().map(String::as_str) {
+            Some(w) if is_assignment(w) => words = &words[1..],
+            Some("sudo" | "time" | "command" | "nice" | "nohup" | "exec" | "xargs") => {
+                words = &words[1..]
+            }
+            Some("env") => {
+                words = &words[1..];
+                if words.is_empty() {
+                    kinds.push(Kind::ConfigInspection);
+                }
+            }
+            _ => break,
+        }
+    }
+    let Some(first) = words.first() else {
+        return kinds;
+    };
+    let program = first.rsplit('/').next().unwrap_or(first).to_owned();
+    let args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
+    let lower: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
+    if lower.iter().any(|w| w == "profile")
+        && lower
+            .iter()
+            .any(|w| matches!(w.as_str(), "activate" | "use" | "switch" | "select" | "set"))
+    {
+        kinds.push(Kind::ProfileActivation);
+    }
+    match program.as_str() {
+        "git" => kinds.extend(classify_git(&args)),
+        "gh" => kinds.extend(classify_gh(&args)),
+        "tea" => kinds.extend(classify_tea(&args)),
+        "glab" => kinds.extend(classify_glab(&args)),
+        "curl" | "wget" | "http" | "https" | "xh" => kinds.extend(classify_http(&args)),
+        "bash" | "sh" | "zsh" => {
+            let script = args
+                .iter()
+                .position(|a| *a == "-c" || *a == "-lc")
+                .and_then(|pos| args.get(pos + 1));
+            if let Some(script) = script {
+                kinds.extend(classify_command(script));
+            }
+        }
+        "source" | "."
+            if args
+                .iter()
+                .any(|a| a.contains("profile") || a.contains("env") || a.contains("rc")) =>
+        {
+            kinds.push(Kind::ProfileActivation);
+        }
+        "printenv" => kinds.push(Kind::ConfigInspection),
+        "touch" | "tee" | "cp" | "mv" | "rm" | "rmdir" | "mkdir" | "ln" | "chmod" | "chown"
+        | "truncate" | "install" | "patch"
+            if !(program == "tee" && args.iter().all(|a| a.starts_with('-'))) =>
+        {
+            kinds.push(Kind::FileEdit);
+        }
+        "sed" | "perl"
+            if args
+                .iter()
+                .any(|a| a.starts_with("-i") || *a == "--in-place" || a.starts_with("-pi")) =>
+        {
+            kinds.push(Kind::FileEdit)
+        }
+        "dd" if args.iter().any(|a| a.starts_with("of=")) => kinds.push(Kind::FileEdit),
+        _ => {}
+    }
+    if is_test_run(&program, &args) {
+        kinds.push(Kind::TestRun);
+    }
+    if is_config_read(&program, &args) {
+        kinds.push(Kind::ConfigInspection);
+    }
+    kinds
+}
+
+/// Files whose reading is local config/profile inspection.
+const CONFIG_PATHS: &[&str] = &[
+    ".config/gh",
+    "hosts.yml",
+    ".config/tea",
+    "tea/config.yml",
+    ".config/glab",
+    ".netrc",
+    ".gitconfig",
+    ".git-credentials",
+    ".config/git",
+    "credentials",
+    "auth.json",
+    ".npmrc",
+    ".pypirc",
+    "mcp.json",
+    ".claude",
+    ".codex",
+    ".config/forgejo",
+    ".config/gitea",
+    "token",
+];
+
+fn is_config_read(program: &str, args: &[&str]) -> bool {
+    const READERS: &[&str] = &[
+        "cat", "less", "more", "head", "tail", "bat", "grep", "rg", "jq", "yq", "sed", "awk",
+        "stat", "ls", "view", "nl",
+    ];
+    READERS.contains(&program)
+        && args
+            .iter()
+            .filter(|a| !a.starts_with('-'))
+            .any(|a| CONFIG_PATHS.iter().any(|p| a.contains(p)))
+}
+
+fn is_test_run(program: &str, args: &[&str]) -> bool {
+    let first = args.first().copied().unwrap_or("");
+    match program {
+        "pytest" | "py.test" | "tox" | "nox" | "jest" | "vitest" | "mocha" | "rspec"
+        | "phpunit" | "ctest" | "cargo-nextest" => true,
+        "cargo" => matches!(first, "test" | "nextest" | "t"),
+        "go" | "dotnet" | "mix" | "swift" | "deno" | "bun" => first == "test",
+        "npm" | "pnpm" | "yarn" => {
+            first == "test"
+                || first == "t"
+                || (first == "run" && args.get(1).is_some_and(|s| s.starts_with("test")))
+        }
+        "make" | "just" | "ninja" => args
+            .iter()
+            .any(|a| matches!(*a, "test" | "check" | "tests")),
+        "mvn" | "gradle" | "gradlew" | "./gradlew" => args
+            .iter()
+            .any(|a| matches!(*a, "test" | "verify" | "check")),
+        "python" | "python3" => args
+            .windows(2)
+            .any(|w| w[0] == "-m" && matches!(w[1], "pytest" | "unittest" | "tox")),
+        "bundle" => args.contains(&"rspec") || args.windows(2).any(|w| w == ["exec", "rake"]),
+        _ => false,
+    }
+}
+
+/// Skip git's global options (`-C <path>`, `-c k=v`, `--git-dir=...`, ...).
+fn git_subcommand<'a>(args: &'a [&'a str]) -> (&'a str, &'a [&'a str]) {
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i];
+        if a == "-C" || a == "-c" || a == "--git-dir" || a == "--work-tree" || a == "--namespace" {
+            i += 2;
+        } else if a.starts_with('-') {
+            i += 1;
+        } else {
+            return (a, &args[i + 1..]);
+        }
+    }
+    ("", &[])
+}
+
+fn classify_git(args: &[&str]) -> Vec<Kind> {
+    let (sub, rest) = git_subcommand(args);
+    let has = |flag: &str| rest.contains(&flag);
+    let positional = rest.iter().filter(|a| !a.starts_with('-')).count();
+    match sub {
+        "merge" if has("--abort") || has("--quit") => vec![Kind::MergeRestore],
+        "merge" => vec![Kind::LocalMerge],
+        "pull" => vec![Kind::LocalMerge, Kind::RefUpdate],
+        "rebase" | "cherry-pick" | "revert" if has("--abort") || has("--quit") => {
+            vec![Kind::MergeRestore]
+        }
+        "rebase" | "cherry-pick" | "revert" | "am" => vec![Kind::WorktreeChange, Kind::RefUpdate],
+        "reset" if has("--hard") || has("--merge") || has("--keep") => vec![Kind::MergeRestore],
+        "reset" | "checkout" | "switch" | "restore" | "add" | "rm" | "mv" | "clean"
+        | "sparse-checkout" => {
+            let mut k = vec![Kind::WorktreeChange];
+            if matches!(sub, "checkout" | "switch")
+                && (has("-b") || has("-B") || has("-c") || has("-C"))
+            {
+                k.push(Kind::RefUpdate);
+            }
+            k
+        }
+        "stash" if matches!(rest.first(), Some(&"list") | Some(&"show")) => vec![],
+        "stash" => vec![Kind::WorktreeChange],
+        "apply" if has("--check") || has("--stat") => vec![],
+        "apply" => vec![Kind::FileEdit],
+        "worktree" => match rest.first() {
+            Some(&"add") | Some(&"remove") | Some(&"move") | Some(&"prune") => {
+                vec![Kind::WorktreeAddRemove]
+            }
+            _ => vec![],
+        },
+        "commit" | "fetch" | "update-ref" | "replace" => vec![Kind::RefUpdate],
+        "push" => vec![Kind::Push],
+        "branch" => {
+            const READ: &[&str] = &[
+                "--list",
+                "-l",
+                "-a",
+                "-r",
+                "--all",
+                "--remotes",
+                "--show-current",
+                "--contains",
+                "-v",
+                "-vv",
+                "--merged",
+                "--no-merged",
+                "--points-at",
+            ];
+            if positional == 0
+                || rest
+                    .iter()
+                    .any(|a| READ.contains(a) || a.starts_with("--format"))
+            {
+                vec![]
+            } else {
+                vec![Kind::RefUpdate]
+            }
+        }
+        "tag" if positional == 0 || has("-l") || has("--list") => vec![],
+        "tag" => vec![Kind::RefUpdate],
+        "symbolic-ref" if positional >= 2 => vec![Kind::RefUpdate],
+        "config" => {
+            const READ: &[&str] = &[
+                "--get",
+                "--get-all",
+                "--get-regexp",
+                "--list",
+                "-l",
+                "--show-origin",
+            ];
+            if rest.iter().any(|a| READ.contains(a)) || positional <= 1 {
+                vec![Kind::ConfigInspection]
+            } else {
+                vec![Kind::ProfileActivation]
+            }
+        }
+        _ => vec![],
+    }
+}
+
+fn classify_gh(args: &[&str]) -> Vec<Kind> {
+    let group = args.first().copied().unwrap_or("");
+    let verb = args.get(1).copied().unwrap_or("");
+    match (group, verb) {
+        ("pr", "merge") => vec![Kind::ForgeMerge],
+        ("pr", "review") => vec![Kind::ForgeReview {
+            approve: args.iter().any(|a| *a == "--approve" || *a == "-a"),
+        }],
+        (
+            "pr",
+            "comment" | "edit" | "close" | "reopen" | "ready" | "create" | "lock" | "unlock",
+        )
+        | (
+            "issue",
+            "close" | "comment" | "edit" | "create" | "reopen" | "delete" | "lock" | "transfer",
+        )
+        | ("label", "create" | "edit" | "delete")
+        | ("run", "rerun" | "cancel")
+        | ("workflow", "run") => vec![Kind::ForgeWrite],
+        ("auth", "status" | "token") | ("config", "get" | "list") => vec![Kind::ConfigInspection],
+        ("auth", "login" | "switch" | "setup-git" | "refresh" | "logout") | ("config", "set") => {
+            vec![Kind::ProfileActivation]
+        }
+        ("api", _) => classify_api_call(&args[1..]),
+        _ => vec![],
+    }
+}
+
+fn classify_tea(args: &[&str]) -> Vec<Kind> {
+    let group = args.first().copied().unwrap_or("");
+    let verb = args.get(1).copied().unwrap_or("");
+    match (group, verb) {
+        ("pr" | "pulls" | "pull", "merge") => vec![Kind::ForgeMerge],
+        ("pr" | "pulls" | "pull", "approve" | "lgtm") => vec![Kind::ForgeReview { approve: true }],
+        ("pr" | "pulls" | "pull", "reject" | "review") => {
+            vec![Kind::ForgeReview { approve: false }]
+        }
+        ("pr" | "pulls" | "pull", "close" | "reopen" | "create" | "edit")
+        | ("issue" | "issues", "close" | "reopen" | "create" | "edit")
+        | ("comment" | "c", _) => vec![Kind::ForgeWrite],
+        ("login" | "logins", "list" | "ls" | "") | ("whoami", _) => vec![Kind::ConfigInspection],
+        ("login" | "logins", "add" | "default" | "use" | "delete" | "edit") => {
+            vec![Kind::ProfileActivation]
+        }
+        _ => vec![],
+    }
+}
+
+fn classify_glab(args: &[&str]) -> Vec<Kind> {
+    match (
+        args.first().copied().unwrap_or(""),
+        args.get(1).copied().unwrap_or(""),
+    ) {
+        ("mr", "merge") => vec![Kind::ForgeMerge],
+        ("mr", "approve") => vec![Kind::ForgeReview { approve: true }],
+        ("mr" | "issue", "note" | "close" | "reopen" | "update" | "create") => {
+            vec![Kind::ForgeWrite]
+        }
+        ("auth", "status") => vec![Kind::ConfigInspection],
+        ("auth", "login") => vec![Kind::ProfileActivation],
+        _ => vec![],
+    }
+}
+
+/// An HTTP call: writes are classified by path (`/merge`, `/reviews`).
+fn classify_http(args: &[&str]) -> Vec<Kind> {
+    let method = args
+        .windows(2)
+        .find(|w| w[0] == "-X" || w[0] == "--request" || w[0] == "--method")
+        .map(|w| w[1].to_uppercase())
+        .or_else(|| {
+            args.iter().find_map(|a| {
+                a.strip_prefix("-X")
+                    .filter(|m| !m.is_empty())
+                    .map(str::to_uppercase)
+            })
+        });
+    let has_body = args.iter().any(|a| {
+        matches!(
+            *a,
+            "-d" | "--data" | "--data-raw" | "--json" | "-F" | "--form"
+        )
+    });
+    let writes = match method.as_deref() {
+        Some("GET") | Some("HEAD") | Some("OPTIONS") => false,
+        Some(_) => true,
+        None => {
+            has_body
+                || args
+                    .iter()
+                    .any(|a| matches!(*a, "POST" | "PUT" | "PATCH" | "DELETE"))
+        }
+    };
+    if !writes {
+        return vec![];
+    }
+    vec![write_by_path(args)]
+}
+
+/// `gh api`: a write when a method other than GET is given or fields are sent.
+fn classify_api_call(args: &[&str]) -> Vec<Kind> {
+    let method = args
+        .windows(2)
+        .find(|w| w[0] == "-X" || w[0] == "--method")
+        .map(|w| w[1].to_uppercase());
+    let has_fields = args
+        .iter()
+        .any(|a| matches!(*a, "-f" | "-F" | "--field" | "--raw-field" | "--input"));
+    let writes = match method.as_deref() {
+        Some("GET") => false,
+        Some(_) => true,
+        None => has_fields,
+    };
+    if writes {
+        vec![write_by_path(args)]
+    } else {
+        vec![]
+    }
+}
+
+fn write_by_path(args: &[&str]) -> Kind {
+    let joined = args.join(" ");
+    let approve = joined.to_uppercase().contains("APPROVE");
+    if args
+        .iter()
+        .any(|a| a.trim_end_matches('/').ends_with("/merge"))
+    {
+        Kind::ForgeMerge
+    } else if args
+        .iter()
+        .any(|a| a.contains("/reviews") || a.ends_with("/approve"))
+    {
+        Kind::ForgeReview { approve }
+    } else {
+        Kind::ForgeWrite
+    }
+}
+
+const READ_VERBS: &[&str] = &[
+    "get", "list", "search", "read", "view", "show", "find", "query", "describe", "check",
+    "status", "diff", "download", "whoami", "compare",
+];
+const WRITE_VERBS: &[&str] = &[
+    "create", "update", "delete", "add", "edit", "close", "reopen", "set", "remove", "write",
+    "post", "comment", "label", "assign", "lock", "unlock", "dismiss", "submit", "request", "push",
+    "fork", "transfer", "rerun", "cancel", "trigger", "dispatch", "upload", "approve", "merge",
+    "activate", "switch",
+];
+const LOCAL_EDIT_TOOLS: &[&str] = &[
+    "write",
+    "edit",
+    "multiedit",
+    "notebookedit",
+    "apply_patch",
+    "str_replace_based_edit_tool",
+    "str_replace_editor",
+    "create_file",
+    "write_file",
+    "edit_file",
+    "delete_file",
+    "move_file",
+    "create_directory",
+];
+
+/// Split a tool name into lower-case words (`mcp__gitea__createPullReview` →
+/// `create`, `pull`, `review`), and say whether it names a forge server.
+fn tool_words(name: &str) -> (Vec<String>, bool, String) {
+    let base = name.rsplit("__").next().unwrap_or(name);
+    let base = base.rsplit(['.', '/']).next().unwrap_or(base);
+    let mut spaced = String::new();
+    let mut prev_lower = false;
+    for c in base.chars() {
+        if c.is_uppercase() && prev_lower {
+            spaced.push('_');
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        spaced.push(c.to_ascii_lowercase());
+    }
+    let words = spaced
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_owned)
+        .collect();
+    let lower = name.to_lowercase();
+    let forge = lower.starts_with("mcp__")
+        || ["gitea", "github", "gitlab", "forgejo"]
+            .iter()
+            .any(|f| lower.contains(f));
+    (words, forge, spaced)
+}
+
+/// What an MCP/agent tool call does. `None` for reads and unknown tools.
+pub(crate) fn classify_tool(name: &str, arguments: &Value) -> Option<Kind> {
+    let (words, forge, base) = tool_words(name);
+    let has = |w: &str| words.iter().any(|x| x == w);
+    let first = words.first().map(String::as_str).unwrap_or("");
+    // "pull request" and "merge request" are nouns: neither word is a verb there.
+    let noun_at = |i: usize| {
+        let w = words[i].as_str();
+        let next = words.get(i + 1).map(String::as_str);
+        let prev = i.checked_sub(1).map(|p| words[p].as_str());
+        (matches!(w, "pull" | "merge") && matches!(next, Some("request" | "requests")))
+            || (matches!(w, "request" | "requests") && matches!(prev, Some("pull" | "merge")))
+    };
+    let verbs: Vec<&str> = (0..words.len())
+        .filter(|&i| !noun_at(i))
+        .map(|i| words[i].as_str())
+        .collect();
+    let writes = verbs.iter().any(|w| WRITE_VERBS.contains(w));
+    let reads = verbs.iter().any(|w| READ_VERBS.contains(w));
+    if READ_VERBS.contains(&first) || (reads && !writes) {
+        return None;
+    }
+    let has_verb = |w: &str| verbs.contains(&w);
+    if has_verb("merge")
+        && !["base", "status", "check", "mergeable", "can"]
+            .iter()
+            .any(|w| has(w))
+    {
+        return Some(Kind::ForgeMerge);
+    }
+    if has("approve") {
+        return Some(Kind::ForgeReview { approve: true });
+    }
+    if (has("review") || has("reviews")) && writes {
+        let event = arguments
+            .get("event")
+            .or_else(|| arguments.get("state"))
+            .and_then(Value::as_str);
+        let approve = event.is_some_and(|e| {
+            e.eq_ignore_ascii_case("APPROVE") || e.eq_ignore_ascii_case("APPROVED")
+        });
+        return Some(Kind::ForgeReview { approve });
+    }
+    if !forge && LOCAL_EDIT_TOOLS.contains(&base.as_str()) {
+        let command = arguments.get("command").and_then(Value::as_str);
+        return if command == Some("view") {
+            None
+        } else {
+            Some(Kind::FileEdit)
+        };
+    }
+    if has("profile")
+        && ["activate", "switch", "use", "set", "select"]
+            .iter()
+            .any(|w| has(w))
+    {
+        return Some(Kind::ProfileActivation);
+    }
+    if writes {
+        return Some(Kind::ForgeWrite);
+    }
+    None
+}
+
+/// Whether a replay command would approve or merge directly (shell commands, HTTP
+/// calls, or tool-call notation such as `merge_pull_request(owner=..)`).
+pub(crate) fn is_direct_approve_or_merge(command: &str) -> bool {
+    let kinds = classify_command(command);
+    if kinds.iter().any(|k| {
+        matches!(
+            k,
+            Kind::ForgeMerge | Kind::LocalMerge | Kind::ForgeReview { approve: true }
+        )
+    }) {
+        return true;
+    }
+    let head = command
+        .trim()
+        .split(|c: char| c == '(' || c.is_whitespace())
+        .next()
+        .unwrap_or("");
+    let looks_like_tool = head.contains('_')
+        && head
+            .chars()
+            .all(|c| c.is_alphanumeric() || "_-.".contains(c));
+    if looks_like_tool {
+        let args: Value = command
+            .find('(')
+            .map(|i| Value::String(command[i..].to_owned()))
+            .unwrap_or(Value::Null);
+        let approve_in_args = args
+            .as_str()
+            .is_some_and(|a| a.to_uppercase().contains("APPROVE"));
+        return match classify_tool(head, &Value::Null) {
+            Some(Kind::ForgeMerge) | Some(Kind::ForgeReview { approve: true }) => true,
+            Some(Kind::ForgeReview { approve: false }) => approve_in_args,
+            _ => false,
+        };
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn shell_splitting_respects_quotes_and_redirections() {
+        let cmds = split_shell(
+            "cd /w && git commit -m \"a; b\" | tee log.txt 2>&1 > out.txt; echo hi >/dev/null",
+        );
+        let words: Vec<Vec<&str>> = cmds
+            .iter()
+            .map(|c| c.words.iter().map(String::as_str).collect())
+            .collect();
+        assert_eq!(
+            words,
+            vec![
+                vec!["cd", "/w"],
+                vec!["git", "commit", "-m", "a; b"],
+                vec!["tee", "log.txt"],
+                vec!["echo", "hi"]
+            ]
+        );
+        assert_eq!(cmds[2].writes_to, ["out.txt"]);
+        assert!(cmds[3].writes_to.is_empty());
+    }
+
+    #[test]
+    fn commands_are_classified_by_program_and_subcommand() {
+        use Kind::*;
+        let table: &[(&str, &[Kind])] = &[
+            ("git status --porcelain", &[]),
+            ("git -C ../wt merge --no-ff origin/main", &[LocalMerge]),
+            ("git merge --abort", &[MergeRestore]),
+            ("git merge-base --is-ancestor a b", &[]),
+            ("git pull --ff-only", &[LocalMerge, RefUpdate]),
+            ("git worktree add ../wt abc123", &[WorktreeAddRemove]),
+            ("git worktree list", &[]),
+            ("git fetch origin", &[RefUpdate]),
+            ("git branch --show-current", &[]),
+            ("git branch -D old", &[RefUpdate]),
+            ("git reset --hard abc", &[MergeRestore]),
+            ("git checkout abc123", &[WorktreeChange]),
+            ("git push origin HEAD", &[Push]),
+            ("git config --get remote.origin.url", &[ConfigInspection]),
+            ("cargo test --workspace", &[TestRun]),
+            ("cd wt && npm run test:unit", &[TestRun]),
+            ("python -m pytest -q", &[TestRun]),
+            ("make check", &[TestRun]),
+            ("echo x > notes.md", &[FileEdit]),
+            ("sed -i s/a/b/ f.rs", &[FileEdit]),
+            ("sed -n 1,5p f.rs", &[]),
+            ("cat ~/.config/gh/hosts.yml", &[ConfigInspection]),
+            ("tea login list", &[ConfigInspection]),
+            ("gh auth switch --user bot", &[ProfileActivation]),
+            ("export GITEA_TOKEN=abc", &[ProfileActivation]),
+            ("GH_TOKEN=x gh pr view 4", &[]),
+            ("gh pr merge 4 --squash", &[ForgeMerge]),
+            ("gh pr review 4 --approve", &[ForgeReview { approve: true }]),
+            (
+                "gh pr review 4 --comment -b hi",
+                &[ForgeReview { approve: false }],
+            ),
+            ("gh api repos/o/r/pulls/4/merge -X PUT", &[ForgeMerge]),
+            ("gh api repos/o/r/pulls/4", &[]),
+            (
+                "curl -X POST https://git.example/api/v1/repos/o/r/pulls/4/reviews -d '{\"event\":\"APPROVED\"}'",
+                &[ForgeReview { approve: true }],
+            ),
+            ("tea pr merge 4", &[ForgeMerge]),
+            ("bash -c 'git merge x'", &[LocalMerge]),
+        ];
+        for (cmd, expected) in table {
+            assert_eq!(classify_command(cmd), *expected, "{cmd}");
+        }
+    }
+
+    #[test]
+    fn tools_are_classified_by_name_words() {
+        use Kind::*;
+        let table: &[(&str, serde_json::Value, Option<Kind>)] = &[
+            ("mcp__gitea__get_pull_request", json!({}), None),
+            ("mcp__gitea__list_pull_reviews", json!({}), None),
+            ("merge_pull_request", json!({}), Some(ForgeMerge)),
+            (
+                "mcp__gitea__create_pull_review",
+                json!({"event": "APPROVED"}),
+                Some(ForgeReview { approve: true }),
+            ),
+            (
+                "mcp__github__createPullRequestReview",
+                json!({"event": "COMMENT"}),
+                Some(ForgeReview { approve: false }),
+            ),
+            (
+                "mcp__gitea__create_issue_comment",
+                json!({}),
+                Some(ForgeWrite),
+            ),
+            ("Write", json!({"file_path": "x"}), Some(FileEdit)),
+            (
+                "str_replace_based_edit_tool",
+                json!({"command": "view"}),
+                None,
+            ),
+            ("mcp__github__get_mergeable_state", json!({}), None),
+            ("mcp__github__pull_request_read", json!({}), None),
+            (
+                "mcp__gitlab__create_merge_request",
+                json!({}),
+                Some(ForgeWrite),
+            ),
+            (
+                "mcp__github__pull_request_review_write",
+                json!({"event": "APPROVE"}),
+                Some(ForgeReview { approve: true }),
+            ),
+        ];
+        for (name, args, expected) in table {
+            assert_eq!(classify_tool(name, args), *expected, "{name}");
+        }
+    }
+
+    #[test]
+    fn direct_approve_or_merge_replays_are_recognised() {
+        let yes = [
+            "gh pr merge 42 --squash",
+            "gh pr review 42 --approve",
+            "tea pulls approve 42",
+            "git merge --ff-only origin/feature",
+            "merge_pull_request(owner=\"acme\", repo=\"widgets\", index=42)",
+            "mcp__gitea__create_pull_review(event=APPROVED)",
+        ];
+        let no = [
+            "vouch validate-report final-report.md",
+            "gh pr view 42",
+            "git merge --abort",
+            "vouch review --base main --head merge",
+            "mcp__gitea__get_pull_request(index=42)",
+        ];
+        for c in yes {
+            assert!(is_direct_approve_or_merge(c), "{c}");
+        }
+        for c in no {
+            assert!(!is_direct_approve_or_merge(c), "{c}");
+        }
+    }
+}

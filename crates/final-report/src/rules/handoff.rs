@@ -1,0 +1,272 @@
+//! Rules about the handoff: blocked replays (8), narrative agreement (9), distinct
+//! review states (10).
+
+use std::collections::BTreeSet;
+
+use super::Ctx;
+use crate::classify::is_direct_approve_or_merge;
+use crate::model::{Disposition, MutationCategory, ReviewState, ReviewSubmission};
+use crate::narrative::{Claim, FilesClaim, words};
+use crate::violation::{Violation, ViolationCode};
+
+/// Rule 8. "A blocked handoff that includes direct approve or merge replay commands is
+/// rejected."
+///
+/// Applies to `blocked` and `stopped` dispositions; a command approves or merges when
+/// it is a forge merge/approve (CLI, HTTP or tool-call notation) or a local `git merge`.
+pub(super) fn blocked_handoff_without_replays(ctx: &Ctx) -> Vec<Violation> {
+    if !ctx
+        .disposition()
+        .is_some_and(Disposition::is_blocked_or_stopped)
+    {
+        return Vec::new();
+    }
+    let replays: Vec<String> = ctx.get("/handoff/replayCommands").unwrap_or_default();
+    replays
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| is_direct_approve_or_merge(c))
+        .map(|(i, c)| {
+            Violation::new(
+                ViolationCode::BlockedHandoffReplaysMutation,
+                format!("/handoff/replayCommands/{i}"),
+                format!(
+                    "a blocked/stopped handoff must not replay a direct approve or merge: `{c}`"
+                ),
+            )
+        })
+        .collect()
+}
+
+/// The disposition named by a label value: the longest run of leading words that
+/// spells a disposition (`ready to merge — waiting` → `ready-to-merge`).
+fn disposition_in(value: &str) -> Option<Disposition> {
+    let tokens = words(value);
+    (1..=tokens.len().min(3)).rev().find_map(|n| {
+        let joined = tokens[..n].join("-");
+        serde_json::from_value(serde_json::Value::String(joined)).ok()
+    })
+}
+
+/// Rule 9. "Narrative and handoff must agree: disposition words, merged/approved
+/// claims, and the files-reviewed lists."
+///
+/// Checked: a `Disposition:` label equals `handoff.disposition`; a narrative merge
+/// claim needs the `merged` disposition; a narrative approval needs review state
+/// APPROVED; "ready to merge/approve" contradicts blocked, stopped or review-only
+/// dispositions; "blocked/stopped/failed closed" contradicts merged, approved or ready
+/// dispositions; a `Files reviewed:` list (or count) equals `diffReview.filesReviewed`.
+pub(super) fn narrative_agrees_with_handoff(ctx: &Ctx) -> Vec<Violation> {
+    let code = ViolationCode::NarrativeHandoffMismatch;
+    let mut out = Vec::new();
+    let disposition = ctx.disposition();
+    let handoff = disposition.map(Disposition::as_str).unwrap_or("(missing)");
+    if let Some(label) =
+        ctx.narrative
+            .label(&["disposition", "final disposition", "handoff disposition"])
+        && (disposition_in(&label.value) != disposition || disposition.is_none())
+    {
+        out.push(Violation::new(
+            code,
+            "/handoff/disposition",
+            format!(
+                "the narrative says `Disposition: {}` but the handoff disposition is `{handoff}`",
+                label.value
+            ),
+        ));
+    }
+    if let Some(hit) = ctx.narrative.claim(Claim::Merged)
+        && disposition != Some(Disposition::Merged)
+    {
+        out.push(Violation::new(
+            code,
+            "/handoff/disposition",
+            format!(
+                "the narrative says \"{}\" but the handoff disposition is `{handoff}`",
+                hit.sentence
+            ),
+        ));
+    }
+    if let Some(hit) = ctx.narrative.claim(Claim::Approved) {
+        let state: Option<ReviewState> = ctx.get("/review/state");
+        if state != Some(ReviewState::Approved) {
+            out.push(Violation::new(
+                code,
+                "/review/state",
+                format!(
+                    "the narrative says \"{}\" but the review state is `{}`",
+                    hit.sentence,
+                    ctx.text("/review/state").unwrap_or("(missing)")
+                ),
+            ));
+        }
+    }
+    if let Some(hit) = ctx.narrative.claim(Claim::ReadyState)
+        && matches!(
+            disposition,
+            Some(
+                Disposition::Blocked
+                    | Disposition::Stopped
+                    | Disposition::ReviewReported
+                    | Disposition::ChangesRequested
+            )
+        )
+    {
+        out.push(Violation::new(
+            code,
+            "/handoff/disposition",
+            format!(
+                "the narrative says \"{}\" but the handoff disposition is `{handoff}`",
+                hit.sentence
+            ),
+        ));
+    }
+    if let Some(hit) = ctx.narrative.claim(Claim::BlockedOrStopped)
+        && matches!(
+            disposition,
+            Some(
+                Disposition::Merged
+                    | Disposition::Approved
+                    | Disposition::ReadyToMerge
+                    | Disposition::ReadyToApprove
+            )
+        )
+    {
+        out.push(Violation::new(
+            code,
+            "/handoff/disposition",
+            format!(
+                "the narrative says \"{}\" but the handoff disposition is `{handoff}`",
+                hit.sentence
+            ),
+        ));
+    }
+    if let Some(files) = ctx.narrative.files_reviewed() {
+        let recorded: Vec<String> = ctx.get("/diffReview/filesReviewed").unwrap_or_default();
+        match files {
+            FilesClaim::Count(n) if n != recorded.len() => out.push(Violation::new(
+                code,
+                "/diffReview/filesReviewed",
+                format!("the narrative says {n} files were reviewed but diffReview.filesReviewed lists {}", recorded.len()),
+            )),
+            FilesClaim::List(listed) => {
+                let said: BTreeSet<&str> = listed.iter().map(String::as_str).collect();
+                let kept: BTreeSet<&str> = recorded.iter().map(String::as_str).collect();
+                if said != kept {
+                    let only_said: Vec<&str> = said.difference(&kept).copied().collect();
+                    let only_kept: Vec<&str> = kept.difference(&said).copied().collect();
+                    out.push(Violation::new(
+                        code,
+                        "/diffReview/filesReviewed",
+                        format!(
+                            "the narrative's files-reviewed list differs from diffReview.filesReviewed (only in narrative: [{}]; only in handoff: [{}])",
+                            only_said.join(", "),
+                            only_kept.join(", ")
+                        ),
+                    ));
+                }
+            }
+            FilesClaim::Count(_) => {}
+        }
+    }
+    out
+}
+
+/// Rule 10. "Official review submitted, finding ready but not submitted, dry-run only,
+/// and mutation blocked are distinct; a PENDING review is never APPROVED."
+///
+/// `official-review-submitted` needs state APPROVED, REQUEST_CHANGES or COMMENT, a
+/// `reviewId` and a review mutation; `finding-ready-not-submitted` and
+/// `mutation-blocked` allow only NONE or PENDING (the latter with `blockedReason`);
+/// `dry-run-only` needs state NONE and no review mutation. Dispositions `approved`,
+/// `changes-requested` and `commented` need the matching submitted state.
+pub(super) fn review_states_distinct(ctx: &Ctx) -> Vec<Violation> {
+    let code = ViolationCode::ReviewStateConflated;
+    let mut out = Vec::new();
+    let (Some(submission), Some(state)) = (
+        ctx.get::<ReviewSubmission>("/review/submission"),
+        ctx.get::<ReviewState>("/review/state"),
+    ) else {
+        return out;
+    };
+    let sub = ctx.text("/review/submission").unwrap_or_default();
+    let st = ctx.text("/review/state").unwrap_or_default();
+    let review_mutations = ctx.category(MutationCategory::ReviewMutations);
+    match submission {
+        ReviewSubmission::OfficialReviewSubmitted => {
+            if matches!(state, ReviewState::Pending | ReviewState::None) {
+                out.push(Violation::new(
+                    code,
+                    "/review/state",
+                    format!("`{sub}` with state `{st}`: a {st} review was not submitted"),
+                ));
+            }
+            if ctx.text("/review/reviewId").is_none() {
+                out.push(Violation::new(
+                    code,
+                    "/review/reviewId",
+                    "an official review submission needs the forge review id as proof",
+                ));
+            }
+            if review_mutations.is_empty() {
+                out.push(Violation::new(
+                    code,
+                    "/mutations/reviewMutations",
+                    "an official review was submitted but the review-mutation ledger is empty",
+                ));
+            }
+        }
+        ReviewSubmission::FindingReadyNotSubmitted | ReviewSubmission::MutationBlocked => {
+            if !matches!(state, ReviewState::Pending | ReviewState::None) {
+                out.push(Violation::new(
+                    code,
+                    "/review/state",
+                    format!("`{sub}` cannot have the submitted state `{st}`"),
+                ));
+            }
+            if submission == ReviewSubmission::MutationBlocked
+                && ctx.text("/review/blockedReason").is_none()
+            {
+                out.push(Violation::new(
+                    code,
+                    "/review/blockedReason",
+                    "`mutation-blocked` needs the reason the review mutation was blocked",
+                ));
+            }
+        }
+        ReviewSubmission::DryRunOnly => {
+            if state != ReviewState::None {
+                out.push(Violation::new(
+                    code,
+                    "/review/state",
+                    format!("`dry-run-only` cannot have review state `{st}`; nothing was posted"),
+                ));
+            }
+            if !review_mutations.is_empty() {
+                out.push(Violation::new(
+                    code,
+                    "/mutations/reviewMutations",
+                    "`dry-run-only` but the review-mutation ledger records review mutations",
+                ));
+            }
+        }
+    }
+    let needs = match ctx.disposition() {
+        Some(Disposition::Approved) => Some(ReviewState::Approved),
+        Some(Disposition::ChangesRequested) => Some(ReviewState::RequestChanges),
+        Some(Disposition::Commented) => Some(ReviewState::Comment),
+        _ => None,
+    };
+    if let Some(needed) = needs {
+        let submitted = submission == ReviewSubmission::OfficialReviewSubmitted;
+        if state != needed || !submitted {
+            let d = ctx.text("/handoff/disposition").unwrap_or_default();
+            out.push(Violation::new(
+                code,
+                "/handoff/disposition",
+                format!("disposition `{d}` needs an officially submitted review in that state, but the review is `{sub}` / `{st}`"),
+            ));
+        }
+    }
+    out
+}

@@ -1,0 +1,334 @@
+//! Rules about the command and mutation ledgers: validation after a local merge (11),
+//! merge simulations (12), the whole session (16), ledger agreement (18).
+
+use super::{Ctx, SessionCommand, entry_records};
+use crate::classify::{self, Kind};
+use crate::model::{
+    CommandLocation, CommandPhase, MergeResult, MutationCategory, ValidationStatus,
+};
+use crate::narrative::Claim;
+use crate::violation::{Violation, ViolationCode};
+
+fn has(c: &SessionCommand, kind: Kind) -> bool {
+    c.kinds.contains(&kind)
+}
+
+fn location(c: &SessionCommand) -> Option<CommandLocation> {
+    c.entry.as_ref().map(|e| e.location)
+}
+
+fn phase(c: &SessionCommand) -> Option<CommandPhase> {
+    c.entry.as_ref().map(|e| e.phase)
+}
+
+/// Rule 11. "Official validation marked passed is rejected when the ledger shows a
+/// local merge (e.g. `git merge`, `git pull` into the review worktree) before it,
+/// unless that run is recorded as a diagnostic merge simulation — and then it is not
+/// official PR-head validation."
+///
+/// Order is the transcript's `seq` order when there is a transcript, else ledger order.
+/// The official run starts at the first command listed in `validation.commands` or in
+/// phase `official-pr-head-validation`. A merge before it (outside the main checkout)
+/// is accepted only when it is phase `merge-simulation` and an abort/reset follows it
+/// before the official run.
+pub(super) fn validation_not_after_local_merge(ctx: &Ctx) -> Vec<Violation> {
+    if ctx.get::<ValidationStatus>("/validation/status") != Some(ValidationStatus::Passed)
+        || !ctx.flag("/validation/official")
+    {
+        return Vec::new();
+    }
+    let validation: Vec<String> = ctx
+        .get::<Vec<String>>("/validation/commands")
+        .unwrap_or_default()
+        .iter()
+        .map(|c| classify::normalize(c))
+        .collect();
+    let Some(start) = ctx.session.iter().position(|c| {
+        validation.contains(&c.text) || phase(c) == Some(CommandPhase::OfficialPrHeadValidation)
+    }) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (i, c) in ctx.session[..start].iter().enumerate() {
+        if !has(c, Kind::LocalMerge) || location(c) == Some(CommandLocation::MainCheckout) {
+            continue;
+        }
+        let simulated = phase(c) == Some(CommandPhase::MergeSimulation);
+        let restored = ctx.session[i + 1..start]
+            .iter()
+            .any(|r| has(r, Kind::MergeRestore));
+        if !(simulated && restored) {
+            out.push(Violation::new(
+                ViolationCode::ValidationAfterLocalMerge,
+                "/validation/official",
+                format!(
+                    "official validation is marked passed but local merge `{}` ({}) ran before it{}; record that run as a diagnostic merge simulation (official: false) or restore the PR head before the official run",
+                    c.text,
+                    c.origin(),
+                    if simulated { " without an abort/reset in between" } else { "" }
+                ),
+            ));
+        }
+    }
+    out
+}
+
+/// Rule 12. "A local merge simulation must appear under Worktree/index mutations with
+/// clean-before and clean-after proof (abort/reset recorded)."
+///
+/// A local merge outside the main checkout (or in phase `merge-simulation`) needs a
+/// `worktreeIndexMutations` entry naming the command with `cleanBefore` and
+/// `cleanAfter`, and an abort/reset command after it in the session.
+pub(super) fn merge_simulation_recorded(ctx: &Ctx) -> Vec<Violation> {
+    let code = ViolationCode::MergeSimulationUnrecorded;
+    let entries = ctx.category(MutationCategory::WorktreeIndexMutations);
+    let mut out = Vec::new();
+    for (i, c) in ctx.session.iter().enumerate() {
+        let simulation = has(c, Kind::LocalMerge)
+            && (location(c) != Some(CommandLocation::MainCheckout)
+                || phase(c) == Some(CommandPhase::MergeSimulation));
+        if !simulation {
+            continue;
+        }
+        let recorded: Vec<_> = entries
+            .iter()
+            .filter(|e| entry_records(e, &c.text))
+            .collect();
+        if recorded.is_empty() {
+            out.push(Violation::new(
+                code,
+                "/mutations/worktreeIndexMutations",
+                format!("local merge simulation `{}` ({}) is not recorded under Worktree/index mutations", c.text, c.origin()),
+            ));
+            continue;
+        }
+        let proven = recorded.iter().any(|e| {
+            e.clean_before
+                .as_deref()
+                .is_some_and(|s| !s.trim().is_empty())
+                && e.clean_after
+                    .as_deref()
+                    .is_some_and(|s| !s.trim().is_empty())
+        });
+        if !proven {
+            out.push(Violation::new(
+                code,
+                "/mutations/worktreeIndexMutations",
+                format!(
+                    "local merge simulation `{}` lacks clean-before and clean-after proof",
+                    c.text
+                ),
+            ));
+        }
+        if !ctx.session[i + 1..]
+            .iter()
+            .any(|r| has(r, Kind::MergeRestore))
+        {
+            out.push(Violation::new(
+                code,
+                c.pointer(),
+                format!(
+                    "no abort/reset is recorded after local merge simulation `{}` ({})",
+                    c.text,
+                    c.origin()
+                ),
+            ));
+        }
+    }
+    out
+}
+
+/// Rule 16. "Whole session: with a transcript, reject a report whose command ledger
+/// omits commands from the session; reject \"all validation ran in an isolated
+/// worktree\" when any test command ran in the main checkout; local config/profile
+/// inspection (e.g. config or auth files of the forge client) must be classified and
+/// justified; profile activation must be classified as a runtime/session mutation with
+/// capability/policy proof; a \"strict compliance\" statement is rejected when any
+/// pre-review command is unclassified."
+pub(super) fn whole_session_ledger(ctx: &Ctx) -> Vec<Violation> {
+    let mut out = Vec::new();
+    if ctx.transcript.is_some() {
+        for c in ctx.session.iter().filter(|c| c.ledger_index.is_none()) {
+            out.push(Violation::new(
+                ViolationCode::CommandLedgerIncomplete,
+                "/commands",
+                format!("the command ledger omits `{}` ({})", c.text, c.origin()),
+            ));
+        }
+    }
+    let isolation = ctx.narrative.claim(Claim::IsolatedWorktreeOnly);
+    if ctx.flag("/validation/isolatedWorktreeOnly") || isolation.is_some() {
+        for c in ctx.session.iter().filter(|c| has(c, Kind::TestRun)) {
+            if location(c) == Some(CommandLocation::MainCheckout) {
+                out.push(Violation::new(
+                    ViolationCode::MainCheckoutValidation,
+                    c.pointer(),
+                    format!("the report says all validation ran in an isolated worktree but `{}` ran in the main checkout", c.text),
+                ));
+            }
+        }
+    }
+    for c in ctx.session.iter().filter(|c| c.entry.is_some()) {
+        let entry = c.entry.as_ref().expect("filtered");
+        if has(c, Kind::ConfigInspection)
+            && (entry.phase != CommandPhase::LocalConfigInspection
+                || entry
+                    .justification
+                    .as_deref()
+                    .is_none_or(|j| j.trim().is_empty()))
+        {
+            out.push(Violation::new(
+                ViolationCode::ConfigInspectionUnjustified,
+                c.pointer(),
+                format!("`{}` inspects local config/profile/auth files; classify it as `local-config-inspection` with a justification", c.text),
+            ));
+        }
+        if has(c, Kind::ProfileActivation)
+            && (entry.phase != CommandPhase::RuntimeSessionMutation
+                || entry
+                    .capability_proof
+                    .as_deref()
+                    .is_none_or(|p| p.trim().is_empty()))
+        {
+            out.push(Violation::new(
+                ViolationCode::ProfileActivationUnclassified,
+                c.pointer(),
+                format!("`{}` activates a profile; classify it as `runtime-session-mutation` with capability/policy proof", c.text),
+            ));
+        }
+    }
+    let strict = ctx.narrative.claim(Claim::StrictCompliance);
+    if ctx.flag("/strictCompliance") || strict.is_some() {
+        let review_starts = ctx
+            .session
+            .iter()
+            .position(|c| {
+                matches!(
+                    phase(c),
+                    Some(
+                        CommandPhase::Review
+                            | CommandPhase::OfficialPrHeadValidation
+                            | CommandPhase::MergeSimulation
+                            | CommandPhase::Merge
+                    )
+                )
+            })
+            .unwrap_or(ctx.session.len());
+        for c in &ctx.session[..review_starts] {
+            if matches!(phase(c), None | Some(CommandPhase::Unclassified)) {
+                out.push(Violation::new(
+                    ViolationCode::StrictComplianceUnproven,
+                    c.pointer(),
+                    format!("strict compliance is claimed but pre-review command `{}` ({}) is unclassified", c.text, c.origin()),
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Rule 18. "Ledgers agree: a report that says a mutation category is empty while its
+/// command ledger or the transcript shows a command of that kind (creating or editing
+/// files, `git worktree add/remove`, `git merge`, `git pull`, `git commit`, `git
+/// push`, ref updates, review/merge tool calls) is rejected; a `git pull`/`git merge`
+/// in the main checkout is a mutation too and must be classified as one."
+///
+/// Every mutating command (ledger or transcript) and mutating tool call must be
+/// recorded in a category that fits it; a read-only diagnostic must not mutate; a
+/// `merged` result needs a merge mutation.
+pub(super) fn ledgers_agree(ctx: &Ctx) -> Vec<Violation> {
+    let code = ViolationCode::MutationLedgerDisagrees;
+    let mut out = Vec::new();
+    let labels = |cats: &[MutationCategory]| {
+        cats.iter()
+            .map(|c| c.label())
+            .collect::<Vec<_>>()
+            .join(" or ")
+    };
+    for c in &ctx.session {
+        for kind in &c.kinds {
+            let cats = kind.categories();
+            if cats.is_empty() {
+                continue;
+            }
+            let recorded = cats
+                .iter()
+                .any(|cat| ctx.category(*cat).iter().any(|e| entry_records(e, &c.text)));
+            if !recorded {
+                let all_empty = cats.iter().all(|cat| ctx.category(*cat).is_empty());
+                out.push(Violation::new(
+                    code,
+                    format!("/mutations/{}", cats[0].key()),
+                    format!(
+                        "`{}` ({}) is {} but {} {}",
+                        c.text,
+                        c.origin(),
+                        kind.describe(),
+                        labels(cats),
+                        if all_empty {
+                            "is empty"
+                        } else {
+                            "does not record it"
+                        }
+                    ),
+                ));
+            }
+        }
+    }
+    for t in &ctx.tools {
+        let cats = t.kind.categories();
+        if cats.is_empty() {
+            continue;
+        }
+        let recorded = cats.iter().any(|cat| {
+            ctx.category(*cat)
+                .iter()
+                .any(|e| e.tool.as_deref().is_some_and(|name| name == t.name))
+        });
+        if !recorded {
+            out.push(Violation::new(
+                code,
+                format!("/mutations/{}", cats[0].key()),
+                format!(
+                    "tool call `{}` (transcript seq {}) is {} but {} does not record it",
+                    t.name,
+                    t.seq,
+                    t.kind.describe(),
+                    labels(cats)
+                ),
+            ));
+        }
+    }
+    for (i, entry) in ctx
+        .category(MutationCategory::ReadOnlyDiagnostics)
+        .iter()
+        .enumerate()
+    {
+        let Some(command) = entry.command.as_deref() else {
+            continue;
+        };
+        if let Some(kind) = classify::classify_command(command)
+            .into_iter()
+            .find(|k| !k.categories().is_empty())
+        {
+            out.push(Violation::new(
+                code,
+                format!("/mutations/readOnlyDiagnostics/{i}"),
+                format!(
+                    "`{command}` is {} but is listed as a read-only diagnostic",
+                    kind.describe()
+                ),
+            ));
+        }
+    }
+    if ctx.get::<MergeResult>("/merge/result") == Some(MergeResult::Merged)
+        && ctx.category(MutationCategory::MergeMutations).is_empty()
+    {
+        out.push(Violation::new(
+            code,
+            "/mutations/mergeMutations",
+            "merge.result is `merged` but Merge mutations is empty",
+        ));
+    }
+    out
+}

@@ -1,0 +1,289 @@
+//! The rules. Each rule is one pure function from the validation context to the
+//! violations it finds; its docstring quotes the rule sentence it enforces.
+
+mod claims;
+mod handoff;
+mod ledger;
+mod staleness;
+mod structure;
+
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::classify::{self, Kind};
+use crate::model::{CommandEntry, Disposition, MutationCategory, MutationEntry};
+use crate::narrative::Narrative;
+use crate::transcript::{EventName, TranscriptEntry};
+use crate::violation::Violation;
+
+/// A rule: the context in, every violation it finds out.
+type Rule = fn(&Ctx) -> Vec<Violation>;
+
+/// All rules, in rule-number order.
+const RULES: &[Rule] = &[
+    structure::required_fields,
+    structure::legacy_fields,
+    structure::mutation_categories_explicit,
+    claims::reviewed_head_proven,
+    claims::merge_proven,
+    claims::issue_closure_verified,
+    claims::full_suite_claim_proven,
+    handoff::blocked_handoff_without_replays,
+    handoff::narrative_agrees_with_handoff,
+    handoff::review_states_distinct,
+    ledger::validation_not_after_local_merge,
+    ledger::merge_simulation_recorded,
+    claims::inventory_completeness_proven,
+    claims::baseline_mismatch_explained,
+    staleness::collision_fails_closed,
+    ledger::whole_session_ledger,
+    staleness::ready_state_reverified,
+    ledger::ledgers_agree,
+];
+
+/// Run every rule and return all violations, de-duplicated, in rule order.
+pub(crate) fn run_all(report: &Value, transcript: Option<&[TranscriptEntry]>) -> Vec<Violation> {
+    let ctx = Ctx::new(report, transcript);
+    let mut out: Vec<Violation> = Vec::new();
+    for rule in RULES {
+        for v in rule(&ctx) {
+            if !out.contains(&v) {
+                out.push(v);
+            }
+        }
+    }
+    out
+}
+
+/// One command of the session, in session order.
+#[derive(Debug, Clone)]
+pub(crate) struct SessionCommand {
+    /// Whitespace-normalised command line.
+    pub text: String,
+    /// Transcript seq, when the order comes from a transcript.
+    pub seq: Option<u64>,
+    /// Index of the matching command-ledger entry, if any.
+    pub ledger_index: Option<usize>,
+    /// The matching command-ledger entry, if any.
+    pub entry: Option<CommandEntry>,
+    /// What the command does.
+    pub kinds: Vec<Kind>,
+}
+
+impl SessionCommand {
+    /// Where the command is cited in messages: ledger pointer or transcript seq.
+    pub(crate) fn origin(&self) -> String {
+        match (self.ledger_index, self.seq) {
+            (Some(i), Some(seq)) => format!("/commands/{i} (transcript seq {seq})"),
+            (Some(i), None) => format!("/commands/{i}"),
+            (None, Some(seq)) => format!("transcript seq {seq}"),
+            (None, None) => "the session".to_owned(),
+        }
+    }
+
+    /// The JSON pointer a violation about this command should carry.
+    pub(crate) fn pointer(&self) -> String {
+        match self.ledger_index {
+            Some(i) => format!("/commands/{i}"),
+            None => "/commands".to_owned(),
+        }
+    }
+}
+
+/// One transcript tool call that mutates something.
+#[derive(Debug, Clone)]
+pub(crate) struct ToolMutation {
+    pub seq: u64,
+    pub name: String,
+    pub kind: Kind,
+}
+
+/// Everything the rules read, computed once.
+pub(crate) struct Ctx<'a> {
+    pub report: &'a Value,
+    pub transcript: Option<&'a [TranscriptEntry]>,
+    pub narrative: Narrative,
+    /// The session's commands in order (transcript order when there is one).
+    pub session: Vec<SessionCommand>,
+    /// Mutating tool calls of the transcript.
+    pub tools: Vec<ToolMutation>,
+    /// Schema violations (rules 1 and 3).
+    pub schema: Vec<Violation>,
+}
+
+impl<'a> Ctx<'a> {
+    pub(crate) fn new(report: &'a Value, transcript: Option<&'a [TranscriptEntry]>) -> Self {
+        let narrative = Narrative::parse(
+            report
+                .get("narrative")
+                .and_then(Value::as_str)
+                .unwrap_or(""),
+        );
+        let ledger: Vec<(usize, CommandEntry)> = report
+            .get("commands")
+            .and_then(Value::as_array)
+            .map(|items| {
+                items
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, v)| CommandEntry::deserialize(v).ok().map(|e| (i, e)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let session = session_commands(&ledger, transcript);
+        let tools = transcript
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|e| match e {
+                TranscriptEntry::Tool {
+                    seq,
+                    name,
+                    arguments,
+                } => classify::classify_tool(name, arguments).map(|kind| ToolMutation {
+                    seq: *seq,
+                    name: name.clone(),
+                    kind,
+                }),
+                _ => None,
+            })
+            .collect();
+        Self {
+            report,
+            transcript,
+            narrative,
+            session,
+            tools,
+            schema: structure::schema_violations(report),
+        }
+    }
+
+    /// The value at `pointer` read as `T`, or `None` when absent or malformed.
+    pub(crate) fn get<T: DeserializeOwned>(&self, pointer: &str) -> Option<T> {
+        self.report
+            .pointer(pointer)
+            .and_then(|v| T::deserialize(v).ok())
+    }
+
+    /// The non-blank string at `pointer`.
+    pub(crate) fn text(&self, pointer: &str) -> Option<&'a str> {
+        self.report
+            .pointer(pointer)
+            .and_then(Value::as_str)
+            .filter(|s| !s.trim().is_empty())
+    }
+
+    /// The boolean at `pointer`; `false` when absent or not a boolean.
+    pub(crate) fn flag(&self, pointer: &str) -> bool {
+        self.report
+            .pointer(pointer)
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+    }
+
+    /// Whether the value at `pointer` is an explicit `{"notApplicable": ...}`.
+    pub(crate) fn not_applicable(&self, pointer: &str) -> bool {
+        self.report
+            .pointer(pointer)
+            .is_some_and(|v| v.get("notApplicable").is_some())
+    }
+
+    pub(crate) fn disposition(&self) -> Option<Disposition> {
+        self.get("/handoff/disposition")
+    }
+
+    /// The parseable entries of one mutation category.
+    pub(crate) fn category(&self, category: MutationCategory) -> Vec<MutationEntry> {
+        self.report
+            .pointer(&format!("/mutations/{}", category.key()))
+            .and_then(Value::as_array)
+            .map(|items| {
+                items
+                    .iter()
+                    .filter_map(|v| MutationEntry::deserialize(v).ok())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The transcript events of the given name, in order.
+    pub(crate) fn events(
+        &self,
+        name: &EventName,
+    ) -> Vec<(u64, &'a serde_json::Map<String, Value>)> {
+        self.transcript
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|e| match e {
+                TranscriptEntry::Event {
+                    seq,
+                    name: n,
+                    details,
+                } if n == name => Some((*seq, details)),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// The session's commands: transcript commands in seq order matched to ledger entries
+/// (same normalised text, each ledger entry used once), or the ledger itself.
+fn session_commands(
+    ledger: &[(usize, CommandEntry)],
+    transcript: Option<&[TranscriptEntry]>,
+) -> Vec<SessionCommand> {
+    let from_ledger = |i: usize, e: &CommandEntry| SessionCommand {
+        text: classify::normalize(&e.command),
+        seq: e.seq,
+        ledger_index: Some(i),
+        entry: Some(e.clone()),
+        kinds: classify::classify_command(&e.command),
+    };
+    let Some(transcript) = transcript else {
+        return ledger.iter().map(|(i, e)| from_ledger(*i, e)).collect();
+    };
+    let mut used = vec![false; ledger.len()];
+    let mut out = Vec::new();
+    for entry in transcript {
+        let TranscriptEntry::Command { seq, command, .. } = entry else {
+            continue;
+        };
+        let text = classify::normalize(command);
+        let candidates = || {
+            ledger
+                .iter()
+                .enumerate()
+                .filter(|(k, (_, e))| !used[*k] && classify::normalize(&e.command) == text)
+        };
+        let found = candidates()
+            .find(|(_, (_, e))| e.seq == Some(*seq))
+            .or_else(|| candidates().find(|(_, (_, e))| e.seq.is_none()))
+            .or_else(|| candidates().next())
+            .map(|(k, _)| k);
+        let (ledger_index, matched) = match found {
+            Some(k) => {
+                used[k] = true;
+                (Some(ledger[k].0), Some(ledger[k].1.clone()))
+            }
+            None => (None, None),
+        };
+        out.push(SessionCommand {
+            kinds: classify::classify_command(command),
+            text,
+            seq: Some(*seq),
+            ledger_index,
+            entry: matched,
+        });
+    }
+    out
+}
+
+/// Whether a mutation entry records `command` (same normalised command, or named in
+/// its clean-before/after proof).
+pub(crate) fn entry_records(entry: &MutationEntry, command: &str) -> bool {
+    let norm = |s: &Option<String>| s.as_deref().map(classify::normalize);
+    norm(&entry.command).as_deref() == Some(command)
+        || [&entry.clean_before, &entry.clean_after]
+            .into_iter()
+            .any(|proof| norm(proof).is_some_and(|p| p.contains(command)))
+}

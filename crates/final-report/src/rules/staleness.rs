@@ -1,0 +1,169 @@
+//! Rules about concurrency and stale state: collisions (15), ready state across MCP
+//! interruptions (17).
+
+use super::Ctx;
+use crate::model::McpInterruption;
+use crate::narrative::Claim;
+use crate::transcript::{EventName, TranscriptEntry};
+use crate::violation::{Violation, ViolationCode};
+
+/// Rule 15. "Collision: accept a blocked/stopped handoff that failed closed after an
+/// external approve/merge; reject a report that keeps a reusable ready-to-approve/merge
+/// state after any external mutation; when the transcript shows an external queue
+/// mutation, reject a report missing the stale selected-PR or stale target-branch
+/// fields."
+///
+/// External mutation evidence: a transcript `external-mutation` event, a detected
+/// concurrent reviewer, or a stale selected PR or target branch. A detected reviewer
+/// needs `evidenceSource` and `actor`; a stale PR needs old/new state and the time;
+/// a stale branch needs old/new SHA. An event with `"scope": "pull-request"` or
+/// `"target-branch"` needs that staleness recorded; without a scope, either.
+pub(super) fn collision_fails_closed(ctx: &Ctx) -> Vec<Violation> {
+    let mut out = Vec::new();
+    let events = ctx.events(&EventName::ExternalMutation);
+    let detected = ctx.flag("/concurrency/concurrentReviewer/detected");
+    let pr_stale = ctx.flag("/concurrency/selectedPrStale/stale");
+    let branch_stale = ctx.flag("/concurrency/targetBranchStale/stale");
+    let missing = ViolationCode::StalenessNotRecorded;
+    let require = |flag: bool, fields: &[&str], why: &str, out: &mut Vec<Violation>| {
+        if !flag {
+            return;
+        }
+        for field in fields {
+            if ctx.text(field).is_none() {
+                out.push(Violation::new(
+                    missing,
+                    *field,
+                    format!("{why} but `{field}` is not recorded"),
+                ));
+            }
+        }
+    };
+    require(
+        detected,
+        &[
+            "/concurrency/concurrentReviewer/evidenceSource",
+            "/concurrency/concurrentReviewer/actor",
+        ],
+        "a concurrent reviewer was detected",
+        &mut out,
+    );
+    require(
+        pr_stale,
+        &[
+            "/concurrency/selectedPrStale/oldState",
+            "/concurrency/selectedPrStale/newState",
+            "/concurrency/selectedPrStale/observedAt",
+        ],
+        "the selected PR is stale",
+        &mut out,
+    );
+    require(
+        branch_stale,
+        &[
+            "/concurrency/targetBranchStale/oldSha",
+            "/concurrency/targetBranchStale/newSha",
+        ],
+        "the target branch is stale",
+        &mut out,
+    );
+    for (seq, details) in &events {
+        let scope = details.get("scope").and_then(serde_json::Value::as_str);
+        let (ok, pointer, what) = match scope {
+            Some("pull-request") => (pr_stale, "/concurrency/selectedPrStale", "the selected PR"),
+            Some("target-branch") => (
+                branch_stale,
+                "/concurrency/targetBranchStale",
+                "the target branch",
+            ),
+            _ => (
+                pr_stale || branch_stale,
+                "/concurrency/selectedPrStale",
+                "the selected PR or the target branch",
+            ),
+        };
+        if !ok {
+            out.push(Violation::new(
+                missing,
+                pointer,
+                format!("transcript seq {seq} records an external mutation but the report does not mark {what} stale"),
+            ));
+        }
+    }
+    if events.is_empty() && !detected && !pr_stale && !branch_stale {
+        return out;
+    }
+    let reusable = ViolationCode::ReusableStateAfterExternalMutation;
+    if ctx.flag("/concurrency/readyStateReusable") {
+        out.push(Violation::new(
+            reusable,
+            "/concurrency/readyStateReusable",
+            "the ready state is marked reusable after an external mutation; fail closed (blocked/stopped, not reusable)",
+        ));
+    }
+    if let Some(d) = ctx.disposition().filter(|d| d.is_ready_state()) {
+        out.push(Violation::new(
+            reusable,
+            "/handoff/disposition",
+            format!("disposition `{}` keeps a ready state after an external mutation; fail closed instead", d.as_str()),
+        ));
+    }
+    out
+}
+
+/// Rule 17. "Stale state: \"ready to merge\" carried across a recorded MCP failure or
+/// restart is rejected unless re-verified after it."
+///
+/// A ready state (ready disposition, `readyStateReusable`, or the narrative) needs, for
+/// every MCP failure/restart in the transcript or in `concurrency.mcpInterruptions`, a
+/// recorded `reverifiedAtSeq` later than the interruption; with a transcript, that seq
+/// must be a tool call or command of the transcript.
+pub(super) fn ready_state_reverified(ctx: &Ctx) -> Vec<Violation> {
+    let ready = ctx.disposition().is_some_and(|d| d.is_ready_state())
+        || ctx.flag("/concurrency/readyStateReusable")
+        || ctx.narrative.claim(Claim::ReadyState).is_some();
+    if !ready {
+        return Vec::new();
+    }
+    let code = ViolationCode::StaleReadyState;
+    let recorded: Vec<McpInterruption> =
+        ctx.get("/concurrency/mcpInterruptions").unwrap_or_default();
+    let action_at = |seq: u64| {
+        ctx.transcript.is_none_or(|t| {
+            t.iter().any(|e| {
+                e.seq() == seq
+                    && matches!(
+                        e,
+                        TranscriptEntry::Tool { .. } | TranscriptEntry::Command { .. }
+                    )
+            })
+        })
+    };
+    let reverified = |x: &McpInterruption| {
+        x.reverified_at_seq
+            .is_some_and(|r| x.seq.is_none_or(|s| r > s) && action_at(r))
+    };
+    let mut out = Vec::new();
+    for (i, x) in recorded.iter().enumerate() {
+        if !reverified(x) {
+            out.push(Violation::new(
+                code,
+                format!("/concurrency/mcpInterruptions/{i}"),
+                "a ready state is carried across this MCP interruption without a live re-verification after it (reverifiedAtSeq)",
+            ));
+        }
+    }
+    let mut events = ctx.events(&EventName::McpFailure);
+    events.extend(ctx.events(&EventName::McpRestart));
+    events.sort_by_key(|(seq, _)| *seq);
+    for (seq, _) in events {
+        if !recorded.iter().any(|x| x.seq == Some(seq)) {
+            out.push(Violation::new(
+                code,
+                "/concurrency/mcpInterruptions",
+                format!("a ready state is carried across the MCP failure/restart at transcript seq {seq}, which the report neither records nor re-verifies"),
+            ));
+        }
+    }
+    out
+}
