@@ -98,28 +98,28 @@ pub fn load_dynamic(pin: &DynamicPin) -> Result<SpecialistHandle, PluginError> {
     // SAFETY: the table is static data of a library that is never unloaded; its header
     // is checked before any other field is read.
     let handle = unsafe { SpecialistHandle::from_table(table, origin.clone()) }?;
-    check_pin(&handle, &pin.id, &pin.version, origin)?;
+    check_pin(&handle, &pin.id, &pin.version, &origin)?;
     Ok(handle)
 }
 
 /// The described id and version must equal the pin.
-pub(super) fn check_pin(
+fn check_pin(
     handle: &SpecialistHandle,
     id: &str,
     version: &str,
-    origin: Origin,
+    origin: &Origin,
 ) -> Result<(), PluginError> {
     let d = handle.descriptor();
     if d.id != id {
         return Err(PluginError::IdMismatch {
-            origin,
+            origin: Box::new(origin.clone()),
             expected: id.to_string(),
             found: d.id.clone(),
         });
     }
     if d.version != version {
         return Err(PluginError::VersionMismatch {
-            origin,
+            origin: Box::new(origin.clone()),
             id: id.to_string(),
             expected: version.to_string(),
             found: d.version.clone(),

@@ -60,14 +60,14 @@ pub enum PluginError {
     #[error("{origin}: the plugin table is null")]
     NullTable {
         /// Where the table came from.
-        origin: Origin,
+        origin: Box<Origin>,
     },
 
     /// The ABI major version differs.
     #[error("{origin}: plugin ABI major version is {found}, this host requires {expected}")]
     AbiMajor {
         /// Where the table came from.
-        origin: Origin,
+        origin: Box<Origin>,
         /// The host's major.
         expected: u32,
         /// The plugin's major.
@@ -80,7 +80,7 @@ pub enum PluginError {
     )]
     AbiMinor {
         /// Where the table came from.
-        origin: Origin,
+        origin: Box<Origin>,
         /// The lowest minor the host accepts.
         required: u32,
         /// The plugin's minor.
@@ -91,7 +91,7 @@ pub enum PluginError {
     #[error("{origin}: plugin table is {found} bytes, this host needs at least {expected} bytes")]
     ShortTable {
         /// Where the table came from.
-        origin: Origin,
+        origin: Box<Origin>,
         /// `size_of::<PluginTable>()` in the host.
         expected: u32,
         /// The plugin's `table_size`.
@@ -102,7 +102,7 @@ pub enum PluginError {
     #[error("{origin}: describe failed: {message}")]
     Describe {
         /// Where the table came from.
-        origin: Origin,
+        origin: Box<Origin>,
         /// What went wrong.
         message: String,
     },
@@ -113,7 +113,7 @@ pub enum PluginError {
     )]
     IdMismatch {
         /// Where the table came from.
-        origin: Origin,
+        origin: Box<Origin>,
         /// The pinned id.
         expected: String,
         /// The described id.
@@ -124,7 +124,7 @@ pub enum PluginError {
     #[error("{origin}: plugin `{id}` is version {found}, but the manifest pins version {expected}")]
     VersionMismatch {
         /// Where the table came from.
-        origin: Origin,
+        origin: Box<Origin>,
         /// The plugin id.
         id: String,
         /// The pinned version.
@@ -137,7 +137,7 @@ pub enum PluginError {
     #[error("{origin}: plugin payload version is {found}, this host supports {min} to {max}")]
     PayloadVersion {
         /// Where the table came from.
-        origin: Origin,
+        origin: Box<Origin>,
         /// Lowest supported payload version.
         min: u32,
         /// Highest supported payload version.

@@ -1,0 +1,325 @@
+//! `vouch specialist new NAME`: writes a custom specialist plugin crate that builds and
+//! loads out of the box.
+//!
+//! The crate is a standalone cargo workspace (cdylib + rlib) depending on the `vouch-abi`
+//! crate this binary was built from, by absolute path. Its one specialist is a panel
+//! reviewer with the standard candidate contract, exported with
+//! `vouch_abi::export_specialist!`.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+
+/// Absolute path of the `vouch-abi` crate of this workspace, fixed at compile time.
+fn abi_crate_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(|crates| crates.join("abi"))
+        .unwrap_or_else(|| PathBuf::from("../abi"))
+}
+
+/// Rust keywords and standard crate names that cannot be a crate or macro identifier.
+const RESERVED: [&str; 56] = [
+    "as",
+    "async",
+    "await",
+    "break",
+    "const",
+    "continue",
+    "crate",
+    "dyn",
+    "else",
+    "enum",
+    "extern",
+    "false",
+    "fn",
+    "for",
+    "if",
+    "impl",
+    "in",
+    "let",
+    "loop",
+    "match",
+    "mod",
+    "move",
+    "mut",
+    "pub",
+    "ref",
+    "return",
+    "self",
+    "static",
+    "struct",
+    "super",
+    "trait",
+    "true",
+    "type",
+    "unsafe",
+    "use",
+    "where",
+    "while",
+    "abstract",
+    "become",
+    "box",
+    "do",
+    "final",
+    "gen",
+    "macro",
+    "override",
+    "priv",
+    "typeof",
+    "unsized",
+    "virtual",
+    "yield",
+    "try",
+    "test",
+    "std",
+    "core",
+    "alloc",
+    "proc_macro",
+];
+
+/// Checks a plugin id: lowercase kebab-case (`[a-z][a-z0-9]*` words joined by single
+/// `-`), at most 64 characters, and not a Rust keyword or standard crate name once `-`
+/// becomes `_` (the id names the crate and the export symbol).
+fn check_name(name: &str) -> anyhow::Result<()> {
+    let well_formed = !name.is_empty()
+        && name.len() <= 64
+        && name.split('-').all(|word| {
+            !word.is_empty()
+                && word
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        })
+        && name.starts_with(|c: char| c.is_ascii_lowercase());
+    if !well_formed {
+        bail!(
+            "`{name}` is not a valid specialist id: use lowercase kebab-case such as `sql-review` \
+             (letters, digits and single dashes, starting with a letter, at most 64 characters)"
+        );
+    }
+    if RESERVED.contains(&name.replace('-', "_").as_str()) {
+        bail!("`{name}` is reserved in Rust; choose another specialist id");
+    }
+    Ok(())
+}
+
+/// `sql-review` → `SqlReview`.
+fn type_name(name: &str) -> String {
+    name.split('-')
+        .map(|word| {
+            let mut chars = word.chars();
+            chars
+                .next()
+                .map(|first| first.to_ascii_uppercase().to_string() + chars.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// A TOML basic string (TOML 1.0 §String) holding `text`.
+fn toml_string(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn cargo_toml(name: &str) -> String {
+    let abi = toml_string(&abi_crate_dir().to_string_lossy());
+    format!(
+        r#"[package]
+name = "{name}"
+version = "0.1.0"
+edition = "2024"
+publish = false
+
+# cdylib: the library vouch loads with its sha256 pin. rlib: lets a binary link it.
+[lib]
+crate-type = ["cdylib", "rlib"]
+
+[dependencies]
+vouch-abi = {{ path = {abi} }}
+serde_json = "1"
+
+# Never set `panic = "abort"` in a profile: vouch turns a plugin panic into an error
+# result by catching the unwind, which abort would make a crash of the host.
+
+# A standalone workspace; remove this table to make the crate a member of yours.
+[workspace]
+"#
+    )
+}
+
+fn lib_rs(name: &str) -> String {
+    let ty = type_name(name);
+    let symbol_id = name.replace('-', "_");
+    format!(
+        r##"//! `{name}`: a custom vouch specialist (role: reviewer).
+//!
+//! A plugin is pure and stateless: it renders its role prompt, declares its output
+//! contract and parses replies. The host does all IO and renders every policy section
+//! (expected files, output contract, repair and retry prompts) itself.
+//!
+//! Build and pin it:
+//!
+//! ```text
+//! cargo build --release
+//! sha256sum target/release/lib{symbol_id}.so
+//! ```
+//!
+//! then add it to your manifest (`--manifest`, never the reviewed repository's file):
+//!
+//! ```toml
+//! [[specialist]]
+//! id = "{name}"
+//! version = "0.1.0"
+//! role = "reviewer"
+//! library = "/absolute/path/to/target/release/lib{symbol_id}.so"
+//! sha256 = "<the sha256 printed above>"
+//! ```
+//!
+//! Rebuilding changes the sha256: update the pin with each build you deploy.
+
+use serde_json::Value;
+use vouch_abi::contract::{{ContractRequest, candidate_contract, parse_candidate_reply}};
+use vouch_abi::render::{{self, Blocks}};
+use vouch_abi::{{
+    Descriptor, PAYLOAD_VERSION, ParsedReply, PromptRequest, RenderedPrompt, Role, Specialist,
+}};
+
+/// Plugin id: names the export symbol, and manifests pin it.
+pub const ID: &str = "{name}";
+/// Plugin version: manifests pin it; bump it when the prompt or parsing changes.
+pub const VERSION: &str = "0.1.0";
+
+/// Who the model is and how it works. Edit this.
+const ROLE: &str = "\
+You are {name}, a reviewer of vouch, a code review tool whose candidates are verified \
+independently before anything is reported. Describe here what this specialist looks for \
+and how it reads the change.";
+
+/// What to do with this change. Edit this.
+const TASK: &str = "\
+Review this change for the problems your role describes and propose candidates for the \
+ones the source supports.";
+
+/// The `{name}` specialist. Stateless; one value serves every instance.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct {ty};
+
+impl Specialist for {ty} {{
+    fn describe(&self) -> Descriptor {{
+        Descriptor {{
+            id: ID.into(),
+            version: VERSION.into(),
+            role: Role::Reviewer,
+            payload_version: PAYLOAD_VERSION,
+            description: "Custom reviewer (describe it in one sentence).".into(),
+        }}
+    }}
+
+    fn render_prompt(&self, request: &PromptRequest) -> Result<RenderedPrompt, String> {{
+        let system = render::system_prompt(&[
+            ROLE,
+            render::tools_note(request.tools_available),
+            render::DEFECT_BOUNDARY,
+            render::CANDIDATE_FORMAT,
+        ]);
+        let user = render::user_prompt(request, Blocks::default(), TASK);
+        Ok(RenderedPrompt {{ system, user }})
+    }}
+
+    fn contract(&self, request: &ContractRequest) -> Value {{
+        candidate_contract(request)
+    }}
+
+    fn parse(&self, reply: &Value) -> Result<ParsedReply, String> {{
+        parse_candidate_reply(reply)
+    }}
+}}
+
+vouch_abi::export_specialist!({symbol_id}, {ty});
+"##
+    )
+}
+
+/// Writes a new specialist plugin crate named `name` into `dir/name` and returns that
+/// directory: `Cargo.toml` (cdylib + rlib, `vouch-abi` by absolute path, a standalone
+/// `[workspace]`), `src/lib.rs` (a reviewer with the candidate contract, exported with
+/// `export_specialist!`) and `.gitignore`. The crate builds with `cargo build` and loads
+/// through a manifest pin of its library's sha256.
+///
+/// # Errors
+/// An invalid id (see the message), an existing `dir/name`, or a file that cannot be
+/// written (naming the path).
+pub fn scaffold(name: &str, dir: &Path) -> anyhow::Result<PathBuf> {
+    check_name(name)?;
+    let root = dir.join(name);
+    if root.exists() {
+        bail!(
+            "{} already exists; choose another name or directory",
+            root.display()
+        );
+    }
+    let files = [
+        ("Cargo.toml", cargo_toml(name)),
+        ("src/lib.rs", lib_rs(name)),
+        (".gitignore", "/target\n".to_string()),
+    ];
+    for (relative, text) in files {
+        let path = root.join(relative);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("cannot create {}", parent.display()))?;
+        }
+        std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(root)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_lowercase_kebab_case_and_not_reserved() {
+        for ok in ["sql-review", "a", "x2", "api-v2-check"] {
+            assert!(check_name(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "",
+            "Sql",
+            "sql_review",
+            "-a",
+            "a-",
+            "a--b",
+            "2fa",
+            "a b",
+            "type",
+            "self",
+            "test",
+        ] {
+            assert!(check_name(bad).is_err(), "{bad:?}");
+        }
+        assert!(check_name(&"a".repeat(65)).is_err());
+    }
+
+    #[test]
+    fn type_names_are_pascal_case() {
+        assert_eq!(type_name("sql-review"), "SqlReview");
+        assert_eq!(type_name("x2"), "X2");
+    }
+
+    #[test]
+    fn toml_strings_escape_quotes_backslashes_and_controls() {
+        assert_eq!(toml_string(r#"C:\a "b""#), r#""C:\\a \"b\"""#);
+        assert_eq!(toml_string("a\tb"), r#""a\u0009b""#);
+    }
+}
