@@ -165,11 +165,42 @@ unsafe fn borrow<'a>(ptr: *const u8, len: usize) -> &'a [u8] {
 /// It refuses to compile with `panic = "abort"`: the table catches panics, which only
 /// works with unwinding.
 ///
-/// ```ignore
+/// ```
+/// use serde_json::Value;
+/// use vouch_abi::contract::{ContractRequest, candidate_contract, parse_candidate_reply};
+/// use vouch_abi::{Descriptor, PAYLOAD_VERSION, ParsedReply, PromptRequest, RenderedPrompt, Role};
+///
 /// #[derive(Default)]
 /// pub struct MySpecialist;
-/// impl vouch_abi::Specialist for MySpecialist { /* ... */ }
+///
+/// impl vouch_abi::Specialist for MySpecialist {
+///     fn describe(&self) -> Descriptor {
+///         Descriptor {
+///             id: "my-specialist".into(),
+///             version: "0.1.0".into(),
+///             role: Role::Reviewer,
+///             payload_version: PAYLOAD_VERSION,
+///             description: "An example.".into(),
+///         }
+///     }
+///     fn render_prompt(&self, request: &PromptRequest) -> Result<RenderedPrompt, String> {
+///         Ok(RenderedPrompt { system: "You review.".into(), user: request.label.clone() })
+///     }
+///     fn contract(&self, request: &ContractRequest) -> Value {
+///         candidate_contract(request)
+///     }
+///     fn parse(&self, reply: &Value) -> Result<ParsedReply, String> {
+///         parse_candidate_reply(reply)
+///     }
+/// }
+///
 /// vouch_abi::export_specialist!(my_specialist, MySpecialist);
+///
+/// # fn main() {
+/// let table = plugin_table();
+/// assert_eq!(table.abi_major, vouch_abi::ABI_MAJOR);
+/// assert_eq!(table.table_size, vouch_abi::TABLE_SIZE);
+/// # }
 /// ```
 #[macro_export]
 macro_rules! export_specialist {
