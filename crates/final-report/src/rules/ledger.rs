@@ -227,6 +227,19 @@ pub(super) fn whole_session_ledger(ctx: &Ctx) -> Vec<Violation> {
     out
 }
 
+/// "X is empty" / "neither X nor Y records it" for a message.
+fn unrecorded(cats: &[MutationCategory], all_empty: bool) -> String {
+    let labels: Vec<&str> = cats.iter().map(|c| c.label()).collect();
+    match (labels.as_slice(), all_empty) {
+        ([one], true) => format!("{one} is empty"),
+        ([one], false) => format!("{one} does not record it"),
+        ([a, b], true) => format!("{a} and {b} are empty"),
+        ([a, b], false) => format!("neither {a} nor {b} records it"),
+        (_, true) => format!("{} are all empty", labels.join(", ")),
+        (_, false) => format!("none of {} records it", labels.join(", ")),
+    }
+}
+
 /// Rule 18. "Ledgers agree: a report that says a mutation category is empty while its
 /// command ledger or the transcript shows a command of that kind (creating or editing
 /// files, `git worktree add/remove`, `git merge`, `git pull`, `git commit`, `git
@@ -239,12 +252,6 @@ pub(super) fn whole_session_ledger(ctx: &Ctx) -> Vec<Violation> {
 pub(super) fn ledgers_agree(ctx: &Ctx) -> Vec<Violation> {
     let code = ViolationCode::MutationLedgerDisagrees;
     let mut out = Vec::new();
-    let labels = |cats: &[MutationCategory]| {
-        cats.iter()
-            .map(|c| c.label())
-            .collect::<Vec<_>>()
-            .join(" or ")
-    };
     for c in &ctx.session {
         for kind in &c.kinds {
             let cats = kind.categories();
@@ -260,16 +267,11 @@ pub(super) fn ledgers_agree(ctx: &Ctx) -> Vec<Violation> {
                     code,
                     format!("/mutations/{}", cats[0].key()),
                     format!(
-                        "`{}` ({}) is {} but {} {}",
+                        "`{}` ({}) is {} but {}",
                         c.text,
                         c.origin(),
                         kind.describe(),
-                        labels(cats),
-                        if all_empty {
-                            "is empty"
-                        } else {
-                            "does not record it"
-                        }
+                        unrecorded(cats, all_empty)
                     ),
                 ));
             }
@@ -290,11 +292,11 @@ pub(super) fn ledgers_agree(ctx: &Ctx) -> Vec<Violation> {
                 code,
                 format!("/mutations/{}", cats[0].key()),
                 format!(
-                    "tool call `{}` (transcript seq {}) is {} but {} does not record it",
+                    "tool call `{}` (transcript seq {}) is {} but {}",
                     t.name,
                     t.seq,
                     t.kind.describe(),
-                    labels(cats)
+                    unrecorded(cats, false)
                 ),
             ));
         }

@@ -75,7 +75,7 @@ impl SessionCommand {
     /// Where the command is cited in messages: ledger pointer or transcript seq.
     pub(crate) fn origin(&self) -> String {
         match (self.ledger_index, self.seq) {
-            (Some(i), Some(seq)) => format!("/commands/{i} (transcript seq {seq})"),
+            (Some(i), Some(seq)) => format!("/commands/{i}, transcript seq {seq}"),
             (Some(i), None) => format!("/commands/{i}"),
             (None, Some(seq)) => format!("transcript seq {seq}"),
             (None, None) => "the session".to_owned(),

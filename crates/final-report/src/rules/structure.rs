@@ -51,7 +51,9 @@ fn map_error(error: &ValidationError<'_>, schema: &Value, out: &mut Vec<Violatio
             let what = describe(schema, &pointer)
                 .map(|d| format!(" ({d})"))
                 .unwrap_or_default();
-            let message = if code == ViolationCode::MutationLedgerNotExplicit {
+            let message = if pointer == "/mutations" {
+                "the mutation ledger is missing; it must list all nine categories explicitly, `[]` when empty".to_owned()
+            } else if code == ViolationCode::MutationLedgerNotExplicit {
                 format!(
                     "mutation category `{name}` is missing; every category must be an explicit list, `[]` when empty"
                 )

@@ -1,0 +1,154 @@
+//! `vouch mcp`: a real MCP client exchange (initialize, tools/list, tools/call) with
+//! the spawned binary over stdio.
+
+use std::path::PathBuf;
+
+use rmcp::ServiceExt;
+use rmcp::model::CallToolRequestParams;
+use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+use serde_json::{Value, json};
+
+const TOOL: &str = "validate_review_final_report";
+
+fn accept(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/data/final-report/accept")
+        .join(name)
+}
+
+fn read(name: &str) -> String {
+    std::fs::read_to_string(accept(name)).expect("fixture")
+}
+
+fn args(value: Value) -> serde_json::Map<String, Value> {
+    value.as_object().expect("object").clone()
+}
+
+#[tokio::test]
+async fn mcp_client_lists_and_calls_the_validator_tool() {
+    let transport = TokioChildProcess::new(
+        tokio::process::Command::new(env!("CARGO_BIN_EXE_vouch")).configure(|cmd| {
+            cmd.arg("mcp");
+        }),
+    )
+    .expect("spawn vouch mcp");
+    let client = ().serve(transport).await.expect("initialize");
+
+    let info = client.peer_info().expect("server info after initialize");
+    assert_eq!(
+        info.server_info.as_ref().map(|s| s.name.as_str()),
+        Some("vouch")
+    );
+    assert!(info.capabilities.tools.is_some());
+
+    let tools = client.list_all_tools().await.expect("tools/list");
+    assert_eq!(tools.len(), 1);
+    let tool = &tools[0];
+    assert_eq!(tool.name, TOOL);
+    let properties = tool
+        .input_schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .expect("input properties");
+    for key in ["report", "reportPath", "transcript", "transcriptPath"] {
+        assert!(properties.contains_key(key), "input schema lacks {key}");
+    }
+    let output = tool.output_schema.as_ref().expect("output schema");
+    assert!(
+        output
+            .get("properties")
+            .and_then(|p| p.get("violations"))
+            .is_some()
+    );
+    assert_eq!(
+        tool.annotations.as_ref().and_then(|a| a.read_only_hint),
+        Some(true)
+    );
+
+    // A valid Markdown report with its transcript given as an array of entries.
+    let transcript: Vec<Value> = read("merged-pr.transcript.jsonl")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("entry"))
+        .collect();
+    let result = client
+        .call_tool(CallToolRequestParams::new(TOOL).with_arguments(args(json!({
+            "report": read("merged-pr.md"),
+            "transcript": transcript,
+        }))))
+        .await
+        .expect("tools/call");
+    assert_eq!(result.is_error, Some(false));
+    let verdict = result.structured_content.expect("structured verdict");
+    assert_eq!(
+        verdict,
+        json!({"valid": true, "exitCode": 0, "violations": []})
+    );
+
+    // An invalid report object with a JSON-lines transcript: every violation, same as the CLI.
+    let mut report: Value = serde_json::from_str(&read("collision-stop.json")).expect("json");
+    report["concurrency"]["readyStateReusable"] = json!(true);
+    report["handoff"]["replayCommands"] = json!(["tea pulls merge 43"]);
+    let result = client
+        .call_tool(CallToolRequestParams::new(TOOL).with_arguments(args(json!({
+            "report": report,
+            "transcript": read("collision-stop.transcript.jsonl"),
+        }))))
+        .await
+        .expect("tools/call");
+    assert_eq!(result.is_error, Some(false));
+    let verdict = result.structured_content.expect("structured verdict");
+    assert_eq!(verdict["valid"], false);
+    assert_eq!(verdict["exitCode"], 1);
+    let codes: Vec<&str> = verdict["violations"]
+        .as_array()
+        .expect("violations")
+        .iter()
+        .map(|v| v["code"].as_str().expect("code"))
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            "BLOCKED_HANDOFF_REPLAYS_MUTATION",
+            "REUSABLE_STATE_AFTER_EXTERNAL_MUTATION"
+        ]
+    );
+    let text: String = result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect();
+    assert!(
+        text.contains("BLOCKED_HANDOFF_REPLAYS_MUTATION [rule 8] /handoff/replayCommands/0"),
+        "{text}"
+    );
+
+    // Paths instead of inline values.
+    let result = client
+        .call_tool(CallToolRequestParams::new(TOOL).with_arguments(args(json!({
+            "reportPath": accept("collision-stop.json"),
+            "transcriptPath": accept("collision-stop.transcript.jsonl"),
+        }))))
+        .await
+        .expect("tools/call");
+    assert_eq!(result.structured_content.expect("verdict")["valid"], true);
+
+    // Unreadable input is a tool error with exit code 3.
+    let result = client
+        .call_tool(
+            CallToolRequestParams::new(TOOL)
+                .with_arguments(args(json!({"report": "no fenced block here"}))),
+        )
+        .await
+        .expect("tools/call");
+    assert_eq!(result.is_error, Some(true));
+    let verdict = result.structured_content.expect("verdict");
+    assert_eq!(verdict["exitCode"], 3);
+    assert!(
+        verdict["error"]
+            .as_str()
+            .expect("error")
+            .contains("no fenced ```json block")
+    );
+
+    client.cancel().await.expect("shutdown");
+}
