@@ -5,7 +5,19 @@ use serde::{Deserialize, Serialize};
 use crate::source::Revision;
 
 /// Severity of a candidate or finding, most severe first (`Ord`: `Critical < Low`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// Data loss, security breach, or outage on a common path.

@@ -52,7 +52,9 @@ pub struct Decision {
 }
 
 /// Why a verification result cannot be trusted. Any of these makes the review `incomplete`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case", tag = "problem")]
 pub enum DecisionProblem {
     /// A decision names an id the host never assigned.
@@ -80,6 +82,15 @@ pub enum DecisionProblem {
         candidate_id: String,
         /// What is wrong with the citation.
         error: CitationError,
+    },
+    /// A decision that does not fit the verifier contract (an unknown verdict, revision
+    /// or severity) — possible only from a plugin whose parser let it through.
+    #[error("candidate `{candidate_id}`: malformed decision ({reason})")]
+    Malformed {
+        /// The candidate.
+        candidate_id: String,
+        /// What does not fit.
+        reason: String,
     },
     /// A verified decision with no citation at all.
     #[error("candidate `{candidate_id}` is verified without any citation")]

@@ -5,6 +5,8 @@
 //! rule's sentence in its docstring and a table-driven test beside it.
 
 pub mod candidate;
+pub mod completion;
+pub mod convention;
 pub mod coverage;
 pub mod decision;
 pub mod files;
@@ -15,6 +17,10 @@ pub mod snapshot;
 pub mod source;
 
 pub use candidate::{Candidate, Severity, candidate_id};
+pub use completion::{files_without_lane, zero_source_gap};
+pub use convention::{
+    CONVENTIONS_AREA, ConventionGap, ConventionSupport, MIN_CONVENTION_EXAMPLES, convention_support,
+};
 pub use coverage::{
     CoverageComparison, CoverageReceipt, compare_coverage, mismatch_after_retry_message,
 };
@@ -28,8 +34,8 @@ pub use opinion::{
     AuditState, CoverageLevel, FailOn, Failure, FailureKind, Limitation, LimitationKind, Opinion,
     Outcome, ReviewFacts, derive_opinion, exit_code,
 };
+pub use record::{CandidateRecord, ExcludedFile, StageRecord, StageStatus, TokenUsage};
 pub use snapshot::{
     ChangeCounts, ChangeSnapshot, ChangedFile, CommitRef, EntryKind, FileStatus, Hunk, RangeCommit,
 };
 pub use source::{Citation, CitationError, Revision, SourceLedger, SourceWindow};
-pub use record::{CandidateRecord, ExcludedFile, StageRecord, StageStatus, TokenUsage};

@@ -46,6 +46,8 @@ pub enum LimitationKind {
     /// A stage reported partial coverage that does not fall under the receipt rule
     /// (e.g. outcome investigation or focused verification).
     PartialCoverage,
+    /// Changed files that no enabled lane instance was assigned (no selection matched).
+    UnassignedFiles,
 }
 
 /// One coverage limitation, stated in the report.

@@ -7,7 +7,9 @@ use crate::coverage::CoverageComparison;
 use crate::decision::Verdict;
 
 /// Token usage of one stage instance (summed over its requests).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "camelCase")]
 pub struct TokenUsage {
     /// HTTP requests sent (retries of one request count once each).

@@ -3,7 +3,19 @@
 use serde::{Deserialize, Serialize};
 
 /// Which side of the change a read or citation refers to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Revision {
     /// The head commit (the change's new side). The default for every tool.
@@ -32,7 +44,9 @@ pub struct SourceWindow {
 pub type Citation = SourceWindow;
 
 /// Why a citation is not acceptable.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case", tag = "reason")]
 pub enum CitationError {
     /// Empty path, a line number of 0, or `endLine < startLine`.
