@@ -66,6 +66,30 @@ impl ReviewEnv {
         });
     }
 
+    /// A copy of this environment (same snapshot, reader, client, sinks and cancellation
+    /// token) whose policy evidence ends with `document`: how the repository's review
+    /// instructions reach every model-backed stage.
+    pub fn with_policy_document(
+        &self,
+        document: (PolicyDocument, Option<SourceWindow>),
+    ) -> ReviewEnv {
+        let mut policy = self.policy.clone();
+        policy.push(document);
+        ReviewEnv {
+            snapshot: self.snapshot.clone(),
+            reader: self.reader.clone(),
+            client: self.client.clone(),
+            intent: self.intent.clone(),
+            policy,
+            tools: self.tools,
+            inline_bytes: self.inline_bytes,
+            presenter: self.presenter.clone(),
+            diagnostics: self.diagnostics.clone(),
+            job_id: self.job_id.clone(),
+            cancel: self.cancel.clone(),
+        }
+    }
+
     /// Sends one progress event (a presenter failure is ignored).
     pub fn progress(&self, event: ProgressEvent) {
         notify(self.presenter.as_ref(), event);

@@ -20,13 +20,16 @@ use vouch_abi::Role;
 use vouch_core::{
     AuditState, Candidate, CandidateRecord, ChangeSnapshot, ExcludedFile, Failure, Finding,
     Limitation, LimitationKind, Opinion, ReviewFacts, StageRecord, StageStatus, TokenUsage,
-    derive_opinion, expected_files, merge_findings,
+    derive_opinion, expected_files, files_without_lane, merge_findings, zero_source_gap,
 };
 use vouch_llm::Budget;
 
-pub use plan::{PlanError, agent_budget, build_plan};
-pub use context::{PullRequestText, collect_policy, detect_intent};
+pub use context::{
+    INSTRUCTIONS_LABEL, PullRequestText, collect_policy, detect_intent, instructions_document,
+    instructions_lines, policy_paths,
+};
 pub use env::{ReviewEnv, ToolsMode};
+pub use plan::{PlanError, agent_budget, build_plan};
 pub use stage::{StagePlan, StageRun, run_candidate_stage};
 pub use verify::{FOCUSED_OUTPUT_TOKENS, VerificationRun, verify};
 
@@ -49,6 +52,9 @@ pub struct InstanceSpec {
     pub budget: Budget,
 }
 
+/// The reason a changed path is excluded from review, if it is.
+pub type ExclusionRule = Box<dyn Fn(&str) -> Option<String> + Send + Sync>;
+
 /// What to run.
 pub struct ReviewPlan {
     /// Composition name, for the report.
@@ -63,8 +69,16 @@ pub struct ReviewPlan {
     pub concurrency: usize,
     /// The reason a changed path is excluded, if it is (composition and repository
     /// exclusions; binary files are excluded by the orchestrator itself).
-    pub exclusion: Box<dyn Fn(&str) -> Option<String> + Send + Sync>,
+    pub exclusion: ExclusionRule,
+    /// The reviewed repository's review instructions (`instructions` of its
+    /// `.vouch/review.toml`, read from the base tree): untrusted text every model-backed
+    /// stage receives as a labelled policy document.
+    pub instructions: Option<String>,
 }
+
+/// The reason stated for a changed file no lane instance was assigned.
+pub const UNASSIGNED_REASON: &str =
+    "no enabled lane instance is assigned this file (no file selection matches it)";
 
 /// Everything a review run recorded, in manifest order where order matters.
 pub struct ReviewRun {
@@ -159,52 +173,103 @@ impl Collected {
     }
 }
 
-/// Runs the candidate lanes with at most `plan.concurrency` instances at once. Each
-/// instance does its own optional coverage retry before it counts as completed;
-/// siblings are never rerun.
+/// One candidate lane instance of this review: skipped (with its record) or to run.
+enum Lane {
+    Skipped(Box<StageRecord>),
+    Run(StagePlan),
+}
+
+/// Assigns the canonical list to the lanes: investigators receive every file, other
+/// roles the files their selection matches; the outcome investigator is skipped without
+/// detected intent, and an instance with no file is skipped.
+fn assign_lanes(env: &ReviewEnv, plan: &ReviewPlan, expected: &[String]) -> Vec<Lane> {
+    plan.lanes
+        .iter()
+        .map(|spec| {
+            let role = spec.handle.descriptor().role;
+            let assigned: Vec<String> = match role {
+                Role::Investigator => expected.to_vec(),
+                _ => expected
+                    .iter()
+                    .filter(|p| spec.selection.matches(p))
+                    .cloned()
+                    .collect(),
+            };
+            if role == Role::OutcomeInvestigator && env.intent.is_none() {
+                Lane::Skipped(Box::new(skipped(
+                    spec,
+                    assigned.len(),
+                    "no pull-request intent was detected",
+                )))
+            } else if assigned.is_empty() {
+                Lane::Skipped(Box::new(skipped(
+                    spec,
+                    0,
+                    "no changed file matches its selection",
+                )))
+            } else {
+                Lane::Run(plan_for(spec, assigned))
+            }
+        })
+        .collect()
+}
+
+/// Rule (coverage completion policy, [`zero_source_gap`]): a stage that completed having
+/// read or been given no source, while one of its files has text to read, records a
+/// source lookup gap (coverage `limited`, stage identity in the diagnostic).
+fn check_source_seen(env: &ReviewEnv, run: &mut StageRun, assigned: &[String]) {
+    if !matches!(
+        run.record.status,
+        StageStatus::Accepted | StageStatus::Limited
+    ) || run
+        .limitations
+        .iter()
+        .any(|l| l.kind == LimitationKind::SourceLookupGap)
+    {
+        return;
+    }
+    let files = assigned.iter().filter_map(|p| env.snapshot.file(p));
+    if zero_source_gap(files, run.record.source_windows) {
+        let label = run.record.label.clone();
+        env.diagnose(Some(&label), "lane", Some(0), ReasonCode::SourceLookupGap);
+        run.limitations.push(Limitation {
+            kind: LimitationKind::SourceLookupGap,
+            stage: Some(label.clone()),
+            detail: format!(
+                "{label} completed without reading or being given any source of its assigned files"
+            ),
+        });
+        run.record.status = StageStatus::Limited;
+    }
+}
+
+/// Runs the lanes with at most `concurrency` instances at once. Each instance does its
+/// own optional coverage retry before it counts as completed; siblings are never rerun.
+/// Records are kept in manifest order.
 async fn run_lanes(
     env: &Arc<ReviewEnv>,
-    plan: &ReviewPlan,
-    expected: &[String],
+    concurrency: usize,
+    lanes: Vec<Lane>,
     out: &mut Collected,
 ) {
-    let semaphore = Arc::new(Semaphore::new(plan.concurrency.max(1)));
+    let semaphore = Arc::new(Semaphore::new(concurrency.max(1)));
     let mut set = JoinSet::new();
     let mut slots: Vec<Option<StageRecord>> = Vec::new();
-    for (index, spec) in plan.lanes.iter().enumerate() {
-        let role = spec.handle.descriptor().role;
-        let assigned: Vec<String> = match role {
-            Role::Investigator => expected.to_vec(),
-            _ => expected
-                .iter()
-                .filter(|p| spec.selection.matches(p))
-                .cloned()
-                .collect(),
-        };
-        if role == Role::OutcomeInvestigator && env.intent.is_none() {
-            slots.push(Some(skipped(
-                spec,
-                assigned.len(),
-                "no pull-request intent was detected",
-            )));
-            continue;
+    for (index, lane) in lanes.into_iter().enumerate() {
+        match lane {
+            Lane::Skipped(record) => slots.push(Some(*record)),
+            Lane::Run(stage_plan) => {
+                slots.push(None);
+                let env = env.clone();
+                let semaphore = semaphore.clone();
+                set.spawn(async move {
+                    let _permit = semaphore.acquire_owned().await;
+                    let mut run = run_candidate_stage(&env, &stage_plan).await;
+                    check_source_seen(&env, &mut run, &stage_plan.assigned);
+                    (index, run)
+                });
+            }
         }
-        if assigned.is_empty() {
-            slots.push(Some(skipped(
-                spec,
-                0,
-                "no changed file matches its selection",
-            )));
-            continue;
-        }
-        slots.push(None);
-        let stage_plan = plan_for(spec, assigned);
-        let env = env.clone();
-        let semaphore = semaphore.clone();
-        set.spawn(async move {
-            let _permit = semaphore.acquire_owned().await;
-            (index, run_candidate_stage(&env, &stage_plan).await)
-        });
     }
     let mut runs: Vec<(usize, StageRun)> = Vec::new();
     while let Some(joined) = set.join_next().await {
@@ -233,7 +298,18 @@ async fn run_lanes(
 
 /// Runs one review. An empty range makes no model call. Cancellation (`env.cancel`)
 /// ends the run as `aborted` with no retry started.
+///
+/// Sequence: the repository's review instructions join the policy evidence; binary and
+/// excluded files leave the canonical list (listed with their reason, coverage
+/// `limited`); files no running lane is assigned are listed the same way; the lanes run
+/// concurrently; the clean-result audit runs only when no lane proposed a candidate and
+/// nothing failed; every candidate is verified in one pass; verified findings merge; the
+/// opinion is derived from the facts by [`derive_opinion`].
 pub async fn run_review(env: Arc<ReviewEnv>, plan: &ReviewPlan) -> ReviewRun {
+    let env = match &plan.instructions {
+        Some(text) => Arc::new(env.with_policy_document(instructions_document(&env.reader, text))),
+        None => env,
+    };
     let snapshot = env.snapshot.clone();
     let mut excluded_files = Vec::new();
     let mut reviewable = Vec::new();
@@ -252,7 +328,6 @@ pub async fn run_review(env: Arc<ReviewEnv>, plan: &ReviewPlan) -> ReviewRun {
             reviewable.push(f);
         }
     }
-    let expected = expected_files(reviewable);
     let mut out = Collected::default();
     if !excluded_files.is_empty() {
         out.limitations.push(Limitation {
@@ -264,6 +339,34 @@ pub async fn run_review(env: Arc<ReviewEnv>, plan: &ReviewPlan) -> ReviewRun {
             ),
         });
     }
+    let reviewable = expected_files(reviewable);
+    let lanes = assign_lanes(&env, plan, &reviewable);
+    let assignments: Vec<Vec<String>> = lanes
+        .iter()
+        .filter_map(|l| match l {
+            Lane::Run(p) => Some(p.assigned.clone()),
+            Lane::Skipped(_) => None,
+        })
+        .collect();
+    let unassigned = files_without_lane(&reviewable, &assignments);
+    if !unassigned.is_empty() {
+        out.limitations.push(Limitation {
+            kind: LimitationKind::UnassignedFiles,
+            stage: None,
+            detail: format!(
+                "{} changed file(s) were not reviewed: {UNASSIGNED_REASON}",
+                unassigned.len()
+            ),
+        });
+        excluded_files.extend(unassigned.iter().map(|path| ExcludedFile {
+            path: path.clone(),
+            reason: UNASSIGNED_REASON.into(),
+        }));
+    }
+    let expected: Vec<String> = reviewable
+        .into_iter()
+        .filter(|p| !unassigned.contains(p))
+        .collect();
     let mut audit = AuditState::NotRun;
     let mut verification = VerificationRun {
         records: vec![],
@@ -279,31 +382,37 @@ pub async fn run_review(env: Arc<ReviewEnv>, plan: &ReviewPlan) -> ReviewRun {
             files: snapshot.files.len(),
             instances: plan.lanes.len(),
         });
-        run_lanes(&env, plan, &expected, &mut out).await;
-        let lane_candidates = !out.candidates.is_empty();
-        if lane_candidates {
+        run_lanes(&env, plan.concurrency, lanes, &mut out).await;
+        let lane_candidates = out.candidates.len();
+        if lane_candidates > 0 {
             audit = AuditState::NotNeeded;
-        }
-        if !lane_candidates
-            && out.failures.is_empty()
+            if plan.audit.is_some() {
+                out.observations.push(format!(
+                    "the clean-result audit did not run: the lanes proposed {lane_candidates} candidate(s)"
+                ));
+            }
+        } else if out.failures.is_empty()
             && !out.cancelled
             && !env.cancel.is_cancelled()
+            && let Some(spec) = &plan.audit
         {
-            if let Some(spec) = &plan.audit {
-                let run = run_candidate_stage(&env, &plan_for(spec, expected.clone())).await;
-                let ok = run.failure.is_none() && !run.cancelled;
-                out.absorb(run);
-                audit = if ok {
-                    AuditState::Passed
-                } else {
-                    AuditState::NotRun
-                };
-            }
+            let audit_plan = plan_for(spec, expected.clone());
+            let mut run = run_candidate_stage(&env, &audit_plan).await;
+            check_source_seen(&env, &mut run, &audit_plan.assigned);
+            let ok = run.failure.is_none() && !run.cancelled;
+            out.absorb(run);
+            audit = if ok {
+                AuditState::Passed
+            } else {
+                AuditState::NotRun
+            };
         }
         if out.failures.is_empty() && !out.cancelled && !env.cancel.is_cancelled() {
             let verifier = plan_for(&plan.verifier, expected.clone());
             verification = verify(&env, &verifier, &out.candidates).await;
-            if !lane_candidates && audit == AuditState::Passed && !verification.findings.is_empty()
+            if lane_candidates == 0
+                && audit == AuditState::Passed
+                && !verification.findings.is_empty()
             {
                 audit = AuditState::FoundDefects;
             }
@@ -341,7 +450,11 @@ pub async fn run_review(env: Arc<ReviewEnv>, plan: &ReviewPlan) -> ReviewRun {
         limitations: out.limitations.clone(),
         verified_findings: findings.len(),
         unresolved_candidates: unresolved,
-        undecided_candidates: 0,
+        undecided_candidates: verification
+            .candidates
+            .iter()
+            .filter(|c| c.verdict.is_none())
+            .count(),
         audit,
     };
     let opinion = derive_opinion(&facts);

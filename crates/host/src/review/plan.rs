@@ -19,7 +19,9 @@ pub enum PlanError {
         source: PluginError,
     },
     /// The plugin's own role differs from the manifest's.
-    #[error("specialist `{label}`: the manifest says role `{declared}` but the plugin `{id}` says `{actual}`; fix the manifest's `role`")]
+    #[error(
+        "specialist `{label}`: the manifest says role `{declared}` but the plugin `{id}` says `{actual}`; fix the manifest's `role`"
+    )]
     RoleMismatch {
         /// The instance label.
         label: String,
@@ -31,7 +33,9 @@ pub enum PlanError {
         actual: String,
     },
     /// A candidate lane whose role is the verifier's, or a verifier entry of another role.
-    #[error("specialist `{label}` has role `{role}`, which cannot be used there; the verifier goes in [verifier], candidate producers in [[specialist]]")]
+    #[error(
+        "specialist `{label}` has role `{role}`, which cannot be used there; the verifier goes in [verifier], candidate producers in [[specialist]]"
+    )]
     MisplacedRole {
         /// The instance label.
         label: String,
@@ -41,7 +45,10 @@ pub enum PlanError {
 }
 
 fn role_name(role: Role) -> String {
-    serde_json::to_value(role).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+    serde_json::to_value(role)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
 }
 
 /// Converts the manifest's budget into the agent loop's.
@@ -55,7 +62,10 @@ pub fn agent_budget(b: &Budget) -> vouch_llm::Budget {
 }
 
 fn spec(registry: &mut Registry, plan: &InstancePlan) -> Result<InstanceSpec, PlanError> {
-    let plugin = |source| PlanError::Plugin { label: plan.label.clone(), source };
+    let plugin = |source| PlanError::Plugin {
+        label: plan.label.clone(),
+        source,
+    };
     let handle = match &plan.source {
         PluginSource::BuiltIn => registry.get(&plan.id, &plan.version).map_err(plugin)?,
         PluginSource::Dynamic { library, sha256 } => registry
@@ -86,12 +96,16 @@ fn spec(registry: &mut Registry, plan: &InstancePlan) -> Result<InstanceSpec, Pl
 
 /// Builds the plan: every enabled instance resolved to a checked specialist (built-in by
 /// id and version, dynamic by its pin, checked before loading), roles checked against the
-/// plugins' own, the clean-result audit separated from the lanes, and the composition's
-/// exclusions as the exclusion rule.
+/// plugins' own, the clean-result audit separated from the lanes, the composition's
+/// exclusions as the exclusion rule, and the repository's review instructions (untrusted
+/// text from its `.vouch/review.toml`, if any) for every model-backed stage.
 ///
 /// # Errors
 /// [`PlanError`] naming the instance and what to fix.
-pub fn build_plan(composition: &Composition, registry: &mut Registry) -> Result<ReviewPlan, PlanError> {
+pub fn build_plan(
+    composition: &Composition,
+    registry: &mut Registry,
+) -> Result<ReviewPlan, PlanError> {
     let mut lanes = Vec::new();
     let mut audit = None;
     for instance in composition.instances() {
@@ -99,7 +113,10 @@ pub fn build_plan(composition: &Composition, registry: &mut Registry) -> Result<
         match instance.role {
             Role::CleanResultAudit if audit.is_none() => audit = Some(s),
             Role::Verifier | Role::CleanResultAudit => {
-                return Err(PlanError::MisplacedRole { label: instance.label.clone(), role: role_name(instance.role) });
+                return Err(PlanError::MisplacedRole {
+                    label: instance.label.clone(),
+                    role: role_name(instance.role),
+                });
             }
             _ => lanes.push(s),
         }
@@ -113,5 +130,6 @@ pub fn build_plan(composition: &Composition, registry: &mut Registry) -> Result<
         verifier,
         concurrency: composition.concurrency.max(1),
         exclusion: Box::new(move |path| exclusions.first_match(path).map(|e| e.to_string())),
+        instructions: composition.instructions.clone(),
     })
 }

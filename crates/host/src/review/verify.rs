@@ -7,11 +7,13 @@ use vouch_abi::{
     ProposedCandidate,
 };
 use vouch_core::{
-    Candidate, CandidateRecord, CandidateState, Citation, Decision, DecisionProblem, Failure,
-    FailureKind, Finding, FindingDraft, Limitation, LimitationKind, Provenance, Revision, Severity,
-    SourceWindow, StageRecord, StageStatus, TokenUsage, Verdict, account_decisions,
+    CONVENTIONS_AREA, Candidate, CandidateRecord, CandidateState, Citation, ConventionGap,
+    Decision, DecisionProblem, Failure, FailureKind, Finding, FindingDraft, Limitation,
+    LimitationKind, Provenance, Revision, Severity, SourceWindow, StageRecord, StageStatus,
+    TokenUsage, Verdict, account_decisions, convention_support,
 };
 
+use super::context::policy_paths;
 use super::env::{ReviewEnv, ToolsMode};
 use super::inline;
 use super::reply::{Exchange, ExchangeError, exchange};
@@ -62,12 +64,18 @@ fn payload(c: &Candidate) -> CandidateForVerification {
 }
 
 /// Converts a decision payload into a core decision, or the problem that makes it
-/// malformed (an unknown revision or severity).
+/// malformed (an unknown verdict, citation revision or severity: possible only from a
+/// plugin whose parser let it through).
 fn to_decision(d: &DecisionPayload) -> Result<Decision, DecisionProblem> {
+    let malformed = |reason: String| DecisionProblem::Malformed {
+        candidate_id: d.candidate_id.clone(),
+        reason,
+    };
     let verdict = match d.decision.as_str() {
         "verified" => Verdict::Verified,
         "rejected" => Verdict::Rejected,
-        _ => Verdict::Unresolved,
+        "unresolved" => Verdict::Unresolved,
+        other => return Err(malformed(format!("unknown decision `{other}`"))),
     };
     let mut citations: Vec<Citation> = Vec::new();
     for c in &d.citations {
@@ -98,12 +106,8 @@ fn to_decision(d: &DecisionPayload) -> Result<Decision, DecisionProblem> {
             path: f.path.clone(),
             start_line: f.start_line,
             end_line: f.end_line,
-            severity: Severity::parse(&f.severity).ok_or_else(|| {
-                DecisionProblem::UnrelatedFinding {
-                    candidate_id: d.candidate_id.clone(),
-                    reason: format!("unknown severity `{}`", f.severity),
-                }
-            })?,
+            severity: Severity::parse(&f.severity)
+                .ok_or_else(|| malformed(format!("unknown severity `{}`", f.severity)))?,
             claim: f.claim.clone(),
         }),
     };
@@ -120,6 +124,15 @@ struct PassResult {
     record: StageRecord,
     states: Vec<(String, CandidateState)>,
     stray: Vec<DecisionProblem>,
+    limitations: Vec<Limitation>,
+}
+
+fn gap(label: &str, detail: String) -> Limitation {
+    Limitation {
+        kind: LimitationKind::SourceLookupGap,
+        stage: Some(label.to_string()),
+        detail,
+    }
 }
 
 async fn pass(
@@ -227,6 +240,52 @@ async fn pass(
     record.repaired = answer.repaired;
     record.forced_synthesis = answer.forced_synthesis;
     record.budget_hit = answer.budget_hit.clone();
+    // Partial coverage of a verification pass: a budget hit, source the host could not
+    // retrieve, or no source at all. Each is a stated limitation with the stage's label.
+    let mut limitations = Vec::new();
+    if let Some(kind) = &answer.budget_hit {
+        limitations.push(Limitation {
+            kind: LimitationKind::BudgetHit,
+            stage: Some(label.to_string()),
+            detail: format!("{label} hit its {kind} budget"),
+        });
+    }
+    if !patches.failed.is_empty() || tools.lookup_failures() > 0 {
+        limitations.push(gap(
+            label,
+            format!(
+                "{label} could not retrieve {} patch(es) and {} tool read(s)",
+                patches.failed.len(),
+                tools.lookup_failures()
+            ),
+        ));
+    } else if record.source_windows == 0 {
+        limitations.push(gap(
+            label,
+            format!("{label} decided without reading or being given any source"),
+        ));
+    }
+    if limitations
+        .iter()
+        .any(|l| l.kind == LimitationKind::SourceLookupGap)
+    {
+        env.diagnose(
+            Some(label),
+            "verification",
+            Some(record.source_windows as u64),
+            ReasonCode::SourceLookupGap,
+        );
+    }
+    if !limitations.is_empty() {
+        record.status = StageStatus::Limited;
+        record.problem = Some(
+            limitations
+                .iter()
+                .map(|l| l.detail.as_str())
+                .collect::<Vec<_>>()
+                .join("; "),
+        );
+    }
     let ParsedReply::Decisions(reply) = answer.parsed else {
         return Err((
             record,
@@ -251,6 +310,7 @@ async fn pass(
     for problem in &stray {
         let id = match problem {
             DecisionProblem::Citation { candidate_id, .. }
+            | DecisionProblem::Malformed { candidate_id, .. }
             | DecisionProblem::UnrelatedFinding { candidate_id, .. } => candidate_id,
             _ => continue,
         };
@@ -260,12 +320,23 @@ async fn pass(
             };
         }
     }
-    stray.retain(|p| matches!(p, DecisionProblem::UnknownCandidate { .. }));
+    // Problems tied to a given candidate now live in its state; what is left names ids
+    // the host never assigned.
+    stray.retain(|p| {
+        let id = match p {
+            DecisionProblem::Citation { candidate_id, .. }
+            | DecisionProblem::Malformed { candidate_id, .. }
+            | DecisionProblem::UnrelatedFinding { candidate_id, .. } => candidate_id,
+            _ => return true,
+        };
+        !states.iter().any(|(c, _)| c == id)
+    });
     record.candidates = reply.decisions.len();
     Ok(PassResult {
         record,
         states,
         stray,
+        limitations,
     })
 }
 
@@ -293,36 +364,229 @@ fn finding(c: &Candidate, decision: &Decision, verifier: &str, passes: u8) -> Fi
     }
 }
 
-fn failure_of(label: &str, e: ExchangeError) -> Option<Failure> {
-    let (kind, message) = match e {
+/// The failure, diagnostic reason and whether it was a cancellation, of an exchange error.
+fn failure_of(label: &str, e: ExchangeError) -> Option<(Failure, ReasonCode)> {
+    let (kind, message, reason) = match e {
         ExchangeError::Cancelled => return None,
         ExchangeError::Provider(err) => (
             FailureKind::ProviderError,
             format!("{label}: the model endpoint failed: {err}"),
+            ReasonCode::ProviderError,
         ),
-        ExchangeError::Plugin(err) => (FailureKind::PluginError, format!("{label}: {err}")),
-        ExchangeError::Invalid { message, truncated } => (
+        ExchangeError::Plugin(err) => (
+            FailureKind::PluginError,
+            format!("{label}: {err}"),
+            ReasonCode::PluginError,
+        ),
+        ExchangeError::Invalid { message, truncated } => {
             if truncated {
-                FailureKind::TruncatedOutput
+                (
+                    FailureKind::TruncatedOutput,
+                    message,
+                    ReasonCode::TruncatedOutput,
+                )
             } else {
-                FailureKind::InvalidOutput
-            },
-            message,
-        ),
+                (
+                    FailureKind::InvalidOutput,
+                    message,
+                    ReasonCode::InvalidOutput,
+                )
+            }
+        }
     };
-    Some(Failure {
-        kind,
-        stage: Some(label.to_string()),
-        message,
-    })
+    Some((
+        Failure {
+            kind,
+            stage: Some(label.to_string()),
+            message,
+        },
+        reason,
+    ))
+}
+
+/// The policy paths a convention finding may cite as its written policy: the documents
+/// the host recognises for this change and every policy document it gave (including the
+/// repository's review instructions).
+fn convention_policy_paths(env: &ReviewEnv) -> Vec<String> {
+    let mut paths = policy_paths(&env.snapshot);
+    for (doc, _) in &env.policy {
+        if !paths.contains(&doc.path) {
+            paths.push(doc.path.clone());
+        }
+    }
+    paths
+}
+
+/// Rule (verification, convention boundary, [`convention_support`]): a verified decision
+/// for a candidate in the conventions area stands only when its citations carry a written
+/// policy at base or three distinct examples outside the change, and the finding lies in
+/// a changed hunk. Returns why not, if not.
+fn convention_gap(env: &ReviewEnv, c: &Candidate, decision: &Decision) -> Option<ConventionGap> {
+    if c.area != CONVENTIONS_AREA {
+        return None;
+    }
+    let f = decision.finding.as_ref()?;
+    let location = SourceWindow {
+        revision: c.revision,
+        path: f.path.clone(),
+        start_line: f.start_line,
+        end_line: f.end_line,
+    };
+    convention_support(
+        &location,
+        &decision.citations,
+        &env.snapshot.files,
+        &convention_policy_paths(env),
+    )
+    .err()
+}
+
+/// What a candidate's state settles into.
+enum Settled {
+    Record(Box<CandidateRecord>),
+    /// Verified without the finding in the batch pass: re-check alone.
+    Focus,
+}
+
+/// Settles one candidate's state after pass number `passes` (1 = batch, 2 = focused):
+/// verified findings are kept (convention findings only within their boundary), rejected
+/// ones recorded, unresolved ones limit coverage, invalid decisions fail the review.
+fn settle(
+    env: &ReviewEnv,
+    stage: &str,
+    verifier: &str,
+    c: &Candidate,
+    state: Option<CandidateState>,
+    passes: u8,
+    run: &mut VerificationRun,
+) -> Settled {
+    let state = state.unwrap_or_else(|| CandidateState::Invalid {
+        problem: DecisionProblem::MissingDecision {
+            candidate_id: c.id.clone(),
+        },
+    });
+    let record = match state {
+        CandidateState::Verified { decision } => match convention_gap(env, c, &decision) {
+            None => {
+                run.findings.push(finding(c, &decision, verifier, passes));
+                decided(c, &decision, passes)
+            }
+            Some(gap) => {
+                let reason = format!("verified outside the convention boundary: {gap}");
+                run.limitations.push(unresolved_limitation(c, &reason));
+                CandidateRecord {
+                    candidate: c.clone(),
+                    verdict: Some(Verdict::Unresolved),
+                    evidence: decision.evidence,
+                    verification_passes: passes,
+                    problem: Some(reason),
+                }
+            }
+        },
+        CandidateState::Rejected { decision } => decided(c, &decision, passes),
+        CandidateState::Unresolved { decision } => {
+            run.limitations
+                .push(unresolved_limitation(c, &decision.evidence));
+            decided(c, &decision, passes)
+        }
+        CandidateState::NeedsFocusedPass { .. } if passes == 1 => {
+            env.diagnose(
+                Some(verifier),
+                "verification",
+                None,
+                ReasonCode::FocusedVerification,
+            );
+            return Settled::Focus;
+        }
+        CandidateState::NeedsFocusedPass { decision } => {
+            let reason = "verified twice without the finding itself";
+            run.limitations.push(unresolved_limitation(c, reason));
+            CandidateRecord {
+                candidate: c.clone(),
+                verdict: Some(Verdict::Unresolved),
+                evidence: decision.evidence,
+                verification_passes: passes,
+                problem: Some(reason.into()),
+            }
+        }
+        CandidateState::Invalid { problem } => {
+            env.diagnose(
+                Some(stage),
+                "verification",
+                None,
+                ReasonCode::InvalidDecision,
+            );
+            run.failures.push(Failure {
+                kind: FailureKind::InvalidDecision,
+                stage: Some(stage.to_string()),
+                message: problem.to_string(),
+            });
+            undecided(c, &problem.to_string(), passes)
+        }
+    };
+    Settled::Record(Box::new(record))
+}
+
+/// Records a pass's stray problems (decisions for ids the host never assigned).
+fn stray_failures(
+    env: &ReviewEnv,
+    stage: &str,
+    stray: Vec<DecisionProblem>,
+    run: &mut VerificationRun,
+) {
+    for problem in stray {
+        env.diagnose(
+            Some(stage),
+            "verification",
+            None,
+            ReasonCode::InvalidDecision,
+        );
+        run.failures.push(Failure {
+            kind: FailureKind::InvalidDecision,
+            stage: Some(stage.to_string()),
+            message: problem.to_string(),
+        });
+    }
+}
+
+/// Records a failed pass: its record, and the failure (or the cancellation).
+fn failed_pass(
+    env: &ReviewEnv,
+    mut record: StageRecord,
+    e: ExchangeError,
+    run: &mut VerificationRun,
+) -> String {
+    record.status = StageStatus::Failed;
+    let why = match failure_of(&record.label, e) {
+        None => {
+            run.cancelled = true;
+            record.status = StageStatus::Cancelled;
+            "cancelled".to_string()
+        }
+        Some((f, reason)) => {
+            env.diagnose(
+                Some(&record.label),
+                "verification",
+                Some(record.source_windows as u64),
+                reason,
+            );
+            record.problem = Some(f.message.clone());
+            let text = f.message.clone();
+            run.failures.push(f);
+            text
+        }
+    };
+    run.records.push(record);
+    why
 }
 
 /// Rule (verification): all candidates together in one pass, exactly one decision each;
 /// a verified decision that omits its finding is re-checked alone (same prompt and
 /// tools, a 4,000-token output budget) and a recovered finding records
 /// `verificationPasses: 2`; omitted again → `unresolved` (no clean opinion, other
-/// findings kept). Unknown ids, missing or malformed decisions and unread citations
-/// make the review incomplete.
+/// findings kept). Unknown ids, missing, duplicate or malformed decisions and unread
+/// citations make the review incomplete. A verified convention finding outside its
+/// boundary ([`convention_support`]) is `unresolved`, never published.
 pub async fn verify(
     env: &ReviewEnv,
     plan: &StagePlan,
@@ -344,92 +608,35 @@ pub async fn verify(
     });
     let batch = match pass(env, plan, &plan.label, candidates, false).await {
         Ok(p) => p,
-        Err((mut record, e)) => {
-            record.status = StageStatus::Failed;
-            match failure_of(&plan.label, e) {
-                None => {
-                    run.cancelled = true;
-                    record.status = StageStatus::Cancelled;
-                }
-                Some(f) => {
-                    env.diagnose(
-                        Some(&plan.label),
-                        "verification",
-                        Some(record.source_windows as u64),
-                        ReasonCode::ProviderError,
-                    );
-                    record.problem = Some(f.message.clone());
-                    run.failures.push(f);
-                }
-            }
-            run.records.push(record);
+        Err((record, e)) => {
+            failed_pass(env, record, e, &mut run);
             run.candidates = candidates
                 .iter()
-                .map(|c| undecided(c, "verification did not complete"))
+                .map(|c| undecided(c, "verification did not complete", 1))
                 .collect();
             return run;
         }
     };
     run.records.push(batch.record);
-    for problem in batch.stray {
-        env.diagnose(
-            Some(&plan.label),
-            "verification",
-            None,
-            ReasonCode::InvalidDecision,
-        );
-        run.failures.push(Failure {
-            kind: FailureKind::InvalidDecision,
-            stage: Some(plan.label.clone()),
-            message: problem.to_string(),
-        });
-    }
+    run.limitations.extend(batch.limitations);
+    stray_failures(env, &plan.label, batch.stray, &mut run);
     for c in candidates {
+        if run.cancelled || env.cancel.is_cancelled() {
+            run.cancelled = true;
+            run.candidates
+                .push(undecided(c, "not decided: the review was cancelled", 1));
+            continue;
+        }
         let state = batch
             .states
             .iter()
             .find(|(id, _)| id == &c.id)
             .map(|(_, s)| s.clone());
-        let record = match state {
-            Some(CandidateState::Verified { decision }) => {
-                run.findings.push(finding(c, &decision, &plan.label, 1));
-                decided(c, &decision, 1)
-            }
-            Some(CandidateState::Rejected { decision }) => decided(c, &decision, 1),
-            Some(CandidateState::Unresolved { decision }) => {
-                run.limitations
-                    .push(unresolved_limitation(c, &decision.evidence));
-                decided(c, &decision, 1)
-            }
-            Some(CandidateState::NeedsFocusedPass { .. }) => {
-                env.diagnose(
-                    Some(&plan.label),
-                    "verification",
-                    None,
-                    ReasonCode::FocusedVerification,
-                );
-                focused(env, plan, c, &mut run).await
-            }
-            Some(CandidateState::Invalid { problem }) => {
-                env.diagnose(
-                    Some(&plan.label),
-                    "verification",
-                    None,
-                    ReasonCode::InvalidDecision,
-                );
-                run.failures.push(Failure {
-                    kind: FailureKind::InvalidDecision,
-                    stage: Some(plan.label.clone()),
-                    message: problem.to_string(),
-                });
-                undecided(c, &problem.to_string())
-            }
-            None => undecided(c, "no decision"),
+        let record = match settle(env, &plan.label, &plan.label, c, state, 1, &mut run) {
+            Settled::Record(r) => *r,
+            Settled::Focus => focused(env, plan, c, &mut run).await,
         };
         run.candidates.push(record);
-        if run.cancelled {
-            break;
-        }
     }
     run
 }
@@ -442,64 +649,18 @@ async fn focused(
 ) -> CandidateRecord {
     let label = format!("{} (focused {})", plan.label, c.id);
     match pass(env, plan, &label, std::slice::from_ref(c), true).await {
-        Err((mut record, e)) => {
-            record.status = StageStatus::Failed;
-            let out = match failure_of(&label, e) {
-                None => {
-                    run.cancelled = true;
-                    record.status = StageStatus::Cancelled;
-                    undecided(c, "cancelled")
-                }
-                Some(f) => {
-                    record.problem = Some(f.message.clone());
-                    let text = f.message.clone();
-                    run.failures.push(f);
-                    undecided(c, &text)
-                }
-            };
-            run.records.push(record);
-            out
+        Err((record, e)) => {
+            let why = failed_pass(env, record, e, run);
+            undecided(c, &why, 2)
         }
         Ok(p) => {
             run.records.push(p.record);
-            for problem in p.stray {
-                run.failures.push(Failure {
-                    kind: FailureKind::InvalidDecision,
-                    stage: Some(label.clone()),
-                    message: problem.to_string(),
-                });
-            }
-            match p.states.into_iter().next().map(|(_, s)| s) {
-                Some(CandidateState::Verified { decision }) => {
-                    run.findings.push(finding(c, &decision, &plan.label, 2));
-                    decided(c, &decision, 2)
-                }
-                Some(CandidateState::Rejected { decision }) => decided(c, &decision, 2),
-                Some(CandidateState::Unresolved { decision }) => {
-                    run.limitations
-                        .push(unresolved_limitation(c, &decision.evidence));
-                    decided(c, &decision, 2)
-                }
-                Some(CandidateState::NeedsFocusedPass { decision }) => {
-                    let reason = "verified twice without the finding itself";
-                    run.limitations.push(unresolved_limitation(c, reason));
-                    CandidateRecord {
-                        candidate: c.clone(),
-                        verdict: Some(Verdict::Unresolved),
-                        evidence: decision.evidence,
-                        verification_passes: 2,
-                        problem: Some(reason.into()),
-                    }
-                }
-                Some(CandidateState::Invalid { problem }) => {
-                    run.failures.push(Failure {
-                        kind: FailureKind::InvalidDecision,
-                        stage: Some(label),
-                        message: problem.to_string(),
-                    });
-                    undecided(c, &problem.to_string())
-                }
-                None => undecided(c, "no decision"),
+            run.limitations.extend(p.limitations);
+            stray_failures(env, &label, p.stray, run);
+            let state = p.states.into_iter().next().map(|(_, s)| s);
+            match settle(env, &label, &plan.label, c, state, 2, run) {
+                Settled::Record(r) => *r,
+                Settled::Focus => unreachable!("a focused pass never asks for another"),
             }
         }
     }
@@ -526,12 +687,12 @@ fn decided(c: &Candidate, d: &Decision, passes: u8) -> CandidateRecord {
     }
 }
 
-fn undecided(c: &Candidate, why: &str) -> CandidateRecord {
+fn undecided(c: &Candidate, why: &str, passes: u8) -> CandidateRecord {
     CandidateRecord {
         candidate: c.clone(),
         verdict: None,
         evidence: String::new(),
-        verification_passes: 1,
+        verification_passes: passes,
         problem: Some(why.to_string()),
     }
 }
