@@ -9,6 +9,10 @@
 //! # expect-key: composition.bogus     (dotted key path, or `none`)
 //! ```
 
+// Table-driven cases are tuples spelled out at their definition, which reads better
+// here than a named type per table.
+#![allow(clippy::type_complexity)]
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
