@@ -13,6 +13,7 @@ mod review;
 mod scaffold;
 mod validate;
 
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -77,8 +78,26 @@ fn report_error(error: &anyhow::Error) -> ExitCode {
     exit(if usage { 3 } else { 2 })
 }
 
+/// In non-interactive runs stderr carries only JSON diagnostics, so a panic (for
+/// example in a built-in plugin, which the host turns into an error result) is reported
+/// as one diagnostic line without its message. Dynamic plugins carry their own standard
+/// library and panic hook, which vouch cannot replace.
+fn quiet_panics() {
+    let interactive = std::io::stderr().is_terminal() && std::env::var_os("CI").is_none();
+    if !interactive && std::env::var_os("VOUCH_LOG").is_none() {
+        std::panic::set_hook(Box::new(|_| {
+            let line = serde_json::json!({
+                "jobId": null, "label": null, "stage": "internal",
+                "sourceCount": null, "hunkCount": null, "reason": "panic"
+            });
+            eprintln!("{line}");
+        }));
+    }
+}
+
 fn main() -> ExitCode {
     init_logging();
+    quiet_panics();
     let cli = Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -48,6 +48,9 @@ pub enum ReasonCode {
     Cancelled,
     /// The review finished.
     ReviewFinished,
+    /// A panic was caught (in a built-in plugin or in vouch); its message is withheld
+    /// from stderr because it may quote source or paths.
+    Panic,
 }
 
 /// One diagnostic line.
