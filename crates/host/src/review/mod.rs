@@ -214,9 +214,17 @@ fn assign_lanes(env: &ReviewEnv, plan: &ReviewPlan, expected: &[String]) -> Vec<
         .collect()
 }
 
+/// The source windows of a stage's ledger beyond the policy evidence every stage is
+/// given (which says nothing about what it saw of the change).
+pub(crate) fn windows_beyond_policy(env: &ReviewEnv, source_windows: usize) -> usize {
+    let given = env.policy.iter().filter(|(_, w)| w.is_some()).count();
+    source_windows.saturating_sub(given)
+}
+
 /// Rule (coverage completion policy, [`zero_source_gap`]): a stage that completed having
-/// read or been given no source, while one of its files has text to read, records a
-/// source lookup gap (coverage `limited`, stage identity in the diagnostic).
+/// read or been given no source beyond the policy evidence, while one of its files has
+/// text to read, records a source lookup gap (coverage `limited`, stage identity in the
+/// diagnostic).
 fn check_source_seen(env: &ReviewEnv, run: &mut StageRun, assigned: &[String]) {
     if !matches!(
         run.record.status,
@@ -229,7 +237,7 @@ fn check_source_seen(env: &ReviewEnv, run: &mut StageRun, assigned: &[String]) {
         return;
     }
     let files = assigned.iter().filter_map(|p| env.snapshot.file(p));
-    if zero_source_gap(files, run.record.source_windows) {
+    if zero_source_gap(files, windows_beyond_policy(env, run.record.source_windows)) {
         let label = run.record.label.clone();
         env.diagnose(Some(&label), "lane", Some(0), ReasonCode::SourceLookupGap);
         run.limitations.push(Limitation {

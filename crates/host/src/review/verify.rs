@@ -259,7 +259,7 @@ async fn pass(
                 tools.lookup_failures()
             ),
         ));
-    } else if record.source_windows == 0 {
+    } else if super::windows_beyond_policy(env, record.source_windows) == 0 {
         limitations.push(gap(
             label,
             format!("{label} decided without reading or being given any source"),

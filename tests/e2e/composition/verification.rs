@@ -1,0 +1,569 @@
+//! Verification under the default composition: retention, rejection, the focused pass,
+//! accounting, citations and the convention boundary.
+
+use serde_json::{Value, json};
+use vouch_testkit::openai::{Reply, ScriptedServer};
+use vouch_workspace_tests::{candidate, citation, decision, finding};
+
+use super::{
+    CONVENTIONS, FILES, FOCUSED, GENERIC, OUTCOME, VERIFIER, base_citation, candidate_in,
+    decisions, fixture, lanes, receipt, review, stage, user,
+};
+
+const A: &str = "generic-investigator #1/0";
+const B: &str = "generic-investigator #1/1";
+
+fn two_candidates() -> Value {
+    json!([
+        candidate("src/lib.rs", 3, 4, "ports above 65535 wrap silently"),
+        candidate("src/lib.rs", 10, 10, "clamp allows 101")
+    ])
+}
+
+fn verified_a() -> Value {
+    decision(
+        A,
+        "verified",
+        json!([citation("src/lib.rs", 3, 4)]),
+        Some(finding(
+            "src/lib.rs",
+            3,
+            4,
+            "ports above 65535 wrap silently",
+        )),
+    )
+}
+
+/// A verified decision for `id` whose finding is omitted.
+fn omitted(id: &str) -> Value {
+    decision(id, "verified", json!([citation("src/lib.rs", 3, 4)]), None)
+}
+
+fn verdicts(report: &Value) -> Vec<(String, Value, u64)> {
+    report["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["candidate"]["id"].as_str().unwrap().to_string(),
+                c["verdict"].clone(),
+                c["verificationPasses"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn failure_messages(report: &Value) -> Vec<String> {
+    report["failures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["message"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn verified_findings_are_retained_and_rejected_candidates_are_not() {
+    let (repo, base, head) = fixture();
+    let script = lanes(two_candidates(), json!([]), json!([])).rule(stage(
+        VERIFIER,
+        "verifier",
+        [decisions(json!([
+            // Narrowed: lower severity, one line, the supported wording.
+            decision(
+                A,
+                "verified",
+                json!([citation("src/lib.rs", 3, 4)]),
+                Some(
+                    json!({"path": "src/lib.rs", "startLine": 4, "endLine": 4, "severity": "medium",
+                            "claim": "ports above 65535 are truncated by `as u16`"})
+                )
+            ),
+            decision(B, "rejected", json!([citation("src/lib.rs", 10, 10)]), None),
+        ]))],
+    ));
+    let server = ScriptedServer::start(script).await;
+    let out = review(&repo, &base, &head, &server, &[], &[]).await;
+    assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
+    let report = out.json();
+    let findings = report["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{report:#}");
+    let f = &findings[0];
+    assert_eq!(
+        (
+            f["startLine"].as_u64(),
+            f["severity"].as_str(),
+            f["claim"].as_str()
+        ),
+        (
+            Some(4),
+            Some("medium"),
+            Some("ports above 65535 are truncated by `as u16`")
+        ),
+        "the verifier's narrowing is what is reported"
+    );
+    assert_eq!(f["citations"], json!([citation("src/lib.rs", 3, 4)]));
+    assert_eq!(
+        verdicts(&report),
+        [
+            (A.to_string(), json!("verified"), 1),
+            (B.to_string(), json!("rejected"), 1)
+        ]
+    );
+    assert_eq!(report["candidates"][1]["evidence"], "scripted rejected");
+    assert_eq!(report["opinion"]["coverage"], "full");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn rejected_candidates_leave_a_clean_opinion() {
+    let (repo, base, head) = fixture();
+    let script = lanes(two_candidates(), json!([]), json!([])).rule(stage(
+        VERIFIER,
+        "verifier",
+        [decisions(json!([
+            decision(A, "rejected", json!([citation("src/lib.rs", 3, 4)]), None),
+            decision(B, "rejected", json!([]), None),
+        ]))],
+    ));
+    let server = ScriptedServer::start(script).await;
+    let out = review(&repo, &base, &head, &server, &[], &[]).await;
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let report = out.json();
+    assert_eq!(report["findings"], json!([]));
+    assert_eq!(report["opinion"]["outcome"], "no-findings");
+    assert_eq!(report["opinion"]["coverage"], "full");
+    assert_eq!(report["opinion"]["clean"], true, "{report:#}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_focused_pass_recovers_an_omitted_finding_with_two_verification_passes() {
+    let (repo, base, head) = fixture();
+    let script = lanes(two_candidates(), json!([]), json!([]))
+        .rule(stage(
+            FOCUSED,
+            "focused",
+            [decisions(json!([verified_a()]))],
+        ))
+        .rule(stage(
+            VERIFIER,
+            "verifier",
+            [decisions(json!([
+                omitted(A),
+                decision(B, "rejected", json!([]), None),
+            ]))],
+        ));
+    let server = ScriptedServer::start(script).await;
+    let out = review(&repo, &base, &head, &server, &[], &[]).await;
+    assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
+    let report = out.json();
+
+    // The focused pass re-checked that candidate alone, with the same role prompt and
+    // tools and a 4,000-token output budget.
+    let batch = &server.served_by("verifier")[0];
+    let focused = server.served_by("focused");
+    assert_eq!(focused.len(), 1);
+    let focused = &focused[0];
+    assert!(
+        user(focused).contains(&format!(
+            "Candidate ids to decide, one decision each: [\"{A}\"]"
+        )),
+        "{}",
+        user(focused)
+    );
+    assert!(!user(focused).contains(B));
+    assert_eq!(focused.body["max_tokens"], 4000);
+    assert_ne!(batch.body["max_tokens"], 4000);
+    assert_eq!(focused.system(), batch.system());
+    assert_eq!(focused.tool_names(), batch.tool_names());
+    assert!(focused.has_tools());
+
+    let f = &report["findings"][0];
+    assert_eq!(f["provenance"]["verificationPasses"], 2, "{report:#}");
+    assert_eq!(f["provenance"]["verifiedBy"], "verifier");
+    assert_eq!(
+        verdicts(&report),
+        [
+            (A.to_string(), json!("verified"), 2),
+            (B.to_string(), json!("rejected"), 1)
+        ]
+    );
+    let labels: Vec<&str> = report["stages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["label"].as_str().unwrap())
+        .collect();
+    assert!(
+        labels.contains(&"verifier (focused generic-investigator #1/0)"),
+        "{labels:?}"
+    );
+    assert_eq!(report["opinion"]["coverage"], "full");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_finding_omitted_twice_is_unresolved_and_other_findings_are_kept() {
+    let (repo, base, head) = fixture();
+    let verified_b = decision(
+        B,
+        "verified",
+        json!([citation("src/lib.rs", 10, 10)]),
+        Some(finding("src/lib.rs", 10, 10, "clamp allows 101")),
+    );
+    let script = lanes(two_candidates(), json!([]), json!([]))
+        .rule(stage(FOCUSED, "focused", [decisions(json!([omitted(A)]))]))
+        .rule(stage(
+            VERIFIER,
+            "verifier",
+            [decisions(json!([omitted(A), verified_b]))],
+        ));
+    let server = ScriptedServer::start(script).await;
+    let out = review(&repo, &base, &head, &server, &[], &[]).await;
+    assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
+    let report = out.json();
+    assert_eq!(
+        server.served_by("focused").len(),
+        1,
+        "one focused pass, not two"
+    );
+    assert_eq!(
+        verdicts(&report),
+        [
+            (A.to_string(), json!("unresolved"), 2),
+            (B.to_string(), json!("verified"), 1)
+        ]
+    );
+    assert_eq!(
+        report["candidates"][0]["problem"],
+        "verified twice without the finding itself"
+    );
+    // The other verified finding is still published …
+    let findings = report["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1);
+    assert_eq!(findings[0]["startLine"], 10);
+    assert_eq!(report["opinion"]["outcome"], "findings");
+    // … but the unresolved candidate limits coverage and forbids a clean opinion.
+    assert_eq!(report["opinion"]["coverage"], "limited");
+    assert_eq!(report["opinion"]["clean"], false);
+    assert!(
+        report["limitations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l["kind"] == "unresolved-candidate"),
+        "{report:#}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn no_decision_at_all_makes_the_review_incomplete() {
+    let (repo, base, head) = fixture();
+    let script = lanes(two_candidates(), json!([]), json!([])).rule(stage(
+        VERIFIER,
+        "verifier",
+        [decisions(json!([]))],
+    ));
+    let server = ScriptedServer::start(script).await;
+    let out = review(&repo, &base, &head, &server, &[], &[]).await;
+    assert_eq!(out.code, 2, "{}\n{}", out.stdout, out.stderr);
+    let report = out.json();
+    assert_eq!(report["opinion"]["outcome"], "incomplete");
+    assert_eq!(report["findings"], json!([]));
+    assert_eq!(
+        failure_messages(&report),
+        [
+            format!("no decision for candidate `{A}`"),
+            format!("no decision for candidate `{B}`")
+        ]
+    );
+    assert!(
+        verdicts(&report).iter().all(|(_, v, _)| v.is_null()),
+        "never silently dropped: each candidate is listed without a verdict"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_candidate_needs_exactly_one_well_formed_decision() {
+    let rejected = |id: &str| decision(id, "rejected", json!([]), None);
+    let cases: Vec<(&str, Value, String)> = vec![
+        (
+            "duplicate",
+            json!([rejected(A), rejected(A), rejected(B)]),
+            format!("more than one decision for candidate `{A}`"),
+        ),
+        (
+            "unknown id",
+            json!([rejected(A), rejected(B), rejected("invented #1/0")]),
+            "decision for unknown candidate id `invented #1/0`".into(),
+        ),
+        (
+            "malformed",
+            json!([
+                decision(
+                    A,
+                    "verified",
+                    json!([citation("src/lib.rs", 3, 4)]),
+                    Some(
+                        json!({"path": "src/lib.rs", "startLine": 3, "endLine": 4, "severity": "catastrophic", "claim": "x"})
+                    )
+                ),
+                rejected(B)
+            ]),
+            format!("candidate `{A}`: malformed decision (unknown severity `catastrophic`)"),
+        ),
+        (
+            "replacement defect",
+            json!([
+                decision(
+                    A,
+                    "verified",
+                    json!([citation("src/lib.rs", 10, 10)]),
+                    Some(finding("src/util.rs", 3, 3, "a different defect elsewhere"))
+                ),
+                rejected(B)
+            ]),
+            format!(
+                "candidate `{A}`: verified finding is unrelated to the candidate (path `src/util.rs` is not the candidate's `src/lib.rs`)"
+            ),
+        ),
+    ];
+    for (name, reply, message) in cases {
+        let (repo, base, head) = fixture();
+        let script = lanes(two_candidates(), json!([]), json!([])).rule(stage(
+            VERIFIER,
+            "verifier",
+            [decisions(reply)],
+        ));
+        let server = ScriptedServer::start(script).await;
+        let out = review(&repo, &base, &head, &server, &[], &[]).await;
+        assert_eq!(out.code, 2, "{name}: {}", out.stdout);
+        let report = out.json();
+        assert_eq!(report["opinion"]["outcome"], "incomplete", "{name}");
+        assert_eq!(report["findings"], json!([]), "{name}");
+        assert_eq!(failure_messages(&report), [message], "{name}");
+        assert_eq!(report["failures"][0]["kind"], "invalid-decision", "{name}");
+        assert!(server.served_by("focused").is_empty());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn citations_resolve_only_to_what_the_verifier_itself_read_or_was_given() {
+    let util_lines = || json!([citation("src/util.rs", 2, 4), citation("src/lib.rs", 3, 4)]);
+    let verdict = |citations: Value| {
+        decisions(json!([
+            decision(
+                A,
+                "verified",
+                citations,
+                Some(finding(
+                    "src/lib.rs",
+                    3,
+                    4,
+                    "ports above 65535 wrap silently"
+                ))
+            ),
+            decision(B, "rejected", json!([]), None),
+        ]))
+    };
+    // (verifier replies, generic lane reads src/util.rs too, expected outcome)
+    let read_util = Reply::tool_call(
+        "read_file",
+        r#"{"path": "src/util.rs", "start_line": 1, "end_line": 12}"#,
+    );
+    let cases: Vec<(&str, Vec<Reply>, &str)> = vec![
+        // The verifier read the lines itself: accepted.
+        (
+            "read by the verifier",
+            vec![read_util.clone(), verdict(util_lines())],
+            "findings",
+        ),
+        // Only the generic lane read them: not in the verifier's ledger.
+        (
+            "read by a lane only",
+            vec![verdict(util_lines())],
+            "incomplete",
+        ),
+        // Removed or base lines nobody read.
+        (
+            "base lines never read",
+            vec![verdict(json!([base_citation("src/util.rs", 2, 4)]))],
+            "incomplete",
+        ),
+    ];
+    for (name, verifier, want) in cases {
+        let (repo, base, head) = fixture();
+        let script = vouch_testkit::openai::Script::new()
+            .rule(stage(
+                GENERIC,
+                "generic",
+                [read_util.clone(), receipt(two_candidates(), &FILES)],
+            ))
+            .rule(stage(OUTCOME, "outcome", [receipt(json!([]), &FILES)]))
+            .rule(stage(
+                CONVENTIONS,
+                "conventions",
+                [receipt(json!([]), &FILES)],
+            ))
+            .rule(stage(VERIFIER, "verifier", verifier));
+        let server = ScriptedServer::start(script).await;
+        let out = review(&repo, &base, &head, &server, &[], &[]).await;
+        let report = out.json();
+        assert_eq!(report["opinion"]["outcome"], want, "{name}: {report:#}");
+        if want == "incomplete" {
+            assert_eq!(out.code, 2, "{name}");
+            assert_eq!(report["findings"], json!([]), "{name}");
+            let message = &failure_messages(&report)[0];
+            assert!(
+                message.contains("src/util.rs:2-4") && message.contains("outside the source read"),
+                "{name}: {message}"
+            );
+        } else {
+            assert_eq!(report["findings"][0]["citations"], util_lines(), "{name}");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn convention_candidates_are_verified_only_with_a_policy_or_three_examples() {
+    let (repo, base, head) = fixture();
+    let conventions = json!([
+        candidate_in(
+            "conventions",
+            "src/lib.rs",
+            9,
+            9,
+            "prints to stdout; AGENTS.md rule 1 requires the log macros"
+        ),
+        candidate_in(
+            "conventions",
+            "src/lib.rs",
+            10,
+            10,
+            "logs unlike the three helpers in src/util.rs"
+        ),
+        candidate_in(
+            "conventions",
+            "src/lib.rs",
+            3,
+            3,
+            "differs from two helpers"
+        ),
+    ]);
+    // Any lane's candidate in the conventions area meets the same boundary.
+    let generic = json!([candidate_in(
+        "conventions",
+        "src/util.rs",
+        3,
+        3,
+        "an unchanged helper breaks the rule"
+    )]);
+    let script = lanes(generic, json!([]), conventions).rule(stage(
+        VERIFIER,
+        "verifier",
+        [
+            Reply::tool_call(
+                "read_file",
+                r#"{"path": "src/util.rs", "start_line": 1, "end_line": 12}"#,
+            ),
+            decisions(json!([
+                // The written policy (given inline from the base tree) and the hunk.
+                decision(
+                    "conventions #1/0",
+                    "verified",
+                    json!([
+                        base_citation("AGENTS.md", 3, 3),
+                        citation("src/lib.rs", 9, 9)
+                    ]),
+                    Some(finding(
+                        "src/lib.rs",
+                        9,
+                        9,
+                        "prints to stdout against the written logging rule"
+                    ))
+                ),
+                // Three distinct examples outside the change, and the hunk.
+                decision(
+                    "conventions #1/1",
+                    "verified",
+                    json!([
+                        citation("src/util.rs", 3, 3),
+                        citation("src/util.rs", 7, 7),
+                        citation("src/util.rs", 11, 11),
+                        citation("src/lib.rs", 10, 10)
+                    ]),
+                    Some(finding(
+                        "src/lib.rs",
+                        10,
+                        10,
+                        "breaks the logging pattern of three helpers"
+                    ))
+                ),
+                // Only two examples: no convention.
+                decision(
+                    "conventions #1/2",
+                    "verified",
+                    json!([
+                        citation("src/util.rs", 3, 3),
+                        citation("src/util.rs", 7, 7),
+                        citation("src/lib.rs", 3, 3)
+                    ]),
+                    Some(finding("src/lib.rs", 3, 3, "differs from two helpers"))
+                ),
+                // A written policy, but the finding is not in a changed hunk.
+                decision(
+                    "generic-investigator #1/0",
+                    "verified",
+                    json!([
+                        base_citation("AGENTS.md", 3, 3),
+                        citation("src/util.rs", 3, 3)
+                    ]),
+                    Some(finding(
+                        "src/util.rs",
+                        3,
+                        3,
+                        "an unchanged helper breaks the rule"
+                    ))
+                ),
+            ])),
+        ],
+    ));
+    let server = ScriptedServer::start(script).await;
+    let out = review(&repo, &base, &head, &server, &[], &[]).await;
+    assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
+    let report = out.json();
+    let published: Vec<u64> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["startLine"].as_u64().unwrap())
+        .collect();
+    assert_eq!(published, [9, 10], "{report:#}");
+    let by_id = |id: &str| {
+        report["candidates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["candidate"]["id"] == id)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(by_id("conventions #1/0")["verdict"], "verified");
+    assert_eq!(by_id("conventions #1/1")["verdict"], "verified");
+    let two = by_id("conventions #1/2");
+    assert_eq!(two["verdict"], "unresolved");
+    assert!(
+        two["problem"].as_str().unwrap().contains("(2 cited)"),
+        "{two:#}"
+    );
+    let outside = by_id("generic-investigator #1/0");
+    assert_eq!(outside["verdict"], "unresolved");
+    assert!(
+        outside["problem"]
+            .as_str()
+            .unwrap()
+            .contains("does not lie in a changed hunk"),
+        "{outside:#}"
+    );
+    assert_eq!(report["opinion"]["coverage"], "limited");
+    assert_eq!(report["opinion"]["clean"], false);
+}
