@@ -207,15 +207,19 @@ pub async fn run_candidate_stage(env: &ReviewEnv, plan: &StagePlan) -> StageRun 
                     format!("{}: {err}", plan.label),
                     ReasonCode::PluginError,
                 ),
-                ExchangeError::Invalid { message, truncated } => (
-                    if truncated {
-                        FailureKind::TruncatedOutput
-                    } else {
-                        FailureKind::InvalidOutput
-                    },
-                    message,
-                    ReasonCode::InvalidOutput,
-                ),
+                ExchangeError::Invalid { message, truncated } => {
+                    // Output is invalid only after its one isolated repair ran.
+                    run.record.repaired = true;
+                    (
+                        if truncated {
+                            FailureKind::TruncatedOutput
+                        } else {
+                            FailureKind::InvalidOutput
+                        },
+                        message,
+                        ReasonCode::InvalidOutput,
+                    )
+                }
                 ExchangeError::Cancelled => unreachable!("handled above"),
             };
             env.diagnose(
@@ -343,9 +347,13 @@ async fn drive(
         tools,
     };
     let first = exchange(env, ask(user.clone())).await?;
-    let (reply, comparison) = absorb(run, &first, plan);
+    let (reply, comparison) = absorb(env, run, &first, plan);
     if comparison.complete {
         return accept(run, plan, reply, &first);
+    }
+    // A cancelled review starts no retry (not even its progress event).
+    if env.cancel.is_cancelled() {
+        return Err(ExchangeError::Cancelled);
     }
     // One targeted retry of this instance only.
     env.progress(ProgressEvent::ReviewerCoverageRetry {
@@ -368,21 +376,14 @@ async fn drive(
         coverage_retry_message(&plan.assigned, &first.value, &comparison)
     );
     let second = exchange(env, ask(retry_user)).await?;
-    let (reply, comparison) = absorb(run, &second, plan);
+    let (reply, comparison) = absorb(env, run, &second, plan);
     if comparison.complete {
         return accept(run, plan, reply, &second);
     }
+    // Rule 6 holds in every composition and whatever ended the retry: a receipt still
+    // mismatched after its one retry fails the instance (the review is incomplete and
+    // nothing is published), also when a budget forced the retry's final answer.
     let message = mismatch_after_retry_message(&plan.label, &comparison);
-    if second.forced_synthesis && second.budget_hit.is_some() {
-        // The budget, not the model, cut the review short: a stated limitation.
-        run.limitations.push(Limitation {
-            kind: LimitationKind::ForcedSynthesis,
-            stage: Some(plan.label.clone()),
-            detail: message.clone(),
-        });
-        run.message = Some(message);
-        return accept(run, plan, reply, &second);
-    }
     env.diagnose(
         Some(&plan.label),
         "retry",
@@ -400,8 +401,11 @@ async fn drive(
     Ok(())
 }
 
-/// Records an answer's bookkeeping and compares its receipt.
+/// Records an answer's bookkeeping and compares its receipt. A repaired receipt that was
+/// downgraded to `complete: false` is made visible: a report observation, the record's
+/// `receiptDowngraded` flag and a `repair-quote-missing` diagnostic.
 fn absorb(
+    env: &ReviewEnv,
     run: &mut StageRun,
     answer: &Answer,
     plan: &StagePlan,
@@ -424,6 +428,12 @@ fn absorb(
         )
     });
     if downgraded {
+        env.diagnose(
+            Some(&plan.label),
+            "repair",
+            None,
+            ReasonCode::RepairQuoteMissing,
+        );
         run.record.receipt_downgraded = true;
         run.observations.push(format!(
             "{}: the repaired reply claimed full coverage without quoting the prior reply's statement verbatim; recorded as complete: false",
@@ -460,4 +470,84 @@ fn accept(
         .map(|(i, p)| to_candidate(&plan.label, i, p))
         .collect();
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vouch_abi::Coverage;
+
+    fn answer(repaired: bool, complete: bool, quote: Option<&str>, prior: &str) -> Answer {
+        Answer {
+            parsed: ParsedReply::Candidates(CandidateReply {
+                candidates: vec![],
+                coverage: Coverage {
+                    complete,
+                    reviewed_files: vec!["a.rs".into(), "b.md".into()],
+                },
+                full_coverage_quote: quote.map(str::to_string),
+                summary: String::new(),
+            }),
+            value: Value::Null,
+            prior_text: prior.to_string(),
+            repaired,
+            usage: TokenUsage::default(),
+            budget_hit: None,
+            forced_synthesis: false,
+        }
+    }
+
+    /// Rule 3: a repaired `complete: true` stands only when its quote occurs verbatim in
+    /// the prior reply; otherwise it is recorded as `complete: false` (downgraded).
+    /// Unrepaired replies and repaired `complete: false` are never touched.
+    #[test]
+    fn repaired_full_coverage_needs_a_verbatim_quote() {
+        let prior = "Analysis done. I reviewed all 2 expected files, including b.md.";
+        // (repaired, complete, quote, complete after, downgraded)
+        let cases: &[(bool, bool, Option<&str>, bool, bool)] = &[
+            (
+                true,
+                true,
+                Some("I reviewed all 2 expected files"),
+                true,
+                false,
+            ),
+            (
+                true,
+                true,
+                Some("  I reviewed all 2 expected files  "),
+                true,
+                false,
+            ),
+            (
+                true,
+                true,
+                Some("I reviewed all expected files"),
+                false,
+                true,
+            ),
+            (
+                true,
+                true,
+                Some("i reviewed all 2 expected files"),
+                false,
+                true,
+            ),
+            (true, true, Some("   "), false, true),
+            (true, true, None, false, true),
+            (true, false, None, false, false),
+            (false, true, None, true, false),
+            (false, true, Some("not in the reply"), true, false),
+        ];
+        for &(repaired, complete, quote, want_complete, want_downgraded) in cases {
+            let (reply, downgraded) =
+                checked_reply(&answer(repaired, complete, quote, prior)).unwrap();
+            assert_eq!(
+                (reply.coverage.complete, downgraded),
+                (want_complete, want_downgraded),
+                "repaired {repaired}, complete {complete}, quote {quote:?}"
+            );
+            assert_eq!(reply.coverage.reviewed_files, ["a.rs", "b.md"]);
+        }
+    }
 }
