@@ -1,0 +1,204 @@
+//! Extraction, then one isolated repair (rule 3), seen in the HTTP requests the
+//! scripted server received.
+
+use serde_json::json;
+use vouch_testkit::openai::{Match, Reply, Rule, ScriptedServer};
+use vouch_workspace_tests::{candidate, candidates_reply, citation, decision};
+
+use super::*;
+
+const SMALL_LIST: &str = "<expected-files>\n[\"AGENTS.md\",\"CHANGELOG.md\",\"docs/verification/example.md\",\"src/lib.rs\"]\n</expected-files>";
+
+/// A repaired receipt for [`small_change`].
+fn repaired(complete: bool, files: &[&str], quote: Option<&str>) -> String {
+    json!({"candidates": [], "coverage": {"complete": complete, "reviewedFiles": files},
+           "summary": "repaired", "fullCoverageQuote": quote})
+    .to_string()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn repair_gets_contract_list_reply_and_error_but_no_tools_or_snapshot_path() {
+    let change = small_change();
+    let prose = "Findings of bug-review [marker-b1]: none. I reviewed all four expected files.";
+    let script = panel_script(
+        vec![
+            Rule::when(repair_of("[marker-b1]"))
+                .named("repair")
+                .reply(Reply::content(repaired(
+                    true,
+                    &SMALL,
+                    Some("I reviewed all four expected files."),
+                ))),
+            Rule::when(first_execution("bug-review #1"))
+                .named("first")
+                .reply(Reply::content(prose)),
+        ],
+        &SMALL,
+    );
+    let server = ScriptedServer::start(script).await;
+    let out = review(&change, &server, &[]).await;
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let report = out.json();
+    // The quote is really in the prior reply: the repaired receipt stands, no retry.
+    assert_eq!(
+        coverage_of(&report, "bug-review #1"),
+        (true, json!([]), json!([]), false)
+    );
+    assert_eq!(stage(&report, "bug-review #1")["repaired"], true);
+    assert_eq!(stage(&report, "bug-review #1")["receiptDowngraded"], false);
+    assert_only_retried(&server, &[]);
+
+    let all = repairs(&server);
+    assert_eq!(all.len(), 1, "exactly one isolated repair");
+    let request = &all[0];
+    assert_eq!(request.rule_label(), Some("repair"));
+    // Isolated: a system and a user message, nothing of the reviewer's conversation.
+    assert_eq!(request.messages().len(), 2, "{:#}", request.body);
+    assert!(!request.has_tools(), "no tools");
+    assert!(request.body.get("tools").is_none(), "{:#}", request.body);
+    let user = task(request);
+    assert!(
+        user.contains(SMALL_LIST),
+        "the exact canonical list: {user}"
+    );
+    assert!(
+        user.contains(&format!("<prior-reply>\n{prose}\n</prior-reply>")),
+        "{user}"
+    );
+    assert!(user.contains("## Parser error\n"), "{user}");
+    assert!(
+        user.contains("\"fullCoverageQuote\""),
+        "the repair contract: {user}"
+    );
+    assert!(
+        !user.contains("Instance: ") && !user.contains("## Change"),
+        "no reviewer task: {user}"
+    );
+    let schema = &request.response_format().expect("structured outputs")["json_schema"]["schema"];
+    assert!(
+        schema["properties"]["fullCoverageQuote"].is_object(),
+        "{schema:#}"
+    );
+    let repo_path = change.repo.path().display().to_string();
+    assert!(
+        !request.raw_body.contains(&repo_path),
+        "no snapshot path in the repair request"
+    );
+    assert!(server.unmatched().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn repaired_full_coverage_without_a_verbatim_quote_is_downgraded_and_retried() {
+    let change = small_change();
+    let prose = "bug-review notes [marker-b1]: answer() changed from 41 to 42.";
+    let script = panel_script(
+        vec![
+            Rule::when(retry_execution("bug-review #1"))
+                .named("retry")
+                .reply(Reply::content(receipt(true, &SMALL))),
+            Rule::when(repair_of("[marker-b1]"))
+                .named("repair")
+                .reply(Reply::content(repaired(
+                    true,
+                    &SMALL,
+                    Some("I reviewed every file."),
+                ))),
+            Rule::when(first_execution("bug-review #1")).reply(Reply::content(prose)),
+        ],
+        &SMALL,
+    );
+    let server = ScriptedServer::start(script).await;
+    let out = review(&change, &server, &[]).await;
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let report = out.json();
+    let s = stage(&report, "bug-review #1");
+    assert_eq!(s["receiptDowngraded"], true, "visible in the report");
+    assert_eq!(
+        s["firstCoverage"],
+        json!({"complete": false, "reportedIncomplete": true, "missingFiles": [], "unexpectedFiles": []})
+    );
+    assert_eq!(
+        coverage_of(&report, "bug-review #1"),
+        (true, json!([]), json!([]), true)
+    );
+    let observations = report["observations"].to_string();
+    assert!(
+        observations.contains("bug-review #1: the repaired reply claimed full coverage without quoting the prior reply's statement verbatim; recorded as complete: false"),
+        "{observations}"
+    );
+    assert_only_retried(&server, &["bug-review #1"]);
+    let lines = diagnostics(&out, &SMALL);
+    assert_eq!(diagnosed(&lines, "repair-quote-missing"), ["bug-review #1"]);
+    assert_eq!(diagnosed(&lines, "coverage-retry"), ["bug-review #1"]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn two_different_valid_objects_are_invalid_and_go_to_repair() {
+    let change = small_change();
+    let one = receipt(true, &SMALL);
+    let other = receipt(false, &["src/lib.rs"]);
+    let prose = format!("Draft [marker-b2]:\n{other}\nFinal:\n{one}\n");
+    let script = panel_script(
+        vec![
+            Rule::when(retry_execution("bug-review #2"))
+                .named("retry")
+                .reply(Reply::content(receipt(true, &SMALL))),
+            Rule::when(repair_of("[marker-b2]"))
+                .named("repair")
+                .reply(Reply::content(repaired(false, &["src/lib.rs"], None))),
+            Rule::when(first_execution("bug-review #2")).reply(Reply::content(prose)),
+        ],
+        &SMALL,
+    );
+    let server = ScriptedServer::start(script).await;
+    let out = review(&change, &server, &[]).await;
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    // Not "first wins" and not "last wins": the repair decides, and its partial receipt
+    // leads to the targeted retry.
+    let repair = &server.served_by("repair")[0];
+    assert!(
+        task(repair).contains("2 different JSON objects that each satisfy the output contract"),
+        "{}",
+        task(repair)
+    );
+    let report = out.json();
+    assert_eq!(
+        stage(&report, "bug-review #2")["firstCoverage"]["missingFiles"],
+        json!(["AGENTS.md", "CHANGELOG.md", "docs/verification/example.md"])
+    );
+    assert_only_retried(&server, &["bug-review #2"]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn verifier_repair_gets_no_file_list() {
+    let change = small_change();
+    let decisions = json!({"decisions": [
+        decision("bug-review #1/0", "rejected", json!([citation("src/lib.rs", 2, 2)]), None),
+    ]});
+    let script = panel_script(
+        vec![
+            Rule::when(first_execution("bug-review #1")).reply(Reply::content(candidates_reply(
+                json!([candidate("src/lib.rs", 2, 2, "42 is wrong")]),
+                true,
+                &SMALL,
+            ))),
+            Rule::when(repair_of("[marker-verifier]"))
+                .named("repair")
+                .reply(Reply::content(decisions.to_string())),
+            Rule::when(Match::user_contains("Instance: verifier\n")).reply(Reply::content(
+                "I rejected the only candidate [marker-verifier]: 42 is what the docs say.",
+            )),
+        ],
+        &SMALL,
+    );
+    let server = ScriptedServer::start(script).await;
+    let out = review(&change, &server, &[]).await;
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(out.json()["candidates"][0]["verdict"], "rejected");
+    let repair = &server.served_by("repair")[0];
+    let user = task(repair);
+    assert!(!user.contains("<expected-files>"), "{user}");
+    assert!(!user.contains("reviewedFiles"), "{user}");
+    assert!(!repair.has_tools());
+    assert!(server.unmatched().is_empty());
+}
