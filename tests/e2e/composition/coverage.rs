@@ -376,3 +376,74 @@ async fn the_opinion_is_derived_by_rule_not_by_the_model() {
         report["opinion"]
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_focused_pass_that_hits_its_budget_records_partial_coverage() {
+    let (repo, base, head) = fixture();
+    let script = lanes(
+        json!([
+            candidate("src/lib.rs", 3, 4, "ports above 65535 wrap silently"),
+            candidate("src/lib.rs", 10, 10, "clamp allows 101")
+        ]),
+        json!([]),
+        json!([]),
+    )
+    .rule(stage(
+        super::FOCUSED,
+        "focused",
+        [
+            // One tool turn is the whole budget: the next request is forced synthesis.
+            Reply::tool_call(
+                "read_file",
+                r#"{"path": "src/lib.rs", "start_line": 1, "end_line": 11}"#,
+            ),
+            decisions(json!([verified("generic-investigator #1/0", 4)])),
+        ],
+    ))
+    .rule(stage(
+        VERIFIER,
+        "verifier",
+        [decisions(json!([
+            decision(
+                "generic-investigator #1/0",
+                "verified",
+                json!([citation("src/lib.rs", 3, 4)]),
+                None
+            ),
+            decision("generic-investigator #1/1", "rejected", json!([]), None),
+        ]))],
+    ));
+    let server = ScriptedServer::start(script).await;
+    let tight = manifest("tight-verifier.toml");
+    let out = review(&repo, &base, &head, &server, &["--manifest", &tight], &[]).await;
+    assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
+    let report = out.json();
+    let focused = server.served_by("focused");
+    assert_eq!(focused.len(), 2);
+    assert!(
+        focused[0].has_tools() && !focused[1].has_tools(),
+        "forced synthesis"
+    );
+    let label = "verifier (focused generic-investigator #1/0)";
+    let stage = report["stages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["label"] == label)
+        .unwrap();
+    assert_eq!(stage["status"], "limited", "{stage:#}");
+    assert_eq!(stage["budgetHit"], "turns");
+    assert_eq!(stage["forcedSynthesis"], true);
+    assert!(
+        report["limitations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l["kind"] == "budget-hit" && l["stage"] == label),
+        "{report:#}"
+    );
+    // The recovered finding is published with the limitation stated.
+    assert_eq!(report["findings"][0]["provenance"]["verificationPasses"], 2);
+    assert_eq!(report["opinion"]["outcome"], "findings");
+    assert_eq!(report["opinion"]["coverage"], "limited");
+}
