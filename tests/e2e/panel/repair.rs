@@ -202,3 +202,46 @@ async fn verifier_repair_gets_no_file_list() {
     assert!(!repair.has_tools());
     assert!(server.unmatched().is_empty());
 }
+
+/// Rule 3: a reply cut off at the token limit is never parsed, even when it holds a
+/// complete, valid object; it goes to the one repair, and the repaired partial receipt
+/// then takes the normal targeted retry.
+#[tokio::test(flavor = "multi_thread")]
+async fn truncated_reply_goes_to_repair_never_to_parsing() {
+    let change = small_change();
+    let cut = format!(
+        "All four files were reviewed [marker-i1].\n{}",
+        receipt(true, &SMALL)
+    );
+    let script = panel_script(
+        vec![
+            Rule::when(retry_execution("instructions-review #1"))
+                .named("retry")
+                .reply(Reply::content(receipt(true, &SMALL))),
+            Rule::when(repair_of("[marker-i1]"))
+                .named("repair")
+                .reply(Reply::content(repaired(false, &["AGENTS.md"], None))),
+            Rule::when(first_execution("instructions-review #1"))
+                .reply(Reply::content_with_finish(cut, "length")),
+        ],
+        &SMALL,
+    );
+    let server = ScriptedServer::start(script).await;
+    let out = review(&change, &server, &[]).await;
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let repair = task(&server.served_by("repair")[0]);
+    assert!(repair.contains("finish_reason: length"), "{repair}");
+    let report = out.json();
+    let s = stage(&report, "instructions-review #1");
+    assert_eq!(s["repaired"], true);
+    assert_eq!(
+        s["firstCoverage"]["missingFiles"],
+        json!(["CHANGELOG.md", "docs/verification/example.md", "src/lib.rs"])
+    );
+    assert_only_retried(&server, &["instructions-review #1"]);
+    let lines = diagnostics(&out, &SMALL);
+    assert_eq!(
+        diagnosed(&lines, "truncated-output"),
+        ["instructions-review #1"]
+    );
+}
