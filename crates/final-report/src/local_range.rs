@@ -126,6 +126,13 @@ pub fn local_range_review_report(input: &LocalRangeReview) -> FinalReport {
             Some(c),
             "Address the verified findings in the vouch report.",
         ),
+        // No file reviewed (every changed file excluded): the diff review did not run.
+        ReviewOutcome::NoFindings(c) if input.files_reviewed.is_empty() => (
+            Disposition::ReviewReported,
+            DiffReviewStatus::NotRun,
+            Some(c),
+            "No changed file could be reviewed (all were excluded); read the coverage statement.",
+        ),
         ReviewOutcome::NoFindings(c) => (
             Disposition::ReviewReported,
             DiffReviewStatus::Passed,

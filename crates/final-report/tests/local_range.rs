@@ -153,3 +153,15 @@ fn committed_local_range_fixture_matches_the_builder() {
     let value: Value = serde_json::from_str(&text).expect("json");
     assert_eq!(validate(&value, None), []);
 }
+
+#[test]
+fn a_review_where_every_file_was_excluded_validates_with_the_diff_review_not_run() {
+    let mut only_excluded = input(
+        ReviewOutcome::NoFindings(Coverage::Limited),
+        "No changed file could be reviewed: every one was excluded. Coverage is limited.",
+    );
+    only_excluded.files_reviewed.clear();
+    let report = serde_json::to_value(local_range_review_report(&only_excluded)).unwrap();
+    assert_eq!(report["diffReview"]["status"], "not-run");
+    assert_eq!(validate(&report, None), vec![]);
+}
