@@ -24,44 +24,53 @@ impl TerminalPresenter {
 
 impl Presenter for TerminalPresenter {
     fn show(&self, event: &ProgressEvent) -> Result<(), String> {
-        let msg = match event {
+        match event {
+            // Milestones: one concise line each, kept above the live status.
             ProgressEvent::ReviewStarted { files, instances } => {
-                format!("reviewing {files} file(s) with {instances} stage instance(s)")
+                self.bar.println(format!(
+                    "vouch: reviewing {files} file(s) with {instances} stage instance(s)"
+                ));
             }
-            ProgressEvent::StageStarted { label } => format!("{label}: investigating"),
             ProgressEvent::StageFinished {
                 label,
                 candidates,
                 failed,
             } => {
-                if *failed {
-                    format!("{label}: failed")
+                let outcome = if *failed {
+                    "failed".to_string()
                 } else {
-                    format!("{label}: {candidates} candidate(s)")
-                }
+                    format!("{candidates} candidate(s)")
+                };
+                self.bar.println(format!("  {label}: {outcome}"));
+            }
+            ProgressEvent::ReviewFinished { outcome } => {
+                self.bar.finish_and_clear();
+                eprintln!("vouch: review finished: {outcome}");
+            }
+            // Live status: replaced by the next event; a retry shows counts, never paths.
+            ProgressEvent::StageStarted { label } => {
+                self.bar.set_message(format!("{label}: investigating"))
             }
             ProgressEvent::ReviewerCoverageRetry {
                 label,
                 missing,
                 unexpected,
                 reported_incomplete,
-            } => format!(
-                "{label}: coverage retry ({missing} missing, {unexpected} unexpected{})",
-                if *reported_incomplete {
-                    ", reported incomplete"
-                } else {
-                    ""
-                }
-            ),
+            } => {
+                self.bar.set_message(format!(
+                    "{label}: coverage retry ({missing} missing, {unexpected} unexpected{})",
+                    if *reported_incomplete {
+                        ", reported incomplete"
+                    } else {
+                        ""
+                    }
+                ));
+            }
             ProgressEvent::VerificationStarted { candidates } => {
-                format!("verifying {candidates} candidate(s)")
+                self.bar
+                    .set_message(format!("verifying {candidates} candidate(s)"));
             }
-            ProgressEvent::ReviewFinished { outcome } => {
-                self.bar.finish_and_clear();
-                format!("review finished: {outcome}")
-            }
-        };
-        self.bar.set_message(msg);
+        }
         Ok(())
     }
 }

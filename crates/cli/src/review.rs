@@ -365,10 +365,13 @@ pub async fn run(args: ReviewArgs) -> Result<i32> {
         job_id: job_id(),
         cancel: cancel.clone(),
     });
+    // Register for SIGINT before any request is sent, so Ctrl-C always cancels.
+    let mut interrupt = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
+        .context("installing the Ctrl-C handler")?;
     let ctrl_c = {
         let cancel = cancel.clone();
         tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
+            if interrupt.recv().await.is_some() {
                 cancel.cancel();
             }
         })
