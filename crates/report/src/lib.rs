@@ -39,7 +39,9 @@ impl FromStr for Format {
             "markdown" | "md" => Ok(Format::Markdown),
             "sarif" => Ok(Format::Sarif),
             "rdjson" => Ok(Format::Rdjson),
-            other => Err(format!("unknown format `{other}`: use json, markdown, sarif or rdjson")),
+            other => Err(format!(
+                "unknown format `{other}`: use json, markdown, sarif or rdjson"
+            )),
         }
     }
 }
@@ -72,21 +74,37 @@ pub fn report_schema() -> serde_json::Value {
 pub fn check_report(report: &ReviewReport) -> Result<(), ReportError> {
     let value = serde_json::to_value(report).map_err(|e| ReportError::Schema(e.to_string()))?;
     let schema = report_schema();
-    let validator = jsonschema::validator_for(&schema).map_err(|e| ReportError::Schema(e.to_string()))?;
-    let errors: Vec<String> = validator.iter_errors(&value).map(|e| format!("{} at {}", e, e.instance_path())).collect();
+    let validator =
+        jsonschema::validator_for(&schema).map_err(|e| ReportError::Schema(e.to_string()))?;
+    let errors: Vec<String> = validator
+        .iter_errors(&value)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
     if !errors.is_empty() {
         return Err(ReportError::Schema(errors.join("; ")));
     }
     let o = &report.opinion;
     if !o.publish_findings && !report.findings.is_empty() {
-        return Err(ReportError::Rule(format!("{} finding(s) in a report whose opinion publishes none", report.findings.len())));
+        return Err(ReportError::Rule(format!(
+            "{} finding(s) in a report whose opinion publishes none",
+            report.findings.len()
+        )));
     }
-    if o.clean && (!report.failures.is_empty() || !report.limitations.is_empty() || !report.excluded_files.is_empty()) {
-        return Err(ReportError::Rule("a clean opinion with failures, limitations or excluded files".into()));
+    if o.clean
+        && (!report.failures.is_empty()
+            || !report.limitations.is_empty()
+            || !report.excluded_files.is_empty())
+    {
+        return Err(ReportError::Rule(
+            "a clean opinion with failures, limitations or excluded files".into(),
+        ));
     }
     let violations = vouch_final_report::validate(&report.final_report, None);
     if !violations.is_empty() {
-        let text: Vec<String> = violations.iter().map(|v| format!("{} at {}: {}", v.code, v.pointer, v.message)).collect();
+        let text: Vec<String> = violations
+            .iter()
+            .map(|v| format!("{} at {}: {}", v.code, v.pointer, v.message))
+            .collect();
         return Err(ReportError::FinalReport(text.join("; ")));
     }
     Ok(())
@@ -94,7 +112,8 @@ pub fn check_report(report: &ReviewReport) -> Result<(), ReportError> {
 
 /// Renders a checked report in a format. JSON and SARIF/rdjson are pretty-printed.
 pub fn render(report: &ReviewReport, format: Format) -> String {
-    let pretty = |v: &serde_json::Value| serde_json::to_string_pretty(v).expect("JSON serialises") + "\n";
+    let pretty =
+        |v: &serde_json::Value| serde_json::to_string_pretty(v).expect("JSON serialises") + "\n";
     match format {
         Format::Json => pretty(&serde_json::to_value(report).expect("the report serialises")),
         Format::Markdown => render_markdown(report),

@@ -51,8 +51,14 @@ pub fn render_markdown(report: &ReviewReport) -> String {
         report.counts.deletions
     );
     let _ = writeln!(s, "{}\n", report.summary);
-    if !report.opinion.not_clean_because.is_empty() && report.opinion.outcome != Outcome::NothingToReview {
-        let _ = writeln!(s, "Not a clean opinion because: {}.\n", report.opinion.not_clean_because.join("; "));
+    if !report.opinion.not_clean_because.is_empty()
+        && report.opinion.outcome != Outcome::NothingToReview
+    {
+        let _ = writeln!(
+            s,
+            "Not a clean opinion because: {}.\n",
+            report.opinion.not_clean_because.join("; ")
+        );
     }
     if !report.messages.is_empty() {
         let _ = writeln!(s, "## Messages\n");
@@ -63,7 +69,11 @@ pub fn render_markdown(report: &ReviewReport) -> String {
     if !report.failures.is_empty() {
         let _ = writeln!(s, "## Failures\n");
         for f in &report.failures {
-            let stage = f.stage.as_deref().map(|l| format!(" ({l})")).unwrap_or_default();
+            let stage = f
+                .stage
+                .as_deref()
+                .map(|l| format!(" ({l})"))
+                .unwrap_or_default();
             let _ = writeln!(s, "- {:?}{stage}: {}", f.kind, f.message);
         }
         s.push('\n');
@@ -85,7 +95,14 @@ pub fn render_markdown(report: &ReviewReport) -> String {
             );
             let _ = writeln!(s, "Citations:");
             for c in &f.citations {
-                let _ = writeln!(s, "- `{}:{}-{}` at {}", c.path, c.start_line, c.end_line, rev(c.revision));
+                let _ = writeln!(
+                    s,
+                    "- `{}:{}-{}` at {}",
+                    c.path,
+                    c.start_line,
+                    c.end_line,
+                    rev(c.revision)
+                );
             }
             let p = &f.provenance;
             let _ = writeln!(
@@ -100,7 +117,11 @@ pub fn render_markdown(report: &ReviewReport) -> String {
     if !report.limitations.is_empty() || !report.excluded_files.is_empty() {
         let _ = writeln!(s, "## Coverage limitations\n");
         for l in &report.limitations {
-            let stage = l.stage.as_deref().map(|l| format!(" ({l})")).unwrap_or_default();
+            let stage = l
+                .stage
+                .as_deref()
+                .map(|l| format!(" ({l})"))
+                .unwrap_or_default();
             let _ = writeln!(s, "- {:?}{stage}: {}", l.kind, l.detail);
         }
         for e in &report.excluded_files {
@@ -110,11 +131,18 @@ pub fn render_markdown(report: &ReviewReport) -> String {
     }
     if !report.stages.is_empty() {
         let _ = writeln!(s, "## Stages\n");
-        let _ = writeln!(s, "| stage | status | complete | missing | unexpected | retried | repaired | candidates | requests |");
+        let _ = writeln!(
+            s,
+            "| stage | status | complete | missing | unexpected | retried | repaired | candidates | requests |"
+        );
         let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|");
         for st in &report.stages {
             let (complete, missing, unexpected) = match &st.coverage {
-                Some(c) => (c.complete.to_string(), c.missing_files.len().to_string(), c.unexpected_files.len().to_string()),
+                Some(c) => (
+                    c.complete.to_string(),
+                    c.missing_files.len().to_string(),
+                    c.unexpected_files.len().to_string(),
+                ),
                 None => ("–".into(), "–".into(), "–".into()),
             };
             let status = match st.status {
@@ -139,7 +167,10 @@ pub fn render_markdown(report: &ReviewReport) -> String {
     if !report.candidates.is_empty() {
         let _ = writeln!(s, "## Candidates and decisions\n");
         for c in &report.candidates {
-            let verdict = c.verdict.map(|v| format!("{v:?}").to_lowercase()).unwrap_or_else(|| "no valid decision".into());
+            let verdict = c
+                .verdict
+                .map(|v| format!("{v:?}").to_lowercase())
+                .unwrap_or_else(|| "no valid decision".into());
             let _ = writeln!(
                 s,
                 "- `{}` {}:{}-{} — {} → **{verdict}**{}",
@@ -148,7 +179,10 @@ pub fn render_markdown(report: &ReviewReport) -> String {
                 c.candidate.start_line,
                 c.candidate.end_line,
                 c.candidate.claim,
-                c.problem.as_deref().map(|p| format!(" ({p})")).unwrap_or_default()
+                c.problem
+                    .as_deref()
+                    .map(|p| format!(" ({p})"))
+                    .unwrap_or_default()
             );
         }
         s.push('\n');

@@ -3,8 +3,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use vouch_core::{
-    CandidateRecord, ChangeCounts, CommitRef, ExcludedFile, Failure, Finding, Limitation, Opinion, StageRecord,
-    TokenUsage,
+    CandidateRecord, ChangeCounts, CommitRef, ExcludedFile, Failure, Finding, Limitation, Opinion,
+    StageRecord, TokenUsage,
 };
 
 /// The `schemaVersion` of reports this crate writes.

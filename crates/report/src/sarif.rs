@@ -64,12 +64,20 @@ pub fn render_sarif(report: &ReviewReport) -> Value {
             })
         })
         .collect();
-    let completed = matches!(report.opinion.outcome, Outcome::Findings | Outcome::NoFindings | Outcome::NothingToReview);
+    let completed = matches!(
+        report.opinion.outcome,
+        Outcome::Findings | Outcome::NoFindings | Outcome::NothingToReview
+    );
     let notifications: Vec<Value> = report
         .failures
         .iter()
         .map(|f| json!({"level": "error", "message": {"text": f.message}}))
-        .chain(report.limitations.iter().map(|l| json!({"level": "warning", "message": {"text": l.detail}})))
+        .chain(
+            report
+                .limitations
+                .iter()
+                .map(|l| json!({"level": "warning", "message": {"text": l.detail}})),
+        )
         .collect();
     json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
