@@ -29,6 +29,18 @@ pub enum Role {
 }
 
 impl Role {
+    /// The kebab-case name, as in manifests and reports (`outcome-investigator`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Investigator => "investigator",
+            Role::OutcomeInvestigator => "outcome-investigator",
+            Role::Conventions => "conventions",
+            Role::CleanResultAudit => "clean-result-audit",
+            Role::Reviewer => "reviewer",
+            Role::Verifier => "verifier",
+        }
+    }
+
     /// True for roles that propose candidates and return a coverage receipt.
     pub fn produces_candidates(self) -> bool {
         !matches!(self, Role::Verifier)

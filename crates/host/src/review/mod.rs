@@ -120,29 +120,10 @@ fn plan_for(spec: &InstanceSpec, assigned: Vec<String>) -> StagePlan {
 }
 
 fn skipped(spec: &InstanceSpec, assigned: usize, why: &str) -> StageRecord {
-    let d = spec.handle.descriptor();
     StageRecord {
-        label: spec.label.clone(),
-        specialist: d.id.clone(),
-        version: d.version.clone(),
-        role: serde_json::to_value(d.role)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default(),
         status: StageStatus::Skipped,
-        assigned_files: assigned,
-        coverage: None,
-        retried: false,
-        first_coverage: None,
-        repaired: false,
-        receipt_downgraded: false,
-        candidates: 0,
-        budget_hit: None,
-        forced_synthesis: false,
-        source_windows: 0,
-        usage: TokenUsage::default(),
-        summary: String::new(),
         problem: Some(why.to_string()),
+        ..stage::stage_record(&spec.label, &spec.handle, assigned)
     }
 }
 

@@ -44,13 +44,6 @@ pub enum PlanError {
     },
 }
 
-fn role_name(role: Role) -> String {
-    serde_json::to_value(role)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
-}
-
 /// Converts the manifest's budget into the agent loop's.
 pub fn agent_budget(b: &Budget) -> vouch_llm::Budget {
     vouch_llm::Budget {
@@ -82,8 +75,8 @@ fn spec(registry: &mut Registry, plan: &InstancePlan) -> Result<InstanceSpec, Pl
         return Err(PlanError::RoleMismatch {
             label: plan.label.clone(),
             id: plan.id.clone(),
-            declared: role_name(plan.role),
-            actual: role_name(actual),
+            declared: plan.role.as_str().to_string(),
+            actual: actual.as_str().to_string(),
         });
     }
     Ok(InstanceSpec {
@@ -115,7 +108,7 @@ pub fn build_plan(
             Role::Verifier | Role::CleanResultAudit => {
                 return Err(PlanError::MisplacedRole {
                     label: instance.label.clone(),
-                    role: role_name(instance.role),
+                    role: instance.role.as_str().to_string(),
                 });
             }
             _ => lanes.push(s),

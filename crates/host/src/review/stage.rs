@@ -60,22 +60,17 @@ fn gets_intent(role: Role) -> bool {
     matches!(role, Role::OutcomeInvestigator | Role::Reviewer)
 }
 
-fn role_name(role: Role) -> String {
-    serde_json::to_value(role)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
-}
-
-fn new_record(plan: &StagePlan) -> StageRecord {
-    let d = plan.handle.descriptor();
+/// A fresh record of a stage instance of `handle` labelled `label` with `assigned`
+/// files: accepted until something says otherwise.
+pub(super) fn stage_record(label: &str, handle: &SpecialistHandle, assigned: usize) -> StageRecord {
+    let d = handle.descriptor();
     StageRecord {
-        label: plan.label.clone(),
+        label: label.to_string(),
         specialist: d.id.clone(),
         version: d.version.clone(),
-        role: role_name(d.role),
+        role: d.role.as_str().to_string(),
         status: StageStatus::Accepted,
-        assigned_files: plan.assigned.len(),
+        assigned_files: assigned,
         coverage: None,
         retried: false,
         first_coverage: None,
@@ -160,7 +155,7 @@ pub async fn run_candidate_stage(env: &ReviewEnv, plan: &StagePlan) -> StageRun 
         label: plan.label.clone(),
     });
     let mut run = StageRun {
-        record: new_record(plan),
+        record: stage_record(&plan.label, &plan.handle, plan.assigned.len()),
         candidates: vec![],
         failure: None,
         limitations: vec![],

@@ -10,7 +10,7 @@ use vouch_core::{
     CONVENTIONS_AREA, Candidate, CandidateRecord, CandidateState, Citation, ConventionGap,
     Decision, DecisionProblem, Failure, FailureKind, Finding, FindingDraft, Limitation,
     LimitationKind, Provenance, Revision, Severity, SourceWindow, StageRecord, StageStatus,
-    TokenUsage, Verdict, account_decisions, convention_support,
+    Verdict, account_decisions, convention_support,
 };
 
 use super::context::policy_paths;
@@ -142,26 +142,9 @@ async fn pass(
     candidates: &[Candidate],
     focused: bool,
 ) -> Result<PassResult, (StageRecord, ExchangeError)> {
-    let d = plan.handle.descriptor();
     let mut record = StageRecord {
-        label: label.to_string(),
-        specialist: d.id.clone(),
-        version: d.version.clone(),
-        role: "verifier".into(),
-        status: StageStatus::Accepted,
-        assigned_files: plan.assigned.len(),
-        coverage: None,
-        retried: false,
-        first_coverage: None,
-        repaired: false,
-        receipt_downgraded: false,
         candidates: candidates.len(),
-        budget_hit: None,
-        forced_synthesis: false,
-        source_windows: 0,
-        usage: TokenUsage::default(),
-        summary: String::new(),
-        problem: None,
+        ..super::stage::stage_record(label, &plan.handle, plan.assigned.len())
     };
     let tools = RepoTools::new(env.reader.clone());
     let ids: Vec<String> = candidates.iter().map(|c| c.id.clone()).collect();
