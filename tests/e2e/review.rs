@@ -368,3 +368,53 @@ async fn missing_endpoint_names_what_to_set() {
         out.stdout
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_specialist_that_names_its_own_model_is_sent_that_model() {
+    let (repo, base, head) = repo();
+    let script = Script::new().rule(
+        Rule::when(
+            Match::any_message_contains(INVESTIGATOR).and(Match::model("investigator-model")),
+        )
+        .named("investigator")
+        .replies([Reply::content(candidates_reply(
+            json!([]),
+            true,
+            &["README.md", "src/lib.rs"],
+        ))]),
+    );
+    let server = ScriptedServer::start(script).await;
+    let repo_path = repo.path().display().to_string();
+    let url = server.base_url();
+    let manifest = workspace()
+        .join("tests/data/e2e/own-model.toml")
+        .display()
+        .to_string();
+    let out = run_vouch(
+        &[
+            "review",
+            "--repo",
+            &repo_path,
+            "--base",
+            &base,
+            "--head",
+            &head,
+            "--manifest",
+            &manifest,
+            "--format",
+            "json",
+            "--base-url",
+            &url,
+            "--model",
+            "default-model",
+        ],
+        &[],
+    )
+    .await;
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert_eq!(server.served_by("investigator").len(), 1);
+    assert!(
+        server.unmatched().is_empty(),
+        "every request named the investigator's own model"
+    );
+}

@@ -338,6 +338,27 @@ pub async fn run(args: ReviewArgs) -> Result<i32> {
         config.request_timeout = std::time::Duration::from_secs(t.max(1));
     }
     let requested = config.structured_outputs;
+    // Specialists that name their own model get a client of their own (same endpoint).
+    let mut model_clients = std::collections::BTreeMap::new();
+    let specs = plan
+        .lanes
+        .iter()
+        .chain(plan.audit.iter())
+        .chain(std::iter::once(&plan.verifier));
+    for model in specs.filter_map(|s| s.model.clone()) {
+        if model != config.model && !model_clients.contains_key(&model) {
+            let own = EndpointConfig {
+                model: model.clone(),
+                ..config.clone()
+            };
+            let client = ModelClient::new(own).map_err(|e| {
+                UsageError(format!(
+                    "cannot configure the model client for {model}: {e}"
+                ))
+            })?;
+            model_clients.insert(model, Arc::new(client));
+        }
+    }
     let client = Arc::new(
         ModelClient::new(config)
             .map_err(|e| UsageError(format!("cannot configure the model client: {e}")))?,
@@ -356,6 +377,7 @@ pub async fn run(args: ReviewArgs) -> Result<i32> {
         snapshot: snapshot.clone(),
         reader,
         client: client.clone(),
+        model_clients,
         intent,
         policy,
         tools: tools_mode(&args, &composition),

@@ -185,6 +185,7 @@ async fn review(
         snapshot,
         reader,
         client,
+        model_clients: Default::default(),
         tools: ToolsMode::On,
         inline_bytes: 12_000,
         presenter: setup.presenter,

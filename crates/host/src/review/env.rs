@@ -1,5 +1,6 @@
 //! What every stage execution of one review shares.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
@@ -26,8 +27,10 @@ pub struct ReviewEnv {
     pub snapshot: Arc<ChangeSnapshot>,
     /// Read-only git access to head and base.
     pub reader: Arc<SourceReader>,
-    /// The model endpoint.
+    /// The model endpoint, for stages whose specialist sets no model of its own.
     pub client: Arc<ModelClient>,
+    /// Clients for specialists that name their own model (same endpoint), by model name.
+    pub model_clients: BTreeMap<String, Arc<ModelClient>>,
     /// Detected intent (only some roles receive it).
     pub intent: Option<Intent>,
     /// Policy evidence from the base tree, with the windows it consists of.
@@ -79,6 +82,7 @@ impl ReviewEnv {
             snapshot: self.snapshot.clone(),
             reader: self.reader.clone(),
             client: self.client.clone(),
+            model_clients: self.model_clients.clone(),
             intent: self.intent.clone(),
             policy,
             tools: self.tools,
@@ -88,6 +92,23 @@ impl ReviewEnv {
             job_id: self.job_id.clone(),
             cancel: self.cancel.clone(),
         }
+    }
+
+    /// The client for a stage whose specialist names `model` (the default client when it
+    /// names none, or no client was built for it).
+    pub fn client_for(&self, model: Option<&str>) -> &ModelClient {
+        model
+            .and_then(|m| self.model_clients.get(m))
+            .unwrap_or(&self.client)
+    }
+
+    /// True when any client fell back from structured outputs.
+    pub fn structured_outputs_fell_back(&self) -> bool {
+        self.client.structured_outputs_fell_back()
+            || self
+                .model_clients
+                .values()
+                .any(|c| c.structured_outputs_fell_back())
     }
 
     /// Sends one progress event (a presenter failure is ignored).

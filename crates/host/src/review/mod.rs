@@ -50,6 +50,8 @@ pub struct InstanceSpec {
     pub selection: FileSelection,
     /// Agent budget.
     pub budget: Budget,
+    /// The specialist's own model name, if it sets one (see `ReviewEnv::model_clients`).
+    pub model: Option<String>,
 }
 
 /// The reason a changed path is excluded from review, if it is.
@@ -116,6 +118,7 @@ fn plan_for(spec: &InstanceSpec, assigned: Vec<String>) -> StagePlan {
         handle: spec.handle.clone(),
         assigned,
         budget: spec.budget,
+        model: spec.model.clone(),
     }
 }
 
@@ -458,7 +461,7 @@ pub async fn run_review(env: Arc<ReviewEnv>, plan: &ReviewPlan) -> ReviewRun {
             .unwrap_or_default(),
     });
     env.diagnose(None, "report", None, ReasonCode::ReviewFinished);
-    let fell_back = env.client.structured_outputs_fell_back();
+    let fell_back = env.structured_outputs_fell_back();
     if fell_back {
         env.diagnose(None, "report", None, ReasonCode::StructuredOutputFallback);
         out.observations.push(

@@ -85,6 +85,8 @@ pub struct Exchange<'a> {
     pub budget: Budget,
     /// Tools of this execution (their ledger is the execution's).
     pub tools: &'a RepoTools,
+    /// The specialist's own model (`None`: the run's default client).
+    pub model: Option<&'a str>,
 }
 
 fn usage_of(outcome: &AgentOutcome) -> TokenUsage {
@@ -142,7 +144,8 @@ pub async fn exchange(env: &ReviewEnv, ex: Exchange<'_>) -> Result<Answer, Excha
     if env.tools == ToolsMode::On {
         request = request.with_tools(ex.tools);
     }
-    let outcome = run_agent(&env.client, request).await?;
+    let client = env.client_for(ex.model);
+    let outcome = run_agent(client, request).await?;
     let mut usage = usage_of(&outcome);
     let budget_hit = budget_name(&outcome);
     if budget_hit.is_some() {
@@ -188,7 +191,7 @@ pub async fn exchange(env: &ReviewEnv, ex: Exchange<'_>) -> Result<Answer, Excha
             schema: ex.repair_schema.clone(),
         })
         .with_budget(repair_budget);
-    let repaired = run_agent(&env.client, repair).await?;
+    let repaired = run_agent(client, repair).await?;
     usage.add(usage_of(&repaired));
     let truncated = repaired.is_truncated();
     let second = if truncated {

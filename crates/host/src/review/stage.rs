@@ -36,6 +36,8 @@ pub struct StagePlan {
     pub assigned: Vec<String>,
     /// Agent budget.
     pub budget: Budget,
+    /// The specialist's own model, if it names one.
+    pub model: Option<String>,
 }
 
 /// What a finished candidate stage contributes to the review.
@@ -340,6 +342,7 @@ async fn drive(
         expected: Some(&plan.assigned),
         budget: plan.budget,
         tools,
+        model: plan.model.as_deref(),
     };
     let first = exchange(env, ask(user.clone())).await?;
     let (reply, comparison) = absorb(env, run, &first, plan);

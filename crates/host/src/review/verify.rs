@@ -211,6 +211,7 @@ async fn pass(
             expected: None,
             budget,
             tools: &tools,
+            model: plan.model.as_deref(),
         },
     )
     .await;
