@@ -80,6 +80,11 @@ pub struct StageRecord {
     pub forced_synthesis: bool,
     /// Source windows it read or was given.
     pub source_windows: usize,
+    /// The source ledger of the execution: every window it read or was given (for the
+    /// verifier, the windows its citations were checked against). Empty when it did not
+    /// run.
+    #[serde(default)]
+    pub ledger: Vec<crate::source::SourceWindow>,
     /// Token usage.
     pub usage: TokenUsage,
     /// Its own short summary, if it gave one.

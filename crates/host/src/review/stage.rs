@@ -82,6 +82,7 @@ pub(super) fn stage_record(label: &str, handle: &SpecialistHandle, assigned: usi
         budget_hit: None,
         forced_synthesis: false,
         source_windows: 0,
+        ledger: Vec::new(),
         usage: TokenUsage::default(),
         summary: String::new(),
         problem: None,
@@ -167,7 +168,8 @@ pub async fn run_candidate_stage(env: &ReviewEnv, plan: &StagePlan) -> StageRun 
     };
     let tools = RepoTools::new(env.reader.clone());
     let outcome = drive(env, plan, &tools, &mut run).await;
-    run.record.source_windows = tools.ledger().windows.len();
+    run.record.ledger = tools.ledger().windows;
+    run.record.source_windows = run.record.ledger.len();
     if tools.lookup_failures() > 0 {
         run.limitations.push(Limitation {
             kind: LimitationKind::SourceLookupGap,

@@ -215,7 +215,8 @@ async fn pass(
         },
     )
     .await;
-    record.source_windows = tools.ledger().windows.len();
+    record.ledger = tools.ledger().windows;
+    record.source_windows = record.ledger.len();
     let answer = match answer {
         Ok(a) => a,
         Err(e) => return Err((record, e)),
