@@ -24,6 +24,14 @@ fn outcome_heading(report: &ReviewReport) -> String {
     format!("{outcome}{coverage}")
 }
 
+/// The kebab-case JSON name of an enum value (as the JSON report spells it).
+fn name<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
 fn rev(r: Revision) -> &'static str {
     match r {
         Revision::Head => "head",
@@ -74,7 +82,7 @@ pub fn render_markdown(report: &ReviewReport) -> String {
                 .as_deref()
                 .map(|l| format!(" ({l})"))
                 .unwrap_or_default();
-            let _ = writeln!(s, "- {:?}{stage}: {}", f.kind, f.message);
+            let _ = writeln!(s, "- {}{stage}: {}", name(&f.kind), f.message);
         }
         s.push('\n');
     }
@@ -122,7 +130,7 @@ pub fn render_markdown(report: &ReviewReport) -> String {
                 .as_deref()
                 .map(|l| format!(" ({l})"))
                 .unwrap_or_default();
-            let _ = writeln!(s, "- {:?}{stage}: {}", l.kind, l.detail);
+            let _ = writeln!(s, "- {}{stage}: {}", name(&l.kind), l.detail);
         }
         for e in &report.excluded_files {
             let _ = writeln!(s, "- excluded `{}`: {}", e.path, e.reason);
