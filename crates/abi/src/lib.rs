@@ -14,6 +14,7 @@ pub mod render;
 pub mod sample;
 pub mod specialist;
 pub mod table;
+pub mod testing;
 
 pub use payload::*;
 pub use specialist::Specialist;

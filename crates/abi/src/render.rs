@@ -9,11 +9,19 @@
 //! Untrusted text (intent, policy documents, candidate claims) is wrapped in tags such
 //! as `<policy path="..">…</policy>`; a closing tag that occurs inside the text is
 //! neutralised (`</policy>` becomes `<\/policy>`) so the text cannot end its own block.
+//!
+//! The convention-type roles (`conventions`, `instructions-review`) pair their own
+//! boundary text with one review area; [`single_area_contract`] and
+//! [`parse_single_area_reply`] hold that area restriction for both.
 
 use std::fmt::Write as _;
 
+use serde_json::{Value, json};
+
+use crate::contract::{ContractRequest, candidate_contract, parse_candidate_reply};
 use crate::payload::{
-    CandidateForVerification, ChangeSummary, FileSummary, Intent, PolicyDocument, PromptRequest,
+    CandidateForVerification, ChangeSummary, FileSummary, Intent, ParsedReply, PolicyDocument,
+    PromptRequest,
 };
 
 /// Most hunk headers listed per file; the rest are counted (`and 3 more hunks`) so one
@@ -145,6 +153,32 @@ pub fn system_prompt(parts: &[&str]) -> String {
         .join("\n\n");
     out.push('\n');
     out
+}
+
+/// The system prompt of a role that walks the review-area table (investigators, the
+/// clean-result audit, bug-review): `role`, the [`tools_note`], the
+/// [`review_area_table`], [`DEFECT_BOUNDARY`] and [`CANDIDATE_FORMAT`], joined by
+/// [`system_prompt`].
+pub fn review_area_system_prompt(role: &str, tools_available: bool) -> String {
+    system_prompt(&[
+        role,
+        tools_note(tools_available),
+        &review_area_table(),
+        DEFECT_BOUNDARY,
+        CANDIDATE_FORMAT,
+    ])
+}
+
+/// The system prompt of a candidate-proposing role without the review-area table:
+/// `role`, the [`tools_note`], `boundary` (a convention role's own boundary, or
+/// [`DEFECT_BOUNDARY`]) and [`CANDIDATE_FORMAT`], joined by [`system_prompt`].
+pub fn bounded_system_prompt(role: &str, tools_available: bool, boundary: &str) -> String {
+    system_prompt(&[
+        role,
+        tools_note(tools_available),
+        boundary,
+        CANDIDATE_FORMAT,
+    ])
 }
 
 /// How the model gets source: the read-only repository tools when `tools_available`,
@@ -312,6 +346,47 @@ pub fn user_prompt(request: &PromptRequest, blocks: Blocks, task: &str) -> Strin
     parts.join("\n")
 }
 
+/// The review area of the convention-type roles: every candidate they propose has it.
+pub const CONVENTIONS_AREA: &str = "conventions";
+
+/// The standard candidate contract ([`candidate_contract`]) with
+/// `candidates[].area` restricted to the single value `area` (a JSON Schema `enum` of
+/// one), for roles that report in one review area only.
+pub fn single_area_contract(request: &ContractRequest, area: &str) -> Value {
+    let mut contract = candidate_contract(request);
+    contract["properties"]["candidates"]["items"]["properties"]["area"]["enum"] = json!([area]);
+    contract
+}
+
+/// Parses a candidate reply ([`parse_candidate_reply`], which lower-cases areas) and
+/// rejects it when any candidate's area is not `area`.
+///
+/// # Errors
+/// The parse error, or `` candidates[i].area `x` is not `area`; {reason} `` for the first
+/// candidate in another area (`reason` says why the role reports only there).
+pub fn parse_single_area_reply(
+    reply: &Value,
+    area: &str,
+    reason: &str,
+) -> Result<ParsedReply, String> {
+    let parsed = parse_candidate_reply(reply)?;
+    let ParsedReply::Candidates(r) = &parsed else {
+        return Err("a candidate reply was expected".into());
+    };
+    if let Some((i, c)) = r
+        .candidates
+        .iter()
+        .enumerate()
+        .find(|(_, c)| c.area != area)
+    {
+        return Err(format!(
+            "candidates[{i}].area `{}` is not `{area}`; {reason}",
+            c.area
+        ));
+    }
+    Ok(parsed)
+}
+
 /// Replaces `</tag>` inside untrusted text with `<\/tag>` so it cannot close its block.
 fn neutralise(text: &str, tag: &str) -> String {
     text.replace(&format!("</{tag}>"), &format!("<\\/{tag}>"))
@@ -419,5 +494,46 @@ mod tests {
         for c in &request.candidates {
             assert!(full.contains(&format!("<candidate id=\"{}\">", c.id)));
         }
+    }
+
+    #[test]
+    fn single_area_contract_and_parser_allow_only_that_area() {
+        let contract = single_area_contract(&sample::contract_request(), "security");
+        assert_eq!(
+            contract["properties"]["candidates"]["items"]["properties"]["area"]["enum"],
+            json!(["security"])
+        );
+        let ok = parse_single_area_reply(&sample::one_candidate_reply("Security"), "security", "r");
+        assert!(ok.is_ok(), "{ok:?}");
+        let err = parse_single_area_reply(
+            &sample::one_candidate_reply("conventions"),
+            "security",
+            "why",
+        )
+        .unwrap_err();
+        assert_eq!(
+            err,
+            "candidates[0].area `conventions` is not `security`; why"
+        );
+        let err = parse_single_area_reply(&json!({}), "security", "why").unwrap_err();
+        assert!(err.contains("missing required field"), "{err}");
+    }
+
+    #[test]
+    fn role_system_prompts_keep_the_shared_order() {
+        let with_table = review_area_system_prompt("Role.", false);
+        let parts = [
+            "Role.",
+            tools_note(false),
+            &review_area_table(),
+            DEFECT_BOUNDARY,
+            CANDIDATE_FORMAT,
+        ];
+        assert_eq!(with_table, system_prompt(&parts));
+        let bounded = bounded_system_prompt("Role.", true, "Boundary.");
+        assert_eq!(
+            bounded,
+            system_prompt(&["Role.", tools_note(true), "Boundary.", CANDIDATE_FORMAT])
+        );
     }
 }

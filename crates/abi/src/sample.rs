@@ -4,7 +4,11 @@
 //! to a shared block shows up in every snapshot at once. Custom plugin authors can use
 //! it the same way. The data is invented: a five-file change (a modification, a
 //! rename with edits, a deletion, an addition and a changelog entry), a pull-request
-//! intent, one truncated policy document and two candidates.
+//! intent, one truncated policy document and two candidates. Sample replies
+//! ([`empty_candidate_reply`], [`one_candidate_reply`], [`decision_reply`]) fit the
+//! standard contracts for the same request.
+
+use serde_json::{Value, json};
 
 use crate::contract::ContractRequest;
 use crate::payload::{
@@ -168,9 +172,35 @@ pub fn contract_request() -> ContractRequest {
     }
 }
 
+/// A candidate reply to [`contract_request`] with no candidates and complete coverage of
+/// every expected file (`{candidates: [], coverage, summary}`).
+pub fn empty_candidate_reply() -> Value {
+    json!({"candidates": [], "coverage": {"complete": true,
+        "reviewedFiles": contract_request().expected_files}, "summary": "nothing found"})
+}
+
+/// A candidate reply with one low-severity candidate in `area` at
+/// `src/auth/tokens.rs:70` (head), covering that file only. `area` is passed through as
+/// given, so tests can probe normalisation and single-area checks.
+pub fn one_candidate_reply(area: &str) -> Value {
+    json!({"candidates": [{"path": "src/auth/tokens.rs", "startLine": 70, "endLine": 70,
+        "revision": "head", "severity": "low", "area": area, "claim": "c", "evidence": "e"}],
+        "coverage": {"complete": true, "reviewedFiles": ["src/auth/tokens.rs"]}, "summary": ""})
+}
+
+/// A verifier reply to [`contract_request`]: one decision rejecting the convention
+/// candidate (`conventions #1/0`) with one head citation, and no finding.
+pub fn decision_reply() -> Value {
+    json!({"decisions": [{"candidateId": "conventions #1/0", "decision": "rejected",
+        "evidence": "no unwrap at src/auth/tokens.rs:70", "citations": [{"revision": "head",
+        "path": "src/auth/tokens.rs", "startLine": 68, "endLine": 72}], "finding": null}]})
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::contract::{parse_candidate_reply, parse_verifier_reply};
+    use crate::payload::ParsedReply;
 
     #[test]
     fn sample_has_a_rename_a_deletion_and_sorted_unique_paths() {
@@ -202,5 +232,34 @@ mod tests {
                 f.path
             );
         }
+    }
+
+    #[test]
+    fn sample_replies_fit_the_standard_parsers() {
+        let empty = parse_candidate_reply(&empty_candidate_reply()).expect("empty reply parses");
+        let ParsedReply::Candidates(empty) = empty else {
+            panic!("a candidate reply was expected");
+        };
+        assert!(empty.candidates.is_empty());
+        assert_eq!(
+            empty.coverage.reviewed_files,
+            contract_request().expected_files
+        );
+        let one = parse_candidate_reply(&one_candidate_reply("Security")).expect("parses");
+        let ParsedReply::Candidates(one) = one else {
+            panic!("a candidate reply was expected");
+        };
+        assert_eq!(one.candidates[0].area, "security");
+        let decided = parse_verifier_reply(&decision_reply()).expect("decision reply parses");
+        let ParsedReply::Decisions(decided) = decided else {
+            panic!("a verifier reply was expected");
+        };
+        let ids = contract_request().candidate_ids;
+        assert!(
+            decided
+                .decisions
+                .iter()
+                .all(|d| ids.contains(&d.candidate_id))
+        );
     }
 }

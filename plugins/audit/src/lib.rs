@@ -57,13 +57,7 @@ impl Specialist for CleanResultAudit {
     }
 
     fn render_prompt(&self, request: &PromptRequest) -> Result<RenderedPrompt, String> {
-        let system = render::system_prompt(&[
-            ROLE,
-            render::tools_note(request.tools_available),
-            &render::review_area_table(),
-            render::DEFECT_BOUNDARY,
-            render::CANDIDATE_FORMAT,
-        ]);
+        let system = render::review_area_system_prompt(ROLE, request.tools_available);
         let user = render::user_prompt(request, Blocks::default(), TASK);
         Ok(RenderedPrompt { system, user })
     }

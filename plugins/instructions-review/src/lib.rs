@@ -7,8 +7,8 @@
 //! (the quoted written instruction exists and a changed hunk violates it): the contract
 //! allows no other area and the parser rejects one.
 
-use serde_json::{Value, json};
-use vouch_abi::contract::{ContractRequest, candidate_contract, parse_candidate_reply};
+use serde_json::Value;
+use vouch_abi::contract::ContractRequest;
 use vouch_abi::render::{self, Blocks};
 use vouch_abi::{
     Descriptor, PAYLOAD_VERSION, ParsedReply, PromptRequest, RenderedPrompt, Role, Specialist,
@@ -19,7 +19,7 @@ pub const ID: &str = "instructions-review";
 /// Plugin version, pinned by manifests.
 pub const VERSION: &str = "1.0.0";
 /// The only review area this reviewer reports in.
-pub const AREA: &str = "conventions";
+pub const AREA: &str = render::CONVENTIONS_AREA;
 
 const ROLE: &str = "\
 You are instructions-review, a panel reviewer of vouch, a code review tool whose \
@@ -66,41 +66,22 @@ impl Specialist for InstructionsReview {
     }
 
     fn render_prompt(&self, request: &PromptRequest) -> Result<RenderedPrompt, String> {
-        let system = render::system_prompt(&[
-            ROLE,
-            render::tools_note(request.tools_available),
-            BOUNDARY,
-            render::CANDIDATE_FORMAT,
-        ]);
+        let system = render::bounded_system_prompt(ROLE, request.tools_available, BOUNDARY);
         let user = render::user_prompt(request, Blocks::default(), TASK);
         Ok(RenderedPrompt { system, user })
     }
 
     /// The standard candidate contract with `area` restricted to `conventions`.
     fn contract(&self, request: &ContractRequest) -> Value {
-        let mut contract = candidate_contract(request);
-        contract["properties"]["candidates"]["items"]["properties"]["area"]["enum"] = json!([AREA]);
-        contract
+        render::single_area_contract(request, AREA)
     }
 
     fn parse(&self, reply: &Value) -> Result<ParsedReply, String> {
-        let parsed = parse_candidate_reply(reply)?;
-        let ParsedReply::Candidates(r) = &parsed else {
-            return Err("a candidate reply was expected".into());
-        };
-        if let Some((i, c)) = r
-            .candidates
-            .iter()
-            .enumerate()
-            .find(|(_, c)| c.area != AREA)
-        {
-            return Err(format!(
-                "candidates[{i}].area `{}` is not `{AREA}`; instruction violations use \
-                 the conventions area",
-                c.area
-            ));
-        }
-        Ok(parsed)
+        render::parse_single_area_reply(
+            reply,
+            AREA,
+            "instruction violations use the conventions area",
+        )
     }
 }
 
@@ -109,23 +90,10 @@ vouch_abi::export_specialist!(instructions_review, InstructionsReview);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vouch_abi::sample;
-
-    fn reply(area: &str) -> Value {
-        json!({"candidates": [{"path": "src/auth/tokens.rs", "startLine": 70, "endLine": 70,
-            "revision": "head", "severity": "low", "area": area, "claim": "c", "evidence": "e"}],
-            "coverage": {"complete": true, "reviewedFiles": ["src/auth/tokens.rs"]}, "summary": ""})
-    }
+    use vouch_abi::testing;
 
     #[test]
     fn only_the_conventions_area_is_accepted() {
-        assert!(InstructionsReview.parse(&reply("conventions")).is_ok());
-        let err = InstructionsReview.parse(&reply("security")).unwrap_err();
-        assert!(err.contains("candidates[0].area `security`"), "{err}");
-        let contract = InstructionsReview.contract(&sample::contract_request());
-        assert_eq!(
-            contract["properties"]["candidates"]["items"]["properties"]["area"]["enum"],
-            json!(["conventions"])
-        );
+        testing::assert_reports_only_in_area(&InstructionsReview, "conventions", "security");
     }
 }

@@ -51,13 +51,7 @@ impl Specialist for GenericInvestigator {
     }
 
     fn render_prompt(&self, request: &PromptRequest) -> Result<RenderedPrompt, String> {
-        let system = render::system_prompt(&[
-            ROLE,
-            render::tools_note(request.tools_available),
-            &render::review_area_table(),
-            render::DEFECT_BOUNDARY,
-            render::CANDIDATE_FORMAT,
-        ]);
+        let system = render::review_area_system_prompt(ROLE, request.tools_available);
         // Intent is deliberately never rendered for this role (issue 4).
         let user = render::user_prompt(request, Blocks::default(), TASK);
         Ok(RenderedPrompt { system, user })

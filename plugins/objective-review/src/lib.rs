@@ -57,12 +57,8 @@ impl Specialist for ObjectiveReview {
     }
 
     fn render_prompt(&self, request: &PromptRequest) -> Result<RenderedPrompt, String> {
-        let system = render::system_prompt(&[
-            ROLE,
-            render::tools_note(request.tools_available),
-            render::DEFECT_BOUNDARY,
-            render::CANDIDATE_FORMAT,
-        ]);
+        let system =
+            render::bounded_system_prompt(ROLE, request.tools_available, render::DEFECT_BOUNDARY);
         let blocks = Blocks {
             intent: true,
             candidates: false,

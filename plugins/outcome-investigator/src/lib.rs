@@ -61,13 +61,7 @@ impl Specialist for OutcomeInvestigator {
                 "{ID} needs the change's intent; the host runs it only when intent was detected"
             ));
         }
-        let system = render::system_prompt(&[
-            ROLE,
-            render::tools_note(request.tools_available),
-            &render::review_area_table(),
-            render::DEFECT_BOUNDARY,
-            render::CANDIDATE_FORMAT,
-        ]);
+        let system = render::review_area_system_prompt(ROLE, request.tools_available);
         let blocks = Blocks {
             intent: true,
             candidates: false,

@@ -1,70 +1,8 @@
 //! Prompt and contract snapshots of `vouch_plugin_verifier` for the fixed sample request
-//! ([`vouch_abi::sample`]), stored in the workspace-level `snapshots/` directory.
+//! ([`vouch_abi::sample`]), stored in the workspace-level `snapshots/` directory. The
+//! tests every built-in shares come from [`vouch_abi::specialist_prompt_tests`].
 
-use serde_json::json;
-use vouch_abi::{PAYLOAD_VERSION, ParsedReply, PromptRequest, Role, Specialist, sample};
+use vouch_abi::Role;
 use vouch_plugin_verifier::{ID, VERSION, Verifier};
 
-/// Runs the body with snapshots stored in `<workspace>/snapshots`, named without a
-/// module prefix (each name starts with the plugin id instead).
-macro_rules! in_snapshots {
-    ($body:block) => {
-        insta::with_settings!({
-            snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/../../snapshots"),
-            prepend_module_to_snapshot => false,
-        }, $body)
-    };
-}
-
-fn request(tools_available: bool) -> PromptRequest {
-    PromptRequest {
-        label: format!("{ID} #1"),
-        tools_available,
-        ..sample::prompt_request()
-    }
-}
-
-#[test]
-fn prompt_matches_snapshot() {
-    let prompt = Verifier.render_prompt(&request(true)).expect("renders");
-    assert!(prompt.system.contains("read_file"));
-    in_snapshots!({
-        insta::assert_snapshot!(format!("{ID}-system"), prompt.system);
-        insta::assert_snapshot!(format!("{ID}-user"), prompt.user);
-    });
-}
-
-#[test]
-fn contract_matches_snapshot() {
-    let contract = Verifier.contract(&sample::contract_request());
-    in_snapshots!({
-        insta::assert_json_snapshot!(format!("{ID}-contract"), contract);
-    });
-}
-
-#[test]
-fn system_prompt_fits_a_small_model() {
-    for tools in [true, false] {
-        let prompt = Verifier.render_prompt(&request(tools)).expect("renders");
-        let words = prompt.system.split_whitespace().count();
-        assert!(words <= 600, "{ID} system prompt has {words} words");
-    }
-}
-
-#[test]
-fn describes_itself_and_parses_a_contract_reply() {
-    let descriptor = Verifier.describe();
-    assert_eq!(descriptor.id, ID);
-    assert_eq!(descriptor.version, "1.0.0");
-    assert_eq!(VERSION, "1.0.0");
-    assert_eq!(descriptor.role, Role::Verifier);
-    assert_eq!(descriptor.payload_version, PAYLOAD_VERSION);
-    let reply = json!({"decisions": [{"candidateId": "conventions #1/0", "decision": "rejected",
-        "evidence": "no unwrap at src/auth/tokens.rs:70", "citations": [{"revision": "head",
-        "path": "src/auth/tokens.rs", "startLine": 68, "endLine": 72}], "finding": null}]});
-    assert!(matches!(
-        Verifier.parse(&reply),
-        Ok(ParsedReply::Decisions(_))
-    ));
-    assert!(Verifier.parse(&json!({"unexpected": true})).is_err());
-}
+vouch_abi::specialist_prompt_tests!(Verifier, ID, VERSION == "1.0.0", Role::Verifier, Decisions);
