@@ -418,3 +418,74 @@ async fn a_specialist_that_names_its_own_model_is_sent_that_model() {
         "every request named the investigator's own model"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_tools_answers_are_structured_and_max_tokens_covers_the_contract() {
+    let (repo, base, head) = repo();
+    let script = Script::new().rule(
+        Rule::when(Match::any_message_contains(INVESTIGATOR))
+            .named("investigator")
+            .replies([Reply::content(candidates_reply(
+                json!([]),
+                true,
+                &["README.md", "src/lib.rs"],
+            ))]),
+    );
+    let server = ScriptedServer::start(script).await;
+    let repo_path = repo.path().display().to_string();
+    let url = server.base_url();
+    let manifest = workspace()
+        .join("tests/data/e2e/tools-off-small-budget.toml")
+        .display()
+        .to_string();
+    let out = run_vouch(
+        &[
+            "review",
+            "--repo",
+            &repo_path,
+            "--base",
+            &base,
+            "--head",
+            &head,
+            "--manifest",
+            &manifest,
+            "--format",
+            "json",
+            "--base-url",
+            &url,
+            "--model",
+            "m",
+        ],
+        &[],
+    )
+    .await;
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    let request = &server.served_by("investigator")[0];
+    assert!(!request.has_tools(), "tools off: no tools offered");
+    let format = request
+        .response_format()
+        .expect("a structured final answer");
+    assert_eq!(format["type"], "json_schema");
+    let schema = &format["json_schema"]["schema"];
+    // The candidate cap was lowered so the contract fits the 2,500-token budget …
+    let cap = schema["properties"]["candidates"]["maxItems"]
+        .as_u64()
+        .unwrap();
+    assert!(
+        (1..vouch_abi::contract::MAX_CANDIDATES).contains(&cap),
+        "cap {cap}"
+    );
+    // … and max_tokens covers the contract's bound.
+    let max_tokens = request.body["max_tokens"].as_u64().unwrap();
+    assert!(
+        max_tokens >= vouch_abi::contract::token_bound(schema),
+        "{max_tokens}"
+    );
+    // The patches were given inline instead.
+    assert!(
+        request
+            .contents_of("user")
+            .join("\n")
+            .contains("parse_port")
+    );
+}

@@ -55,6 +55,20 @@ pub struct ContractRequest {
     /// True for the repair contract, which adds `fullCoverageQuote`.
     #[serde(default)]
     pub repair: bool,
+    /// Most candidates the reply may carry (1 to [`MAX_CANDIDATES`]; `None` is the
+    /// maximum). The host lowers it so the contract's [`token_bound`] fits the stage's
+    /// output-token budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_candidates: Option<u64>,
+}
+
+impl ContractRequest {
+    /// The candidate cap this request asks for, clamped to 1..=[`MAX_CANDIDATES`].
+    pub fn candidate_cap(&self) -> u64 {
+        self.max_candidates
+            .unwrap_or(MAX_CANDIDATES)
+            .clamp(1, MAX_CANDIDATES)
+    }
 }
 
 fn string(max: u64) -> Value {
@@ -99,7 +113,7 @@ pub fn candidate_contract(request: &ContractRequest) -> Value {
         "reviewedFiles": {"type": "array", "items": file_item, "maxItems": max_files},
     }));
     let mut properties = json!({
-        "candidates": {"type": "array", "items": candidate, "maxItems": MAX_CANDIDATES},
+        "candidates": {"type": "array", "items": candidate, "maxItems": request.candidate_cap()},
         "coverage": coverage,
         "summary": string(MAX_SUMMARY_CHARS),
     });
@@ -326,10 +340,41 @@ mod tests {
             expected_files: vec!["a".into()],
             candidate_ids: vec!["x #1/0".into()],
             repair: true,
+            max_candidates: None,
         };
         walk(&candidate_contract(&req), "candidate");
         walk(&verifier_contract(&req), "verifier");
         assert!(token_bound(&candidate_contract(&req)) > MAX_CANDIDATES * MAX_EVIDENCE_CHARS);
+    }
+
+    #[test]
+    fn a_lower_candidate_cap_lowers_the_token_bound() {
+        let full = ContractRequest {
+            expected_files: vec!["a".into()],
+            ..ContractRequest::default()
+        };
+        let one = ContractRequest {
+            max_candidates: Some(1),
+            ..full.clone()
+        };
+        let zero = ContractRequest {
+            max_candidates: Some(0),
+            ..full.clone()
+        };
+        assert_eq!(
+            candidate_contract(&full)["properties"]["candidates"]["maxItems"],
+            MAX_CANDIDATES
+        );
+        assert_eq!(
+            candidate_contract(&one)["properties"]["candidates"]["maxItems"],
+            1
+        );
+        assert_eq!(
+            candidate_contract(&zero)["properties"]["candidates"]["maxItems"],
+            1,
+            "never below one"
+        );
+        assert!(token_bound(&candidate_contract(&one)) < token_bound(&candidate_contract(&full)));
     }
 
     #[test]

@@ -169,6 +169,7 @@ pub fn contract_request() -> ContractRequest {
             .collect(),
         candidate_ids: request.candidates.iter().map(|c| c.id.clone()).collect(),
         repair: false,
+        max_candidates: None,
     }
 }
 

@@ -2,7 +2,7 @@
 //! targeted coverage retry.
 
 use serde_json::Value;
-use vouch_abi::contract::ContractRequest;
+use vouch_abi::contract::{ContractRequest, MAX_CANDIDATES, token_bound};
 use vouch_abi::{
     CandidateReply, PAYLOAD_VERSION, ParsedReply, PromptRequest, ProposedCandidate, Role,
 };
@@ -300,21 +300,37 @@ fn messages(
     ))
 }
 
+/// Rule (structured outputs): a final answer's `max_tokens` covers its contract's bound.
+/// The host therefore lowers the contract's candidate cap until the bound
+/// ([`token_bound`]) fits the stage's output-token budget, down to one candidate; a
+/// contract that still does not fit is requested with `max_tokens` at its bound.
+fn fitted_contract(
+    plan: &StagePlan,
+) -> Result<(ContractRequest, Value), crate::registry::PluginError> {
+    let budget = u64::from(plan.budget.max_output_tokens_per_request);
+    let mut request = ContractRequest {
+        expected_files: plan.assigned.clone(),
+        candidate_ids: vec![],
+        repair: false,
+        max_candidates: None,
+    };
+    for cap in (1..=MAX_CANDIDATES).rev() {
+        request.max_candidates = Some(cap);
+        let schema = plan.handle.contract(&request)?;
+        if cap == 1 || token_bound(&schema) <= budget {
+            return Ok((request, schema));
+        }
+    }
+    unreachable!("the loop returns at cap 1")
+}
+
 async fn drive(
     env: &ReviewEnv,
     plan: &StagePlan,
     tools: &RepoTools,
     run: &mut StageRun,
 ) -> Result<(), ExchangeError> {
-    let request = ContractRequest {
-        expected_files: plan.assigned.clone(),
-        candidate_ids: vec![],
-        repair: false,
-    };
-    let schema = plan
-        .handle
-        .contract(&request)
-        .map_err(ExchangeError::Plugin)?;
+    let (request, schema) = fitted_contract(plan).map_err(ExchangeError::Plugin)?;
     let repair_schema = plan
         .handle
         .contract(&ContractRequest {

@@ -152,6 +152,7 @@ async fn pass(
         expected_files: vec![],
         candidate_ids: ids,
         repair: false,
+        max_candidates: None,
     };
     let schema = match plan.handle.contract(&request) {
         Ok(s) => s,
