@@ -489,3 +489,64 @@ async fn without_tools_answers_are_structured_and_max_tokens_covers_the_contract
             .contains("parse_port")
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn auto_tools_fall_back_to_inline_context_when_the_endpoint_rejects_them() {
+    let (repo, base, head) = repo();
+    let script = Script::new()
+        .rule(
+            Rule::when(Match::any_message_contains(INVESTIGATOR).and(Match::has_tools(true)))
+                .named("with-tools")
+                .replies([Reply::raw(400, r#"{"error":{"message":"this model does not support tools","type":"invalid_request_error"}}"#)]),
+        )
+        .rule(
+            Rule::when(Match::any_message_contains(INVESTIGATOR).and(Match::has_tools(false)))
+                .named("without-tools")
+                .replies([Reply::content(candidates_reply(json!([]), true, &["README.md", "src/lib.rs"]))]),
+        );
+    let server = ScriptedServer::start(script).await;
+    let repo_path = repo.path().display().to_string();
+    let url = server.base_url();
+    let manifest = workspace()
+        .join("tests/data/e2e/tools-auto.toml")
+        .display()
+        .to_string();
+    let out = run_vouch(
+        &[
+            "review",
+            "--repo",
+            &repo_path,
+            "--base",
+            &base,
+            "--head",
+            &head,
+            "--manifest",
+            &manifest,
+            "--format",
+            "json",
+            "--base-url",
+            &url,
+            "--model",
+            "m",
+        ],
+        &[],
+    )
+    .await;
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert_eq!(server.served_by("with-tools").len(), 1);
+    let retried = &server.served_by("without-tools")[0];
+    assert!(
+        retried.response_format().is_some(),
+        "the tool-free answer is structured"
+    );
+    let report = out.json();
+    assert_eq!(report["opinion"]["outcome"], "no-findings");
+    assert!(
+        report["observations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|o| o.as_str().unwrap().contains("rejected tools"))
+    );
+    assert!(out.stderr.contains("tools-fallback"));
+}

@@ -278,10 +278,11 @@ pub fn build_report(
 
 fn tools_mode(args: &ReviewArgs, composition: &Composition) -> ToolsMode {
     match (args.tools, composition.tools) {
-        (Some(ToolsArg::Off), _) | (None | Some(ToolsArg::Auto), ManifestTools::Off) => {
-            ToolsMode::Off
-        }
-        _ => ToolsMode::On,
+        (Some(ToolsArg::On), _) => ToolsMode::On,
+        (Some(ToolsArg::Off), _) => ToolsMode::Off,
+        (Some(ToolsArg::Auto) | None, ManifestTools::Auto) => ToolsMode::Auto,
+        (Some(ToolsArg::Auto) | None, ManifestTools::On) => ToolsMode::On,
+        (Some(ToolsArg::Auto) | None, ManifestTools::Off) => ToolsMode::Off,
     }
 }
 
@@ -381,6 +382,7 @@ pub async fn run(args: ReviewArgs) -> Result<i32> {
         intent,
         policy,
         tools: tools_mode(&args, &composition),
+        tools_rejected: Default::default(),
         inline_bytes: composition_inline_bytes(),
         presenter,
         diagnostics,

@@ -38,6 +38,8 @@ pub enum ReasonCode {
     BudgetHit,
     /// The endpoint rejected structured outputs; fell back to prompt-only contracts.
     StructuredOutputFallback,
+    /// In auto mode the endpoint rejected tools; fell back to inline context.
+    ToolsFallback,
     /// A verification decision or citation failed validation.
     InvalidDecision,
     /// A verified decision omitted its finding; focused pass.

@@ -187,6 +187,7 @@ async fn review(
         client,
         model_clients: Default::default(),
         tools: ToolsMode::On,
+        tools_rejected: Default::default(),
         inline_bytes: 12_000,
         presenter: setup.presenter,
         diagnostics: setup.diagnostics,

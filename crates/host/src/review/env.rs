@@ -15,6 +15,9 @@ use crate::progress::{Presenter, ProgressEvent, notify};
 /// Whether models get the repository tools or inline context only.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ToolsMode {
+    /// Offer tools until the endpoint rejects them (HTTP 400 naming tools); from then on
+    /// this run gives context inline only, and says so in the report.
+    Auto,
     /// Offer `read_file`, `grep`, `list_dir`, `diff` (patches are also given inline).
     On,
     /// No tools: patches and needed context are given inline within the inline budget.
@@ -37,6 +40,8 @@ pub struct ReviewEnv {
     pub policy: Vec<(PolicyDocument, Option<SourceWindow>)>,
     /// Tools or inline context.
     pub tools: ToolsMode,
+    /// Set when, in [`ToolsMode::Auto`], the endpoint rejected tools.
+    pub tools_rejected: std::sync::atomic::AtomicBool,
     /// Most bytes of patches given inline per stage execution.
     pub inline_bytes: usize,
     /// Progress presenter (failures ignored).
@@ -86,6 +91,7 @@ impl ReviewEnv {
             intent: self.intent.clone(),
             policy,
             tools: self.tools,
+            tools_rejected: std::sync::atomic::AtomicBool::new(self.tools_rejected()),
             inline_bytes: self.inline_bytes,
             presenter: self.presenter.clone(),
             diagnostics: self.diagnostics.clone(),
@@ -100,6 +106,21 @@ impl ReviewEnv {
         model
             .and_then(|m| self.model_clients.get(m))
             .unwrap_or(&self.client)
+    }
+
+    /// True when stages are offered the repository tools now.
+    pub fn tools_enabled(&self) -> bool {
+        match self.tools {
+            ToolsMode::On => true,
+            ToolsMode::Off => false,
+            ToolsMode::Auto => !self.tools_rejected(),
+        }
+    }
+
+    /// True when, in auto mode, the endpoint rejected tools during this run.
+    pub fn tools_rejected(&self) -> bool {
+        self.tools_rejected
+            .load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// True when any client fell back from structured outputs.

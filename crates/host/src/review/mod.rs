@@ -461,6 +461,11 @@ pub async fn run_review(env: Arc<ReviewEnv>, plan: &ReviewPlan) -> ReviewRun {
             .unwrap_or_default(),
     });
     env.diagnose(None, "report", None, ReasonCode::ReviewFinished);
+    if env.tools_rejected() {
+        out.observations.push(
+            "the endpoint rejected tools; vouch gave the remaining stages their context inline (tools: auto)".into(),
+        );
+    }
     let fell_back = env.structured_outputs_fell_back();
     if fell_back {
         env.diagnose(None, "report", None, ReasonCode::StructuredOutputFallback);

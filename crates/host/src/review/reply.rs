@@ -114,6 +114,13 @@ fn output_tokens(schema: &Value, budget: &Budget) -> u32 {
         .min(MAX_OUTPUT_TOKENS_CAP)
 }
 
+/// True when an HTTP 400/422 body says the endpoint cannot take `tools` (matching the
+/// body text is the only signal compatible servers give).
+fn rejects_tools(body: &str) -> bool {
+    let body = body.to_ascii_lowercase();
+    body.contains("tool") && !body.contains("response_format") && !body.contains("json_schema")
+}
+
 /// Extracts the one contract-valid object from `text` and parses it with the plugin.
 fn extract_and_parse(
     handle: &SpecialistHandle,
@@ -134,18 +141,35 @@ fn extract_and_parse(
 pub async fn exchange(env: &ReviewEnv, ex: Exchange<'_>) -> Result<Answer, ExchangeError> {
     let mut budget = ex.budget;
     budget.max_output_tokens_per_request = output_tokens(&ex.schema, &ex.budget);
-    let mut request = AgentRequest::new(ex.system.clone(), ex.user.clone(), env.cancel.clone())
-        .with_response_schema(ResponseSchema {
-            name: "vouch_stage_reply".into(),
-            schema: ex.schema.clone(),
-        })
-        .with_budget(budget)
-        .with_forced_synthesis_prompt(FORCED_SYNTHESIS);
-    if env.tools == ToolsMode::On {
-        request = request.with_tools(ex.tools);
-    }
+    let request = |with_tools: bool| {
+        let request = AgentRequest::new(ex.system.clone(), ex.user.clone(), env.cancel.clone())
+            .with_response_schema(ResponseSchema {
+                name: "vouch_stage_reply".into(),
+                schema: ex.schema.clone(),
+            })
+            .with_budget(budget)
+            .with_forced_synthesis_prompt(FORCED_SYNTHESIS);
+        if with_tools {
+            request.with_tools(ex.tools)
+        } else {
+            request
+        }
+    };
     let client = env.client_for(ex.model);
-    let outcome = run_agent(client, request).await?;
+    let with_tools = env.tools_enabled();
+    let outcome = match run_agent(client, request(with_tools)).await {
+        // Auto mode: an endpoint that rejects tools gets inline context from now on.
+        Err(LlmError::Http {
+            status: 400 | 422,
+            body,
+        }) if with_tools && env.tools == ToolsMode::Auto && rejects_tools(&body) => {
+            env.tools_rejected
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+            env.diagnose(Some(ex.label), "lane", None, ReasonCode::ToolsFallback);
+            run_agent(client, request(false)).await?
+        }
+        other => other?,
+    };
     let mut usage = usage_of(&outcome);
     let budget_hit = budget_name(&outcome);
     if budget_hit.is_some() {

@@ -13,7 +13,7 @@ use vouch_core::{
 };
 use vouch_llm::Budget;
 
-use super::env::{ReviewEnv, ToolsMode};
+use super::env::ReviewEnv;
 use super::inline;
 use super::reply::{Answer, Exchange, ExchangeError, exchange};
 use crate::diagnostics::ReasonCode;
@@ -103,7 +103,7 @@ fn prompt_request(env: &ReviewEnv, plan: &StagePlan) -> PromptRequest {
         },
         policy_evidence: env.policy.iter().map(|(d, _)| d.clone()).collect(),
         candidates: vec![],
-        tools_available: env.tools == ToolsMode::On,
+        tools_available: env.tools_enabled(),
     }
 }
 
@@ -276,7 +276,7 @@ fn messages(
         }
     }
     let mut sections = vec![inline_context_section(&inline.blocks, &inline.omitted)];
-    if env.tools == ToolsMode::On {
+    if env.tools_enabled() {
         sections.push(tools_section(
             vouch_git::reader::MAX_LINES,
             vouch_git::reader::MAX_BYTES as u32,
@@ -286,7 +286,7 @@ fn messages(
     sections.push(expected_files_section(&plan.assigned));
     sections.push(output_contract_section(schema));
     let mut gaps = inline.failed;
-    if env.tools == ToolsMode::Off {
+    if !env.tools_enabled() {
         for p in inline.omitted {
             if !gaps.contains(&p) {
                 gaps.push(p);

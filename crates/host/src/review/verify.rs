@@ -14,7 +14,7 @@ use vouch_core::{
 };
 
 use super::context::policy_paths;
-use super::env::{ReviewEnv, ToolsMode};
+use super::env::ReviewEnv;
 use super::inline;
 use super::reply::{Exchange, ExchangeError, exchange};
 use super::stage::StagePlan;
@@ -165,7 +165,7 @@ async fn pass(
         intent: None,
         policy_evidence: env.policy.iter().map(|(p, _)| p.clone()).collect(),
         candidates: candidates.iter().map(payload).collect(),
-        tools_available: env.tools == ToolsMode::On,
+        tools_available: env.tools_enabled(),
     };
     let prompt = match plan.handle.render_prompt(&prompt_request) {
         Ok(p) => p,
@@ -188,7 +188,7 @@ async fn pass(
     let patches = inline::patches(env, &tools, &patch_paths);
     blocks.extend(patches.blocks);
     let mut sections = vec![inline_context_section(&blocks, &patches.omitted)];
-    if env.tools == ToolsMode::On {
+    if env.tools_enabled() {
         sections.push(tools_section(
             vouch_git::reader::MAX_LINES,
             vouch_git::reader::MAX_BYTES as u32,
