@@ -279,7 +279,7 @@ fn minimal_manifest_takes_documented_defaults() {
         Budget {
             max_turns: 12,
             max_tool_calls: 24,
-            max_output_tokens: 4096,
+            max_output_tokens: 8192,
             max_total_tokens: 60_000
         }
     );

@@ -21,12 +21,12 @@ pub struct Budget {
 }
 
 impl Default for Budget {
-    /// 12 turns, 24 tool calls, 4,096 output tokens per reply, 60,000 tokens in total.
+    /// 12 turns, 24 tool calls, 8,192 output tokens per reply, 60,000 tokens in total.
     fn default() -> Self {
         Self {
             max_turns: 12,
             max_tool_calls: 24,
-            max_output_tokens: 4096,
+            max_output_tokens: 8192,
             max_total_tokens: 60_000,
         }
     }
