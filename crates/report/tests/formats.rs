@@ -1,0 +1,293 @@
+//! Every output format of a review report, checked against its official schema:
+//! SARIF 2.1.0 (OASIS) and reviewdog's rdjson (`DiagnosticResult.json`), both read from
+//! the shared `schemas/` folder beside the project; the JSON report against its own
+//! schema and self-check; Markdown as a reviewed snapshot.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+use vouch_core::{
+    AuditState, Candidate, CandidateRecord, ChangeCounts, CommitRef, CoverageComparison, Failure,
+    FailureKind, Finding, Limitation, LimitationKind, Opinion, Outcome, Provenance, ReviewFacts,
+    Revision, Severity, SourceWindow, StageRecord, StageStatus, TokenUsage, Verdict,
+    derive_opinion,
+};
+use vouch_final_report::{LocalRangeReview, ReviewOutcome, local_range_review_report};
+use vouch_report::{
+    Format, REPORT_SCHEMA_VERSION, ReviewReport, StructuredOutputs, ToolInfo, check_report, render,
+    render_rdjson, render_sarif,
+};
+
+fn shared_schema(relative: &str) -> Value {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/schemas")
+        .join(relative);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "reading {} (the shared schemas sit beside the project): {e}",
+            path.display()
+        )
+    });
+    serde_json::from_str(&text).expect("schema JSON")
+}
+
+fn assert_valid(schema: &Value, instance: &Value, what: &str) {
+    let validator = jsonschema::validator_for(schema).expect("schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(instance)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "{what} violates its schema: {errors:#?}\n{instance:#}"
+    );
+}
+
+const HEAD: &str = "8e6ab1050995a03328d71cd8cf2eb5215ad2e65f";
+const BASE: &str = "16cc1c894eddb79c8dd6ce18ab8e54477f4eba29";
+
+fn window(path: &str, start: u32, end: u32) -> SourceWindow {
+    SourceWindow {
+        revision: Revision::Head,
+        path: path.into(),
+        start_line: start,
+        end_line: end,
+    }
+}
+
+fn stage(label: &str, role: &str) -> StageRecord {
+    StageRecord {
+        label: label.into(),
+        specialist: label.split(' ').next().unwrap().into(),
+        version: "1.0.0".into(),
+        role: role.into(),
+        status: StageStatus::Accepted,
+        assigned_files: 2,
+        coverage: (role != "verifier").then(|| CoverageComparison {
+            complete: true,
+            ..Default::default()
+        }),
+        retried: false,
+        first_coverage: None,
+        repaired: false,
+        receipt_downgraded: false,
+        candidates: 1,
+        budget_hit: None,
+        forced_synthesis: false,
+        source_windows: 1,
+        ledger: vec![window("ratelimit/bucket.py", 80, 100)],
+        usage: TokenUsage {
+            requests: 2,
+            prompt_tokens: 3000,
+            completion_tokens: 400,
+        },
+        summary: String::new(),
+        problem: None,
+    }
+}
+
+fn candidate() -> Candidate {
+    Candidate {
+        id: "generic-investigator #1/0".into(),
+        proposed_by: "generic-investigator #1".into(),
+        path: "ratelimit/bucket.py".into(),
+        revision: Revision::Head,
+        start_line: 88,
+        end_line: 96,
+        severity: Severity::High,
+        area: "correctness".into(),
+        claim: "acquire() can return True after its timeout".into(),
+        evidence: "the deadline is checked before sleeping only".into(),
+    }
+}
+
+/// A report with one verified finding and a stated limitation (so every section renders).
+fn report(with_finding: bool) -> ReviewReport {
+    let limitation = Limitation {
+        kind: LimitationKind::ExcludedFiles,
+        stage: None,
+        detail: "1 changed file(s) were excluded from review".into(),
+    };
+    let facts = ReviewFacts {
+        change_is_empty: false,
+        aborted: false,
+        failures: if with_finding {
+            vec![]
+        } else {
+            vec![Failure {
+                kind: FailureKind::CoverageMismatch,
+                stage: Some("bug-review #2".into()),
+                message: "bug-review #2 coverage mismatch after retry.\nMissing files: README.md"
+                    .into(),
+            }]
+        },
+        limitations: vec![limitation.clone()],
+        verified_findings: usize::from(with_finding),
+        unresolved_candidates: 0,
+        undecided_candidates: 0,
+        audit: AuditState::NotNeeded,
+    };
+    let opinion: Opinion = derive_opinion(&facts);
+    let finding = Finding {
+        path: "ratelimit/bucket.py".into(),
+        revision: Revision::Head,
+        start_line: 88,
+        end_line: 96,
+        severity: Severity::High,
+        area: "correctness".into(),
+        claim: "acquire() can return True after its timeout".into(),
+        evidence: "line 90 checks the deadline before the sleep on line 94".into(),
+        citations: vec![window("ratelimit/bucket.py", 88, 96)],
+        provenance: Provenance {
+            proposed_by: vec!["generic-investigator #1".into()],
+            candidate_ids: vec!["generic-investigator #1/0".into()],
+            verified_by: "verifier".into(),
+            verification_passes: 1,
+        },
+    };
+    let files = vec![
+        "ratelimit/bucket.py".to_string(),
+        "tests/test_bucket.py".to_string(),
+    ];
+    let outcome = match opinion.outcome {
+        Outcome::Findings => ReviewOutcome::Findings(vouch_final_report::model::Coverage::Limited),
+        _ => ReviewOutcome::Incomplete,
+    };
+    let final_report = local_range_review_report(&LocalRangeReview {
+        repository: "/src/ratelimit".into(),
+        base_sha: BASE.into(),
+        head_sha: HEAD.into(),
+        files_reviewed: files.clone(),
+        outcome,
+        narrative: "vouch read-only review of a local range.".into(),
+        command_line: "vouch review --repo /src/ratelimit".into(),
+    });
+    ReviewReport {
+        schema_version: REPORT_SCHEMA_VERSION.into(),
+        tool: ToolInfo {
+            name: "vouch".into(),
+            version: "0.1.0".into(),
+        },
+        repository: "/src/ratelimit".into(),
+        base: CommitRef {
+            spec: BASE.into(),
+            sha: BASE.into(),
+        },
+        head: CommitRef {
+            spec: HEAD.into(),
+            sha: HEAD.into(),
+        },
+        merge_base: BASE.into(),
+        composition: "default".into(),
+        summary: "One verified finding.".into(),
+        counts: ChangeCounts {
+            files: 3,
+            hunks: 4,
+            additions: 50,
+            deletions: 17,
+        },
+        expected_files: files,
+        excluded_files: vec![vouch_core::ExcludedFile {
+            path: "Cargo.lock".into(),
+            reason: "matches exclusion `**/Cargo.lock`".into(),
+        }],
+        stages: vec![
+            stage("generic-investigator #1", "investigator"),
+            stage("verifier", "verifier"),
+        ],
+        candidates: vec![CandidateRecord {
+            candidate: candidate(),
+            verdict: with_finding.then_some(Verdict::Verified),
+            evidence: "cited".into(),
+            verification_passes: 1,
+            problem: None,
+        }],
+        findings: if with_finding { vec![finding] } else { vec![] },
+        limitations: vec![limitation],
+        failures: facts.failures.clone(),
+        messages: vec![],
+        observations: vec!["generic-investigator #1: scripted".into()],
+        usage: TokenUsage {
+            requests: 4,
+            prompt_tokens: 6000,
+            completion_tokens: 800,
+        },
+        structured_outputs: StructuredOutputs {
+            requested: true,
+            fell_back: false,
+        },
+        opinion,
+        final_report: serde_json::to_value(final_report).unwrap(),
+    }
+}
+
+#[test]
+fn sarif_output_satisfies_the_sarif_2_1_0_schema() {
+    let schema = shared_schema("sarif-schema-2.1.0.json");
+    for with_finding in [true, false] {
+        let sarif = render_sarif(&report(with_finding));
+        assert_valid(&schema, &sarif, "SARIF");
+        let results = sarif["runs"][0]["results"].as_array().unwrap();
+        assert_eq!(results.len(), usize::from(with_finding));
+        assert_eq!(
+            sarif["runs"][0]["invocations"][0]["executionSuccessful"],
+            with_finding
+        );
+    }
+    let sarif = render_sarif(&report(true));
+    let result = &sarif["runs"][0]["results"][0];
+    assert_eq!(result["level"], "error");
+    assert_eq!(
+        result["locations"][0]["physicalLocation"]["region"]["startLine"],
+        88
+    );
+    assert_eq!(
+        result["relatedLocations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        "ratelimit/bucket.py"
+    );
+}
+
+#[test]
+fn rdjson_output_satisfies_reviewdogs_schema() {
+    let schema = shared_schema("rdjson/DiagnosticResult.json");
+    for with_finding in [true, false] {
+        let rdjson = render_rdjson(&report(with_finding));
+        assert_valid(&schema, &rdjson, "rdjson");
+        assert_eq!(
+            rdjson["diagnostics"].as_array().unwrap().len(),
+            usize::from(with_finding)
+        );
+    }
+    let rdjson = render_rdjson(&report(true));
+    assert_eq!(
+        rdjson["diagnostics"][0]["location"]["range"]["start"]["line"],
+        88
+    );
+    assert_eq!(rdjson["diagnostics"][0]["severity"], "ERROR");
+}
+
+#[test]
+fn json_report_passes_its_own_check_and_schema() {
+    for with_finding in [true, false] {
+        let r = report(with_finding);
+        check_report(&r).expect("self-check");
+        let value: Value = serde_json::from_str(&render(&r, Format::Json)).unwrap();
+        assert_valid(&vouch_report::report_schema(), &value, "report JSON");
+    }
+}
+
+#[test]
+fn a_report_that_publishes_findings_of_an_incomplete_review_fails_its_check() {
+    let mut r = report(false);
+    r.findings = report(true).findings;
+    assert!(check_report(&r).is_err());
+}
+
+#[test]
+fn markdown_rendering() {
+    insta::assert_snapshot!("markdown-findings", render(&report(true), Format::Markdown));
+    insta::assert_snapshot!(
+        "markdown-incomplete",
+        render(&report(false), Format::Markdown)
+    );
+}
