@@ -179,7 +179,12 @@ fn report(with_finding: bool) -> ReviewReport {
         },
         merge_base: BASE.into(),
         composition: "default".into(),
-        summary: "One verified finding.".into(),
+        summary: if with_finding {
+            "One verified finding."
+        } else {
+            "The review could not finish; no finding is published."
+        }
+        .into(),
         counts: ChangeCounts {
             files: 3,
             hunks: 4,
