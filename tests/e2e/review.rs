@@ -25,23 +25,20 @@ fn repo() -> (TestRepo, String, String) {
     (repo, base, head)
 }
 
-fn manifest() -> String {
-    workspace()
-        .join("tests/data/e2e/minimal.toml")
-        .display()
-        .to_string()
-}
-
-async fn review(
+/// Reviews `base..head` of `repo` against `server` with the manifest at `manifest`
+/// (relative to the workspace) and the run's default model `model`, JSON on stdout.
+async fn review_with(
     repo: &TestRepo,
     base: &str,
     head: &str,
     server: &ScriptedServer,
+    manifest: &str,
+    model: &str,
     extra: &[&str],
 ) -> vouch_workspace_tests::Output {
     let repo_path = repo.path().display().to_string();
     let url = server.base_url();
-    let manifest = manifest();
+    let manifest = workspace().join(manifest).display().to_string();
     let mut args = vec![
         "review",
         "--repo",
@@ -57,10 +54,30 @@ async fn review(
         "--base-url",
         &url,
         "--model",
-        "scripted",
+        model,
     ];
     args.extend_from_slice(extra);
     run_vouch(&args, &[]).await
+}
+
+/// [`review_with`] the minimal composition.
+async fn review(
+    repo: &TestRepo,
+    base: &str,
+    head: &str,
+    server: &ScriptedServer,
+    extra: &[&str],
+) -> vouch_workspace_tests::Output {
+    review_with(
+        repo,
+        base,
+        head,
+        server,
+        "tests/data/e2e/minimal.toml",
+        "scripted",
+        extra,
+    )
+    .await
 }
 
 fn investigator_replies(candidates: Value) -> Vec<Reply> {
@@ -384,30 +401,13 @@ async fn a_specialist_that_names_its_own_model_is_sent_that_model() {
         ))]),
     );
     let server = ScriptedServer::start(script).await;
-    let repo_path = repo.path().display().to_string();
-    let url = server.base_url();
-    let manifest = workspace()
-        .join("tests/data/e2e/own-model.toml")
-        .display()
-        .to_string();
-    let out = run_vouch(
-        &[
-            "review",
-            "--repo",
-            &repo_path,
-            "--base",
-            &base,
-            "--head",
-            &head,
-            "--manifest",
-            &manifest,
-            "--format",
-            "json",
-            "--base-url",
-            &url,
-            "--model",
-            "default-model",
-        ],
+    let out = review_with(
+        &repo,
+        &base,
+        &head,
+        &server,
+        "tests/data/e2e/own-model.toml",
+        "default-model",
         &[],
     )
     .await;
@@ -432,30 +432,13 @@ async fn without_tools_answers_are_structured_and_max_tokens_covers_the_contract
             ))]),
     );
     let server = ScriptedServer::start(script).await;
-    let repo_path = repo.path().display().to_string();
-    let url = server.base_url();
-    let manifest = workspace()
-        .join("tests/data/e2e/tools-off-small-budget.toml")
-        .display()
-        .to_string();
-    let out = run_vouch(
-        &[
-            "review",
-            "--repo",
-            &repo_path,
-            "--base",
-            &base,
-            "--head",
-            &head,
-            "--manifest",
-            &manifest,
-            "--format",
-            "json",
-            "--base-url",
-            &url,
-            "--model",
-            "m",
-        ],
+    let out = review_with(
+        &repo,
+        &base,
+        &head,
+        &server,
+        "tests/data/e2e/tools-off-small-budget.toml",
+        "m",
         &[],
     )
     .await;
@@ -505,30 +488,13 @@ async fn auto_tools_fall_back_to_inline_context_when_the_endpoint_rejects_them()
                 .replies([Reply::content(candidates_reply(json!([]), true, &["README.md", "src/lib.rs"]))]),
         );
     let server = ScriptedServer::start(script).await;
-    let repo_path = repo.path().display().to_string();
-    let url = server.base_url();
-    let manifest = workspace()
-        .join("tests/data/e2e/tools-auto.toml")
-        .display()
-        .to_string();
-    let out = run_vouch(
-        &[
-            "review",
-            "--repo",
-            &repo_path,
-            "--base",
-            &base,
-            "--head",
-            &head,
-            "--manifest",
-            &manifest,
-            "--format",
-            "json",
-            "--base-url",
-            &url,
-            "--model",
-            "m",
-        ],
+    let out = review_with(
+        &repo,
+        &base,
+        &head,
+        &server,
+        "tests/data/e2e/tools-auto.toml",
+        "m",
         &[],
     )
     .await;
