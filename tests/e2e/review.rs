@@ -516,3 +516,80 @@ async fn auto_tools_fall_back_to_inline_context_when_the_endpoint_rejects_them()
     );
     assert!(out.stderr.contains("tools-fallback"));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_patch_cut_at_its_bound_is_a_coverage_gap_not_full_coverage() {
+    let repo = TestRepo::new();
+    repo.write("README.md", "# big\n");
+    let base = repo.commit("base");
+    let big: String = (1..=2_000).map(|i| format!("line {i}\n")).collect();
+    repo.write("data/big.txt", big);
+    let head = repo.commit("add a big file");
+    let script = Script::new().rule(
+        Rule::when(Match::any_message_contains(INVESTIGATOR)).replies([Reply::content(
+            candidates_reply(json!([]), true, &["data/big.txt"]),
+        )]),
+    );
+    let server = ScriptedServer::start(script).await;
+    let out = review_with(
+        &repo,
+        &base,
+        &head,
+        &server,
+        "tests/data/e2e/tools-off-small-budget.toml",
+        "m",
+        &[],
+    )
+    .await;
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    let report = out.json();
+    assert_eq!(report["opinion"]["outcome"], "no-findings");
+    assert_eq!(
+        report["opinion"]["coverage"], "limited",
+        "the model saw 400 of 2,000 added lines: {report:#}"
+    );
+    let gap = report["limitations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["kind"] == "source-lookup-gap")
+        .expect("a gap");
+    assert!(gap["detail"].as_str().unwrap().contains("data/big.txt"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn usage_errors_exit_3_and_mcp_keeps_stdout_for_the_protocol() {
+    for args in [
+        vec!["review", "--bogus"],
+        vec!["review", "--format", "xml"],
+        vec!["review", "--concurrency", "0"],
+        vec!["review", "--timeout", "0"],
+        vec!["no-such-command"],
+    ] {
+        let out = run_vouch(&args, &[]).await;
+        assert_eq!(out.code, 3, "{args:?}: {}{}", out.stdout, out.stderr);
+    }
+    assert_eq!(run_vouch(&["--help"], &[]).await.code, 0);
+    // A client that hangs up before `initialize`: nothing on the protocol channel.
+    let out = run_vouch(&["mcp"], &[]).await;
+    assert_eq!(out.code, 3);
+    assert_eq!(out.stdout, "", "stdout is the MCP channel");
+    assert!(out.stderr.contains("initialize"), "{}", out.stderr);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unwritable_out_path_fails_before_any_model_call() {
+    let (repo, base, head) = repo();
+    let server = ScriptedServer::start(Script::new()).await;
+    let out = review(
+        &repo,
+        &base,
+        &head,
+        &server,
+        &["--out", "/nonexistent-folder/report.json"],
+    )
+    .await;
+    assert_eq!(out.code, 3, "{}", out.stdout);
+    assert!(out.stdout.contains("/nonexistent-folder"), "{}", out.stdout);
+    assert_eq!(server.request_count(), 0);
+}

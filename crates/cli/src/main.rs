@@ -98,7 +98,14 @@ fn quiet_panics() {
 fn main() -> ExitCode {
     init_logging();
     quiet_panics();
-    let cli = Cli::parse();
+    // Usage errors exit 3 (help and --version exit 0), as for every other bad input.
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return exit(if e.use_stderr() { 3 } else { 0 });
+        }
+    };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -112,7 +119,19 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Review(args) => runtime.block_on(review::run(*args)),
         Command::ValidateReport(args) => validate::run(&args),
-        Command::Mcp => runtime.block_on(mcp::serve()).map(|()| 0),
+        // stdout is the MCP channel: errors go to stderr, and a client that hangs up
+        // before or during the session ends it with exit 3 (unreadable input).
+        Command::Mcp => {
+            return match runtime.block_on(mcp::serve()) {
+                Ok(()) => exit(0),
+                Err(e) => {
+                    eprintln!(
+                        "vouch mcp: {e:#}; an MCP client must send `initialize` as JSON-RPC on stdin"
+                    );
+                    exit(3)
+                }
+            };
+        }
         Command::Specialist(SpecialistCommand::New { name, dir }) => {
             let dir = dir.unwrap_or_else(|| PathBuf::from("."));
             scaffold::scaffold(&name, &dir)

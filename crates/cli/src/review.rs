@@ -101,11 +101,11 @@ pub struct ReviewArgs {
     /// Whether models get repository tools.
     #[arg(long, value_enum)]
     pub tools: Option<ToolsArg>,
-    /// Stage instances running at once (overrides the manifest).
-    #[arg(long)]
-    pub concurrency: Option<usize>,
-    /// Per-request timeout in seconds (overrides the manifest).
-    #[arg(long)]
+    /// Stage instances running at once, 1 to 64 (overrides the manifest).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub concurrency: Option<u16>,
+    /// Per-request timeout in seconds, at least 1 (overrides the manifest).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout: Option<u64>,
     /// Pull-request title (intent for the outcome investigator).
     #[arg(long)]
@@ -291,7 +291,10 @@ pub async fn run(args: ReviewArgs) -> Result<i32> {
     let repo = args.repo.clone();
     let mut composition = load_composition(&args)?;
     if let Some(n) = args.concurrency {
-        composition.concurrency = n.max(1);
+        composition.concurrency = usize::from(n);
+    }
+    if let Some(out) = &args.out {
+        check_out_path(out)?;
     }
     let snapshot = vouch_git::snapshot(&repo, args.base.as_deref(), &args.head)
         .map_err(|e| UsageError(e.to_string()))?;
@@ -336,7 +339,7 @@ pub async fn run(args: ReviewArgs) -> Result<i32> {
         config.structured_outputs = e.structured_outputs;
     }
     if let Some(t) = args.timeout {
-        config.request_timeout = std::time::Duration::from_secs(t.max(1));
+        config.request_timeout = std::time::Duration::from_secs(t);
     }
     let requested = config.structured_outputs;
     // Specialists that name their own model get a client of their own (same endpoint).
@@ -389,15 +392,20 @@ pub async fn run(args: ReviewArgs) -> Result<i32> {
         job_id: job_id(),
         cancel: cancel.clone(),
     });
-    // Register for SIGINT before any request is sent, so Ctrl-C always cancels.
-    let mut interrupt = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
-        .context("installing the Ctrl-C handler")?;
+    // Register for SIGINT and SIGTERM before any request is sent, so Ctrl-C or a
+    // plain `kill` always ends the review as `aborted`, with its report written.
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut interrupt = signal(SignalKind::interrupt()).context("installing the Ctrl-C handler")?;
+    let mut terminate =
+        signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
     let ctrl_c = {
         let cancel = cancel.clone();
         tokio::spawn(async move {
-            if interrupt.recv().await.is_some() {
-                cancel.cancel();
+            tokio::select! {
+                _ = interrupt.recv() => {}
+                _ = terminate.recv() => {}
             }
+            cancel.cancel();
         })
     };
     let run = run_review(env, &plan).await;
@@ -419,8 +427,7 @@ pub async fn run(args: ReviewArgs) -> Result<i32> {
     let text = render(&report, format);
     match &args.out {
         Some(path) => {
-            std::fs::write(path, &text)
-                .with_context(|| format!("writing the report to {}", path.display()))?;
+            write_atomically(path, &text)?;
             println!("{}", report.summary);
             for m in &report.messages {
                 println!("{m}");
@@ -437,6 +444,64 @@ pub async fn run(args: ReviewArgs) -> Result<i32> {
         FailOnArg::Never => FailOn::Never,
     };
     Ok(exit_code(&report.opinion, fail_on))
+}
+
+/// Checks before any model call that `--out` can be written: its folder exists and it
+/// is not a folder itself. A stale report there is removed, so a review that then fails
+/// cannot leave an older result looking current.
+fn check_out_path(out: &Path) -> Result<()> {
+    let parent = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    if !parent.is_dir() {
+        return Err(UsageError(format!(
+            "--out {}: the folder {} does not exist; create it or choose another path",
+            out.display(),
+            parent.display()
+        ))
+        .into());
+    }
+    if out.is_dir() {
+        return Err(UsageError(format!(
+            "--out {} is a folder; give a file path",
+            out.display()
+        ))
+        .into());
+    }
+    let probe = parent.join(format!(".vouch-out-{}", std::process::id()));
+    std::fs::write(&probe, b"").map_err(|e| {
+        UsageError(format!(
+            "--out {}: cannot write in {}: {e}",
+            out.display(),
+            parent.display()
+        ))
+    })?;
+    let _ = std::fs::remove_file(&probe);
+    if out.exists() {
+        std::fs::remove_file(out).map_err(|e| {
+            UsageError(format!(
+                "--out {}: cannot replace the existing file: {e}",
+                out.display()
+            ))
+        })?;
+    }
+    Ok(())
+}
+
+/// Writes the report through a temporary file and a rename, so readers never see half.
+fn write_atomically(path: &Path, text: &str) -> Result<()> {
+    let tmp = path.with_file_name(format!(
+        ".{}.vouch-tmp",
+        path.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    ));
+    std::fs::write(&tmp, text)
+        .with_context(|| format!("writing the report to {}", tmp.display()))?;
+    std::fs::rename(&tmp, path)
+        .with_context(|| format!("moving the report to {}", path.display()))?;
+    Ok(())
 }
 
 /// Bytes of patches given inline per stage execution.

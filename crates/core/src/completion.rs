@@ -3,6 +3,7 @@
 //! saw no source at all.
 
 use crate::snapshot::ChangedFile;
+use crate::source::{Revision, SourceLedger, SourceWindow};
 
 /// Rule (issue 4, "Coverage completion policy"; design, "no file is silently skipped"):
 /// a reviewable changed file that no candidate lane instance was assigned is reported,
@@ -27,6 +28,44 @@ pub fn zero_source_gap<'a>(
     source_windows: usize,
 ) -> bool {
     source_windows == 0 && assigned.into_iter().any(|f| !f.is_metadata_only())
+}
+
+/// Rule (design, "no clean verdict without full coverage"): a stage has seen a text
+/// file's change only when its ledger covers every changed line — each hunk's head lines
+/// (under the current path), or for a hunk that only removes lines, its base lines
+/// (under the previous path for renames and copies). A truncated patch, a file over the inline budget that was never read, or a
+/// huge hunk read only in part leaves lines unseen. Returns the assigned files with
+/// unseen changed lines, in the given order; metadata-only files are never unseen.
+pub fn files_not_fully_seen<'a>(
+    assigned: impl IntoIterator<Item = &'a ChangedFile>,
+    ledger: &SourceLedger,
+) -> Vec<String> {
+    let covered = |revision, path: &str, start: u32, lines: u32| {
+        lines == 0
+            || ledger
+                .check(&SourceWindow {
+                    revision,
+                    path: path.to_string(),
+                    start_line: start,
+                    end_line: start + lines - 1,
+                })
+                .is_ok()
+    };
+    assigned
+        .into_iter()
+        .filter(|f| !f.is_metadata_only())
+        .filter(|f| {
+            let old_path = f.previous_path.as_deref().unwrap_or(&f.path);
+            !f.hunks.iter().all(|h| {
+                if h.new_lines > 0 {
+                    covered(Revision::Head, &f.path, h.new_start, h.new_lines)
+                } else {
+                    covered(Revision::Base, old_path, h.old_start, h.old_lines)
+                }
+            })
+        })
+        .map(|f| f.path.clone())
+        .collect()
 }
 
 #[cfg(test)]
@@ -107,5 +146,86 @@ mod tests {
         for (assigned, windows, gap) in cases {
             assert_eq!(zero_source_gap(assigned.iter().copied(), windows), gap);
         }
+    }
+
+    #[test]
+    fn a_file_is_seen_only_when_every_changed_line_was_read_or_given() {
+        use crate::source::{Revision::*, SourceWindow};
+        let hunk = |os, ol, ns, nl| Hunk {
+            old_start: os,
+            old_lines: ol,
+            new_start: ns,
+            new_lines: nl,
+            header: String::new(),
+        };
+        let file = |path: &str, prev: Option<&str>, hunks: Vec<Hunk>| ChangedFile {
+            path: path.into(),
+            previous_path: prev.map(Into::into),
+            similarity: None,
+            status: if prev.is_some() {
+                FileStatus::Renamed
+            } else {
+                FileStatus::Modified
+            },
+            kind: EntryKind::File,
+            old_mode: None,
+            new_mode: None,
+            binary: false,
+            hunks,
+            additions: 1,
+            deletions: 1,
+        };
+        let w = |rev, path: &str, s, e| SourceWindow {
+            revision: rev,
+            path: path.into(),
+            start_line: s,
+            end_line: e,
+        };
+        let ledger = |windows: Vec<SourceWindow>| {
+            let mut l = SourceLedger::default();
+            for x in windows {
+                l.record(x);
+            }
+            l
+        };
+        let a = file("a.rs", None, vec![hunk(10, 2, 10, 3), hunk(50, 1, 51, 0)]);
+        let renamed = file(
+            "new.rs",
+            Some("old.rs"),
+            vec![hunk(1, 1, 1, 1), hunk(9, 2, 8, 0)],
+        );
+        let cases = vec![
+            (
+                ledger(vec![
+                    w(Head, "a.rs", 8, 14),
+                    w(Base, "a.rs", 8, 12),
+                    w(Base, "a.rs", 50, 50),
+                ]),
+                vec![],
+            ),
+            // The second hunk's removed line was never shown.
+            (
+                ledger(vec![w(Head, "a.rs", 8, 14), w(Base, "a.rs", 8, 12)]),
+                vec!["a.rs"],
+            ),
+            // Only part of the first hunk's head lines.
+            (
+                ledger(vec![
+                    w(Head, "a.rs", 10, 11),
+                    w(Base, "a.rs", 8, 12),
+                    w(Base, "a.rs", 50, 50),
+                ]),
+                vec!["a.rs"],
+            ),
+            (ledger(vec![]), vec!["a.rs"]),
+        ];
+        for (l, want) in cases {
+            assert_eq!(files_not_fully_seen([&a], &l), want);
+        }
+        // Renames: base lines are under the previous path.
+        let seen = ledger(vec![w(Head, "new.rs", 1, 1), w(Base, "old.rs", 9, 10)]);
+        assert!(files_not_fully_seen([&renamed], &seen).is_empty());
+        let wrong = ledger(vec![w(Head, "new.rs", 1, 1), w(Base, "new.rs", 9, 10)]);
+        assert_eq!(files_not_fully_seen([&renamed], &wrong), vec!["new.rs"]);
     }
 }

@@ -17,7 +17,7 @@ pub mod snapshot;
 pub mod source;
 
 pub use candidate::{Candidate, Severity, candidate_id};
-pub use completion::{files_without_lane, zero_source_gap};
+pub use completion::{files_not_fully_seen, files_without_lane, zero_source_gap};
 pub use convention::{
     CONVENTIONS_AREA, ConventionGap, ConventionSupport, MIN_CONVENTION_EXAMPLES, convention_support,
 };

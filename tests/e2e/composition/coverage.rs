@@ -193,10 +193,12 @@ async fn stages_that_saw_no_source_are_gaps_and_verified_findings_stay_published
         let (repo, base, head) = fixture();
         let mut generic = Vec::new();
         if reads {
+            // Reading every changed line of every assigned file is what clears the gap.
             generic.push(Reply::tool_call(
                 "read_file",
                 r#"{"path": "src/lib.rs", "start_line": 1, "end_line": 11}"#,
             ));
+            generic.push(Reply::tool_call("read_file", r#"{"path": "README.md"}"#));
         }
         generic.push(receipt(
             json!([candidate("src/lib.rs", 10, 10, "clamp allows 101")]),

@@ -20,7 +20,8 @@ use vouch_abi::Role;
 use vouch_core::{
     AuditState, Candidate, CandidateRecord, ChangeSnapshot, ExcludedFile, Failure, Finding,
     Limitation, LimitationKind, Opinion, ReviewFacts, StageRecord, StageStatus, TokenUsage,
-    derive_opinion, expected_files, files_without_lane, merge_findings, zero_source_gap,
+    derive_opinion, expected_files, files_not_fully_seen, files_without_lane, merge_findings,
+    zero_source_gap,
 };
 use vouch_llm::Budget;
 
@@ -205,7 +206,8 @@ pub(crate) fn windows_beyond_policy(env: &ReviewEnv, source_windows: usize) -> u
     source_windows.saturating_sub(given)
 }
 
-/// Rule (coverage completion policy, [`zero_source_gap`]): a stage that completed having
+/// Rule (coverage completion policy, [`zero_source_gap`], [`files_not_fully_seen`]): a stage
+/// whose changed files were not all seen line by line records a source lookup gap; one that completed having
 /// read or been given no source beyond the policy evidence, while one of its files has
 /// text to read, records a source lookup gap (coverage `limited`, stage identity in the
 /// diagnostic).
@@ -232,7 +234,46 @@ fn check_source_seen(env: &ReviewEnv, run: &mut StageRun, assigned: &[String]) {
             ),
         });
         run.record.status = StageStatus::Limited;
+        return;
     }
+    let ledger = vouch_core::SourceLedger {
+        windows: run.record.ledger.clone(),
+    };
+    let files = assigned.iter().filter_map(|p| env.snapshot.file(p));
+    let unseen = files_not_fully_seen(files, &ledger);
+    if !unseen.is_empty() {
+        let label = run.record.label.clone();
+        env.diagnose(
+            Some(&label),
+            "lane",
+            Some(run.record.source_windows as u64),
+            ReasonCode::SourceLookupGap,
+        );
+        run.limitations.push(Limitation {
+            kind: LimitationKind::SourceLookupGap,
+            stage: Some(label.clone()),
+            detail: format!(
+                "{label} neither was shown nor read every changed line of {} file(s): {}",
+                unseen.len(),
+                bounded_list(&unseen, 10)
+            ),
+        });
+        run.record.status = StageStatus::Limited;
+    }
+}
+
+/// `a, b, c` for at most `max` items, then `and N more`.
+fn bounded_list(items: &[String], max: usize) -> String {
+    let mut text = items
+        .iter()
+        .take(max)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if items.len() > max {
+        text.push_str(&format!(" and {} more", items.len() - max));
+    }
+    text
 }
 
 /// Runs the lanes with at most `concurrency` instances at once. Each instance does its
