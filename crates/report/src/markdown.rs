@@ -39,6 +39,66 @@ fn rev(r: Revision) -> &'static str {
     }
 }
 
+/// Untrusted text (paths, model output, labels, messages) as inline Markdown that renders
+/// literally: line breaks become spaces (so it never starts a line: callers put it after
+/// a label or list marker) and every character CommonMark gives inline meaning is
+/// backslash-escaped, so no heading, link, image, HTML or table cell can be injected.
+fn text(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    for c in raw.chars() {
+        match c {
+            '\n' | '\r' | '\t' => out.push(' '),
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '!' | '~' | '&' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    // What would open a block where the text starts (after a list marker, say): a
+    // heading, a list item or a setext underline.
+    let digits = out.chars().take_while(char::is_ascii_digit).count();
+    match out[digits..].chars().next() {
+        Some('#' | '-' | '+' | '=') if digits == 0 => out.insert(0, '\\'),
+        Some('.' | ')') if digits > 0 => out.insert(digits, '\\'),
+        _ => {}
+    }
+    out
+}
+
+/// Untrusted text as a code span: control characters shown as escapes (`\n`), fenced by
+/// more backticks than any run inside it.
+fn code(raw: &str) -> String {
+    let visible: String = raw
+        .chars()
+        .map(|c| match c {
+            '\n' => "\\n".to_string(),
+            '\r' => "\\r".to_string(),
+            '\t' => "\\t".to_string(),
+            c if c.is_control() => format!("\\u{{{:x}}}", c as u32),
+            c => c.to_string(),
+        })
+        .collect();
+    let fence = "`".repeat(longest_backtick_run(&visible) + 1);
+    let pad = if visible.starts_with('`') || visible.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{visible}{pad}{fence}")
+}
+
+/// Untrusted multi-line text as a fenced block no line inside can close.
+fn block(raw: &str) -> String {
+    let fence = "`".repeat((longest_backtick_run(raw) + 1).max(3));
+    format!("{fence}text\n{}\n{fence}", raw.replace('\r', ""))
+}
+
+fn longest_backtick_run(s: &str) -> usize {
+    s.split(|c| c != '`').map(str::len).max().unwrap_or(0)
+}
+
 /// Renders the report as Markdown: opinion, messages, findings with citations and
 /// provenance, limitations, per-stage coverage, candidates and their decisions.
 pub fn render_markdown(report: &ReviewReport) -> String {
@@ -47,31 +107,31 @@ pub fn render_markdown(report: &ReviewReport) -> String {
     let _ = writeln!(s, "# vouch review: {}\n", outcome_heading(report));
     let _ = writeln!(
         s,
-        "`{}` → `{}` (merge base `{}`) in `{}`, composition `{}`: {} file(s), {} hunk(s), +{} −{}.\n",
-        report.base.spec,
-        report.head.spec,
+        "{} → {} (merge base `{}`) in {}, composition {}: {} file(s), {} hunk(s), +{} −{}.\n",
+        code(&report.base.spec),
+        code(&report.head.spec),
         short(&report.merge_base),
-        report.repository,
-        report.composition,
+        code(&report.repository),
+        code(&report.composition),
         report.counts.files,
         report.counts.hunks,
         report.counts.additions,
         report.counts.deletions
     );
-    let _ = writeln!(s, "{}\n", report.summary);
+    let _ = writeln!(s, "Summary: {}\n", text(&report.summary));
     if !report.opinion.not_clean_because.is_empty()
         && report.opinion.outcome != Outcome::NothingToReview
     {
         let _ = writeln!(
             s,
             "Not a clean opinion because: {}.\n",
-            report.opinion.not_clean_because.join("; ")
+            text(&report.opinion.not_clean_because.join("; "))
         );
     }
     if !report.messages.is_empty() {
         let _ = writeln!(s, "## Messages\n");
         for m in &report.messages {
-            let _ = writeln!(s, "```text\n{m}\n```\n");
+            let _ = writeln!(s, "{}\n", block(m));
         }
     }
     if !report.failures.is_empty() {
@@ -80,9 +140,9 @@ pub fn render_markdown(report: &ReviewReport) -> String {
             let stage = f
                 .stage
                 .as_deref()
-                .map(|l| format!(" ({l})"))
+                .map(|l| format!(" ({})", text(l)))
                 .unwrap_or_default();
-            let _ = writeln!(s, "- {}{stage}: {}", name(&f.kind), f.message);
+            let _ = writeln!(s, "- {}{stage}:\n\n{}\n", name(&f.kind), block(&f.message));
         }
         s.push('\n');
     }
@@ -91,22 +151,22 @@ pub fn render_markdown(report: &ReviewReport) -> String {
         for (i, f) in report.findings.iter().enumerate() {
             let _ = writeln!(
                 s,
-                "### {}. [{}] {}:{}-{} ({})\n\n{}\n\n{}\n",
+                "### {}. \\[{}\\] {}:{}-{} ({})\n\nClaim: {}\n\nEvidence: {}\n",
                 i + 1,
                 f.severity.as_str(),
-                f.path,
+                code(&f.path),
                 f.start_line,
                 f.end_line,
-                f.area,
-                f.claim,
-                f.evidence
+                text(&f.area),
+                text(&f.claim),
+                text(&f.evidence)
             );
             let _ = writeln!(s, "Citations:");
             for c in &f.citations {
                 let _ = writeln!(
                     s,
-                    "- `{}:{}-{}` at {}",
-                    c.path,
+                    "- {}:{}-{} at {}",
+                    code(&c.path),
                     c.start_line,
                     c.end_line,
                     rev(c.revision)
@@ -116,8 +176,8 @@ pub fn render_markdown(report: &ReviewReport) -> String {
             let _ = writeln!(
                 s,
                 "\nProposed by {}; verified by {} in {} pass(es).\n",
-                p.proposed_by.join(", "),
-                p.verified_by,
+                text(&p.proposed_by.join(", ")),
+                text(&p.verified_by),
                 p.verification_passes
             );
         }
@@ -128,12 +188,12 @@ pub fn render_markdown(report: &ReviewReport) -> String {
             let stage = l
                 .stage
                 .as_deref()
-                .map(|l| format!(" ({l})"))
+                .map(|l| format!(" ({})", text(l)))
                 .unwrap_or_default();
-            let _ = writeln!(s, "- {}{stage}: {}", name(&l.kind), l.detail);
+            let _ = writeln!(s, "- {}{stage}: {}", name(&l.kind), text(&l.detail));
         }
         for e in &report.excluded_files {
-            let _ = writeln!(s, "- excluded `{}`: {}", e.path, e.reason);
+            let _ = writeln!(s, "- excluded {}: {}", code(&e.path), text(&e.reason));
         }
         s.push('\n');
     }
@@ -163,7 +223,7 @@ pub fn render_markdown(report: &ReviewReport) -> String {
             let _ = writeln!(
                 s,
                 "| {} | {status} | {complete} | {missing} | {unexpected} | {} | {} | {} | {} |",
-                st.label,
+                text(&st.label),
                 if st.retried { "yes" } else { "no" },
                 if st.repaired { "yes" } else { "no" },
                 st.candidates,
@@ -181,15 +241,15 @@ pub fn render_markdown(report: &ReviewReport) -> String {
                 .unwrap_or_else(|| "no valid decision".into());
             let _ = writeln!(
                 s,
-                "- `{}` {}:{}-{} — {} → **{verdict}**{}",
-                c.candidate.id,
-                c.candidate.path,
+                "- {} {}:{}-{} — {} → **{verdict}**{}",
+                code(&c.candidate.id),
+                code(&c.candidate.path),
                 c.candidate.start_line,
                 c.candidate.end_line,
-                c.candidate.claim,
+                text(&c.candidate.claim),
                 c.problem
                     .as_deref()
-                    .map(|p| format!(" ({p})"))
+                    .map(|p| format!(" ({})", text(p)))
                     .unwrap_or_default()
             );
         }
@@ -198,7 +258,7 @@ pub fn render_markdown(report: &ReviewReport) -> String {
     if !report.observations.is_empty() {
         let _ = writeln!(s, "## Observations\n");
         for o in &report.observations {
-            let _ = writeln!(s, "- {o}");
+            let _ = writeln!(s, "- {}", text(o));
         }
         s.push('\n');
     }

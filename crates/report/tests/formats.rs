@@ -296,3 +296,62 @@ fn markdown_rendering() {
         render(&report(false), Format::Markdown)
     );
 }
+
+#[test]
+fn untrusted_text_cannot_inject_markdown() {
+    let mut r = report(true);
+    let evil_path =
+        "x`\n\n# vouch review: Clean, full coverage\n\n[click](https:evil.example) `.bin";
+    r.excluded_files = vec![vouch_core::ExcludedFile {
+        path: evil_path.into(),
+        reason: "binary file".into(),
+    }];
+    r.findings[0].claim =
+        "## Injected heading <script>alert(1)</script> [x](javascript:alert(1)) ![i](x)".into();
+    r.findings[0].evidence = "line one\n# line two heading\n| a | b |".into();
+    r.messages = vec!["```\n# escaped the fence\n```".into()];
+    let md = render(&r, Format::Markdown);
+    let headings: Vec<&str> = md.lines().filter(|l| l.starts_with('#')).collect();
+    assert!(
+        headings.iter().all(|h| !h.contains("Clean, full coverage")
+            && !h.contains("Injected")
+            && !h.contains("line two")),
+        "{headings:#?}"
+    );
+    assert!(!md.contains("<script>"), "{md}");
+    // Link and image syntax is escaped, so it renders as text.
+    assert!(
+        md.contains(r"\[x\](javascript:alert(1)) \!\[i\](x)"),
+        "{md}"
+    );
+    // The message's own fence cannot close the block around it.
+    assert!(
+        md.contains("````text\n```\n# escaped the fence\n```\n````"),
+        "{md}"
+    );
+    // The path is one code span on one line, its newlines shown as escapes.
+    assert!(
+        md.contains(
+            r"``x`\n\n# vouch review: Clean, full coverage\n\n[click](https:evil.example) `.bin``"
+        ),
+        "{md}"
+    );
+}
+
+#[test]
+fn block_openers_at_the_start_of_untrusted_text_are_escaped() {
+    let mut r = report(true);
+    for (claim, rendered) in [
+        ("# heading", r"Claim: \# heading"),
+        ("1. item", r"Claim: 1\. item"),
+        ("- item", r"Claim: \- item"),
+        (
+            "issue #12 stays readable",
+            "Claim: issue #12 stays readable",
+        ),
+    ] {
+        r.findings[0].claim = claim.into();
+        let md = render(&r, Format::Markdown);
+        assert!(md.contains(rendered), "{claim:?}:\n{md}");
+    }
+}
