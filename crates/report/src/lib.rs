@@ -15,7 +15,7 @@ use std::str::FromStr;
 pub use markdown::render_markdown;
 pub use model::{REPORT_SCHEMA_VERSION, ReviewReport, StructuredOutputs, ToolInfo};
 pub use rdjson::render_rdjson;
-pub use sarif::render_sarif;
+pub use sarif::{path_uri, render_sarif};
 
 /// Output formats of `vouch review --format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

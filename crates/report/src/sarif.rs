@@ -5,6 +5,32 @@ use vouch_core::{Outcome, Severity};
 
 use crate::model::ReviewReport;
 
+/// A repository-relative path as a SARIF `uri-reference` (RFC 3986): each byte outside
+/// the unreserved set and `/` is percent-encoded, so spaces, unicode, quotes and control
+/// characters in file names stay valid URIs (SARIF §3.10, `artifactLocation.uri`).
+pub fn path_uri(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                out.push(b as char)
+            }
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// The reviewed repository as a URI: `file://` plus the encoded absolute path, or the
+/// encoded relative path as given (a `uri-reference`).
+fn repository_uri(repository: &str) -> String {
+    if repository.starts_with('/') {
+        format!("file://{}", path_uri(repository))
+    } else {
+        path_uri(repository)
+    }
+}
+
 /// SARIF `result.level` for a severity (§3.27.10: `error`, `warning`, `note`).
 fn level(severity: Severity) -> &'static str {
     match severity {
@@ -36,7 +62,7 @@ pub fn render_sarif(report: &ReviewReport) -> Value {
                         "id": i,
                         "message": {"text": format!("citation at {:?}", c.revision).to_lowercase()},
                         "physicalLocation": {
-                            "artifactLocation": {"uri": c.path},
+                            "artifactLocation": {"uri": path_uri(&c.path)},
                             "region": {"startLine": c.start_line, "endLine": c.end_line}
                         }
                     })
@@ -49,7 +75,7 @@ pub fn render_sarif(report: &ReviewReport) -> Value {
                 "message": {"text": f.claim},
                 "locations": [{
                     "physicalLocation": {
-                        "artifactLocation": {"uri": f.path},
+                        "artifactLocation": {"uri": path_uri(&f.path)},
                         "region": {"startLine": f.start_line, "endLine": f.end_line}
                     }
                 }],
@@ -93,7 +119,7 @@ pub fn render_sarif(report: &ReviewReport) -> Value {
                 "toolExecutionNotifications": notifications
             }],
             "versionControlProvenance": [{
-                "repositoryUri": "file:///",
+                "repositoryUri": repository_uri(&report.repository),
                 "revisionId": report.head.sha
             }],
             "results": results,

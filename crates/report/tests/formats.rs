@@ -355,3 +355,25 @@ fn block_openers_at_the_start_of_untrusted_text_are_escaped() {
         assert!(md.contains(rendered), "{claim:?}:\n{md}");
     }
 }
+
+#[test]
+fn sarif_locations_are_percent_encoded_uri_references() {
+    assert_eq!(
+        vouch_report::path_uri("src/a b/ünï.rs"),
+        "src/a%20b/%C3%BCn%C3%AF.rs"
+    );
+    assert_eq!(
+        vouch_report::path_uri("new\nline\"q`.py"),
+        "new%0Aline%22q%60.py"
+    );
+    let mut r = report(true);
+    r.findings[0].path = "dir with space/文件.py".into();
+    let sarif = render_sarif(&r);
+    let uri = sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].as_str().unwrap();
+    assert_eq!(uri, "dir%20with%20space/%E6%96%87%E4%BB%B6.py");
+    assert_eq!(
+        sarif["runs"][0]["versionControlProvenance"][0]["repositoryUri"],
+        "file:///src/ratelimit"
+    );
+    assert_valid(&shared_schema("sarif-schema-2.1.0.json"), &sarif, "SARIF");
+}
