@@ -593,3 +593,19 @@ async fn an_unwritable_out_path_fails_before_any_model_call() {
     assert!(out.stdout.contains("/nonexistent-folder"), "{}", out.stdout);
     assert_eq!(server.request_count(), 0);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_reversed_range_says_nothing_to_review_and_why() {
+    let (repo, base, head) = repo();
+    let server = ScriptedServer::start(Script::new()).await;
+    let out = review(&repo, &head, &base, &server, &[]).await;
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    let report = out.json();
+    assert_eq!(report["opinion"]["outcome"], "nothing-to-review");
+    assert!(
+        report["summary"].as_str().unwrap().contains("swapped"),
+        "{}",
+        report["summary"]
+    );
+    assert_eq!(server.request_count(), 0);
+}

@@ -63,6 +63,7 @@ fn init_logging() {
     if let Ok(filter) = std::env::var("VOUCH_LOG") {
         let _ = tracing_subscriber::fmt()
             .with_env_filter(filter)
+            .with_ansi(std::io::stderr().is_terminal())
             .with_writer(std::io::stderr)
             .try_init();
     }

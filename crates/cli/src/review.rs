@@ -194,6 +194,11 @@ fn outcome_for_final_report(run: &ReviewRun) -> ReviewOutcome {
 fn summary(run: &ReviewRun) -> String {
     let files = run.expected_files.len();
     match run.opinion.outcome {
+        Outcome::NothingToReview if run.snapshot.merge_base == run.snapshot.head.sha
+            && run.snapshot.base.sha != run.snapshot.head.sha =>
+        {
+            "Nothing to review: head is an ancestor of base, so the change merge-base(base, head)..head is empty (were base and head swapped?). No model was called.".into()
+        }
         Outcome::NothingToReview => {
             "Nothing to review: the range changes no file. No model was called.".into()
         }

@@ -81,6 +81,19 @@ const RESERVED: [&str; 56] = [
 /// Checks a plugin id: lowercase kebab-case (`[a-z][a-z0-9]*` words joined by single
 /// `-`), at most 64 characters, and not a Rust keyword or standard crate name once `-`
 /// becomes `_` (the id names the crate and the export symbol).
+/// Ids of vouch's built-in specialists: a custom plugin with one of them would clash
+/// with the built-in in the registry.
+const BUILT_IN_IDS: [&str; 8] = [
+    "generic-investigator",
+    "outcome-investigator",
+    "conventions",
+    "clean-result-audit",
+    "verifier",
+    "instructions-review",
+    "bug-review",
+    "objective-review",
+];
+
 fn check_name(name: &str) -> anyhow::Result<()> {
     let well_formed = !name.is_empty()
         && name.len() <= 64
@@ -99,6 +112,9 @@ fn check_name(name: &str) -> anyhow::Result<()> {
     }
     if RESERVED.contains(&name.replace('-', "_").as_str()) {
         bail!("`{name}` is reserved in Rust; choose another specialist id");
+    }
+    if BUILT_IN_IDS.contains(&name) {
+        bail!("`{name}` is the id of a built-in specialist; choose another specialist id");
     }
     Ok(())
 }
@@ -305,6 +321,8 @@ mod tests {
             "type",
             "self",
             "test",
+            "verifier",
+            "generic-investigator",
         ] {
             assert!(check_name(bad).is_err(), "{bad:?}");
         }
