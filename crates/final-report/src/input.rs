@@ -28,7 +28,8 @@ pub enum ReportParseError {
 
 /// Parse a report text into its JSON value.
 ///
-/// Text whose first non-blank character is `{` is canonical JSON. Anything else is
+/// Text whose first non-blank character is `{` is canonical JSON; other valid JSON
+/// (an array, a string, `null`) is [`ReportParseError::NotAnObject`]. Anything else is
 /// Markdown: exactly one fenced code block whose info string is `json` holds the report
 /// object, and the prose around it (trimmed, the block removed) becomes `narrative`,
 /// replacing any `narrative` key inside the block. Other fenced blocks stay in the prose.
@@ -44,6 +45,11 @@ pub fn parse_report(text: &str) -> Result<Value, ReportParseError> {
         } else {
             Err(ReportParseError::NotAnObject)
         };
+    }
+    // Valid JSON that is not an object (`[]`, `"text"`, `null`, a number) is not a
+    // report, and not Markdown either: say so rather than "no json block".
+    if serde_json::from_str::<Value>(trimmed).is_ok() {
+        return Err(ReportParseError::NotAnObject);
     }
     let (block, prose) = split_markdown(trimmed)?;
     let Value::Object(map) = serde_json::from_str::<Value>(&block)? else {
@@ -209,7 +215,7 @@ mod tests {
     #[test]
     fn unreadable_markdown_is_an_error() {
         type Check = fn(&ReportParseError) -> bool;
-        let cases: [(&str, Check); 6] = [
+        let cases: [(&str, Check); 9] = [
             ("", |e| matches!(e, ReportParseError::Empty)),
             ("prose only", |e| matches!(e, ReportParseError::NoJsonBlock)),
             ("a\n```json\n{}\n```\n```json\n{}\n```", |e| {
@@ -222,6 +228,9 @@ mod tests {
                 matches!(e, ReportParseError::NotAnObject)
             }),
             ("{\"a\":", |e| matches!(e, ReportParseError::Json(_))),
+            ("[]", |e| matches!(e, ReportParseError::NotAnObject)),
+            ("\"str\"", |e| matches!(e, ReportParseError::NotAnObject)),
+            ("null", |e| matches!(e, ReportParseError::NotAnObject)),
         ];
         for (text, check) in cases {
             let err = parse_report(text).unwrap_err();
