@@ -71,6 +71,37 @@ pub async fn run_vouch(args: &[&str], envs: &[(&str, &str)]) -> Output {
     }
 }
 
+/// Runs `vouch review --repo REPO --base BASE --head HEAD --format json --base-url URL
+/// --model MODEL` followed by `extra`, with `envs` (see [`run_vouch`]).
+pub async fn review_json(
+    repo: &Path,
+    base: &str,
+    head: &str,
+    base_url: &str,
+    model: &str,
+    extra: &[&str],
+    envs: &[(&str, &str)],
+) -> Output {
+    let repo = repo.display().to_string();
+    let mut args = vec![
+        "review",
+        "--repo",
+        &repo,
+        "--base",
+        base,
+        "--head",
+        head,
+        "--format",
+        "json",
+        "--base-url",
+        base_url,
+        "--model",
+        model,
+    ];
+    args.extend_from_slice(extra);
+    run_vouch(&args, envs).await
+}
+
 /// A candidate reply as a candidate-producing stage writes it.
 pub fn candidates_reply(candidates: Value, complete: bool, reviewed: &[&str]) -> String {
     json!({"candidates": candidates, "coverage": {"complete": complete, "reviewedFiles": reviewed}, "summary": "scripted"}).to_string()

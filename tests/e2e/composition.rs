@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use vouch_testkit::git::TestRepo;
 use vouch_testkit::openai::{Match, RecordedRequest, Reply, Rule, Script, ScriptedServer};
 use vouch_workspace_tests::{
-    Output, candidate, candidates_reply, citation, decision, finding, run_vouch, workspace,
+    Output, candidate, candidates_reply, citation, decision, finding, review_json, workspace,
 };
 
 pub(crate) const GENERIC: &str = "Instance: generic-investigator #1";
@@ -60,25 +60,16 @@ pub(crate) async fn review(
     extra: &[&str],
     envs: &[(&str, &str)],
 ) -> Output {
-    let repo_path = repo.path().display().to_string();
-    let url = server.base_url();
-    let mut args = vec![
-        "review",
-        "--repo",
-        &repo_path,
-        "--base",
+    review_json(
+        repo.path(),
         base,
-        "--head",
         head,
-        "--format",
-        "json",
-        "--base-url",
-        &url,
-        "--model",
+        &server.base_url(),
         "scripted",
-    ];
-    args.extend_from_slice(extra);
-    run_vouch(&args, envs).await
+        extra,
+        envs,
+    )
+    .await
 }
 
 /// A test manifest under `tests/data/composition/`.

@@ -4,7 +4,7 @@ use serde_json::{Value, json};
 use vouch_testkit::git::TestRepo;
 use vouch_testkit::openai::{Match, Reply, Rule, Script, ScriptedServer};
 use vouch_workspace_tests::{
-    candidate, candidates_reply, citation, decision, finding, run_vouch, workspace,
+    candidate, candidates_reply, citation, decision, finding, review_json, run_vouch, workspace,
 };
 
 const LIB_BASE: &str = "/// Parses a port number.\npub fn parse_port(s: &str) -> Option<u16> {\n    s.trim().parse().ok()\n}\n\n/// Clamps a percentage.\npub fn clamp_pct(v: i32) -> i32 {\n    v.clamp(0, 100)\n}\n";
@@ -36,28 +36,19 @@ async fn review_with(
     model: &str,
     extra: &[&str],
 ) -> vouch_workspace_tests::Output {
-    let repo_path = repo.path().display().to_string();
-    let url = server.base_url();
     let manifest = workspace().join(manifest).display().to_string();
-    let mut args = vec![
-        "review",
-        "--repo",
-        &repo_path,
-        "--base",
-        base,
-        "--head",
-        head,
-        "--manifest",
-        &manifest,
-        "--format",
-        "json",
-        "--base-url",
-        &url,
-        "--model",
-        model,
-    ];
+    let mut args = vec!["--manifest", manifest.as_str()];
     args.extend_from_slice(extra);
-    run_vouch(&args, &[]).await
+    review_json(
+        repo.path(),
+        base,
+        head,
+        &server.base_url(),
+        model,
+        &args,
+        &[],
+    )
+    .await
 }
 
 /// [`review_with`] the minimal composition.
