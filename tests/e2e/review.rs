@@ -71,6 +71,15 @@ async fn review(
     .await
 }
 
+/// An investigator reply with no candidate and a complete, exact receipt of the change.
+fn no_candidates() -> Reply {
+    Reply::content(candidates_reply(
+        json!([]),
+        true,
+        &["README.md", "src/lib.rs"],
+    ))
+}
+
 fn investigator_replies(candidates: Value) -> Vec<Reply> {
     vec![
         Reply::tool_call(
@@ -245,21 +254,12 @@ async fn tool_call_outside_the_tree_is_refused_as_a_tool_error() {
                 .named("investigator")
                 .replies([
                     Reply::tool_call("read_file", r#"{"path": "../../etc/passwd"}"#),
-                    Reply::content(candidates_reply(
-                        json!([]),
-                        true,
-                        &["README.md", "src/lib.rs"],
-                    )),
+                    no_candidates(),
                 ]),
         )
         .rule(
-            Rule::when(Match::any_message_contains("Instance: clean-result-audit")).replies([
-                Reply::content(candidates_reply(
-                    json!([]),
-                    true,
-                    &["README.md", "src/lib.rs"],
-                )),
-            ]),
+            Rule::when(Match::any_message_contains("Instance: clean-result-audit"))
+                .replies([no_candidates()]),
         );
     let server = ScriptedServer::start(script).await;
     let out = review(&repo, &base, &head, &server, &[]).await;
@@ -283,11 +283,7 @@ async fn rate_limit_with_retry_after_is_honoured() {
             .named("investigator")
             .replies([
                 Reply::status(429).header("Retry-After", "1"),
-                Reply::content(candidates_reply(
-                    json!([]),
-                    true,
-                    &["README.md", "src/lib.rs"],
-                )),
+                no_candidates(),
             ]),
     );
     let server = ScriptedServer::start(script).await;
@@ -385,11 +381,7 @@ async fn a_specialist_that_names_its_own_model_is_sent_that_model() {
             Match::any_message_contains(INVESTIGATOR).and(Match::model("investigator-model")),
         )
         .named("investigator")
-        .replies([Reply::content(candidates_reply(
-            json!([]),
-            true,
-            &["README.md", "src/lib.rs"],
-        ))]),
+        .replies([no_candidates()]),
     );
     let server = ScriptedServer::start(script).await;
     let out = review_with(
@@ -416,11 +408,7 @@ async fn without_tools_answers_are_structured_and_max_tokens_covers_the_contract
     let script = Script::new().rule(
         Rule::when(Match::any_message_contains(INVESTIGATOR))
             .named("investigator")
-            .replies([Reply::content(candidates_reply(
-                json!([]),
-                true,
-                &["README.md", "src/lib.rs"],
-            ))]),
+            .replies([no_candidates()]),
     );
     let server = ScriptedServer::start(script).await;
     let out = review_with(
@@ -476,7 +464,7 @@ async fn auto_tools_fall_back_to_inline_context_when_the_endpoint_rejects_them()
         .rule(
             Rule::when(Match::any_message_contains(INVESTIGATOR).and(Match::has_tools(false)))
                 .named("without-tools")
-                .replies([Reply::content(candidates_reply(json!([]), true, &["README.md", "src/lib.rs"]))]),
+                .replies([no_candidates()]),
         );
     let server = ScriptedServer::start(script).await;
     let out = review_with(
