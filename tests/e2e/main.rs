@@ -4,6 +4,7 @@
 
 mod composition;
 mod diagnostics;
+mod endpoint;
 mod fixture_range;
 mod panel;
 mod review;

@@ -1,5 +1,5 @@
 //! The `vouch` binary: `vouch review`, `vouch validate-report`, `vouch mcp`,
-//! `vouch specialist new`.
+//! `vouch specialist new`, `vouch completions`, `vouch man`.
 //!
 //! Exit codes (every subcommand): 0 completed and nothing at or above the failure
 //! threshold · 1 verified findings at or above `--fail-on` (for `validate-report`: the
@@ -7,10 +7,13 @@
 //! unreadable input · 130 aborted.
 
 mod builtins;
+mod completions;
+mod endpoint;
 mod mcp;
 mod presenter;
 mod review;
 mod scaffold;
+mod ui;
 mod validate;
 
 use std::io::IsTerminal;
@@ -27,8 +30,10 @@ pub struct UsageError(pub String);
 /// vouch reviews a git change with a panel of LLM specialists and reports only findings
 /// that an independent verification pass proves from repository source.
 #[derive(Debug, Parser)]
-#[command(name = "vouch", version, about)]
+#[command(name = "vouch", version, about, after_help = ui::AFTER_HELP)]
 struct Cli {
+    #[command(flatten)]
+    global: ui::GlobalArgs,
     #[command(subcommand)]
     command: Command,
 }
@@ -36,6 +41,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Review a change: merge-base(base, head)..head.
+    #[command(after_help = ui::AFTER_HELP)]
     Review(Box<review::ReviewArgs>),
     /// Validate a review final report (JSON, or Markdown with one fenced JSON block).
     ValidateReport(validate::ValidateArgs),
@@ -44,6 +50,14 @@ enum Command {
     /// Work with specialist plugins.
     #[command(subcommand)]
     Specialist(SpecialistCommand),
+    /// Print a shell completion script to stdout.
+    Completions {
+        /// The shell to complete for.
+        #[arg(value_enum)]
+        shell: completions::Shell,
+    },
+    /// Print vouch's man page (roff) to stdout: `vouch man | man -l -`.
+    Man,
 }
 
 #[derive(Debug, Subcommand)]
@@ -56,17 +70,6 @@ enum SpecialistCommand {
         #[arg(long)]
         dir: Option<PathBuf>,
     },
-}
-
-fn init_logging() {
-    // Logs only on request: in non-interactive runs stderr carries diagnostics alone.
-    if let Ok(filter) = std::env::var("VOUCH_LOG") {
-        let _ = tracing_subscriber::fmt()
-            .with_env_filter(filter)
-            .with_ansi(std::io::stderr().is_terminal())
-            .with_writer(std::io::stderr)
-            .try_init();
-    }
 }
 
 fn exit(code: i32) -> ExitCode {
@@ -97,7 +100,6 @@ fn quiet_panics() {
 }
 
 fn main() -> ExitCode {
-    init_logging();
     quiet_panics();
     // Usage errors exit 3 (help and --version exit 0), as for every other bad input.
     let cli = match Cli::try_parse() {
@@ -107,6 +109,7 @@ fn main() -> ExitCode {
             return exit(if e.use_stderr() { 3 } else { 0 });
         }
     };
+    ui::init(&cli.global);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -118,6 +121,17 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
+        Command::Completions { shell } => {
+            let mut text = Vec::new();
+            completions::write_completions::<Cli>(shell, &mut text);
+            Ok(completions::print(&text))
+        }
+        Command::Man => {
+            let mut text = Vec::new();
+            completions::write_man::<Cli>(&mut text)
+                .map(|()| completions::print(&text))
+                .map_err(|e| anyhow::anyhow!("cannot render the man page: {e}"))
+        }
         Command::Review(args) => runtime.block_on(review::run(*args)),
         Command::ValidateReport(args) => validate::run(&args),
         // stdout is the MCP channel: errors go to stderr, and a client that hangs up

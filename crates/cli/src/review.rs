@@ -331,22 +331,19 @@ pub async fn run(args: ReviewArgs) -> Result<i32> {
                 .map_err(|e| UsageError(e.to_string()))?,
         )
     };
-    let mut config = match &endpoint {
-        Some(e) => EndpointConfig::new(e.base_url.clone(), e.model.clone()),
-        None => EndpointConfig::new("http://127.0.0.1:9/v1", "none"),
+    let (mut config, url_note) = match &endpoint {
+        Some(e) => crate::endpoint::client_config(e),
+        None => (EndpointConfig::new("http://127.0.0.1:9/v1", "none"), None),
     };
-    if let Some(e) = &endpoint {
-        if let Some(key) = &e.api_key {
-            config = config.with_api_key(key.expose());
-        }
-        config.request_timeout = e.request_timeout;
-        config.max_retries = e.max_retries;
-        config.structured_outputs = e.structured_outputs;
-    }
+    notes.extend(url_note);
     if let Some(t) = args.timeout {
         config.request_timeout = std::time::Duration::from_secs(t);
     }
     let requested = config.structured_outputs;
+    let client = Arc::new(
+        ModelClient::new(config)
+            .map_err(|e| UsageError(format!("cannot configure the model client: {e}")))?,
+    );
     // Specialists that name their own model get a client of their own (same endpoint).
     let mut model_clients = std::collections::BTreeMap::new();
     let specs = plan
@@ -355,33 +352,34 @@ pub async fn run(args: ReviewArgs) -> Result<i32> {
         .chain(plan.audit.iter())
         .chain(std::iter::once(&plan.verifier));
     for model in specs.filter_map(|s| s.model.clone()) {
-        if model != config.model && !model_clients.contains_key(&model) {
-            let own = EndpointConfig {
-                model: model.clone(),
-                ..config.clone()
-            };
-            let client = ModelClient::new(own).map_err(|e| {
+        if model != client.config().model && !model_clients.contains_key(&model) {
+            let own = client.for_model(&model).map_err(|e| {
                 UsageError(format!(
                     "cannot configure the model client for {model}: {e}"
                 ))
             })?;
-            model_clients.insert(model, Arc::new(client));
+            model_clients.insert(model, Arc::new(own));
         }
     }
-    let client = Arc::new(
-        ModelClient::new(config)
-            .map_err(|e| UsageError(format!("cannot configure the model client: {e}")))?,
-    );
     let intent = detect_intent(&pr_text(&args)?, &snapshot);
     let policy = collect_policy(&reader, &snapshot);
     let cancel = CancellationToken::new();
-    let interactive = std::io::stderr().is_terminal() && std::env::var_os("CI").is_none();
+    let diagnostics: Arc<dyn DiagnosticSink> = Arc::new(JsonLines::new(std::io::stderr()));
+    let job_id = job_id();
+    if let Some(endpoint) = endpoint
+        .as_ref()
+        .filter(|_| calls_a_model(&snapshot, &plan))
+    {
+        crate::endpoint::check(&client, endpoint, &diagnostics, &job_id, &cancel).await?;
+    }
+    let interactive = std::io::stderr().is_terminal()
+        && std::env::var_os("CI").is_none()
+        && !crate::ui::get().quiet;
     let presenter: Arc<dyn Presenter> = if interactive {
         Arc::new(TerminalPresenter::new())
     } else {
         Arc::new(Silent)
     };
-    let diagnostics: Arc<dyn DiagnosticSink> = Arc::new(JsonLines::new(std::io::stderr()));
     let env = Arc::new(ReviewEnv {
         snapshot: snapshot.clone(),
         reader,
@@ -394,7 +392,7 @@ pub async fn run(args: ReviewArgs) -> Result<i32> {
         inline_bytes: composition_inline_bytes(),
         presenter,
         diagnostics,
-        job_id: job_id(),
+        job_id,
         cancel: cancel.clone(),
     });
     // Register for SIGINT and SIGTERM before any request is sent, so Ctrl-C or a
@@ -413,8 +411,23 @@ pub async fn run(args: ReviewArgs) -> Result<i32> {
             cancel.cancel();
         })
     };
-    let run = run_review(env, &plan).await;
+    let mut run = run_review(env, &plan).await;
     ctrl_c.abort();
+    // Every request sent counts, failed and retried ones and the endpoint check too.
+    run.usage.requests = u64::from(client.requests_sent());
+    if args.base.is_none() && snapshot.merge_base == snapshot.head.sha {
+        run.messages.push(format!(
+            "With no --base, the base is the default branch ({}), and its merge base with \
+             {} is {} itself: you are on the default branch (or behind it), so the range is \
+             empty. Pick the base to review against with --base, for example --base HEAD~1 \
+             for the last commit.",
+            snapshot.base.spec, args.head, args.head
+        ));
+    }
+    if let (Some(status), Some(e)) = (client.refused_key(), &endpoint) {
+        run.messages
+            .push(crate::endpoint::refused_during_review(status, e));
+    }
     let report = build_report(
         &repo,
         &plan.composition,
@@ -449,6 +462,14 @@ pub async fn run(args: ReviewArgs) -> Result<i32> {
         FailOnArg::Never => FailOn::Never,
     };
     Ok(exit_code(&report.opinion, fail_on))
+}
+
+/// Whether the review will call a model: some changed text file is not excluded.
+fn calls_a_model(snapshot: &ChangeSnapshot, plan: &vouch_host::review::ReviewPlan) -> bool {
+    snapshot
+        .files
+        .iter()
+        .any(|f| !f.binary && (plan.exclusion)(&f.path).is_none())
 }
 
 /// Checks before any model call that `--out` can be written: its folder exists and it

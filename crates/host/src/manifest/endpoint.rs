@@ -1,10 +1,12 @@
 //! The model endpoint: where requests go, which model, which key, and the precedence
 //! that decides it (design, "Configuration and trust": flags > environment > manifest).
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Duration;
 
 use serde::Deserialize;
+use vouch_llm::AuthScheme;
 
 use super::plan::InstancePlan;
 
@@ -38,6 +40,14 @@ pub struct ModelSection {
     /// Whether final answers are requested with `response_format: json_schema`
     /// (default true).
     pub structured_outputs: Option<bool>,
+    /// How the key is sent: `bearer` (default) or `api-key` (Azure OpenAI).
+    pub auth: Option<AuthScheme>,
+    /// Azure OpenAI's `api-version` query parameter, sent with every request.
+    pub api_version: Option<String>,
+    /// Extra headers sent with every request (e.g. OpenRouter's `HTTP-Referer`,
+    /// `X-Title`). Never a credential: keys travel only through `api_key_env`.
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
 }
 
 /// Endpoint settings given as command-line flags (highest precedence).
@@ -108,6 +118,12 @@ pub struct ResolvedEndpoint {
     pub max_retries: u32,
     /// Whether final answers are requested with `response_format: json_schema`.
     pub structured_outputs: bool,
+    /// How the key is sent.
+    pub auth: AuthScheme,
+    /// Query parameters of every request (`api-version`).
+    pub query: Vec<(String, String)>,
+    /// Extra headers of every request.
+    pub headers: Vec<(String, String)>,
 }
 
 impl ResolvedEndpoint {
@@ -225,6 +241,17 @@ pub fn resolve_endpoint(
         ),
         max_retries: manifest.max_retries.unwrap_or(DEFAULT_MAX_RETRIES),
         structured_outputs: manifest.structured_outputs.unwrap_or(true),
+        auth: manifest.auth.unwrap_or_default(),
+        query: manifest
+            .api_version
+            .iter()
+            .map(|v| ("api-version".to_owned(), v.clone()))
+            .collect(),
+        headers: manifest
+            .headers
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
     })
 }
 
@@ -247,6 +274,23 @@ pub(crate) fn is_http_url(value: &str) -> bool {
     rest.is_some_and(|r| {
         !r.is_empty() && !r.starts_with('/') && !r.chars().any(char::is_whitespace)
     })
+}
+
+/// Headers that carry credentials: never set in a manifest, only through `api_key_env`.
+pub(crate) const CREDENTIAL_HEADERS: &[&str] = &[
+    "authorization",
+    "api-key",
+    "proxy-authorization",
+    "cookie",
+    "x-api-key",
+];
+
+/// Whether `name` is an HTTP header name (RFC 9110 token characters).
+pub(crate) fn is_header_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
 }
 
 /// Whether `name` is a portable environment variable name (`[A-Za-z_][A-Za-z0-9_]*`).
