@@ -8,3 +8,4 @@ mod endpoint;
 mod fixture_range;
 mod panel;
 mod review;
+mod user_config;

@@ -66,6 +66,7 @@ fn setting(source: SettingSource, flag: &str, env: &str, key: &str) -> String {
         SettingSource::Flag => flag.to_owned(),
         SettingSource::Environment => env.to_owned(),
         SettingSource::Manifest => format!("[model].{key} in the manifest"),
+        SettingSource::UserConfig => format!("{key} of the user configuration's profile"),
         SettingSource::Default => "vouch's default".to_owned(),
     }
 }

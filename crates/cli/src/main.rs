@@ -8,6 +8,7 @@
 
 mod builtins;
 mod completions;
+mod config;
 mod endpoint;
 mod mcp;
 mod presenter;
@@ -56,6 +57,9 @@ enum Command {
         #[arg(value_enum)]
         shell: completions::Shell,
     },
+    /// Inspect vouch's configuration.
+    #[command(subcommand)]
+    Config(config::ConfigCommand),
     /// Print vouch's man page (roff) to stdout: `vouch man | man -l -`.
     Man,
 }
@@ -126,6 +130,7 @@ fn main() -> ExitCode {
             completions::write_completions::<Cli>(shell, &mut text);
             Ok(completions::print(&text))
         }
+        Command::Config(config::ConfigCommand::Show(args)) => config::show(&args),
         Command::Man => {
             let mut text = Vec::new();
             completions::write_man::<Cli>(&mut text)

@@ -13,7 +13,6 @@ use vouch_git::SourceReader;
 use vouch_host::diagnostics::{DiagnosticSink, JsonLines};
 use vouch_host::manifest::{
     Composition, EndpointFlags, REPO_OVERRIDE_PATH, RepoOverrides, ToolsMode as ManifestTools,
-    resolve_endpoint,
 };
 use vouch_host::progress::{Presenter, Silent};
 use vouch_host::registry::Registry;
@@ -119,13 +118,10 @@ pub struct ReviewArgs {
     /// Ignore the reviewed repository's .vouch/review.toml.
     #[arg(long)]
     pub no_repo_config: bool,
-}
-
-fn load_composition(args: &ReviewArgs) -> Result<Composition> {
-    match &args.manifest {
-        Some(path) => Composition::load(path).map_err(|e| UsageError(e.to_string()).into()),
-        None => Ok(Composition::builtin_default()),
-    }
+    /// Endpoint profile of the user configuration (VOUCH_CONFIG, else
+    /// $XDG_CONFIG_HOME/vouch/config.toml); default: its `profile` key.
+    #[arg(long)]
+    pub profile: Option<String>,
 }
 
 fn pr_text(args: &ReviewArgs) -> Result<PullRequestText> {
@@ -294,7 +290,8 @@ fn tools_mode(args: &ReviewArgs, composition: &Composition) -> ToolsMode {
 /// Runs `vouch review`; returns the exit code.
 pub async fn run(args: ReviewArgs) -> Result<i32> {
     let repo = args.repo.clone();
-    let mut composition = load_composition(&args)?;
+    let user = crate::config::UserSettings::load(args.profile.as_deref())?;
+    let mut composition = user.composition(args.manifest.as_ref())?;
     if let Some(n) = args.concurrency {
         composition.concurrency = usize::from(n);
     }
@@ -326,10 +323,7 @@ pub async fn run(args: ReviewArgs) -> Result<i32> {
     let endpoint = if snapshot.is_empty() {
         None
     } else {
-        Some(
-            resolve_endpoint(&flags, &|name| std::env::var(name).ok(), &composition.model)
-                .map_err(|e| UsageError(e.to_string()))?,
-        )
+        Some(user.endpoint(&flags, &composition.model)?)
     };
     let (mut config, url_note) = match &endpoint {
         Some(e) => crate::endpoint::client_config(e),

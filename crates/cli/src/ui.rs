@@ -137,6 +137,8 @@ Environment:
   OPENAI_BASE_URL      OpenAI-compatible base URL (--base-url wins over it)
   OPENAI_API_KEY       API key; another variable is named with --api-key-env
   VOUCH_MODEL          model name (--model wins over it)
+  VOUCH_CONFIG         user configuration file (default:
+                       $XDG_CONFIG_HOME/vouch/config.toml, else ~/.config/vouch/config.toml)
   VOUCH_LOG            tracing filter for logs on stderr (e.g. vouch_llm=debug)
   VOUCH_INLINE_BYTES   bytes of patches given inline per stage (default 12000)
   NO_COLOR             no color on stderr (see --color)

@@ -32,6 +32,7 @@ fn help_lists_exit_codes_and_environment_variables() {
             "OPENAI_API_KEY",
             "VOUCH_MODEL",
             "VOUCH_INLINE_BYTES",
+            "VOUCH_CONFIG",
             "NO_COLOR",
             "--quiet",
             "--color",

@@ -30,4 +30,4 @@ pub use client::ModelClient;
 pub use config::{AuthScheme, BaseUrl, EndpointConfig};
 pub use error::{BODY_EXCERPT_CHARS, LlmError};
 pub use message::{ChatMessage, ToolCall, ToolSpec};
-pub use preflight::{EndpointCheck, EndpointProblem};
+pub use preflight::{EndpointCheck, EndpointProblem, without_credentials};

@@ -294,7 +294,7 @@ impl ModelClient {
 }
 
 /// `url` without `user:password@`: a URL in a message must not carry credentials.
-pub(crate) fn without_credentials(url: &str) -> String {
+pub fn without_credentials(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         return url.to_owned();
     };

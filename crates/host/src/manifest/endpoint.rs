@@ -70,8 +70,23 @@ pub enum SettingSource {
     Environment,
     /// The composition manifest.
     Manifest,
+    /// A profile of the user configuration (`--profile`, or its `profile` key).
+    UserConfig,
     /// vouch's built-in default.
     Default,
+}
+
+impl SettingSource {
+    /// How `vouch config show` names it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SettingSource::Flag => "flag",
+            SettingSource::Environment => "environment",
+            SettingSource::Manifest => "manifest",
+            SettingSource::UserConfig => "user config",
+            SettingSource::Default => "default",
+        }
+    }
 }
 
 /// An API key. Its `Debug` output is redacted and it has no `Display`, so it cannot leak
