@@ -70,7 +70,8 @@ enum SpecialistCommand {
     New {
         /// Plugin id (lowercase kebab-case).
         name: String,
-        /// Folder to create the crate in (default: ./NAME).
+        /// Parent folder: the crate is created at DIR/NAME (default: the current folder,
+        /// so ./NAME).
         #[arg(long)]
         dir: Option<PathBuf>,
     },

@@ -40,13 +40,31 @@ fn scaffolded_plugin_builds_and_loads_with_its_sha256_pin() {
 
     let root = scaffold::scaffold("probe-review", &dir).expect("scaffold");
     assert_eq!(root, dir.join("probe-review"));
-    for file in ["Cargo.toml", "src/lib.rs", ".gitignore"] {
+    for file in [
+        "Cargo.toml",
+        "src/lib.rs",
+        ".gitignore",
+        "vendor/vouch-abi/Cargo.toml",
+        "vendor/vouch-abi/src/lib.rs",
+    ] {
         assert!(root.join(file).is_file(), "{file} missing");
     }
     let again = scaffold::scaffold("probe-review", &dir).unwrap_err();
     assert!(again.to_string().contains("already exists"), "{again}");
     assert!(scaffold::scaffold("Bad_Name", &dir).is_err());
 
+    // The crate depends on nothing of the folder vouch was built from: an installed
+    // vouch has no such folder.
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    assert!(
+        !manifest.contains(workspace_root().canonicalize().unwrap().to_str().unwrap())
+            && !manifest.contains("crates/abi"),
+        "{manifest}"
+    );
+    assert!(
+        manifest.contains(r#"vouch-abi = { path = "vendor/vouch-abi" }"#),
+        "{manifest}"
+    );
     std::fs::copy(workspace_root().join("Cargo.lock"), root.join("Cargo.lock"))
         .expect("copy the workspace lock file");
     let target = target_dir();
