@@ -11,6 +11,7 @@ mod completions;
 mod config;
 mod endpoint;
 mod mcp;
+mod pin;
 mod presenter;
 mod review;
 mod scaffold;
@@ -74,6 +75,15 @@ enum SpecialistCommand {
         /// so ./NAME).
         #[arg(long)]
         dir: Option<PathBuf>,
+    },
+    /// Print the manifest entry that pins a built plugin library: id, version and role
+    /// read from the library, its absolute path and sha256.
+    Pin {
+        /// The built library (e.g. target/release/libmy_review.so).
+        library: PathBuf,
+        /// The plugin id, when the file name does not imply it.
+        #[arg(long)]
+        id: Option<String>,
     },
 }
 
@@ -152,6 +162,14 @@ fn main() -> ExitCode {
                     exit(3)
                 }
             };
+        }
+        Command::Specialist(SpecialistCommand::Pin { library, id }) => {
+            pin::entry(&library, id.as_deref())
+                .map(|text| {
+                    print!("{text}");
+                    0
+                })
+                .map_err(anyhow::Error::new)
         }
         Command::Specialist(SpecialistCommand::New { name, dir }) => {
             let dir = dir.unwrap_or_else(|| PathBuf::from("."));
