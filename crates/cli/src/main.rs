@@ -15,6 +15,7 @@ mod pin;
 mod presenter;
 mod review;
 mod scaffold;
+mod specialists;
 mod ui;
 mod validate;
 
@@ -58,11 +59,20 @@ enum Command {
         #[arg(value_enum)]
         shell: completions::Shell,
     },
+    /// List the built-in specialists and the plugins the composition pins.
+    #[command(subcommand)]
+    Specialists(SpecialistsCommand),
     /// Inspect vouch's configuration.
     #[command(subcommand)]
     Config(config::ConfigCommand),
     /// Print vouch's man page (roff) to stdout: `vouch man | man -l -`.
     Man,
+}
+
+#[derive(Debug, Subcommand)]
+enum SpecialistsCommand {
+    /// Built-in specialists, and the composition's entries with their pins.
+    List(specialists::ListArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -142,6 +152,7 @@ fn main() -> ExitCode {
             Ok(completions::print(&text))
         }
         Command::Config(config::ConfigCommand::Show(args)) => config::show(&args),
+        Command::Specialists(SpecialistsCommand::List(args)) => specialists::list(&args),
         Command::Man => {
             let mut text = Vec::new();
             completions::write_man::<Cli>(&mut text)

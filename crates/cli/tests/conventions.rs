@@ -128,3 +128,38 @@ fn on_the_default_branch_without_base_the_review_says_how_to_pick_one() {
     let report: serde_json::Value = serde_json::from_slice(&explicit.stdout).unwrap();
     assert!(!report["messages"].to_string().contains("With no --base"));
 }
+
+#[test]
+fn specialists_list_shows_built_ins_and_the_composition_pins() {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/data/manifests/valid/dynamic-relative.toml")
+        .canonicalize()
+        .unwrap();
+    let config = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_vouch"))
+        .args(["specialists", "list", "--manifest"])
+        .arg(&manifest)
+        .env("VOUCH_CONFIG", "")
+        .env("XDG_CONFIG_HOME", config.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let text = stdout(&out);
+    for built_in in [
+        "generic-investigator 1.0.0  (investigator)",
+        "bug-review 1.0.0  (reviewer)",
+    ] {
+        assert!(text.contains(built_in), "{text}");
+    }
+    let folder = manifest.parent().unwrap();
+    let pinned = folder.join("plugins/libsecurity_review.so");
+    let line = text
+        .lines()
+        .find(|l| l.contains("libsecurity_review.so"))
+        .unwrap_or_else(|| panic!("no pinned plugin line:\n{text}"));
+    assert!(
+        line.contains(&format!("library {}", pinned.display())),
+        "{line}"
+    );
+    assert!(line.contains("sha256 "), "{line}");
+}
