@@ -8,4 +8,5 @@ mod endpoint;
 mod fixture_range;
 mod panel;
 mod review;
+mod terminal;
 mod user_config;

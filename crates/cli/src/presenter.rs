@@ -74,3 +74,32 @@ impl Presenter for TerminalPresenter {
         Ok(())
     }
 }
+
+/// Diagnostics held while the progress display owns the terminal, written as JSON lines
+/// to stderr once it is gone (so no line lands between its frames).
+#[derive(Default)]
+pub struct HeldDiagnostics {
+    lines: std::sync::Mutex<Vec<vouch_host::diagnostics::Diagnostic>>,
+}
+
+impl HeldDiagnostics {
+    /// Writes every held line to stderr, in order, and forgets them.
+    pub fn flush(&self) {
+        let lines = match self.lines.lock() {
+            Ok(mut lines) => std::mem::take(&mut *lines),
+            Err(_) => return,
+        };
+        let sink = vouch_host::diagnostics::JsonLines::new(std::io::stderr());
+        for line in &lines {
+            vouch_host::diagnostics::DiagnosticSink::emit(&sink, line);
+        }
+    }
+}
+
+impl vouch_host::diagnostics::DiagnosticSink for HeldDiagnostics {
+    fn emit(&self, diagnostic: &vouch_host::diagnostics::Diagnostic) {
+        if let Ok(mut lines) = self.lines.lock() {
+            lines.push(diagnostic.clone());
+        }
+    }
+}

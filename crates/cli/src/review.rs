@@ -358,17 +358,26 @@ pub async fn run(args: ReviewArgs) -> Result<i32> {
     let intent = detect_intent(&pr_text(&args)?, &snapshot);
     let policy = collect_policy(&reader, &snapshot);
     let cancel = CancellationToken::new();
-    let diagnostics: Arc<dyn DiagnosticSink> = Arc::new(JsonLines::new(std::io::stderr()));
+    let interactive = std::io::stderr().is_terminal()
+        && std::env::var_os("CI").is_none()
+        && !crate::ui::get().quiet;
+    // On a terminal the progress display owns stderr: diagnostics wait for its end.
+    let held = Arc::new(crate::presenter::HeldDiagnostics::default());
+    let diagnostics: Arc<dyn DiagnosticSink> = if interactive {
+        held.clone()
+    } else {
+        Arc::new(JsonLines::new(std::io::stderr()))
+    };
     let job_id = job_id();
     if let Some(endpoint) = endpoint
         .as_ref()
         .filter(|_| calls_a_model(&snapshot, &plan))
     {
-        crate::endpoint::check(&client, endpoint, &diagnostics, &job_id, &cancel).await?;
+        let checked =
+            crate::endpoint::check(&client, endpoint, &diagnostics, &job_id, &cancel).await;
+        held.flush();
+        checked?;
     }
-    let interactive = std::io::stderr().is_terminal()
-        && std::env::var_os("CI").is_none()
-        && !crate::ui::get().quiet;
     let presenter: Arc<dyn Presenter> = if interactive {
         Arc::new(TerminalPresenter::new())
     } else {
@@ -407,6 +416,7 @@ pub async fn run(args: ReviewArgs) -> Result<i32> {
     };
     let mut run = run_review(env, &plan).await;
     ctrl_c.abort();
+    held.flush();
     // Every request sent counts, failed and retried ones and the endpoint check too.
     run.usage.requests = u64::from(client.requests_sent());
     if args.base.is_none() && snapshot.merge_base == snapshot.head.sha {
