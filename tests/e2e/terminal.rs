@@ -65,6 +65,11 @@ async fn on_a_terminal_diagnostics_wait_for_the_progress_display() {
         .find("vouch: review finished")
         .unwrap_or_else(|| panic!("no progress display on the terminal:\n{screen}"));
     assert!(screen.contains("vouch: reviewing 1 file(s)"), "{screen}");
+    assert!(
+        screen.contains("generic-investigator #1: 0 candidate(s)"),
+        "{screen}"
+    );
+    assert!(screen.contains("(1/1 stage(s) done)"), "{screen}");
     let first_diagnostic = screen
         .find("{\"jobId\"")
         .unwrap_or_else(|| panic!("the diagnostics were lost:\n{screen}"));
