@@ -119,7 +119,8 @@ mod tests {
     fn a_candidate_resolves_only_at_an_exact_path_inside_its_file() {
         use IntakeProblem::*;
         // (path, start, end, the host's line count for exactly that path, expected)
-        let cases: &[(&str, u32, u32, Option<u32>, Result<(), IntakeProblem>)] = &[
+        type Case<'a> = (&'a str, u32, u32, Option<u32>, Result<(), IntakeProblem>);
+        let cases: &[Case] = &[
             ("src/limits.rs", 3, 4, Some(10), Ok(())),
             ("src/limits.rs", 1, 10, Some(10), Ok(())),
             ("src/limits.rs", 10, 10, Some(10), Ok(())),
