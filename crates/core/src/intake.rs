@@ -58,8 +58,9 @@ impl std::fmt::Display for IntakeProblem {
 }
 
 /// True when `path` is written the one way a repository path is: relative, `/`-separated,
-/// with no empty, `.` or `..` segment and no backslash.
-fn is_canonical_path(path: &str) -> bool {
+/// with no empty, `.` or `..` segment and no backslash. Only such a path may be looked
+/// up for [`candidate_intake`] (a lookup could normalise any other).
+pub fn is_canonical_path(path: &str) -> bool {
     !path.is_empty()
         && !path.contains('\\')
         && !path.contains('\0')

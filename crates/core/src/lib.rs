@@ -32,7 +32,7 @@ pub use decision::{
 };
 pub use files::expected_files;
 pub use finding::{Finding, Provenance, merge_findings};
-pub use intake::{IntakeProblem, candidate_intake};
+pub use intake::{IntakeProblem, candidate_intake, is_canonical_path};
 pub use opinion::{
     AuditState, CoverageLevel, FailOn, Failure, FailureKind, Limitation, LimitationKind, Opinion,
     Outcome, ReviewFacts, derive_opinion, exit_code,

@@ -1,15 +1,14 @@
 //! Phase 5 of a review: candidate intake, the host's check of every candidate's location
 //! before verification ([`candidate_intake`]).
 
-use vouch_core::{Candidate, IntakeProblem, Limitation, LimitationKind, candidate_intake};
+use vouch_core::{Candidate, Limitation, LimitationKind, candidate_intake, is_canonical_path};
 use vouch_git::SourceReader;
 
 use super::env::ReviewEnv;
 use crate::diagnostics::ReasonCode;
 
-/// Lines in the file at exactly `candidate.path` at its revision, or `None` when no text
-/// file has that exact path there. Non-canonical paths are never looked up (the reader
-/// would normalise them).
+/// Lines in the file at exactly `candidate.path` (a canonical path) at its revision, or
+/// `None` when no text file has that exact path there.
 fn line_count(reader: &SourceReader, candidate: &Candidate) -> Option<u32> {
     reader
         .read_file(candidate.revision, &candidate.path, Some(1), Some(1))
@@ -34,11 +33,12 @@ pub(super) fn intake(
 ) -> Vec<Candidate> {
     let mut accepted = Vec::with_capacity(candidates.len());
     for c in candidates {
-        let problem = match candidate_intake(&c, None) {
-            Err(IntakeProblem::PathNotCanonical) => Err(IntakeProblem::PathNotCanonical),
-            _ => candidate_intake(&c, line_count(&env.reader, &c)),
+        let lines = if is_canonical_path(&c.path) {
+            line_count(&env.reader, &c)
+        } else {
+            None
         };
-        match problem {
+        match candidate_intake(&c, lines) {
             Ok(()) => accepted.push(c),
             Err(problem) => {
                 env.diagnose(
