@@ -135,10 +135,10 @@ fn execution(body: BoxedStrategy<String>) -> impl Strategy<Value = Vec<Reply>> {
     })
 }
 
-/// A candidate reply with `n` candidates.
-fn candidate_reply(n: usize) -> BoxedStrategy<String> {
-    (proptest::collection::vec(candidate(), n..=n), receipt())
-        .prop_map(|(candidates, coverage)| {
+/// A candidate reply proposing `candidates`.
+fn candidate_reply(candidates: Vec<Value>) -> BoxedStrategy<String> {
+    receipt()
+        .prop_map(move |coverage| {
             json!({"candidates": candidates, "coverage": coverage, "summary": "s",
                    "fullCoverageQuote": "."})
             .to_string()
@@ -146,7 +146,15 @@ fn candidate_reply(n: usize) -> BoxedStrategy<String> {
         .boxed()
 }
 
-fn decision(index: usize) -> impl Strategy<Value = Value> {
+/// A decision for candidate `index`: mostly at the candidate's own location (so it can
+/// be verified), sometimes for an unknown id, with an unknown verdict, or citing lines
+/// elsewhere.
+fn decision(index: usize, candidate: &Value) -> impl Strategy<Value = Value> + use<> {
+    let at = (
+        candidate["path"].as_str().unwrap_or_default().to_string(),
+        candidate["startLine"].as_u64().unwrap_or(1) as u32,
+        candidate["endLine"].as_u64().unwrap_or(1) as u32,
+    );
     let id = prop_oneof![
         12 => Just(format!("generic-investigator #1/{index}")),
         1 => Just("nobody/9".to_string()),
@@ -157,8 +165,12 @@ fn decision(index: usize) -> impl Strategy<Value = Value> {
         1 => Just("unresolved"),
         1 => Just("maybe"),
     ];
-    (id, verdict, path(), lines(), proptest::bool::weighted(0.8)).prop_map(
-        |(id, verdict, path, (s, e), with_finding)| {
+    let cited = prop_oneof![
+        4 => Just(at),
+        1 => (path(), lines()).prop_map(|(p, (s, e))| (p, s, e)),
+    ];
+    (id, verdict, cited, proptest::bool::weighted(0.8)).prop_map(
+        |(id, verdict, (path, s, e), with_finding)| {
             let citation = json!({"revision": "head", "path": path, "startLine": s, "endLine": e});
             let finding = (with_finding && verdict == "verified").then(|| {
                 json!({"path": path, "startLine": s, "endLine": e, "severity": "low", "claim": "c"})
@@ -169,9 +181,13 @@ fn decision(index: usize) -> impl Strategy<Value = Value> {
     )
 }
 
-/// Decisions for candidates `0..n` (sometimes one dropped or duplicated).
-fn decisions_reply(n: usize) -> BoxedStrategy<String> {
-    let all: Vec<_> = (0..n).map(|i| decision(i).boxed()).collect();
+/// Decisions for `candidates` (sometimes one dropped or duplicated).
+fn decisions_reply(candidates: &[Value]) -> BoxedStrategy<String> {
+    let all: Vec<_> = candidates
+        .iter()
+        .enumerate()
+        .map(|(i, c)| decision(i, c).boxed())
+        .collect();
     (all, 0usize..8)
         .prop_map(|(mut d, twist)| {
             match twist {
@@ -194,11 +210,11 @@ struct RunScript {
 }
 
 fn run_script() -> impl Strategy<Value = RunScript> {
-    (0usize..3).prop_flat_map(|n| {
+    proptest::collection::vec(candidate(), 0..3).prop_flat_map(|candidates| {
         (
-            execution(candidate_reply(n)),
-            execution(decisions_reply(n)),
-            proptest::collection::vec(final_reply(candidate_reply(n)), 0..2),
+            execution(candidate_reply(candidates.clone())),
+            execution(decisions_reply(&candidates)),
+            proptest::collection::vec(final_reply(candidate_reply(candidates)), 0..2),
         )
             .prop_map(|(investigator, verifier, others)| RunScript {
                 investigator,
