@@ -866,3 +866,202 @@ async fn pr_from_env_outside_a_pull_request_says_which_trigger_to_use() {
     assert_eq!(out.code, 3, "{}", out.stdout);
     assert!(out.stdout.contains("the workflow ran for the `push` event, not a pull request; trigger it with `on: pull_request`"), "{}", out.stdout);
 }
+
+/// Runs `scripts/ci-review` (what action.yml and the examples run) in the CI
+/// environment of `kind`, against the scripted model and the local forge.
+async fn ci_review(
+    kind: ForgeKind,
+    r: &Reviewed,
+    forge: &ForgeServer,
+    model: &ScriptedServer,
+    extra: &[(&str, &str)],
+) -> (Output, String) {
+    let outputs = r.dir.path().join("github-output.txt");
+    let _ = std::fs::remove_file(&outputs);
+    let mut env = ci_env(kind, r, forge);
+    let manifest = workspace()
+        .join("tests/data/e2e/minimal.toml")
+        .display()
+        .to_string();
+    for (k, v) in [
+        ("VOUCH_BIN", vouch_bin().display().to_string()),
+        ("VOUCH_REPO", r.repo.path().display().to_string()),
+        (
+            "VOUCH_OUT_DIR",
+            r.dir.path().join("out").display().to_string(),
+        ),
+        ("VOUCH_MANIFEST", manifest),
+        ("OPENAI_BASE_URL", model.base_url()),
+        ("VOUCH_MODEL", "scripted".into()),
+        ("GITHUB_OUTPUT", outputs.display().to_string()),
+    ] {
+        env.push((k.to_string(), v));
+    }
+    env.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    let mut command = tokio::process::Command::new("bash");
+    command
+        .arg(workspace().join("scripts/ci-review"))
+        .current_dir(r.dir.path())
+        .stdin(Stdio::null());
+    for (key, _) in std::env::vars() {
+        if ["OPENAI_", "VOUCH_", "GITHUB_", "GITLAB_", "GITEA_", "CI_"]
+            .iter()
+            .any(|p| key.starts_with(p))
+        {
+            command.env_remove(key);
+        }
+    }
+    command.env("CI", "true").envs(env);
+    let out = command.output().await.expect("running scripts/ci-review");
+    let out = Output {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    };
+    (out, std::fs::read_to_string(outputs).unwrap_or_default())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ci_script_on_github_reviews_publishes_and_defers_the_exit_code() {
+    let r = Reviewed::new();
+    let forge = ForgeServer::start(ForgeKind::Github, TOKEN, r.pull_request()).await;
+    let model = ScriptedServer::start(script(&[A], false)).await;
+    let (out, outputs) = ci_review(
+        ForgeKind::Github,
+        &r,
+        &forge,
+        &model,
+        &[("VOUCH_DEFER_EXIT", "true")],
+    )
+    .await;
+    assert_eq!(out.code, 0, "deferred\n{}\n{}", out.stdout, out.stderr);
+    let report = r.dir.path().join("out/report.json");
+    assert_eq!(
+        outputs,
+        format!("report={}\ncompleted=true\nexit-code=1\n", report.display())
+    );
+    assert!(
+        out.stdout.contains("Published to GitHub acme/widgets#7"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(
+        (forge.comments().len(), forge.inline_comments().len()),
+        (1, 1)
+    );
+
+    // Without deferral the script fails the job by --fail-on; re-running adds nothing.
+    let model = ScriptedServer::start(script(&[A], false)).await;
+    forge.clear_requests();
+    let (out, _) = ci_review(ForgeKind::Github, &r, &forge, &model, &[]).await;
+    assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        forge.mutations().iter().all(|m| m.method == "PATCH"),
+        "{:?}",
+        lines(&forge.mutations())
+    );
+    assert_eq!(
+        (forge.comments().len(), forge.inline_comments().len()),
+        (1, 1)
+    );
+
+    // --fail-on never passes a review with findings.
+    let model = ScriptedServer::start(script(&[A], false)).await;
+    let (out, outputs) = ci_review(
+        ForgeKind::Github,
+        &r,
+        &forge,
+        &model,
+        &[("VOUCH_FAIL_ON", "never")],
+    )
+    .await;
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert!(outputs.contains("exit-code=0\n"), "{outputs}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ci_script_on_gitlab_publishes_an_incomplete_review_and_renders_nothing() {
+    let r = Reviewed::new();
+    let forge = ForgeServer::start(ForgeKind::Gitlab, TOKEN, r.pull_request()).await;
+    let model = ScriptedServer::start(script(&[A, C], true)).await;
+    let (out, outputs) = ci_review(
+        ForgeKind::Gitlab,
+        &r,
+        &forge,
+        &model,
+        &[("VOUCH_RENDER", "codequality")],
+    )
+    .await;
+    assert_eq!(out.code, 2, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        outputs.contains("completed=false\nexit-code=2\n"),
+        "{outputs}"
+    );
+    assert!(
+        out.stdout
+            .contains("the review did not complete: no codequality written"),
+        "{}",
+        out.stdout
+    );
+    assert!(!r.dir.path().join("out/vouch.codequality").exists());
+    assert_eq!(
+        lines(&forge.mutations()),
+        ["POST /api/v4/projects/acme%2Fwidgets/merge_requests/7/notes"]
+    );
+    assert!(
+        forge.comments()[0]
+            .body
+            .contains("incomplete, nothing published")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ci_script_on_gitea_without_publishing_touches_no_forge() {
+    let r = Reviewed::new();
+    let forge = ForgeServer::start(ForgeKind::Gitea, TOKEN, r.pull_request()).await;
+    let model = ScriptedServer::start(script(&[A], false)).await;
+    let (out, outputs) = ci_review(
+        ForgeKind::Gitea,
+        &r,
+        &forge,
+        &model,
+        &[("VOUCH_PUBLISH", "false")],
+    )
+    .await;
+    assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        outputs.contains("completed=true\nexit-code=1\n"),
+        "{outputs}"
+    );
+    assert!(forge.requests().is_empty());
+    let report: Value = serde_json::from_str(
+        &std::fs::read_to_string(r.dir.path().join("out/report.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(report["head"]["sha"], r.head.as_str());
+}
+
+/// action.yml runs only these commands: the build (the same package every end-to-end
+/// test builds), `scripts/ci-review` (exercised above) and the exit by its output.
+#[test]
+fn the_action_runs_only_the_commands_the_tests_exercise() {
+    let action = std::fs::read_to_string(workspace().join("action.yml")).unwrap();
+    let runs: Vec<&str> = action
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("run: "))
+        .collect();
+    assert_eq!(
+        runs,
+        [
+            r#"echo "key=vouch-${{ runner.os }}-$(sha256sum "$GITHUB_ACTION_PATH/Cargo.lock" | cut -c1-16)" >>"$GITHUB_OUTPUT""#,
+            r#"cargo build --release --locked -p vouch-cli --manifest-path "$GITHUB_ACTION_PATH/Cargo.toml""#,
+            r#"'"$GITHUB_ACTION_PATH/scripts/ci-review"'"#,
+            r#"exit "${{ steps.review.outputs.exit-code }}""#,
+        ]
+    );
+    assert!(
+        action.contains("if: inputs.sarif == 'true' && steps.review.outputs.completed == 'true'"),
+        "SARIF only for completed reviews"
+    );
+    assert!(action.contains("VOUCH_DEFER_EXIT: 'true'"));
+}
