@@ -382,6 +382,11 @@ async fn first_run_rerun_and_gone_finding(kind: ForgeKind) {
             && summary_body.contains("L2 is read as a port elsewhere"),
         "{summary_body}"
     );
+    assert!(
+        summary_body.contains("in `acme/widgets`"),
+        "the slug, not the runner's path: {summary_body}"
+    );
+    assert!(!summary_body.contains(&r.repo.path().display().to_string()));
     assert!(!out.stdout.contains(TOKEN) && !out.stderr.contains(TOKEN));
 
     // The same report again: nothing changes, nothing is duplicated.
@@ -1064,4 +1069,27 @@ fn the_action_runs_only_the_commands_the_tests_exercise() {
         "SARIF only for completed reviews"
     );
     assert!(action.contains("VOUCH_DEFER_EXIT: 'true'"));
+}
+
+/// A report of an older head than the pull request now has: its lines may have moved,
+/// so every finding goes into the summary, which says why.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_report_of_an_older_head_lists_findings_in_the_summary() {
+    let (_r, report, server) = github_setup().await;
+    server.set_head("0123456789abcdef0123456789abcdef01234567");
+    let out = publish(ForgeKind::Github, &server, &report, TOKEN).await;
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert_eq!(
+        lines(&server.mutations()),
+        ["POST /repos/acme/widgets/issues/7/comments"]
+    );
+    let body = &server.comments()[0].body;
+    assert!(
+        body.contains("The pull request's head is now `0123456789ab`, not the reviewed"),
+        "{body}"
+    );
+    assert!(
+        body.contains("L20 overflows") && body.contains("L2 is read as a port"),
+        "{body}"
+    );
 }

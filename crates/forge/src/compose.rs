@@ -98,8 +98,14 @@ pub struct Composed {
 /// published it, it is on the head side, the pull request's head is the reviewed head,
 /// and every line of it is a commentable line of the forge's diff; every other published
 /// finding is listed in the summary. An incomplete or aborted review publishes no
-/// finding: only the summary, saying why.
-pub fn compose(report: &ReviewReport, diff: &DiffLines, pr_head: &str) -> Composed {
+/// finding: only the summary, saying why. The summary names the repository by
+/// `repo_label` (the forge's slug), never by the runner's local path.
+pub fn compose(
+    report: &ReviewReport,
+    diff: &DiffLines,
+    pr_head: &str,
+    repo_label: &str,
+) -> Composed {
     let stale = pr_head != report.head.sha;
     let completed = matches!(
         report.opinion.outcome,
@@ -133,7 +139,9 @@ pub fn compose(report: &ReviewReport, diff: &DiffLines, pr_head: &str) -> Compos
         }
     }
     let reported_keys = published.iter().map(finding_key).collect();
-    let summary = summary_body(report, inline.len(), &outside, stale.then_some(pr_head));
+    let mut shown = report.clone();
+    shown.repository = repo_label.to_string();
+    let summary = summary_body(&shown, inline.len(), &outside, stale.then_some(pr_head));
     Composed {
         summary,
         inline,

@@ -57,7 +57,7 @@ pub async fn publish(
 ) -> Result<PublishSummary, ForgeError> {
     let api = Api::new(target.clone(), token);
     let state = api.load().await?;
-    let composed = compose(report, &state.diff, &state.head_sha);
+    let composed = compose(report, &state.diff, &state.head_sha, &target.repo_slug);
     let plan = plan(&composed, &state.existing, &report.head.sha);
     let executed = api.execute(&plan, &state, &report.head.sha).await?;
     let (created, kept, resolved, reopened) = plan.counts();
