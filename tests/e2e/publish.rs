@@ -1093,3 +1093,57 @@ async fn a_report_of_an_older_head_lists_findings_in_the_summary() {
         "{body}"
     );
 }
+
+/// Every command the CI recipes run, so a new one cannot slip in untested: vouch itself
+/// only through `scripts/ci-review` (exercised above) or the action; `vouch render`
+/// (reviewdog), the build and the clone of vouch, `git fetch` of the diff base and
+/// reviewdog itself run only on the real CI services.
+#[test]
+fn the_examples_run_only_known_commands() {
+    let mut commands = Vec::new();
+    for file in [
+        "examples/github/vouch-review.yml",
+        "examples/github/vouch-sarif.yml",
+        "examples/github/vouch-reviewdog.yml",
+        "examples/gitlab/.gitlab-ci.yml",
+        "examples/gitea/vouch-review.yml",
+    ] {
+        let text = std::fs::read_to_string(workspace().join(file)).unwrap();
+        let mut block = false;
+        for line in text.lines() {
+            let t = line.trim_start();
+            if let Some(cmd) = t.strip_prefix("run: ") {
+                block = cmd == "|";
+                if !block {
+                    commands.push(cmd.to_string());
+                }
+            } else if block
+                && (t.starts_with("- ") || t.contains(':') && !t.contains(' ') || t.is_empty())
+            {
+                block = false;
+            } else if block {
+                commands.push(t.to_string());
+            }
+            if let Some(cmd) = t
+                .strip_prefix("- ")
+                .filter(|c| line.starts_with("    - ") && !c.contains(": "))
+            {
+                commands.push(cmd.to_string());
+            }
+        }
+    }
+    assert_eq!(
+        commands,
+        [
+            r#""${{ steps.vouch.outputs.vouch }}" render "${{ steps.vouch.outputs.report }}" --format rdjson --out vouch.rdjson"#,
+            "reviewdog -f=rdjson -name=vouch -reporter=github-pr-review -filter-mode=added < vouch.rdjson",
+            r#"git fetch --quiet origin "$CI_MERGE_REQUEST_DIFF_BASE_SHA" # the diff base, if the clone lacks it"#,
+            "git clone --depth 1 https://example.invalid/vouch /tmp/vouch",
+            "cargo build --release --locked -p vouch-cli --manifest-path /tmp/vouch/Cargo.toml",
+            "VOUCH_BIN=/tmp/vouch/target/release/vouch /tmp/vouch/scripts/ci-review",
+            "git clone --depth 1 https://example.invalid/vouch /tmp/vouch",
+            "cargo build --release --locked -p vouch-cli --manifest-path /tmp/vouch/Cargo.toml",
+            "/tmp/vouch/scripts/ci-review",
+        ]
+    );
+}

@@ -215,6 +215,7 @@ mod tests {
         })
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn ok(
         forge: Forge,
         api: &str,
