@@ -104,6 +104,11 @@ impl Reviewed {
 }
 
 fn script(lines: &[(u32, u32, &str)], incomplete: bool) -> Script {
+    script_for("generic-investigator", lines, incomplete)
+}
+
+/// [`script`] with the candidate lane `lane` (its instance `#1`).
+fn script_for(lane: &str, lines: &[(u32, u32, &str)], incomplete: bool) -> Script {
     let candidates: Vec<Value> = lines
         .iter()
         .map(|(s, e, c)| candidate("src/lib.rs", *s, *e, c))
@@ -113,7 +118,7 @@ fn script(lines: &[(u32, u32, &str)], incomplete: bool) -> Script {
         .enumerate()
         .map(|(i, (s, e, c))| {
             decision(
-                &format!("generic-investigator #1/{i}"),
+                &format!("{lane} #1/{i}"),
                 "verified",
                 json!([citation("src/lib.rs", *s, *e)]),
                 Some(finding("src/lib.rs", *s, *e, c)),
@@ -129,17 +134,16 @@ fn script(lines: &[(u32, u32, &str)], incomplete: bool) -> Script {
     );
     Script::new()
         .rule(
-            Rule::when(Match::any_message_contains(
-                "Instance: generic-investigator #1",
-            ))
-            .replies([
-                read.clone(),
-                Reply::content(candidates_reply(
-                    Value::Array(candidates),
-                    true,
-                    &["src/lib.rs"],
-                )),
-            ]),
+            Rule::when(Match::any_message_contains(format!("Instance: {lane} #1")))
+                .named("lane")
+                .replies([
+                    read.clone(),
+                    Reply::content(candidates_reply(
+                        Value::Array(candidates),
+                        true,
+                        &["src/lib.rs"],
+                    )),
+                ]),
         )
         .rule(
             Rule::when(Match::any_message_contains("Instance: verifier")).replies([
@@ -781,6 +785,7 @@ fn ci_env(kind: ForgeKind, r: &Reviewed, server: &ForgeServer) -> Vec<(String, S
             ("CI_PROJECT_PATH", SLUG.into()),
             ("CI_API_V4_URL", server.api_url()),
             ("CI_MERGE_REQUEST_TITLE", "Raise the limits".into()),
+            ("CI_MERGE_REQUEST_DESCRIPTION", "L20 and L21 grow.".into()),
             ("GITLAB_TOKEN", TOKEN.into()),
         ],
     };
@@ -792,9 +797,9 @@ fn ci_env(kind: ForgeKind, r: &Reviewed, server: &ForgeServer) -> Vec<(String, S
 async fn review_from_env_and_publish(kind: ForgeKind) {
     let r = Reviewed::new();
     let forge = ForgeServer::start(kind, TOKEN, r.pull_request()).await;
-    let model = ScriptedServer::start(script(&[A], false)).await;
+    let model = ScriptedServer::start(script_for("outcome-investigator", &[A], false)).await;
     let out_path = r.dir.path().join("report.json");
-    let manifest = workspace().join("tests/data/e2e/minimal.toml");
+    let manifest = workspace().join("tests/data/e2e/outcome-only.toml");
     let args: Vec<String> = [
         "review",
         "--repo",
@@ -830,6 +835,11 @@ async fn review_from_env_and_publish(kind: ForgeKind) {
     assert_eq!(forge.comments().len(), 1);
     assert_eq!(forge.inline_comments().len(), 1);
     assert_auth(kind, &forge.requests());
+    // The pull request's title and body reached the outcome investigator as its intent.
+    let prompt = model.served_by("lane")[0].contents_of("user").join("\n")
+        + &model.served_by("lane")[0].system().unwrap_or_default();
+    assert!(prompt.contains("Raise the limits"), "{prompt}");
+    assert!(prompt.contains("L20 and L21 grow."), "{prompt}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
