@@ -1157,3 +1157,97 @@ fn the_examples_run_only_known_commands() {
         ]
     );
 }
+
+/// A finding on an unchanged context line of a hunk: GitLab's position needs the line's
+/// base number too.
+#[tokio::test(flavor = "multi_thread")]
+async fn gitlab_positions_a_context_line_with_its_old_line() {
+    let r = Reviewed::new();
+    let report = r
+        .review(
+            "report.json",
+            &[(18, 18, "L18 is read by the new limits")],
+            false,
+        )
+        .await;
+    let server = ForgeServer::start(ForgeKind::Gitlab, TOKEN, r.pull_request()).await;
+    let out = publish(ForgeKind::Gitlab, &server, &report, TOKEN).await;
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    let writes = server.mutations();
+    assert_eq!(writes[0].body["position"]["new_line"], 18);
+    assert_eq!(writes[0].body["position"]["old_line"], 18);
+    assert_eq!(server.inline_comments().len(), 1);
+}
+
+/// A Gitea without the review-comment resolve API (older than go-gitea/gitea#36441)
+/// answers 404: the publish completes and says what to resolve by hand.
+#[tokio::test(flavor = "multi_thread")]
+async fn gitea_without_a_resolve_api_warns_instead_of_failing() {
+    let r = Reviewed::new();
+    let first = r.review("first.json", &[A], false).await;
+    let second = r.review("second.json", &[], false).await;
+    let server = ForgeServer::start(ForgeKind::Gitea, TOKEN, r.pull_request()).await;
+    assert_eq!(
+        publish(ForgeKind::Gitea, &server, &first, TOKEN).await.code,
+        0
+    );
+    server.fail(
+        "POST",
+        "/resolve",
+        404,
+        &[],
+        r#"{"message":"not found"}"#,
+        1,
+    );
+    let out = publish(ForgeKind::Gitea, &server, &second, TOKEN).await;
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    let id = server.inline_comments()[0].id;
+    assert!(
+        out.stdout.contains(&format!(
+            "warning: this Gitea has no API to resolve review comment {id}"
+        )),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        server.comments()[0].body.contains("## vouch review: no verified findings"),
+        "{}",
+        server.comments()[0].body
+    );
+}
+
+/// Lists are read page by page: a summary behind 150 other comments is still found and
+/// updated, not posted twice.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_summary_is_found_past_the_first_page() {
+    let r = Reviewed::new();
+    let first = r.review("first.json", &[A], false).await;
+    let second = r.review("second.json", &[A, B], false).await;
+    let server = ForgeServer::start(ForgeKind::Github, TOKEN, r.pull_request()).await;
+    for i in 0..150 {
+        server.add_comment(&format!("comment {i}"));
+    }
+    assert_eq!(
+        publish(ForgeKind::Github, &server, &first, TOKEN)
+            .await
+            .code,
+        0
+    );
+    server.clear_requests();
+    let out = publish(ForgeKind::Github, &server, &second, TOKEN).await;
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    let reads = lines(&server.requests());
+    assert!(
+        reads
+            .contains(&"GET /repos/acme/widgets/issues/7/comments?per_page=100&page=2".to_string()),
+        "{reads:?}"
+    );
+    assert_eq!(server.comments().len(), 151);
+    let summary_id = server.comments()[150].id;
+    assert_eq!(
+        lines(&server.mutations()),
+        [format!(
+            "PATCH /repos/acme/widgets/issues/comments/{summary_id}"
+        )]
+    );
+}
