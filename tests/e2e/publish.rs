@@ -1210,7 +1210,9 @@ async fn gitea_without_a_resolve_api_warns_instead_of_failing() {
         out.stdout
     );
     assert!(
-        server.comments()[0].body.contains("## vouch review: no verified findings"),
+        server.comments()[0]
+            .body
+            .contains("## vouch review: no verified findings"),
         "{}",
         server.comments()[0].body
     );
@@ -1249,5 +1251,54 @@ async fn the_summary_is_found_past_the_first_page() {
         [format!(
             "PATCH /repos/acme/widgets/issues/comments/{summary_id}"
         )]
+    );
+}
+
+/// With the report on stdout, `--publish` adds nothing after it: stdout stays one valid
+/// JSON document.
+#[tokio::test(flavor = "multi_thread")]
+async fn review_publish_keeps_stdout_a_valid_document() {
+    let r = Reviewed::new();
+    let forge = ForgeServer::start(ForgeKind::Github, TOKEN, r.pull_request()).await;
+    let model = ScriptedServer::start(script(&[A], false)).await;
+    let manifest = workspace()
+        .join("tests/data/e2e/minimal.toml")
+        .display()
+        .to_string();
+    let args: Vec<String> = [
+        "review",
+        "--repo",
+        &r.repo.path().display().to_string(),
+        "--base",
+        &r.base,
+        "--head",
+        &r.head,
+        "--format",
+        "json",
+        "--base-url",
+        &model.base_url(),
+        "--model",
+        "scripted",
+        "--manifest",
+        &manifest,
+        "--publish",
+        "--forge",
+        "github",
+        "--repo-slug",
+        SLUG,
+        "--pr",
+        "7",
+        "--api-url",
+        &forge.api_url(),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let out = vouch(&args, &[("GITHUB_TOKEN", TOKEN)]).await;
+    assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(out.json()["opinion"]["outcome"], "findings");
+    assert_eq!(
+        (forge.comments().len(), forge.inline_comments().len()),
+        (1, 1)
     );
 }

@@ -116,10 +116,20 @@ pub fn resolve(args: &TargetArgs, env: Option<&PullRequestEnv>) -> Result<(Targe
     Ok((target, token))
 }
 
-/// Publishes `report`; prints what was done. Configuration errors (token, permission,
+/// Publishes `report`; prints what was done when `announce` (stdout may carry the report
+/// document itself, which must stay valid). Configuration errors (token, permission,
 /// slug, URL) exit 3, others 2.
-pub async fn publish_report(report: &ReviewReport, target: &Target, token: Token) -> Result<()> {
+pub async fn publish_report(
+    report: &ReviewReport,
+    target: &Target,
+    token: Token,
+    announce: bool,
+) -> Result<()> {
     match vouch_forge::publish(report, target, token).await {
+        Ok(done) if !announce => {
+            tracing::info!("{}", done.line(target));
+            Ok(())
+        }
         Ok(done) => {
             println!("{}", done.line(target));
             for w in &done.warnings {
@@ -141,7 +151,7 @@ pub async fn run(args: PublishArgs) -> Result<i32> {
     };
     let (target, token) = resolve(&args.target, env.as_ref())?;
     let report = read_report(&args.report)?;
-    publish_report(&report, &target, token).await?;
+    publish_report(&report, &target, token, true).await?;
     Ok(0)
 }
 

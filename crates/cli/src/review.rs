@@ -465,7 +465,8 @@ pub async fn run(mut args: ReviewArgs) -> Result<i32> {
         None => print!("{text}"),
     }
     if let Some((target, token)) = publish_to {
-        crate::publish::publish_report(&report, &target, token).await?;
+        // With the report on stdout, nothing else may follow it there.
+        crate::publish::publish_report(&report, &target, token, args.out.is_some()).await?;
     }
     let fail_on = match args.fail_on {
         FailOnArg::Finding => FailOn::Finding,
