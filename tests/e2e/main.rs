@@ -7,4 +7,5 @@ mod diagnostics;
 mod fixture_range;
 mod intake;
 mod panel;
+mod publish;
 mod review;
