@@ -1,5 +1,6 @@
-//! The `vouch` binary: `vouch review`, `vouch validate-report`, `vouch mcp`,
-//! `vouch specialist new`, `vouch completions`, `vouch man`.
+//! The `vouch` binary: `vouch review`, `vouch publish`, `vouch validate-report`,
+//! `vouch mcp`, `vouch specialist new|pin`, `vouch specialists list`, `vouch config show`,
+//! `vouch completions`, `vouch man`.
 //!
 //! Exit codes (every subcommand): 0 completed and nothing at or above the failure
 //! threshold · 1 verified findings at or above `--fail-on` (for `validate-report`: the
@@ -13,6 +14,7 @@ mod endpoint;
 mod mcp;
 mod pin;
 mod presenter;
+mod publish;
 mod review;
 mod scaffold;
 mod specialists;
@@ -46,6 +48,9 @@ enum Command {
     /// Review a change: merge-base(base, head)..head.
     #[command(after_help = ui::AFTER_HELP)]
     Review(Box<review::ReviewArgs>),
+    /// Publish a saved JSON report to a pull request on GitHub, GitLab or Gitea: one
+    /// summary comment updated in place, inline comments on verified findings.
+    Publish(publish::PublishArgs),
     /// Validate a review final report (JSON, or Markdown with one fenced JSON block).
     ValidateReport(validate::ValidateArgs),
     /// Serve the final-report validator over MCP (stdio).
@@ -160,6 +165,7 @@ fn main() -> ExitCode {
                 .map_err(|e| anyhow::anyhow!("cannot render the man page: {e}"))
         }
         Command::Review(args) => runtime.block_on(review::run(*args)),
+        Command::Publish(args) => runtime.block_on(publish::run(args)),
         Command::ValidateReport(args) => validate::run(&args),
         // stdout is the MCP channel: errors go to stderr, and a client that hangs up
         // before or during the session ends it with exit 3 (unreadable input).
