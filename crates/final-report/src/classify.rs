@@ -1072,10 +1072,79 @@ mod tests {
                 json!({"event": "APPROVE"}),
                 Some(ForgeReview { approve: true }),
             ),
+            ("gitea_activate_profile", json!({}), Some(ProfileActivation)),
+            (
+                "mcp__gitea__activate_profile",
+                json!({}),
+                Some(ProfileActivation),
+            ),
+            (
+                "mcp__forge__switch_account",
+                json!({}),
+                Some(ProfileActivation),
+            ),
+            ("mcp__gitea__get_profile", json!({}), None),
+            ("mcp__git__git_merge", json!({}), Some(LocalMerge)),
+            ("mcp__git__git_checkout", json!({}), Some(WorktreeChange)),
+            ("mcp__git__git_commit", json!({}), Some(RefUpdate)),
+            (
+                "mcp__git__git_reset",
+                json!({"mode": "hard"}),
+                Some(MergeRestore),
+            ),
+            ("mcp__git__git_status", json!({}), None),
+            ("git_log", json!({}), None),
+            (
+                "mcp__filesystem__write_file",
+                json!({"path": "/w/a"}),
+                Some(FileEdit),
+            ),
+            ("mcp__gitea__close_issue", json!({}), Some(ForgeWrite)),
+            (
+                "Read",
+                json!({"file_path": "/root/.config/gh/hosts.yml"}),
+                Some(ConfigInspection),
+            ),
+            ("Read", json!({"file_path": "/src/w/src/main.rs"}), None),
         ];
         for (name, args, expected) in table {
             assert_eq!(classify_tool(name, args), *expected, "{name}");
         }
+    }
+
+    #[test]
+    fn configuration_paths_are_classified_by_shape() {
+        let table: &[(&str, Option<&str>)] = &[
+            ("~/.netrc", Some("credentials")),
+            ("/home/ci/.git-credentials", Some("credentials")),
+            ("./deploy/gitea_token.txt", Some("credentials")),
+            ("src/token.rs", None),
+            (
+                "~/.config/tea/config.yml",
+                Some("forge-client configuration"),
+            ),
+            ("hosts.yml", Some("forge-client configuration")),
+            ("/root/.claude/settings.json", Some("agent configuration")),
+            (".mcp.json", Some("agent configuration")),
+            ("~/.gitconfig", Some("git configuration")),
+            (".git/config", Some("git configuration")),
+            (".env.local", Some("environment file")),
+            ("~/.npmrc", Some("package-registry configuration")),
+            ("~/.bash_profile", Some("profile")),
+            ("~/.config/some-tool/x.toml", Some("home configuration")),
+            ("/root/.cache/thing", Some("home configuration")),
+            (".github/workflows/ci.yml", None),
+            ("README.md", None),
+            ("token", None),
+        ];
+        for (path, class) in table {
+            assert_eq!(config_path_class(path), *class, "{path}");
+        }
+        assert_eq!(classify_command("grep -rn token src/"), []);
+        assert_eq!(
+            classify_command("cat ~/.config/gh/hosts.yml"),
+            [Kind::ConfigInspection]
+        );
     }
 
     #[test]

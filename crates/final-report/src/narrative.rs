@@ -58,6 +58,11 @@ const PATTERNS: &[Pattern] = &[
     p(Claim::FullSuitePassed, &["suite", "green"], 1),
     p(Claim::FullSuitePassed, &["ci", "green"], 1),
     p(Claim::FullSuitePassed, &["everything", "passed"], 1),
+    p(Claim::FullSuitePassed, &["everything", "green"], 1),
+    p(Claim::FullSuitePassed, &["all", "green"], 1),
+    p(Claim::FullSuitePassed, &["checks", "green"], 1),
+    p(Claim::FullSuitePassed, &["validation", "pass"], 0),
+    p(Claim::FullSuitePassed, &["tests", "pass"], 0),
     p(Claim::FullSuitePassed, &["validation", "passed"], 1),
     p(Claim::IssueClosed, &["issue", "closed"], 3),
     p(Claim::IssueClosed, &["issues", "closed"], 3),
@@ -625,9 +630,17 @@ fn claims_in_sentence(sentence: &str, label: Option<&Label>, subject: Subject) -
             if any_match {
                 return None;
             }
+            // "212 passed, 0 failed" is a count, not an assertion of state.
             tokens
                 .iter()
-                .find(|t| STATE_WORDS.contains(&t.as_str()))
+                .enumerate()
+                .find(|(i, t)| {
+                    STATE_WORDS.contains(&t.as_str())
+                        && !i
+                            .checked_sub(1)
+                            .is_some_and(|p| tokens[p].chars().all(|c| c.is_ascii_digit()))
+                })
+                .map(|(_, t)| t)
                 .map(|w| format!("asserts state (`{w}`) but matches no claim of the grammar, so it is not checked against the handoff"))
         });
     SentenceClaims { claims, unrelated }
@@ -713,9 +726,48 @@ mod tests {
             ("The merge is not blocked.", &[]),
             ("Nothing to see; ready to merge", &[ReadyState]),
             ("Not ready to merge.", &[]),
+            (
+                "Everything is green, approved.",
+                &[Approved, FullSuitePassed],
+            ),
+            ("Validation: PASS", &[FullSuitePassed]),
+            ("PR #12 was merged last week.", &[]),
+            (
+                "I test-merged origin/main into a scratch branch and aborted it.",
+                &[],
+            ),
         ];
         for (text, expected) in table {
             assert_eq!(claims(text), *expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn claims_about_other_changes_are_set_aside_with_a_reason() {
+        let subject = Subject {
+            pull_request: Some(42),
+        };
+        let table: &[(&str, &[Claim], bool)] = &[
+            ("Merged PR #42 into main.", &[Claim::Merged], false),
+            ("PR #12, which was merged last week, broke this.", &[], true),
+            ("It was introduced by PR 9, merged in March.", &[], true),
+            ("The same module was merged two weeks ago.", &[], true),
+            ("I test-merged origin/main and aborted it.", &[], true),
+            ("Merged by another agent.", &[], false),
+            ("The change landed.", &[], true),
+            ("212 passed, 0 failed.", &[], false),
+            ("Nothing was merged.", &[], false),
+        ];
+        for (text, expected, warned) in table {
+            let n = Narrative::parse_about(text, subject);
+            let got: Vec<Claim> = n.hits.iter().map(|h| h.claim).collect();
+            assert_eq!(got, *expected, "{text}");
+            assert_eq!(
+                !n.unrelated().is_empty(),
+                *warned,
+                "{text}: {:?}",
+                n.unrelated()
+            );
         }
     }
 

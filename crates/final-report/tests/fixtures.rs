@@ -2,9 +2,13 @@
 //! its expected violations; the accepted fixtures validate; Markdown round-trips.
 //!
 //! A case is a small JSON file: a `base` report (from `accept/`), an RFC 7396
-//! `mergePatch`, optional `appendNarrative`, `appendCommands`, a `transcript` that
-//! replaces the base transcript or `extraTranscript` entries added to it, and the
-//! `expect`ed `{code, pointer}` list (empty for acceptance cases).
+//! `mergePatch`, optional `commandsPatch` (`{"index": patch}` for command-ledger
+//! entries), `appendNarrative`, `appendCommands`, a `transcript` that replaces the base
+//! transcript, `transcriptPatch` (`{"seq": patch}` applied to the base transcript's
+//! entries) or `extraTranscript` entries added to it, and the `expect`ed
+//! `{code, pointer}` list (empty for acceptance cases). Cases named `i13-*` are the
+//! examples of issue #13, `route-*` one mutation route each, `ok-*` correct reports
+//! that must be accepted.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
