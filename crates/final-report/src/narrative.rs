@@ -530,19 +530,19 @@ fn pr_references(sentence: &str) -> Vec<u64> {
         .collect();
     let mut out = Vec::new();
     for (i, t) in tokens.iter().enumerate() {
-        let number = t.trim_start_matches(['#', '!']).parse::<u64>().ok();
-        let Some(n) = number else { continue };
-        let marked = t.starts_with('#') || t.starts_with('!');
+        let (glued, raw) = match t.strip_prefix("pr#") {
+            Some(rest) => (true, rest),
+            None => (false, t.as_str()),
+        };
+        let Ok(n) = raw.trim_start_matches(['#', '!']).parse::<u64>() else {
+            continue;
+        };
         let prev = i.checked_sub(1).map(|p| tokens[p].as_str());
         let prev2 = i.checked_sub(2).map(|p| tokens[p].as_str());
         let pr_word = matches!(prev, Some("pr" | "pull" | "mr" | "prs"))
             || (matches!(prev, Some("request")) && matches!(prev2, Some("pull" | "merge")));
-        if pr_word || (marked && t.starts_with('!')) {
+        if glued || pr_word || raw.starts_with('!') {
             out.push(n);
-        } else if let Some(rest) = t.strip_prefix("pr#") {
-            if let Ok(n) = rest.parse() {
-                out.push(n);
-            }
         }
     }
     out

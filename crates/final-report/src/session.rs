@@ -124,6 +124,8 @@ pub(crate) struct Session {
     pub results: BTreeMap<u64, Value>,
     /// The directory each command entry started in, by seq.
     pub command_dirs: BTreeMap<u64, String>,
+    /// The directory each command entry ended in (after `cd`/`pushd`), by seq.
+    pub command_end_dirs: BTreeMap<u64, String>,
 }
 
 impl Session {
@@ -277,6 +279,9 @@ impl Session {
             };
             self.simple(seq, &text, &simple, dir, route, exit_code);
         }
+        if let Some(end) = &here {
+            self.command_end_dirs.insert(seq, end.clone());
+        }
         here
     }
 
@@ -297,6 +302,16 @@ impl Session {
             .unwrap_or("");
         if program == "git" {
             self.git_effects(seq, &words[1..], dir.as_deref(), exit_code);
+        }
+        // `gh pr checkout N` / `tea pr checkout N` check out the PR head.
+        if matches!(program, "gh" | "tea" | "glab")
+            && matches!(words.get(1).copied(), Some("pr" | "pulls" | "mr"))
+            && words.get(2) == Some(&"checkout")
+            && let Some(d) = dir.as_deref()
+        {
+            let st = self.state(d);
+            st.head = words.get(3).map(|n| format!("{program} pr checkout {n}"));
+            st.pending.clear();
         }
         for target in &simple.writes_to {
             if let Some(d) = resolve(dir.as_deref(), target).and_then(|p| parent(&p)) {
@@ -765,6 +780,38 @@ mod tests {
             })
         );
         assert_eq!(s.tests[1].dir.as_deref(), Some("/src/r"));
+    }
+
+    #[test]
+    fn tools_act_on_their_directories_and_checkouts_reset_pending_changes() {
+        let s = session(
+            r#"{"seq":1,"kind":"command","command":"git pull origin main","cwd":"/src/r"}
+{"seq":2,"kind":"command","command":"gh pr checkout 42","cwd":"/src/r"}
+{"seq":3,"kind":"command","command":"cargo test","cwd":"/src/r"}
+{"seq":4,"kind":"tool","name":"mcp__git__git_merge","arguments":{"repo_path":"/src/r","branch":"main"}}
+{"seq":5,"kind":"tool","name":"Write","arguments":{"file_path":"/tmp/notes.md"}}
+{"seq":6,"kind":"command","command":"pushd /src/r && cargo test && popd","cwd":"/tmp"}
+{"seq":7,"kind":"tool","name":"gitea_activate_profile","arguments":{}}"#,
+        );
+        assert!(s.tests[0].pending.is_empty(), "{:?}", s.tests[0].pending);
+        assert_eq!(s.tests[0].head.as_deref(), Some("gh pr checkout 42"));
+        assert_eq!(s.tests[1].dir.as_deref(), Some("/src/r"));
+        let pending: Vec<u64> = s.tests[1].pending.iter().map(|p| p.seq).collect();
+        assert_eq!(pending, [4]);
+        let tools: Vec<(u64, Kind, Option<&str>)> = s
+            .actions
+            .iter()
+            .filter(|a| a.route == Route::Tool)
+            .map(|a| (a.seq, a.kind, a.dir.as_deref()))
+            .collect();
+        assert_eq!(
+            tools,
+            [
+                (4, Kind::LocalMerge, Some("/src/r")),
+                (5, Kind::FileEdit, Some("/tmp/notes.md")),
+                (7, Kind::ProfileActivation, None)
+            ]
+        );
     }
 
     #[test]

@@ -325,13 +325,19 @@ fn location_contradictions(ctx: &Ctx) -> Vec<String> {
         let Some(dir) = model.command_dirs.get(&seq) else {
             continue;
         };
-        let actual = match model.place(dir) {
-            Place::Main => CommandLocation::MainCheckout,
-            Place::Isolated => CommandLocation::ReviewWorktree,
-            Place::Unknown => continue,
+        let place_of = |d: &str| match model.place(d) {
+            Place::Main => Some(CommandLocation::MainCheckout),
+            Place::Isolated => Some(CommandLocation::ReviewWorktree),
+            Place::Unknown => None,
         };
+        // Either where the command started or where its `cd` took it may be meant.
+        let places: Vec<CommandLocation> = [Some(dir), model.command_end_dirs.get(&seq)]
+            .into_iter()
+            .flatten()
+            .filter_map(|d| place_of(d))
+            .collect();
         let said = entry.location;
-        if said != actual && said != CommandLocation::Other {
+        if !places.is_empty() && !places.contains(&said) && said != CommandLocation::Other {
             out.push(format!(
                 "`{}` ({}) is recorded in the {} but ran in {dir}",
                 c.text,
