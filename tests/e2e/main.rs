@@ -6,4 +6,5 @@ mod composition;
 mod diagnostics;
 mod fixture_range;
 mod panel;
+mod publish;
 mod review;
