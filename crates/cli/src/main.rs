@@ -7,6 +7,7 @@
 //! unreadable input · 130 aborted.
 
 mod builtins;
+mod exchange;
 mod mcp;
 mod presenter;
 mod review;

@@ -12,8 +12,7 @@ use vouch_final_report::{LocalRangeReview, ReviewOutcome, checked_local_range_re
 use vouch_git::SourceReader;
 use vouch_host::diagnostics::{DiagnosticSink, JsonLines};
 use vouch_host::manifest::{
-    Composition, EndpointFlags, REPO_OVERRIDE_PATH, RepoOverrides, ToolsMode as ManifestTools,
-    resolve_endpoint,
+    Composition, REPO_OVERRIDE_PATH, RepoOverrides, ToolsMode as ManifestTools, resolve_endpoint,
 };
 use vouch_host::progress::{Presenter, Silent};
 use vouch_host::registry::Registry;
@@ -21,11 +20,12 @@ use vouch_host::review::{
     PullRequestText, ReviewEnv, ReviewRun, ToolsMode, build_plan, collect_policy, detect_intent,
     run_review,
 };
-use vouch_llm::{EndpointConfig, ModelClient};
+use vouch_llm::{EndpointConfig, Exchanges, ModelClient};
 use vouch_report::{
     Format, REPORT_SCHEMA_VERSION, ReviewReport, StructuredOutputs, ToolInfo, check_report, render,
 };
 
+use crate::exchange::{self, ExchangeArgs};
 use crate::presenter::TerminalPresenter;
 use crate::{UsageError, builtins};
 
@@ -119,6 +119,9 @@ pub struct ReviewArgs {
     /// Ignore the reviewed repository's .vouch/review.toml.
     #[arg(long)]
     pub no_repo_config: bool,
+    /// Response cache, recording and replay.
+    #[command(flatten)]
+    pub exchange: ExchangeArgs,
 }
 
 fn load_composition(args: &ReviewArgs) -> Result<Composition> {
@@ -293,13 +296,50 @@ fn tools_mode(args: &ReviewArgs, composition: &Composition) -> ToolsMode {
 
 /// Runs `vouch review`; returns the exit code.
 pub async fn run(args: ReviewArgs) -> Result<i32> {
-    let repo = args.repo.clone();
-    let mut composition = load_composition(&args)?;
-    if let Some(n) = args.concurrency {
-        composition.concurrency = usize::from(n);
-    }
     if let Some(out) = &args.out {
         check_out_path(out)?;
+    }
+    let exchanges = exchange::open(&args.exchange)?;
+    let report = review_report(&args, exchanges.clone()).await?;
+    exchange::check_replay(exchanges.as_deref())?;
+    let format = match args.format {
+        FormatArg::Json => Format::Json,
+        FormatArg::Markdown => Format::Markdown,
+        FormatArg::Sarif => Format::Sarif,
+        FormatArg::Rdjson => Format::Rdjson,
+    };
+    let text = render(&report, format);
+    match &args.out {
+        Some(path) => {
+            write_atomically(path, &text)?;
+            println!("{}", report.summary);
+            for m in &report.messages {
+                println!("{m}");
+            }
+            println!("Report written to {}", path.display());
+        }
+        // Every format carries the messages: Markdown and JSON in full, SARIF as tool
+        // execution notifications, rdjson not at all (so use --out with it).
+        None => print!("{text}"),
+    }
+    let fail_on = match args.fail_on {
+        FailOnArg::Finding => FailOn::Finding,
+        FailOnArg::Limited => FailOn::Limited,
+        FailOnArg::Never => FailOn::Never,
+    };
+    Ok(exit_code(&report.opinion, fail_on))
+}
+
+/// Runs one review as `args` describe it and returns its self-checked report (nothing
+/// is printed or written). Every model request goes through `exchanges` when given.
+pub async fn review_report(
+    args: &ReviewArgs,
+    exchanges: Option<Arc<Exchanges>>,
+) -> Result<ReviewReport> {
+    let repo = args.repo.clone();
+    let mut composition = load_composition(args)?;
+    if let Some(n) = args.concurrency {
+        composition.concurrency = usize::from(n);
     }
     let snapshot = vouch_git::snapshot(&repo, args.base.as_deref(), &args.head)
         .map_err(|e| UsageError(e.to_string()))?;
@@ -317,11 +357,7 @@ pub async fn run(args: ReviewArgs) -> Result<i32> {
             .context("registering a built-in specialist (a bug in vouch)")?;
     }
     let plan = build_plan(&composition, &mut registry).map_err(|e| UsageError(e.to_string()))?;
-    let flags = EndpointFlags {
-        base_url: args.base_url.clone(),
-        model: args.model.clone(),
-        api_key_env: args.api_key_env.clone(),
-    };
+    let flags = exchange::endpoint_flags(args, exchanges.as_deref());
     // An empty range needs no endpoint: no model is called.
     let endpoint = if snapshot.is_empty() {
         None
@@ -365,14 +401,16 @@ pub async fn run(args: ReviewArgs) -> Result<i32> {
                     "cannot configure the model client for {model}: {e}"
                 ))
             })?;
+            let client = exchange::attach(client, exchanges.as_ref());
             model_clients.insert(model, Arc::new(client));
         }
     }
-    let client = Arc::new(
+    let client = Arc::new(exchange::attach(
         ModelClient::new(config)
             .map_err(|e| UsageError(format!("cannot configure the model client: {e}")))?,
-    );
-    let intent = detect_intent(&pr_text(&args)?, &snapshot);
+        exchanges.as_ref(),
+    ));
+    let intent = detect_intent(&pr_text(args)?, &snapshot);
     let policy = collect_policy(&reader, &snapshot);
     let cancel = CancellationToken::new();
     let interactive = std::io::stderr().is_terminal() && std::env::var_os("CI").is_none();
@@ -389,7 +427,7 @@ pub async fn run(args: ReviewArgs) -> Result<i32> {
         model_clients,
         intent,
         policy,
-        tools: tools_mode(&args, &composition),
+        tools: tools_mode(args, &composition),
         tools_rejected: Default::default(),
         inline_bytes: composition_inline_bytes(),
         presenter,
@@ -415,40 +453,14 @@ pub async fn run(args: ReviewArgs) -> Result<i32> {
     };
     let run = run_review(env, &plan).await;
     ctrl_c.abort();
-    let report = build_report(
+    build_report(
         &repo,
         &plan.composition,
         &run,
         run.structured_outputs_fell_back,
         requested,
         notes,
-    )?;
-    let format = match args.format {
-        FormatArg::Json => Format::Json,
-        FormatArg::Markdown => Format::Markdown,
-        FormatArg::Sarif => Format::Sarif,
-        FormatArg::Rdjson => Format::Rdjson,
-    };
-    let text = render(&report, format);
-    match &args.out {
-        Some(path) => {
-            write_atomically(path, &text)?;
-            println!("{}", report.summary);
-            for m in &report.messages {
-                println!("{m}");
-            }
-            println!("Report written to {}", path.display());
-        }
-        // Every format carries the messages: Markdown and JSON in full, SARIF as tool
-        // execution notifications, rdjson not at all (so use --out with it).
-        None => print!("{text}"),
-    }
-    let fail_on = match args.fail_on {
-        FailOnArg::Finding => FailOn::Finding,
-        FailOnArg::Limited => FailOn::Limited,
-        FailOnArg::Never => FailOn::Never,
-    };
-    Ok(exit_code(&report.opinion, fail_on))
+    )
 }
 
 /// Checks before any model call that `--out` can be written: its folder exists and it
