@@ -584,4 +584,76 @@ mod tests {
         assert!((two.std_dev - (0.08f64).sqrt()).abs() < 1e-12);
         assert_eq!((two.min, two.max), (0.4, 0.8));
     }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn finding() -> impl Strategy<Value = EvalFinding> {
+            (
+                0usize..3,
+                1u32..60,
+                0u32..8,
+                0usize..4,
+                0usize..10,
+                0usize..3,
+            )
+                .prop_map(|(path, start, len, severity, category, claim)| {
+                    EvalFinding {
+                        path: ["a", "b", "c/d"][path].into(),
+                        start_line: start,
+                        end_line: start + len,
+                        severity: Severity::ALL[severity],
+                        category: Category::ALL[category],
+                        claim: ["x", "Y  z", "y z"][claim].into(),
+                    }
+                })
+        }
+
+        fn golden() -> impl Strategy<Value = GoldenComment> {
+            (0usize..4, proptest::option::of(0usize..10)).prop_map(|(severity, category)| {
+                GoldenComment {
+                    comment: "c".into(),
+                    severity: Severity::ALL[severity],
+                    category: category.map(|c| Category::ALL[c]),
+                    path: None,
+                    line: None,
+                }
+            })
+        }
+
+        proptest! {
+            /// For every input: groups partition the findings; every golden comment in a
+            /// profile is exactly one of TP or FN; no group is both a false positive and
+            /// a duplicate; every defined metric lies in [0, 1].
+            #[test]
+            fn counts_account_for_every_comment_and_group(
+                findings in proptest::collection::vec(finding(), 0..12),
+                golden in proptest::collection::vec(golden(), 0..6),
+                seed in proptest::collection::vec(any::<bool>(), 72),
+                beta in 0.1f64..4.0,
+            ) {
+                let groups = group_findings(&findings);
+                let mut members: Vec<usize> = groups.iter().flat_map(|g| g.members.clone()).collect();
+                members.sort();
+                prop_assert_eq!(members, (0..findings.len()).collect::<Vec<_>>());
+                let matches: Vec<Vec<bool>> = (0..groups.len())
+                    .map(|g| (0..golden.len()).map(|c| seed[(g * 6 + c) % seed.len()]).collect())
+                    .collect();
+                let counts = count_case(&findings, &groups, &golden, &matches);
+                for profile in Profile::ALL {
+                    let c = counts.profiles[&profile];
+                    let in_profile = golden.iter().filter(|g| profile.includes(g.category())).count() as u32;
+                    prop_assert_eq!(c.tp + c.fn_, in_profile);
+                    prop_assert!(c.fp as usize + counts.duplicates as usize <= groups.len());
+                    for value in [c.precision(), c.recall(), c.f_beta(beta)].into_iter().flatten() {
+                        prop_assert!((0.0..=1.0).contains(&value), "{value}");
+                    }
+                }
+                let all = counts.profiles[&Profile::All];
+                let by_severity = sum_counts([&counts]).severities.values().fold(Counts::default(), |mut a, c| { a.add(*c); a });
+                prop_assert_eq!(by_severity, all);
+            }
+        }
+    }
 }
