@@ -4,6 +4,7 @@
 
 mod composition;
 mod diagnostics;
+mod eval;
 mod exchange;
 mod fixture_range;
 mod panel;

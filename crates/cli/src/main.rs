@@ -1,4 +1,4 @@
-//! The `vouch` binary: `vouch review`, `vouch validate-report`, `vouch mcp`,
+//! The `vouch` binary: `vouch review`, `vouch eval`, `vouch validate-report`, `vouch mcp`,
 //! `vouch specialist new`.
 //!
 //! Exit codes (every subcommand): 0 completed and nothing at or above the failure
@@ -7,6 +7,7 @@
 //! unreadable input · 130 aborted.
 
 mod builtins;
+mod eval;
 mod exchange;
 mod mcp;
 mod presenter;
@@ -38,6 +39,8 @@ struct Cli {
 enum Command {
     /// Review a change: merge-base(base, head)..head.
     Review(Box<review::ReviewArgs>),
+    /// Measure review quality on golden-comment cases (precision, recall, F-beta).
+    Eval(Box<eval::EvalArgs>),
     /// Validate a review final report (JSON, or Markdown with one fenced JSON block).
     ValidateReport(validate::ValidateArgs),
     /// Serve the final-report validator over MCP (stdio).
@@ -120,6 +123,7 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Review(args) => runtime.block_on(review::run(*args)),
+        Command::Eval(args) => runtime.block_on(eval::run(*args)),
         Command::ValidateReport(args) => validate::run(&args),
         // stdout is the MCP channel: errors go to stderr, and a client that hangs up
         // before or during the session ends it with exit 3 (unreadable input).
