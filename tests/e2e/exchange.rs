@@ -2,7 +2,8 @@
 //! repeated review without a request, and the committed recording replays offline.
 //!
 //! The recording under `tests/data/recordings/review-minimal/` is re-made with
-//! `VOUCH_UPDATE_RECORDINGS=1 cargo test --test e2e exchange::` (docs/eval.md).
+//! `VOUCH_UPDATE_RECORDINGS=1 cargo test --test e2e exchange::committed_recording_replays_offline`
+//! (docs/eval.md).
 
 use std::path::{Path, PathBuf};
 
@@ -235,7 +236,7 @@ async fn committed_recording_replays_offline() {
     .await;
     assert_eq!(
         out.code, 1,
-        "the recorded review no longer replays; if a prompt or policy change is intended, run VOUCH_UPDATE_RECORDINGS=1 cargo test --test e2e exchange:: and commit tests/data/recordings\n{}\n{}",
+        "the recorded review no longer replays; if a prompt or policy change is intended, run VOUCH_UPDATE_RECORDINGS=1 cargo test --test e2e exchange::committed_recording_replays_offline and commit tests/data/recordings\n{}\n{}",
         out.stdout, out.stderr
     );
     let report = out.json();

@@ -108,7 +108,8 @@ struct Setup {
     cache_dir: Option<PathBuf>,
 }
 
-/// Runs `vouch eval`; returns the exit code (0 every case scored, 2 some case was not).
+/// Runs `vouch eval`; returns the exit code: 0 every case scored, 2 some case was not
+/// (results still written, the case named), 130 interrupted (nothing written).
 pub async fn run(args: EvalArgs) -> Result<i32> {
     let cases = load_input(&args)?;
     for case in &cases {
@@ -136,7 +137,14 @@ pub async fn run(args: EvalArgs) -> Result<i32> {
         let mut results = Vec::new();
         for case in &cases {
             let result = run_case(&args, case, judge.as_ref(), exchanges.as_ref()).await;
-            eprintln_progress(run, &result);
+            if result.outcome.as_deref() == Some("aborted") {
+                // Ctrl-C or SIGTERM: nothing partial is written as results.
+                println!(
+                    "vouch eval: interrupted at case {:?}; nothing was written. Completed model calls are cached: run the same command again to resume.",
+                    case.id
+                );
+                return Ok(130);
+            }
             results.push(result);
         }
         runs.push(RunResult {
@@ -165,12 +173,6 @@ pub async fn run(args: EvalArgs) -> Result<i32> {
     write_results(&args, &results)?;
     let all_scored = results.runs.iter().all(|r| r.overall.not_scored.is_empty());
     Ok(if all_scored { 0 } else { 2 })
-}
-
-/// One JSON line per finished case on stderr (stdout carries the summary).
-fn eprintln_progress(run: u32, case: &CaseResult) {
-    let line = serde_json::json!({"eval": "case", "run": run, "status": case.status.as_str()});
-    eprintln!("{line}");
 }
 
 fn load_input(args: &EvalArgs) -> Result<Vec<EvalCase>> {
