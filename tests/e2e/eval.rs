@@ -410,6 +410,36 @@ async fn self_judging_is_refused_unless_allowed() {
         reviewer.chat_requests().is_empty(),
         "nothing may be sent before the refusal"
     );
+    // A specialist's own model counts as the reviewer too.
+    let own = workspace()
+        .join("tests/data/e2e/own-model.toml")
+        .display()
+        .to_string();
+    let out = run_vouch(
+        &[
+            "eval",
+            "--cases",
+            &cases,
+            "--manifest",
+            &own,
+            "--base-url",
+            &url,
+            "--model",
+            "scripted",
+            "--judge-model",
+            "investigator-model",
+            "--no-cache",
+        ],
+        &[],
+    )
+    .await;
+    assert_eq!(out.code, 3, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("(\"investigator-model\")"),
+        "{}",
+        out.stdout
+    );
+    assert!(reviewer.chat_requests().is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -692,5 +722,74 @@ async fn repeated_runs_report_mean_and_spread() {
         run.stdout.contains("## Over 2 runs (mean ± sd)"),
         "{}",
         run.stdout
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ctrl_c_stops_the_eval_without_writing_results() {
+    let (repo, revs) = repo();
+    let dir = tempfile::tempdir().unwrap();
+    let cases = write_cases(dir.path(), "cases.json", &cases(repo.path(), &revs, false));
+    let stalled = Rule::when(Match::all([
+        Match::any_message_contains(INVESTIGATOR),
+        Match::any_message_contains("src/b.rs"),
+    ]))
+    .named("b-stalled")
+    .always(Reply::content("late").delay(std::time::Duration::from_secs(600)));
+    let script = std::iter::once(stalled)
+        .chain(reviewer_rules())
+        .fold(Script::new(), Script::rule);
+    let reviewer = ScriptedServer::start(script).await;
+    let judge = ScriptedServer::start(judge_script()).await;
+    let (manifest, reviewer_url, judge_url) = (manifest(), reviewer.base_url(), judge.base_url());
+    let out = dir.path().join("out");
+    let (cache, out_arg) = (
+        dir.path().join("cache").display().to_string(),
+        out.display().to_string(),
+    );
+    let child = tokio::process::Command::new(vouch_bin())
+        .args([
+            "eval",
+            "--cases",
+            &cases,
+            "--manifest",
+            &manifest,
+            "--base-url",
+            &reviewer_url,
+            "--model",
+            "scripted",
+            "--judge-base-url",
+            &judge_url,
+            "--judge-model",
+            "judge",
+            "--cache",
+            &cache,
+            "--out",
+            &out_arg,
+        ])
+        .env("CI", "true")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    while reviewer.served_by("b-stalled").is_empty() {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let pid = child.id().unwrap().to_string();
+    let sent = std::process::Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let output = child.wait_with_output().await.unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(130), "{stdout}");
+    assert!(
+        stdout.contains("nothing was written") && stdout.contains("resume"),
+        "{stdout}"
+    );
+    assert!(
+        !out.join("results.json").exists(),
+        "partial results were written"
     );
 }

@@ -127,6 +127,7 @@ pub async fn run(args: EvalArgs) -> Result<i32> {
         std::fs::create_dir_all(out)
             .map_err(|e| UsageError(format!("--out {}: {e}", out.display())))?;
     }
+    let cancel = interrupt_token()?;
     let mut runs = Vec::new();
     for run in 1..=args.repeat {
         let exchanges = open_cache(&setup, &args, run)?;
@@ -136,8 +137,8 @@ pub async fn run(args: EvalArgs) -> Result<i32> {
             .map(|j| crate::exchange::attach(j, exchanges.as_ref()));
         let mut results = Vec::new();
         for case in &cases {
-            let result = run_case(&args, case, judge.as_ref(), exchanges.as_ref()).await;
-            if result.outcome.as_deref() == Some("aborted") {
+            let result = run_case(&args, case, judge.as_ref(), exchanges.as_ref(), &cancel).await;
+            if cancel.is_cancelled() || result.outcome.as_deref() == Some("aborted") {
                 // Ctrl-C or SIGTERM: nothing partial is written as results.
                 println!(
                     "vouch eval: interrupted at case {:?}; nothing was written. Completed model calls are cached: run the same command again to resume.",
@@ -173,6 +174,26 @@ pub async fn run(args: EvalArgs) -> Result<i32> {
     write_results(&args, &results)?;
     let all_scored = results.runs.iter().all(|r| r.overall.not_scored.is_empty());
     Ok(if all_scored { 0 } else { 2 })
+}
+
+/// A token cancelled by Ctrl-C or SIGTERM for the whole eval (each review also ends
+/// itself as `aborted` on the same signal), so an interrupt between reviews, while the
+/// judge is asked, stops the eval too.
+fn interrupt_token() -> Result<CancellationToken> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut interrupt = signal(SignalKind::interrupt()).context("installing the Ctrl-C handler")?;
+    let mut terminate =
+        signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
+    let cancel = CancellationToken::new();
+    let token = cancel.clone();
+    tokio::spawn(async move {
+        tokio::select! {
+            _ = interrupt.recv() => {}
+            _ = terminate.recv() => {}
+        }
+        token.cancel();
+    });
+    Ok(cancel)
 }
 
 fn load_input(args: &EvalArgs) -> Result<Vec<EvalCase>> {
@@ -212,9 +233,18 @@ fn setup(args: &EvalArgs, cases: &[EvalCase]) -> Result<Setup> {
         }
         (None, false) => None,
         (Some(model), _) => {
-            if same_model(model, &reviewer.model) && !args.allow_self_judge {
+            let reviewers = std::iter::once(reviewer.model.as_str())
+                .chain(
+                    composition
+                        .specialists
+                        .iter()
+                        .filter_map(|s| s.model.as_deref()),
+                )
+                .chain(composition.verifier.model.as_deref());
+            let own = reviewers.into_iter().find(|r| same_model(model, r));
+            if let (Some(own), false) = (own, args.allow_self_judge) {
                 return Err(UsageError(format!(
-                    "the judge model {model:?} is the reviewer's model: a model judging its own findings biases the scores; choose another --judge-model or pass --allow-self-judge"
+                    "the judge model {model:?} is the reviewer's model ({own:?}): a model judging its own findings biases the scores; choose another --judge-model or pass --allow-self-judge"
                 ))
                 .into());
             }
@@ -339,6 +369,7 @@ async fn run_case(
     case: &EvalCase,
     judge: Option<&ModelClient>,
     exchanges: Option<&Arc<Exchanges>>,
+    cancel: &CancellationToken,
 ) -> CaseResult {
     let before = stats(exchanges);
     let mut result = CaseResult {
@@ -360,7 +391,7 @@ async fn run_case(
         Err(e) => Err(e),
     };
     match report {
-        Ok(report) => score_case(case, &report, judge, &mut result).await,
+        Ok(report) => score_case(case, &report, judge, cancel, &mut result).await,
         Err(e) => result.message = Some(format!("{e:#}")),
     }
     let after = stats(exchanges);
@@ -388,6 +419,7 @@ async fn score_case(
     case: &EvalCase,
     report: &ReviewReport,
     judge: Option<&ModelClient>,
+    cancel: &CancellationToken,
     result: &mut CaseResult,
 ) {
     let counts = &report.counts;
@@ -414,8 +446,7 @@ async fn score_case(
             return;
         }
         (Some(judge), false) => {
-            let cancel = CancellationToken::new();
-            match judge_case(judge, &findings, &groups, &case.golden, &cancel).await {
+            match judge_case(judge, &findings, &groups, &case.golden, cancel).await {
                 Ok(outcome) => {
                     result.cost.judge_questions = u64::from(outcome.questions);
                     result.cost.judge_tokens = outcome.usage.total_tokens();
