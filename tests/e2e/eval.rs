@@ -305,6 +305,10 @@ async fn three_case_eval_scores_match_the_hand_computation() {
     let overall = &r["runs"][0]["overall"];
     assert_eq!(overall["notScored"], json!(["c"]));
     assert_eq!(
+        overall["grouped"], 1,
+        "the second overflow finding joined the first"
+    );
+    assert_eq!(
         (overall["cases"].as_u64(), overall["scored"].as_u64()),
         (Some(3), Some(2))
     );

@@ -146,7 +146,9 @@ pub struct Overall {
     pub profiles: BTreeMap<Profile, Metrics>,
     /// Judge-matched metrics per severity (profile `all`).
     pub severities: BTreeMap<Severity, Metrics>,
-    /// Duplicate groups.
+    /// Findings folded into another finding's group before scoring (findings − groups).
+    pub grouped: u32,
+    /// Groups that only repeated a golden comment an earlier group had matched.
     pub duplicates: u32,
     /// Location-matched metrics over the cases that carry locations.
     pub location: Option<Metrics>,
@@ -269,6 +271,10 @@ pub fn overall(cases: &[CaseResult], beta: f64) -> Overall {
                 )
             })
             .collect(),
+        grouped: scored
+            .iter()
+            .map(|c| c.findings.saturating_sub(c.groups))
+            .sum(),
         duplicates: total.duplicates,
         location,
         location_cases: located.len() as u32,
@@ -399,8 +405,8 @@ fn write_run(out: &mut String, run: &RunResult, beta: f64, heading: bool) {
     let o = &run.overall;
     let _ = writeln!(
         out,
-        "\nScored {} of {} case(s); duplicates grouped: {}.",
-        o.scored, o.cases, o.duplicates
+        "\nScored {} of {} case(s); {} duplicate finding(s) grouped with another; {} group(s) repeating an already matched comment.",
+        o.scored, o.cases, o.grouped, o.duplicates
     );
     if !o.not_scored.is_empty() {
         let names: Vec<String> = o.not_scored.iter().map(|n| cell(n)).collect();
