@@ -797,3 +797,66 @@ async fn ctrl_c_stops_the_eval_without_writing_results() {
         "partial results were written"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn public_benchmark_files_run_through_the_checkout_mapping() {
+    let (repo, revs) = repo();
+    let dir = tempfile::tempdir().unwrap();
+    let golden = dir.path().join("golden.json");
+    std::fs::write(
+        &golden,
+        json!([{"pr_title": "Look items up", "url": "https://example.invalid/o/r/pull/7",
+                "comments": [{"comment": "The lookup concatenates user input into SQL (SQL injection)", "severity": "Critical"}]}])
+        .to_string(),
+    )
+    .unwrap();
+    let mapping = dir.path().join("checkouts.json");
+    std::fs::write(
+        &mapping,
+        json!({"https://example.invalid/o/r/pull/7": {"repo": repo.path(), "base": revs[1], "head": revs[2]}}).to_string(),
+    )
+    .unwrap();
+    let reviewer = ScriptedServer::start(reviewer_script()).await;
+    let judge = ScriptedServer::start(judge_script()).await;
+    let (manifest, reviewer_url, judge_url) = (manifest(), reviewer.base_url(), judge.base_url());
+    let out = dir.path().join("out");
+    let (golden, mapping, out_arg) = (
+        golden.display().to_string(),
+        mapping.display().to_string(),
+        out.display().to_string(),
+    );
+    let run = run_vouch(
+        &[
+            "eval",
+            "--benchmark",
+            &golden,
+            "--checkouts",
+            &mapping,
+            "--manifest",
+            &manifest,
+            "--base-url",
+            &reviewer_url,
+            "--model",
+            "scripted",
+            "--judge-base-url",
+            &judge_url,
+            "--judge-model",
+            "judge",
+            "--no-cache",
+            "--out",
+            &out_arg,
+        ],
+        &[],
+    )
+    .await;
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let r = results(&out);
+    let case = &r["runs"][0]["cases"][0];
+    assert_eq!(case["id"], "https://example.invalid/o/r/pull/7");
+    assert_eq!(
+        case["counts"]["profiles"]["strict"],
+        json!({"tp": 1, "fp": 0, "fn": 0})
+    );
+    // No category in the benchmark: the comment counts as a bug, so strict holds it.
+    assert_eq!(r["runs"][0]["overall"]["profiles"]["strict"]["tp"], 1);
+}

@@ -562,12 +562,12 @@ impl Replayer {
 /// Names an unrecorded request and shows its difference from the closest unused
 /// recorded request as a unified diff of pretty-printed JSON.
 fn mismatch_message(dir: &Path, body: &Value, unused: &[&Recorded], total: usize) -> String {
-    let sent = pretty(body);
+    let sent = diffable(body);
     let summary = request_summary(body);
     let Some((closest, recorded_text)) =
         unused
             .iter()
-            .map(|r| (r, pretty(&r.request)))
+            .map(|r| (r, diffable(&r.request)))
             .max_by(|a, b| {
                 let ra = similar::TextDiff::from_lines(&a.1, &sent).ratio();
                 let rb = similar::TextDiff::from_lines(&b.1, &sent).ratio();
@@ -591,8 +591,39 @@ fn mismatch_message(dir: &Path, body: &Value, unused: &[&Recorded], total: usize
     )
 }
 
-fn pretty(value: &Value) -> String {
-    serde_json::to_string_pretty(value).unwrap_or_default() + "\n"
+/// A request as text whose lines follow its structure: each message's content on its
+/// own lines under a `### message N (role)` header, then the other fields as pretty JSON,
+/// so a diff points at the changed line of a prompt rather than at one long JSON string.
+fn diffable(body: &Value) -> String {
+    let mut out = String::new();
+    let messages = body.get("messages").and_then(Value::as_array);
+    for (i, message) in messages.into_iter().flatten().enumerate() {
+        let role = message.get("role").and_then(Value::as_str).unwrap_or("?");
+        out.push_str(&format!("### message {} ({role})\n", i + 1));
+        match message.get("content") {
+            Some(Value::String(text)) => out.push_str(text),
+            Some(Value::Null) | None => {}
+            Some(other) => out.push_str(&serde_json::to_string_pretty(other).unwrap_or_default()),
+        }
+        out.push('\n');
+        let mut rest = message.clone();
+        if let Some(map) = rest.as_object_mut() {
+            map.remove("role");
+            map.remove("content");
+            if !map.is_empty() {
+                out.push_str(&serde_json::to_string_pretty(&rest).unwrap_or_default());
+                out.push('\n');
+            }
+        }
+    }
+    let mut rest = body.clone();
+    if let Some(map) = rest.as_object_mut() {
+        map.remove("messages");
+    }
+    out.push_str("### other fields\n");
+    out.push_str(&serde_json::to_string_pretty(&rest).unwrap_or_default());
+    out.push('\n');
+    out
 }
 
 /// `model M, N messages, last role R`: enough to recognise a request.
@@ -773,14 +804,8 @@ mod tests {
             panic!("unrecorded request answered")
         };
         assert!(message.contains("0001.json"), "{message}");
-        assert!(
-            message.contains("-      \"content\": \"review the parser\""),
-            "{message}"
-        );
-        assert!(
-            message.contains("+      \"content\": \"review the lexer\""),
-            "{message}"
-        );
+        assert!(message.contains("\n-review the parser\n"), "{message}");
+        assert!(message.contains("\n+review the lexer\n"), "{message}");
         assert_eq!(replay.first_mismatch(), Some(message));
     }
 
