@@ -8,4 +8,5 @@ mod eval;
 mod exchange;
 mod fixture_range;
 mod panel;
+mod publish;
 mod review;

@@ -122,6 +122,9 @@ pub struct ReviewArgs {
     /// Response cache, recording and replay.
     #[command(flatten)]
     pub exchange: ExchangeArgs,
+    /// Reading the change from CI and publishing to the pull request.
+    #[command(flatten)]
+    pub ci: crate::publish::ReviewPublishArgs,
 }
 
 fn load_composition(args: &ReviewArgs) -> Result<Composition> {
@@ -295,7 +298,25 @@ fn tools_mode(args: &ReviewArgs, composition: &Composition) -> ToolsMode {
 }
 
 /// Runs `vouch review`; returns the exit code.
-pub async fn run(args: ReviewArgs) -> Result<i32> {
+pub async fn run(mut args: ReviewArgs) -> Result<i32> {
+    // The pull request and the token are checked before any model call.
+    let pr_env = if args.ci.pr_from_env {
+        let env = crate::publish::pr_from_env()?;
+        args.base = Some(env.base_sha.clone());
+        args.head = env.head_sha.clone();
+        args.pr_title = args.pr_title.take().or(env.title.clone());
+        if args.pr_body_file.is_none() {
+            args.pr_body = args.pr_body.take().or(env.body.clone());
+        }
+        Some(env)
+    } else {
+        None
+    };
+    let publish_to = if args.ci.publish {
+        Some(crate::publish::resolve(&args.ci.target, pr_env.as_ref())?)
+    } else {
+        None
+    };
     if let Some(out) = &args.out {
         check_out_path(out)?;
     }
@@ -321,6 +342,10 @@ pub async fn run(args: ReviewArgs) -> Result<i32> {
         // Every format carries the messages: Markdown and JSON in full, SARIF as tool
         // execution notifications, rdjson not at all (so use --out with it).
         None => print!("{text}"),
+    }
+    if let Some((target, token)) = publish_to {
+        // With the report on stdout, nothing else may follow it there.
+        crate::publish::publish_report(&report, &target, token, args.out.is_some()).await?;
     }
     let fail_on = match args.fail_on {
         FailOnArg::Finding => FailOn::Finding,
