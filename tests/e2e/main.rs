@@ -7,6 +7,7 @@ mod diagnostics;
 mod eval;
 mod exchange;
 mod fixture_range;
+mod intake;
 mod panel;
 mod publish;
 mod review;

@@ -1,5 +1,6 @@
 //! `vouch review`: snapshot, plan, run, report.
 
+use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -12,13 +13,14 @@ use vouch_final_report::{LocalRangeReview, ReviewOutcome, checked_local_range_re
 use vouch_git::SourceReader;
 use vouch_host::diagnostics::{DiagnosticSink, JsonLines};
 use vouch_host::manifest::{
-    Composition, REPO_OVERRIDE_PATH, RepoOverrides, ToolsMode as ManifestTools, resolve_endpoint,
+    Composition, REPO_OVERRIDE_PATH, RepoOverrides, ResolvedEndpoint, ToolsMode as ManifestTools,
+    resolve_endpoint,
 };
 use vouch_host::progress::{Presenter, Silent};
 use vouch_host::registry::Registry;
 use vouch_host::review::{
-    PullRequestText, ReviewEnv, ReviewRun, ToolsMode, build_plan, collect_policy, detect_intent,
-    run_review,
+    PullRequestText, ReviewEnv, ReviewPlan, ReviewRun, ToolsMode, build_plan, collect_policy,
+    detect_intent, run_review,
 };
 use vouch_llm::{EndpointConfig, Exchanges, ModelClient};
 use vouch_report::{
@@ -197,8 +199,14 @@ fn outcome_for_final_report(run: &ReviewRun) -> ReviewOutcome {
     ReviewOutcome::parse(&outcome, cov).unwrap_or(ReviewOutcome::Incomplete)
 }
 
+/// The one-line summary. Counts of reviewed files count only the files reviewed (in an
+/// accepted receipt and seen in full), never the changed or expected files.
 fn summary(run: &ReviewRun) -> String {
-    let files = run.expected_files.len();
+    let files = run.files_reviewed.len();
+    let unreviewed = match run.files_not_reviewed.len() {
+        0 => String::new(),
+        n => format!(" ({n} other changed file(s) not reviewed, listed in the report)"),
+    };
     match run.opinion.outcome {
         Outcome::NothingToReview if run.snapshot.merge_base == run.snapshot.head.sha
             && run.snapshot.base.sha != run.snapshot.head.sha =>
@@ -216,14 +224,14 @@ fn summary(run: &ReviewRun) -> String {
             run.failures.len()
         ),
         Outcome::Findings => format!(
-            "{} verified finding(s) in {files} reviewed file(s).",
+            "{} verified finding(s) in {files} reviewed file(s){unreviewed}.",
             run.findings.len()
         ),
         Outcome::NoFindings if run.opinion.clean => {
             format!("Clean: no verified finding in {files} reviewed file(s), full coverage.")
         }
         Outcome::NoFindings => format!(
-            "No verified finding in {files} reviewed file(s); not a clean opinion (see below)."
+            "No verified finding in {files} reviewed file(s){unreviewed}; not a clean opinion (see below)."
         ),
     }
 }
@@ -243,7 +251,7 @@ pub fn build_report(
         repository: repo.display().to_string(),
         base_sha: snapshot.merge_base.clone(),
         head_sha: snapshot.head.sha.clone(),
-        files_reviewed: run.expected_files.clone(),
+        files_reviewed: run.files_reviewed.clone(),
         outcome: outcome_for_final_report(run),
         narrative: format!("vouch read-only review of a local range. {summary}"),
         command_line: command_line(),
@@ -267,6 +275,8 @@ pub fn build_report(
         counts: snapshot.counts(),
         expected_files: run.expected_files.clone(),
         excluded_files: run.excluded_files.clone(),
+        files_reviewed: run.files_reviewed.clone(),
+        files_not_reviewed: run.files_not_reviewed.clone(),
         stages: run.stages.clone(),
         candidates: run.candidates.clone(),
         findings: run.findings.clone(),
@@ -381,7 +391,8 @@ pub async fn review_report(
             .add_builtin(table)
             .context("registering a built-in specialist (a bug in vouch)")?;
     }
-    let plan = build_plan(&composition, &mut registry).map_err(|e| UsageError(e.to_string()))?;
+    let mut plan =
+        build_plan(&composition, &mut registry).map_err(|e| UsageError(e.to_string()))?;
     let flags = exchange::endpoint_flags(args, exchanges.as_deref());
     // An empty range needs no endpoint: no model is called.
     let endpoint = if snapshot.is_empty() {
@@ -408,28 +419,7 @@ pub async fn review_report(
         config.request_timeout = std::time::Duration::from_secs(t);
     }
     let requested = config.structured_outputs;
-    // Specialists that name their own model get a client of their own (same endpoint).
-    let mut model_clients = std::collections::BTreeMap::new();
-    let specs = plan
-        .lanes
-        .iter()
-        .chain(plan.audit.iter())
-        .chain(std::iter::once(&plan.verifier));
-    for model in specs.filter_map(|s| s.model.clone()) {
-        if model != config.model && !model_clients.contains_key(&model) {
-            let own = EndpointConfig {
-                model: model.clone(),
-                ..config.clone()
-            };
-            let client = ModelClient::new(own).map_err(|e| {
-                UsageError(format!(
-                    "cannot configure the model client for {model}: {e}"
-                ))
-            })?;
-            let client = exchange::attach(client, exchanges.as_ref());
-            model_clients.insert(model, Arc::new(client));
-        }
-    }
+    let model_clients = stage_models(&mut plan, endpoint.as_ref(), &config, exchanges.as_ref())?;
     let client = Arc::new(exchange::attach(
         ModelClient::new(config)
             .map_err(|e| UsageError(format!("cannot configure the model client: {e}")))?,
@@ -486,6 +476,39 @@ pub async fn review_report(
         requested,
         notes,
     )
+}
+
+/// Applies the model rule ([`ResolvedEndpoint::model_for`]: a specialist's own model
+/// wins, every other instance gets the run's default) to every instance of `plan`, and
+/// builds one client (same endpoint) per model other than the default.
+fn stage_models(
+    plan: &mut ReviewPlan,
+    endpoint: Option<&ResolvedEndpoint>,
+    config: &EndpointConfig,
+    exchanges: Option<&Arc<Exchanges>>,
+) -> Result<BTreeMap<String, Arc<ModelClient>>> {
+    let mut clients = BTreeMap::new();
+    let Some(endpoint) = endpoint else {
+        return Ok(clients);
+    };
+    for spec in plan.instances_mut() {
+        let model = endpoint.model_for(spec.model.as_deref()).to_string();
+        if model != config.model && !clients.contains_key(&model) {
+            let own = EndpointConfig {
+                model: model.clone(),
+                ..config.clone()
+            };
+            let client = ModelClient::new(own).map_err(|e| {
+                UsageError(format!(
+                    "cannot configure the model client for {model}: {e}"
+                ))
+            })?;
+            let client = exchange::attach(client, exchanges);
+            clients.insert(model.clone(), Arc::new(client));
+        }
+        spec.model = Some(model);
+    }
+    Ok(clients)
 }
 
 /// Checks before any model call that `--out` can be written: its folder exists and it

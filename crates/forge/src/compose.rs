@@ -249,10 +249,11 @@ fn summary_body(
     let mut s = format!("{SUMMARY_MARKER}\n## vouch review: {}\n\n", heading(report));
     let _ = writeln!(
         s,
-        "{}\n\nReviewed `{}..{}`: {} file(s), +{} −{}.\n",
+        "{}\n\nRange `{}..{}`: {} of {} changed file(s) reviewed, +{} −{}.\n",
         text(&report.summary),
         short(&report.merge_base),
         short(&report.head.sha),
+        report.files_reviewed.len(),
         report.counts.files,
         report.counts.additions,
         report.counts.deletions
