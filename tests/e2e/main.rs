@@ -5,6 +5,8 @@
 mod composition;
 mod diagnostics;
 mod endpoint;
+mod eval;
+mod exchange;
 mod fixture_range;
 mod intake;
 mod panel;

@@ -13,8 +13,7 @@ use vouch_final_report::{LocalRangeReview, ReviewOutcome, checked_local_range_re
 use vouch_git::SourceReader;
 use vouch_host::diagnostics::{DiagnosticSink, JsonLines};
 use vouch_host::manifest::{
-    Composition, EndpointFlags, REPO_OVERRIDE_PATH, RepoOverrides, ResolvedEndpoint,
-    ToolsMode as ManifestTools,
+    Composition, REPO_OVERRIDE_PATH, RepoOverrides, ResolvedEndpoint, ToolsMode as ManifestTools,
 };
 use vouch_host::progress::{Presenter, Silent};
 use vouch_host::registry::Registry;
@@ -22,11 +21,12 @@ use vouch_host::review::{
     PullRequestText, ReviewEnv, ReviewPlan, ReviewRun, ToolsMode, build_plan, collect_policy,
     detect_intent, run_review,
 };
-use vouch_llm::{EndpointConfig, ModelClient};
+use vouch_llm::{EndpointConfig, Exchanges, ModelClient};
 use vouch_report::{
     Format, REPORT_SCHEMA_VERSION, ReviewReport, StructuredOutputs, ToolInfo, check_report, render,
 };
 
+use crate::exchange::{self, ExchangeArgs};
 use crate::presenter::TerminalPresenter;
 use crate::{UsageError, builtins};
 
@@ -124,6 +124,9 @@ pub struct ReviewArgs {
     /// $XDG_CONFIG_HOME/vouch/config.toml); default: its `profile` key.
     #[arg(long)]
     pub profile: Option<String>,
+    /// Response cache, recording and replay.
+    #[command(flatten)]
+    pub exchange: ExchangeArgs,
     /// Reading the change from CI and publishing to the pull request.
     #[command(flatten)]
     pub ci: crate::publish::ReviewPublishArgs,
@@ -320,14 +323,55 @@ pub async fn run(mut args: ReviewArgs) -> Result<i32> {
     } else {
         None
     };
+    if let Some(out) = &args.out {
+        check_out_path(out)?;
+    }
+    let exchanges = exchange::open(&args.exchange)?;
+    let report = review_report(&args, exchanges.clone()).await?;
+    exchange::check_replay(exchanges.as_deref())?;
+    let format = match args.format {
+        FormatArg::Json => Format::Json,
+        FormatArg::Markdown => Format::Markdown,
+        FormatArg::Sarif => Format::Sarif,
+        FormatArg::Rdjson => Format::Rdjson,
+    };
+    let text = render(&report, format);
+    match &args.out {
+        Some(path) => {
+            write_atomically(path, &text)?;
+            println!("{}", report.summary);
+            for m in &report.messages {
+                println!("{m}");
+            }
+            println!("Report written to {}", path.display());
+        }
+        // Every format carries the messages: Markdown and JSON in full, SARIF as tool
+        // execution notifications, rdjson not at all (so use --out with it).
+        None => print!("{text}"),
+    }
+    if let Some((target, token)) = publish_to {
+        // With the report on stdout, nothing else may follow it there.
+        crate::publish::publish_report(&report, &target, token, args.out.is_some()).await?;
+    }
+    let fail_on = match args.fail_on {
+        FailOnArg::Finding => FailOn::Finding,
+        FailOnArg::Limited => FailOn::Limited,
+        FailOnArg::Never => FailOn::Never,
+    };
+    Ok(exit_code(&report.opinion, fail_on))
+}
+
+/// Runs one review as `args` describe it and returns its self-checked report (nothing
+/// is printed or written). Every model request goes through `exchanges` when given.
+pub async fn review_report(
+    args: &ReviewArgs,
+    exchanges: Option<Arc<Exchanges>>,
+) -> Result<ReviewReport> {
     let repo = args.repo.clone();
     let user = crate::config::UserSettings::load(args.profile.as_deref())?;
     let mut composition = user.composition(args.manifest.as_ref())?;
     if let Some(n) = args.concurrency {
         composition.concurrency = usize::from(n);
-    }
-    if let Some(out) = &args.out {
-        check_out_path(out)?;
     }
     let snapshot = vouch_git::snapshot(&repo, args.base.as_deref(), &args.head)
         .map_err(|e| UsageError(e.to_string()))?;
@@ -346,11 +390,7 @@ pub async fn run(mut args: ReviewArgs) -> Result<i32> {
     }
     let mut plan =
         build_plan(&composition, &mut registry).map_err(|e| UsageError(e.to_string()))?;
-    let flags = EndpointFlags {
-        base_url: args.base_url.clone(),
-        model: args.model.clone(),
-        api_key_env: args.api_key_env.clone(),
-    };
+    let flags = exchange::endpoint_flags(args, exchanges.as_deref());
     // An empty range needs no endpoint: no model is called.
     let endpoint = if snapshot.is_empty() {
         None
@@ -366,12 +406,13 @@ pub async fn run(mut args: ReviewArgs) -> Result<i32> {
         config.request_timeout = std::time::Duration::from_secs(t);
     }
     let requested = config.structured_outputs;
-    let client = Arc::new(
+    let client = Arc::new(exchange::attach(
         ModelClient::new(config)
             .map_err(|e| UsageError(format!("cannot configure the model client: {e}")))?,
-    );
+        exchanges.as_ref(),
+    ));
     let model_clients = stage_models(&mut plan, endpoint.as_ref(), &client)?;
-    let intent = detect_intent(&pr_text(&args)?, &snapshot);
+    let intent = detect_intent(&pr_text(args)?, &snapshot);
     let policy = collect_policy(&reader, &snapshot);
     let cancel = CancellationToken::new();
     let interactive = std::io::stderr().is_terminal()
@@ -385,9 +426,11 @@ pub async fn run(mut args: ReviewArgs) -> Result<i32> {
         Arc::new(JsonLines::new(std::io::stderr()))
     };
     let job_id = job_id();
+    // A replay sends nothing, so there is no endpoint to check.
+    let replaying = matches!(exchanges.as_deref(), Some(Exchanges::Replay(_)));
     if let Some(endpoint) = endpoint
         .as_ref()
-        .filter(|_| calls_a_model(&snapshot, &plan))
+        .filter(|_| !replaying && calls_a_model(&snapshot, &plan))
     {
         let checked =
             crate::endpoint::check(&client, endpoint, &diagnostics, &job_id, &cancel).await;
@@ -406,7 +449,7 @@ pub async fn run(mut args: ReviewArgs) -> Result<i32> {
         model_clients,
         intent,
         policy,
-        tools: tools_mode(&args, &composition),
+        tools: tools_mode(args, &composition),
         tools_rejected: Default::default(),
         inline_bytes: composition_inline_bytes(),
         presenter,
@@ -448,44 +491,14 @@ pub async fn run(mut args: ReviewArgs) -> Result<i32> {
         run.messages
             .push(crate::endpoint::refused_during_review(status, e));
     }
-    let report = build_report(
+    build_report(
         &repo,
         &plan.composition,
         &run,
         run.structured_outputs_fell_back,
         requested,
         notes,
-    )?;
-    let format = match args.format {
-        FormatArg::Json => Format::Json,
-        FormatArg::Markdown => Format::Markdown,
-        FormatArg::Sarif => Format::Sarif,
-        FormatArg::Rdjson => Format::Rdjson,
-    };
-    let text = render(&report, format);
-    match &args.out {
-        Some(path) => {
-            write_atomically(path, &text)?;
-            println!("{}", report.summary);
-            for m in &report.messages {
-                println!("{m}");
-            }
-            println!("Report written to {}", path.display());
-        }
-        // Every format carries the messages: Markdown and JSON in full, SARIF as tool
-        // execution notifications, rdjson not at all (so use --out with it).
-        None => print!("{text}"),
-    }
-    if let Some((target, token)) = publish_to {
-        // With the report on stdout, nothing else may follow it there.
-        crate::publish::publish_report(&report, &target, token, args.out.is_some()).await?;
-    }
-    let fail_on = match args.fail_on {
-        FailOnArg::Finding => FailOn::Finding,
-        FailOnArg::Limited => FailOn::Limited,
-        FailOnArg::Never => FailOn::Never,
-    };
-    Ok(exit_code(&report.opinion, fail_on))
+    )
 }
 
 /// Whether the review will call a model: some changed text file is not excluded.

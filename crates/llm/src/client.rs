@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 use crate::chat::{ChatReply, ChatRequest, parse_reply, request_body};
 use crate::config::EndpointConfig;
 use crate::error::{LlmError, scrub};
+use crate::exchange::{Answer, Exchanges, Lookup};
 use crate::http::{CapturingService, EndpointAuth, EndpointState, NotJson, StatusFailure};
 use crate::retry::{is_retryable_status, wait_before_retry};
 
@@ -34,6 +35,7 @@ pub(crate) struct Inner {
     pub(crate) endpoint: Arc<EndpointState>,
     structured_fell_back: AtomicBool,
     call_ids: AtomicU64,
+    exchanges: Option<Arc<Exchanges>>,
 }
 
 impl fmt::Debug for ModelClient {
@@ -72,7 +74,11 @@ impl ModelClient {
             model: model.to_owned(),
             ..self.inner.config.clone()
         };
-        Self::with_state(config, self.inner.endpoint.clone())
+        let client = Self::with_state(config, self.inner.endpoint.clone())?;
+        Ok(match self.exchanges() {
+            Some(exchanges) => client.with_exchanges(exchanges.clone()),
+            None => client,
+        })
     }
 
     fn with_state(
@@ -102,6 +108,7 @@ impl ModelClient {
                 endpoint,
                 structured_fell_back: AtomicBool::new(false),
                 call_ids: AtomicU64::new(0),
+                exchanges: None,
             }),
         })
     }
@@ -117,6 +124,29 @@ impl ModelClient {
     /// this run, if it did. After a refusal no further request is sent.
     pub fn refused_key(&self) -> Option<u16> {
         self.inner.endpoint.refused()
+    }
+
+    /// The same client with every HTTP attempt going through `exchanges` (a response
+    /// cache, a recording or a replay).
+    pub fn with_exchanges(self, exchanges: Arc<Exchanges>) -> ModelClient {
+        let inner = &self.inner;
+        ModelClient {
+            inner: Arc::new(Inner {
+                config: inner.config.clone(),
+                client: inner.client.clone(),
+                auth: inner.auth.clone(),
+                http: inner.http.clone(),
+                endpoint: inner.endpoint.clone(),
+                structured_fell_back: AtomicBool::new(self.structured_outputs_fell_back()),
+                call_ids: AtomicU64::new(inner.call_ids.load(Ordering::Relaxed)),
+                exchanges: Some(exchanges),
+            }),
+        }
+    }
+
+    /// The exchange layer, if any.
+    pub fn exchanges(&self) -> Option<&Arc<Exchanges>> {
+        self.inner.exchanges.as_ref()
     }
 
     /// The endpoint configuration this client was built with.
@@ -248,8 +278,48 @@ impl ModelClient {
         }
     }
 
-    /// One HTTP attempt under the per-request timeout and the cancellation token.
+    /// One attempt: answered by the exchange layer when it can, else sent; what the
+    /// endpoint answers is handed to the layer. The one point every request passes.
     async fn attempt(
+        &self,
+        body: &Value,
+        cancel: &CancellationToken,
+    ) -> Result<Value, AttemptError> {
+        let Some(exchanges) = &self.inner.exchanges else {
+            return self.send_attempt(body, cancel).await;
+        };
+        let endpoint = self.inner.config.base_url.as_str();
+        match exchanges.lookup(endpoint, body) {
+            Lookup::Hit(Answer::Body(value)) => return Ok(value),
+            Lookup::Hit(Answer::Status { status, body }) => {
+                return Err(AttemptError::Status(StatusFailure {
+                    status,
+                    retry_after: None,
+                    body,
+                }));
+            }
+            Lookup::Refused(message) => {
+                return Err(AttemptError::Final(LlmError::Replay { message }));
+            }
+            Lookup::Miss => {}
+        }
+        let outcome = self.send_attempt(body, cancel).await;
+        let answer = match &outcome {
+            Ok(value) => Some(Answer::Body(value.clone())),
+            Err(AttemptError::Status(failure)) => Some(Answer::Status {
+                status: failure.status,
+                body: scrub(&failure.body, self.secret()),
+            }),
+            Err(_) => None,
+        };
+        if let Some(answer) = answer {
+            exchanges.store(endpoint, body, &answer, self.secret());
+        }
+        outcome
+    }
+
+    /// One HTTP attempt under the per-request timeout and the cancellation token.
+    async fn send_attempt(
         &self,
         body: &Value,
         cancel: &CancellationToken,

@@ -46,6 +46,12 @@ pub enum LlmError {
         /// What was wrong, with a body excerpt, API key redacted.
         message: String,
     },
+    /// A replay met a request its recording does not hold; nothing was sent.
+    #[error("{message}")]
+    Replay {
+        /// The request and its difference from the closest recorded one.
+        message: String,
+    },
     /// The endpoint configuration is unusable (e.g. the key is not a valid header value).
     #[error("invalid model endpoint configuration: {message}")]
     Config {
@@ -60,7 +66,7 @@ pub const BODY_EXCERPT_CHARS: usize = 600;
 impl LlmError {
     /// A stable, allowlisted reason code for structured diagnostics (never paths,
     /// prompts or provider text): `cancelled`, `timeout`, `http-4xx`, `http-429`,
-    /// `http-5xx`, `retries-exhausted`, `transport`, `decode`, `config`.
+    /// `http-5xx`, `retries-exhausted`, `transport`, `decode`, `config`, `replay`.
     pub fn reason_code(&self) -> &'static str {
         match self {
             LlmError::Cancelled => "cancelled",
@@ -72,6 +78,7 @@ impl LlmError {
             LlmError::Transport { .. } => "transport",
             LlmError::Decode { .. } => "decode",
             LlmError::Config { .. } => "config",
+            LlmError::Replay { .. } => "replay",
         }
     }
 

@@ -1,0 +1,117 @@
+//! `--cache`, `--no-cache`, `--record` and `--replay`: which exchange layer a run's
+//! model clients go through (see `vouch_llm::exchange`).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::Result;
+use clap::Args;
+use vouch_host::manifest::EndpointFlags;
+use vouch_llm::exchange::{DEFAULT_CACHE_MAX_BYTES, ExchangeCache, Recorder, Replayer};
+use vouch_llm::{Exchanges, ModelClient};
+
+use crate::UsageError;
+use crate::review::ReviewArgs;
+
+/// Where model exchanges are cached, recorded or replayed from.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ExchangeArgs {
+    /// Answer repeated model requests from this response cache folder and store new
+    /// answers there (content-addressed, shareable between runs and processes).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["record", "replay"])]
+    pub cache: Option<PathBuf>,
+    /// Use no response cache (also turns off `vouch eval`'s default cache).
+    #[arg(long, conflicts_with = "cache")]
+    pub no_cache: bool,
+    /// Save every model exchange of this run, in order, as files in DIR (new or empty).
+    #[arg(long, value_name = "DIR", conflicts_with = "replay")]
+    pub record: Option<PathBuf>,
+    /// Re-run fully offline from a recording made with --record; a request that was
+    /// not recorded fails the run (exit 3) with its difference from the recording.
+    #[arg(long, value_name = "DIR")]
+    pub replay: Option<PathBuf>,
+    /// Size bound of the response cache in MiB; least recently used entries go first.
+    #[arg(long, value_name = "MIB", default_value_t = DEFAULT_CACHE_MAX_BYTES >> 20)]
+    pub cache_max_mib: u64,
+}
+
+impl ExchangeArgs {
+    /// Opens the exchange layer these flags ask for; `default_cache` is used when no
+    /// layer is named and `--no-cache` is absent (`vouch eval`'s default).
+    pub fn open(&self, default_cache: Option<PathBuf>) -> Result<Option<Arc<Exchanges>>> {
+        let usage = |e: vouch_llm::exchange::ExchangeError| UsageError(e.to_string());
+        if let Some(dir) = &self.replay {
+            let replayer = Replayer::load(dir).map_err(|e| UsageError(format!("--replay {e}")))?;
+            return Ok(Some(Arc::new(Exchanges::Replay(replayer))));
+        }
+        if let Some(dir) = &self.record {
+            let recorder =
+                Recorder::create(dir).map_err(|e| UsageError(format!("--record {e}")))?;
+            return Ok(Some(Arc::new(Exchanges::Record(recorder))));
+        }
+        if self.no_cache {
+            return Ok(None);
+        }
+        let Some(dir) = self.cache.clone().or(default_cache) else {
+            return Ok(None);
+        };
+        let cache =
+            ExchangeCache::open(dir, self.cache_max_mib.saturating_mul(1 << 20)).map_err(usage)?;
+        Ok(Some(Arc::new(Exchanges::Cache(cache))))
+    }
+}
+
+/// The exchange layer of `vouch review` (no cache unless `--cache` names one).
+pub fn open(args: &ExchangeArgs) -> Result<Option<Arc<Exchanges>>> {
+    args.open(None)
+}
+
+/// `client` going through `exchanges`, when there is a layer.
+pub fn attach(client: ModelClient, exchanges: Option<&Arc<Exchanges>>) -> ModelClient {
+    match exchanges {
+        Some(exchanges) => client.with_exchanges(exchanges.clone()),
+        None => client,
+    }
+}
+
+/// The endpoint flags of a review. A replay needs no endpoint: nothing is sent, so the
+/// base URL defaults to an address that is never contacted and the model to the
+/// recording's.
+pub fn endpoint_flags(args: &ReviewArgs, exchanges: Option<&Exchanges>) -> EndpointFlags {
+    let mut flags = EndpointFlags {
+        base_url: args.base_url.clone(),
+        model: args.model.clone(),
+        api_key_env: args.api_key_env.clone(),
+    };
+    if let Some(Exchanges::Replay(replayer)) = exchanges {
+        flags
+            .base_url
+            .get_or_insert_with(|| "http://127.0.0.1:9/v1".into());
+        if flags.model.is_none() {
+            flags.model = replayer.model();
+        }
+    }
+    flags
+}
+
+/// After a replayed review: the first request that was not recorded, or recorded
+/// exchanges the review never asked for, fail the run (exit 3).
+pub fn check_replay(exchanges: Option<&Exchanges>) -> Result<()> {
+    let Some(Exchanges::Replay(replayer)) = exchanges else {
+        return Ok(());
+    };
+    if let Some(mismatch) = replayer.first_mismatch() {
+        return Err(UsageError(format!(
+            "{mismatch}\nThe review no longer sends the recorded requests; if the change is intended, record it again (see docs/eval.md)."
+        ))
+        .into());
+    }
+    let unused = replayer.unused();
+    if unused > 0 {
+        return Err(UsageError(format!(
+            "the replay left {unused} recorded exchange(s) unused: the review sent fewer requests than were recorded; if intended, record it again (see docs/eval.md)"
+        ))
+        .into());
+    }
+    Ok(())
+}
