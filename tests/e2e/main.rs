@@ -5,5 +5,6 @@
 mod composition;
 mod diagnostics;
 mod fixture_range;
+mod outputs;
 mod panel;
 mod review;

@@ -1,5 +1,5 @@
-//! The `vouch` binary: `vouch review`, `vouch validate-report`, `vouch mcp`,
-//! `vouch specialist new`.
+//! The `vouch` binary: `vouch review`, `vouch render`, `vouch validate-report`,
+//! `vouch mcp`, `vouch specialist new`.
 //!
 //! Exit codes (every subcommand): 0 completed and nothing at or above the failure
 //! threshold · 1 verified findings at or above `--fail-on` (for `validate-report`: the
@@ -8,7 +8,9 @@
 
 mod builtins;
 mod mcp;
+mod output;
 mod presenter;
+mod render;
 mod review;
 mod scaffold;
 mod validate;
@@ -37,6 +39,8 @@ struct Cli {
 enum Command {
     /// Review a change: merge-base(base, head)..head.
     Review(Box<review::ReviewArgs>),
+    /// Convert a saved JSON review report into other formats (no model call).
+    Render(render::RenderArgs),
     /// Validate a review final report (JSON, or Markdown with one fenced JSON block).
     ValidateReport(validate::ValidateArgs),
     /// Serve the final-report validator over MCP (stdio).
@@ -119,6 +123,7 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Review(args) => runtime.block_on(review::run(*args)),
+        Command::Render(args) => runtime.block_on(render::run(&args)),
         Command::ValidateReport(args) => validate::run(&args),
         // stdout is the MCP channel: errors go to stderr, and a client that hangs up
         // before or during the session ends it with exit 3 (unreadable input).

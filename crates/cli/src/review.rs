@@ -23,24 +23,12 @@ use vouch_host::review::{
 };
 use vouch_llm::{EndpointConfig, ModelClient};
 use vouch_report::{
-    Format, REPORT_SCHEMA_VERSION, ReviewReport, StructuredOutputs, ToolInfo, check_report, render,
+    REPORT_SCHEMA_VERSION, ReviewReport, StructuredOutputs, ToolInfo, check_report,
 };
 
+use crate::output::{OutputArgs, with_outputs};
 use crate::presenter::TerminalPresenter;
 use crate::{UsageError, builtins};
-
-/// Output format flag.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FormatArg {
-    /// The canonical JSON report.
-    Json,
-    /// Markdown for people.
-    Markdown,
-    /// SARIF 2.1.0.
-    Sarif,
-    /// reviewdog rdjson.
-    Rdjson,
-}
 
 /// `--fail-on` flag.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -80,12 +68,9 @@ pub struct ReviewArgs {
     /// Composition manifest (TOML). Default: the built-in default composition.
     #[arg(long)]
     pub manifest: Option<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = FormatArg::Markdown)]
-    pub format: FormatArg,
-    /// Write the report to this file instead of stdout (stdout then gets a summary).
-    #[arg(long)]
-    pub out: Option<PathBuf>,
+    /// Where the report goes, in which formats.
+    #[command(flatten)]
+    pub output: OutputArgs,
     /// When to exit 1: on verified findings, also on limited coverage, or never.
     #[arg(long, value_enum, default_value_t = FailOnArg::Finding)]
     pub fail_on: FailOnArg,
@@ -252,6 +237,7 @@ pub fn build_report(
             version: env!("CARGO_PKG_VERSION").into(),
         },
         repository: repo.display().to_string(),
+        remote_url: vouch_git::remote_url(repo).and_then(|url| vouch_report::repository_uri(&url)),
         base: snapshot.base.clone(),
         head: snapshot.head.clone(),
         merge_base: snapshot.merge_base.clone(),
@@ -291,15 +277,18 @@ fn tools_mode(args: &ReviewArgs, composition: &Composition) -> ToolsMode {
     }
 }
 
-/// Runs `vouch review`; returns the exit code.
+/// Runs `vouch review`; returns the exit code. Every requested document is this run's:
+/// the report, or (after any error) the format's failure document.
 pub async fn run(args: ReviewArgs) -> Result<i32> {
+    with_outputs(&args.output, async || review(&args).await).await
+}
+
+/// Reviews the change; returns the checked report and the exit code its opinion gives.
+async fn review(args: &ReviewArgs) -> Result<(ReviewReport, i32)> {
     let repo = args.repo.clone();
-    let mut composition = load_composition(&args)?;
+    let mut composition = load_composition(args)?;
     if let Some(n) = args.concurrency {
         composition.concurrency = usize::from(n);
-    }
-    if let Some(out) = &args.out {
-        check_out_path(out)?;
     }
     let snapshot = vouch_git::snapshot(&repo, args.base.as_deref(), &args.head)
         .map_err(|e| UsageError(e.to_string()))?;
@@ -372,7 +361,7 @@ pub async fn run(args: ReviewArgs) -> Result<i32> {
         ModelClient::new(config)
             .map_err(|e| UsageError(format!("cannot configure the model client: {e}")))?,
     );
-    let intent = detect_intent(&pr_text(&args)?, &snapshot);
+    let intent = detect_intent(&pr_text(args)?, &snapshot);
     let policy = collect_policy(&reader, &snapshot);
     let cancel = CancellationToken::new();
     let interactive = std::io::stderr().is_terminal() && std::env::var_os("CI").is_none();
@@ -389,7 +378,7 @@ pub async fn run(args: ReviewArgs) -> Result<i32> {
         model_clients,
         intent,
         policy,
-        tools: tools_mode(&args, &composition),
+        tools: tools_mode(args, &composition),
         tools_rejected: Default::default(),
         inline_bytes: composition_inline_bytes(),
         presenter,
@@ -423,90 +412,13 @@ pub async fn run(args: ReviewArgs) -> Result<i32> {
         requested,
         notes,
     )?;
-    let format = match args.format {
-        FormatArg::Json => Format::Json,
-        FormatArg::Markdown => Format::Markdown,
-        FormatArg::Sarif => Format::Sarif,
-        FormatArg::Rdjson => Format::Rdjson,
-    };
-    let text = render(&report, format);
-    match &args.out {
-        Some(path) => {
-            write_atomically(path, &text)?;
-            println!("{}", report.summary);
-            for m in &report.messages {
-                println!("{m}");
-            }
-            println!("Report written to {}", path.display());
-        }
-        // Every format carries the messages: Markdown and JSON in full, SARIF as tool
-        // execution notifications, rdjson not at all (so use --out with it).
-        None => print!("{text}"),
-    }
     let fail_on = match args.fail_on {
         FailOnArg::Finding => FailOn::Finding,
         FailOnArg::Limited => FailOn::Limited,
         FailOnArg::Never => FailOn::Never,
     };
-    Ok(exit_code(&report.opinion, fail_on))
-}
-
-/// Checks before any model call that `--out` can be written: its folder exists and it
-/// is not a folder itself. A stale report there is removed, so a review that then fails
-/// cannot leave an older result looking current.
-fn check_out_path(out: &Path) -> Result<()> {
-    let parent = match out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    if !parent.is_dir() {
-        return Err(UsageError(format!(
-            "--out {}: the folder {} does not exist; create it or choose another path",
-            out.display(),
-            parent.display()
-        ))
-        .into());
-    }
-    if out.is_dir() {
-        return Err(UsageError(format!(
-            "--out {} is a folder; give a file path",
-            out.display()
-        ))
-        .into());
-    }
-    let probe = parent.join(format!(".vouch-out-{}", std::process::id()));
-    std::fs::write(&probe, b"").map_err(|e| {
-        UsageError(format!(
-            "--out {}: cannot write in {}: {e}",
-            out.display(),
-            parent.display()
-        ))
-    })?;
-    let _ = std::fs::remove_file(&probe);
-    if out.exists() {
-        std::fs::remove_file(out).map_err(|e| {
-            UsageError(format!(
-                "--out {}: cannot replace the existing file: {e}",
-                out.display()
-            ))
-        })?;
-    }
-    Ok(())
-}
-
-/// Writes the report through a temporary file and a rename, so readers never see half.
-fn write_atomically(path: &Path, text: &str) -> Result<()> {
-    let tmp = path.with_file_name(format!(
-        ".{}.vouch-tmp",
-        path.file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default()
-    ));
-    std::fs::write(&tmp, text)
-        .with_context(|| format!("writing the report to {}", tmp.display()))?;
-    std::fs::rename(&tmp, path)
-        .with_context(|| format!("moving the report to {}", path.display()))?;
-    Ok(())
+    let code = exit_code(&report.opinion, fail_on);
+    Ok((report, code))
 }
 
 /// Bytes of patches given inline per stage execution.

@@ -5,46 +5,23 @@
 //! Schema, against the opinion's publication rule, and its embedded final report against
 //! the vouch-final-report validator. A failing check is a bug in vouch and stops output.
 
+mod codequality;
+mod failure;
+mod format;
 mod markdown;
 mod model;
 mod rdjson;
 mod sarif;
 
-use std::str::FromStr;
-
-pub use markdown::render_markdown;
+pub use codequality::{render_codequality, render_codequality_failure};
+pub use failure::{FAILURE_SCHEMA_VERSION, FailureClass, RunFailure};
+pub use format::{Destination, Format, OutArg, Output, OutputError, plan_outputs};
+pub use markdown::{render_markdown, render_markdown_failure};
 pub use model::{REPORT_SCHEMA_VERSION, ReviewReport, StructuredOutputs, ToolInfo};
-pub use rdjson::render_rdjson;
-pub use sarif::{path_uri, render_sarif};
-
-/// Output formats of `vouch review --format`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// The canonical JSON report.
-    Json,
-    /// Markdown for people.
-    Markdown,
-    /// SARIF 2.1.0.
-    Sarif,
-    /// reviewdog rdjson.
-    Rdjson,
-}
-
-impl FromStr for Format {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "json" => Ok(Format::Json),
-            "markdown" | "md" => Ok(Format::Markdown),
-            "sarif" => Ok(Format::Sarif),
-            "rdjson" => Ok(Format::Rdjson),
-            other => Err(format!(
-                "unknown format `{other}`: use json, markdown, sarif or rdjson"
-            )),
-        }
-    }
-}
+pub use rdjson::{render_rdjson, render_rdjson_failure, render_rdjsonl, render_rdjsonl_failure};
+pub use sarif::{
+    FINGERPRINT_KEY, fingerprint, path_uri, render_sarif, render_sarif_failure, repository_uri,
+};
 
 /// Why a report may not be written.
 #[derive(Debug, thiserror::Error)]
@@ -110,14 +87,32 @@ pub fn check_report(report: &ReviewReport) -> Result<(), ReportError> {
     Ok(())
 }
 
-/// Renders a checked report in a format. JSON and SARIF/rdjson are pretty-printed.
+fn pretty(value: &serde_json::Value) -> String {
+    serde_json::to_string_pretty(value).expect("JSON serialises") + "\n"
+}
+
+/// Renders a checked report in a format. JSON documents are pretty-printed; rdjsonl is
+/// one compact diagnostic per line.
 pub fn render(report: &ReviewReport, format: Format) -> String {
-    let pretty =
-        |v: &serde_json::Value| serde_json::to_string_pretty(v).expect("JSON serialises") + "\n";
     match format {
         Format::Json => pretty(&serde_json::to_value(report).expect("the report serialises")),
         Format::Markdown => render_markdown(report),
         Format::Sarif => pretty(&render_sarif(report)),
         Format::Rdjson => pretty(&render_rdjson(report)),
+        Format::Rdjsonl => render_rdjsonl(report),
+        Format::Codequality => pretty(&render_codequality(report)),
+    }
+}
+
+/// Renders the document of a run that ended before it had a report, in a format: valid
+/// in that format, saying the review did not run, with the error inside.
+pub fn render_failure(failure: &RunFailure, format: Format) -> String {
+    match format {
+        Format::Json => pretty(&serde_json::to_value(failure).expect("the failure serialises")),
+        Format::Markdown => render_markdown_failure(failure),
+        Format::Sarif => pretty(&render_sarif_failure(failure)),
+        Format::Rdjson => pretty(&render_rdjson_failure(failure)),
+        Format::Rdjsonl => render_rdjsonl_failure(failure),
+        Format::Codequality => pretty(&render_codequality_failure(failure)),
     }
 }

@@ -269,3 +269,12 @@ pub fn render_markdown(report: &ReviewReport) -> String {
     );
     s
 }
+
+/// The Markdown of a run that ended before it had a report: what happened and the error.
+pub fn render_markdown_failure(failure: &crate::failure::RunFailure) -> String {
+    format!(
+        "# vouch review: Failed, nothing reviewed\n\n{}\n\n{}\n",
+        text(&failure.summary()),
+        block(&failure.message)
+    )
+}

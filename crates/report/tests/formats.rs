@@ -16,8 +16,8 @@ use vouch_core::{
 };
 use vouch_final_report::{LocalRangeReview, ReviewOutcome, local_range_review_report};
 use vouch_report::{
-    Format, REPORT_SCHEMA_VERSION, ReviewReport, StructuredOutputs, ToolInfo, check_report, render,
-    render_rdjson, render_sarif,
+    FailureClass, Format, REPORT_SCHEMA_VERSION, ReviewReport, RunFailure, StructuredOutputs,
+    ToolInfo, check_report, render, render_failure, render_rdjson, render_sarif,
 };
 
 /// The official SARIF 2.1.0 JSON Schema as the `serde-sarif` package ships it
@@ -219,6 +219,7 @@ fn report(with_finding: bool) -> ReviewReport {
             version: "0.1.0".into(),
         },
         repository: "/src/ratelimit".into(),
+        remote_url: Some("https://github.com/acme/ratelimit.git".into()),
         base: CommitRef {
             spec: BASE.into(),
             sha: BASE.into(),
@@ -282,15 +283,21 @@ fn sarif_output_satisfies_the_sarif_2_1_0_schema() {
     for with_finding in [true, false] {
         let sarif = render_sarif(&report(with_finding));
         assert_valid(&schema, &sarif, "SARIF");
-        let results = sarif["runs"][0]["results"].as_array().unwrap();
-        assert_eq!(results.len(), usize::from(with_finding));
-        assert_eq!(
-            sarif["runs"][0]["invocations"][0]["executionSuccessful"],
-            with_finding
-        );
+        // The typed model of the serde-sarif crate reads it too.
+        let _: serde_sarif::sarif::Sarif =
+            serde_json::from_value(sarif.clone()).expect("typed SARIF");
+        let run = &sarif["runs"][0];
+        assert_eq!(run["invocations"][0]["executionSuccessful"], with_finding);
+        if with_finding {
+            assert_eq!(run["results"].as_array().unwrap().len(), 1);
+        } else {
+            // Absent, not empty: an incomplete review never reads as "no alerts".
+            assert!(run.get("results").is_none(), "{run:#}");
+        }
     }
     let sarif = render_sarif(&report(true));
-    let result = &sarif["runs"][0]["results"][0];
+    let run = &sarif["runs"][0];
+    let result = &run["results"][0];
     assert_eq!(result["level"], "error");
     assert_eq!(
         result["locations"][0]["physicalLocation"]["region"]["startLine"],
@@ -300,6 +307,84 @@ fn sarif_output_satisfies_the_sarif_2_1_0_schema() {
         result["relatedLocations"][0]["physicalLocation"]["artifactLocation"]["uri"],
         "ratelimit/bucket.py"
     );
+    assert_eq!(
+        run["automationDetails"]["id"],
+        format!("vouch/default/{HEAD}")
+    );
+    let rule = &run["tool"]["driver"]["rules"][result["ruleIndex"].as_u64().unwrap() as usize];
+    assert_eq!(rule["id"], "correctness");
+    assert!(
+        rule["fullDescription"]["text"].as_str().unwrap().len() > 20,
+        "{rule:#}"
+    );
+    assert!(
+        rule["help"]["text"].as_str().unwrap().contains("verifier"),
+        "{rule:#}"
+    );
+    assert_eq!(
+        run["versionControlProvenance"][0],
+        serde_json::json!({"repositoryUri": "https://github.com/acme/ratelimit.git", "revisionId": HEAD, "mappedTo": {"uriBaseId": "SRCROOT"}})
+    );
+}
+
+#[test]
+fn sarif_fingerprints_are_stable_across_reruns_and_unrelated_edits() {
+    let fp = |r: &ReviewReport| {
+        render_sarif(r)["runs"][0]["results"][0]["partialFingerprints"]
+            [vouch_report::FINGERPRINT_KEY]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let first = fp(&report(true));
+    assert_eq!(first, fp(&report(true)), "a re-run");
+    let mut moved = report(true);
+    moved.findings[0].start_line += 7;
+    moved.findings[0].end_line += 7;
+    moved.findings[0].citations[0].start_line += 7;
+    assert_eq!(first, fp(&moved), "lines above moved");
+    let mut other = report(true);
+    other.findings[0].claim = "release() leaks a token".into();
+    assert_ne!(first, fp(&other), "another finding");
+}
+
+#[test]
+fn a_finding_on_removed_lines_is_never_placed_on_a_head_line() {
+    let mut r = report(true);
+    r.findings[0].revision = Revision::Base;
+    r.findings[0].citations[0].revision = Revision::Base;
+    let sarif = render_sarif(&r);
+    assert_valid(&sarif_schema(), &sarif, "SARIF");
+    let result = &sarif["runs"][0]["results"][0];
+    let location = &result["locations"][0]["physicalLocation"];
+    assert!(location.get("region").is_none(), "file-level: {result:#}");
+    assert_eq!(location["artifactLocation"]["uri"], "ratelimit/bucket.py");
+    let base = &result["relatedLocations"][0];
+    assert_eq!(base["physicalLocation"]["region"]["startLine"], 88);
+    assert_eq!(base["properties"]["revision"], "base");
+    assert!(
+        base["message"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("merge base"),
+        "{base:#}"
+    );
+    let rdjson = render_rdjson(&r);
+    assert_valid(&rdjson_schema(), &rdjson, "rdjson");
+    let d = &rdjson["diagnostics"][0];
+    assert!(d["location"].get("range").is_none(), "{d:#}");
+    assert_eq!(
+        d["related_locations"][0]["location"]["range"]["start"]["line"],
+        88
+    );
+    let cq = vouch_report::render_codequality(&r);
+    assert_eq!(cq[0]["location"]["lines"]["begin"], 1);
+    assert!(
+        cq[0]["description"]
+            .as_str()
+            .unwrap()
+            .contains("removed lines 88-96")
+    );
 }
 
 #[test]
@@ -308,17 +393,89 @@ fn rdjson_output_satisfies_reviewdogs_schema() {
     for with_finding in [true, false] {
         let rdjson = render_rdjson(&report(with_finding));
         assert_valid(&schema, &rdjson, "rdjson");
-        assert_eq!(
-            rdjson["diagnostics"].as_array().unwrap().len(),
-            usize::from(with_finding)
-        );
+        for line in render(&report(with_finding), Format::Rdjsonl).lines() {
+            let diagnostic: Value = serde_json::from_str(line).expect("one JSON per line");
+            let wrapped = serde_json::json!({"diagnostics": [diagnostic]});
+            assert_valid(&schema, &wrapped, "rdjsonl line");
+        }
     }
     let rdjson = render_rdjson(&report(true));
+    let d = &rdjson["diagnostics"][0];
+    assert_eq!(d["location"]["range"]["start"]["line"], 88);
+    assert_eq!(d["severity"], "ERROR");
     assert_eq!(
-        rdjson["diagnostics"][0]["location"]["range"]["start"]["line"],
-        88
+        d["related_locations"][0]["location"],
+        serde_json::json!({"path": "ratelimit/bucket.py", "range": {"start": {"line": 88}, "end": {"line": 96}}})
     );
-    assert_eq!(rdjson["diagnostics"][0]["severity"], "ERROR");
+    // Limited coverage is stated as a warning beside the finding.
+    assert_eq!(rdjson["diagnostics"][1]["severity"], "WARNING");
+    assert_eq!(
+        rdjson["diagnostics"][1]["code"]["value"],
+        "vouch/limited-coverage"
+    );
+    // An incomplete review is one file-level ERROR saying so, never an empty document.
+    let incomplete = render_rdjson(&report(false));
+    let d = &incomplete["diagnostics"].as_array().unwrap();
+    assert_eq!(d.len(), 1, "{incomplete:#}");
+    assert_eq!(d[0]["severity"], "ERROR");
+    assert_eq!(
+        d[0]["location"],
+        serde_json::json!({"path": "ratelimit/bucket.py"})
+    );
+    assert!(
+        d[0]["message"].as_str().unwrap().contains("incomplete"),
+        "{d:#?}"
+    );
+}
+
+#[test]
+fn codequality_output_satisfies_gitlabs_format() {
+    let schema: Value =
+        serde_json::from_str(include_str!("../schema/codequality.schema.json")).unwrap();
+    for with_finding in [true, false] {
+        let cq: Value =
+            serde_json::from_str(&render(&report(with_finding), Format::Codequality)).unwrap();
+        assert_valid(&schema, &cq, "Code Quality");
+        assert_eq!(cq.as_array().unwrap().len(), 1);
+    }
+    let cq = vouch_report::render_codequality(&report(true));
+    assert_eq!(cq[0]["severity"], "major");
+    assert_eq!(
+        cq[0]["location"],
+        serde_json::json!({"path": "ratelimit/bucket.py", "lines": {"begin": 88, "end": 96}})
+    );
+    assert_eq!(cq[0]["check_name"], "vouch/correctness");
+    let incomplete = vouch_report::render_codequality(&report(false));
+    assert_eq!(incomplete[0]["check_name"], "vouch/review-not-completed");
+}
+
+#[test]
+fn every_formats_failure_document_is_valid_in_that_format() {
+    let failure = RunFailure::new(
+        FailureClass::Usage,
+        "no model endpoint is configured: set OPENAI_BASE_URL",
+    );
+    let sarif: Value = serde_json::from_str(&render_failure(&failure, Format::Sarif)).unwrap();
+    assert_valid(&sarif_schema(), &sarif, "failure SARIF");
+    assert!(sarif["runs"][0].get("results").is_none());
+    let rdjson: Value = serde_json::from_str(&render_failure(&failure, Format::Rdjson)).unwrap();
+    assert_valid(&rdjson_schema(), &rdjson, "failure rdjson");
+    let cq: Value = serde_json::from_str(&render_failure(&failure, Format::Codequality)).unwrap();
+    assert_valid(
+        &serde_json::from_str(include_str!("../schema/codequality.schema.json")).unwrap(),
+        &cq,
+        "failure Code Quality",
+    );
+    let json: Value = serde_json::from_str(&render_failure(&failure, Format::Json)).unwrap();
+    assert_eq!(json["exitCode"], 3);
+    for format in Format::ALL {
+        let text = render_failure(&failure, format);
+        assert!(text.contains("OPENAI_BASE_URL"), "{format}: {text}");
+    }
+    insta::assert_snapshot!(
+        "markdown-failure",
+        render_failure(&failure, Format::Markdown)
+    );
 }
 
 #[test]
@@ -421,10 +578,11 @@ fn sarif_locations_are_percent_encoded_uri_references() {
     let sarif = render_sarif(&r);
     let uri = sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].as_str().unwrap();
     assert_eq!(uri, "dir%20with%20space/%E6%96%87%E4%BB%B6.py");
-    assert_eq!(
-        sarif["runs"][0]["versionControlProvenance"][0]["repositoryUri"],
-        "file:///src/ratelimit"
-    );
+    // Without a remote, SARIF names no repository: never the runner's local path.
+    r.remote_url = None;
+    let sarif = render_sarif(&r);
+    assert!(sarif["runs"][0].get("versionControlProvenance").is_none());
+    assert!(!sarif.to_string().contains("/src/ratelimit"), "{sarif:#}");
     assert_valid(&sarif_schema(), &sarif, "SARIF");
 }
 

@@ -1,0 +1,48 @@
+//! `vouch render`: a saved JSON review report in other formats, without a model call.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::Args;
+use vouch_report::{REPORT_SCHEMA_VERSION, ReviewReport, check_report};
+
+use crate::UsageError;
+use crate::output::{OutputArgs, with_outputs};
+
+/// Arguments of `vouch render`.
+#[derive(Debug, Args)]
+pub struct RenderArgs {
+    /// A JSON review report (`vouch review --format json`).
+    pub report: PathBuf,
+    /// Where the documents go, in which formats.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// Reads and checks a saved report: it must be a `vouch.review-report/1` document that
+/// passes the same self-check as when it was written.
+fn load(path: &std::path::Path) -> Result<ReviewReport> {
+    let what = path.display();
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| UsageError(format!("cannot read the report {what}: {e}")))?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| UsageError(format!("{what} is not JSON: {e}")))?;
+    let version = value.get("schemaVersion").and_then(|v| v.as_str());
+    if version != Some(REPORT_SCHEMA_VERSION) {
+        return Err(UsageError(format!(
+            "{what} is not a vouch review report: schemaVersion is {}, expected {REPORT_SCHEMA_VERSION} (write one with `vouch review --format json`)",
+            version.map_or("missing".to_string(), |v| format!("`{v}`"))
+        ))
+        .into());
+    }
+    let report: ReviewReport = serde_json::from_value(value)
+        .map_err(|e| UsageError(format!("{what} is not a valid review report: {e}")))?;
+    check_report(&report).map_err(|e| UsageError(format!("{what} fails the report check: {e}")))?;
+    Ok(report)
+}
+
+/// Runs `vouch render`: exit 0 when every document was written, 3 when the report
+/// cannot be read (each requested document then is the format's failure document).
+pub async fn run(args: &RenderArgs) -> Result<i32> {
+    with_outputs(&args.output, async || Ok((load(&args.report)?, 0))).await
+}
