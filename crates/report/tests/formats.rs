@@ -16,8 +16,9 @@ use vouch_core::{
 };
 use vouch_final_report::{LocalRangeReview, ReviewOutcome, local_range_review_report};
 use vouch_report::{
-    FailureClass, Format, REPORT_SCHEMA_VERSION, ReviewReport, RunFailure, StructuredOutputs,
-    ToolInfo, check_report, render, render_failure, render_rdjson, render_sarif,
+    COMMENT_MAX_CHARS, FailureClass, Format, MarkdownOptions, REPORT_SCHEMA_VERSION, ReviewReport,
+    RunFailure, StructuredOutputs, ToolInfo, check_report, comment_marker, render, render_failure,
+    render_markdown_with, render_rdjson, render_sarif,
 };
 
 /// The official SARIF 2.1.0 JSON Schema as the `serde-sarif` package ships it
@@ -610,4 +611,113 @@ fn the_format_schemas_reject_broken_documents() {
         invalid(&rdjson_schema(), &rdjson),
         "a field the proto does not have"
     );
+}
+
+fn many(r: &mut ReviewReport, findings: usize, candidates: usize, claim_len: usize) {
+    let base = r.findings[0].clone();
+    r.findings = (0..findings)
+        .map(|i| {
+            let mut f = base.clone();
+            f.claim = format!("finding {i}: {}", "x".repeat(claim_len));
+            f
+        })
+        .collect();
+    let c = r.candidates[0].clone();
+    r.candidates = (0..candidates)
+        .map(|i| {
+            let mut c = c.clone();
+            c.candidate.id = format!("lane/{i}");
+            c
+        })
+        .collect();
+}
+
+#[test]
+fn a_comment_has_the_marker_and_is_cut_to_the_cap_at_whole_items_with_a_note() {
+    let mut r = report(true);
+    many(&mut r, 200, 400, 900);
+    let options = MarkdownOptions {
+        full_report: Some("https://ci.example/run/7/artifacts/vouch-report.json".into()),
+        ..MarkdownOptions::comment()
+    };
+    let md = render_markdown_with(&r, &options);
+    assert!(
+        md.chars().count() <= COMMENT_MAX_CHARS,
+        "{}",
+        md.chars().count()
+    );
+    assert_eq!(md.lines().next(), Some(comment_marker("summary").as_str()));
+    assert_eq!(comment_marker("summary"), "<!-- vouch-review: summary -->");
+    assert!(
+        md.contains("# vouch review: Verified findings"),
+        "the heading stays"
+    );
+    let shown = md.matches("\n### ").count();
+    assert!(shown > 10 && shown < 200, "{shown} findings shown");
+    // Every shown finding is whole: its provenance line follows it.
+    assert_eq!(md.matches("Proposed by ").count(), shown);
+    let note = md
+        .lines()
+        .rev()
+        .find(|l| l.contains("was cut"))
+        .expect("a cut note");
+    assert!(
+        note.contains(&format!("{} of 200 findings", 200 - shown))
+            && note.contains("of 400 candidates")
+            && note.contains("https://ci.example/run/7/artifacts/vouch-report.json"),
+        "{note}"
+    );
+    // Uncapped, nothing is cut.
+    let full = render_markdown_with(&r, &MarkdownOptions::default());
+    assert_eq!(full.matches("\n### ").count(), 200);
+    assert!(!full.contains("was cut"));
+}
+
+#[test]
+fn long_lists_are_collapsible_and_quoted_code_renders_as_code() {
+    let mut r = report(true);
+    many(&mut r, 1, 15, 10);
+    r.limitations[0].detail = "a `x` quoted and a dangling ` one".into();
+    let md = render(&r, Format::Markdown);
+    assert!(
+        md.contains("<details><summary>15 candidates</summary>\n\n- `lane/0`"),
+        "{md}"
+    );
+    assert_eq!(
+        md.matches("<details>").count(),
+        md.matches("</details>").count()
+    );
+    assert!(md.contains(r"a `x` quoted and a dangling \` one"), "{md}");
+    // Short lists stay plain.
+    assert!(!md.contains("coverage limitations</summary>"), "{md}");
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+    /// Whatever the report holds, a capped document fits its cap, starts with the
+    /// marker, and the marker key cannot close the hidden comment early.
+    #[test]
+    fn capped_markdown_always_fits(
+        claim in proptest::string::string_regex("(.|\n){0,3000}").unwrap(),
+        key in ".{0,40}",
+        findings in 0usize..60,
+        candidates in 0usize..120,
+        cap in 1_500usize..60_000,
+    ) {
+        let mut r = report(true);
+        many(&mut r, findings.max(1), candidates, 0);
+        for f in &mut r.findings {
+            f.claim = claim.clone();
+            f.evidence = claim.clone();
+        }
+        r.messages = vec![claim.clone()];
+        let options = MarkdownOptions { marker: Some(key.clone()), max_chars: Some(cap), full_report: Some(claim.clone()) };
+        let md = render_markdown_with(&r, &options);
+        proptest::prop_assert!(md.chars().count() <= cap, "{} > {cap}", md.chars().count());
+        let marker = comment_marker(&key);
+        proptest::prop_assert!(md.starts_with(&marker));
+        proptest::prop_assert_eq!(marker.matches("-->").count(), 1);
+        proptest::prop_assert!(marker.ends_with(" -->"));
+    }
 }
