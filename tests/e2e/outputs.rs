@@ -260,6 +260,8 @@ async fn stdout_carries_the_formats_failure_document_when_the_review_cannot_star
                 assert_eq!(doc["schemaVersion"], "vouch.review-failure/1");
                 assert_eq!(doc["exitCode"], 3);
                 assert_eq!(doc["class"], "usage");
+                let schema = vouch_report::failure_schema();
+                assert!(jsonschema::is_valid(&schema, &doc), "{doc:#}");
             }
             "markdown" => assert!(
                 out.stdout.starts_with("# vouch review: Failed"),
