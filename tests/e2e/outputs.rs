@@ -188,6 +188,17 @@ async fn one_run_writes_every_format_and_render_reproduces_them_without_a_model(
         assert_eq!(rendered.stdout, read(&out_dir.join(file)), "{format}");
     }
     assert_eq!(server.request_count(), requests, "render calls no model");
+
+    // Rendering over its own input is refused, and the input survives.
+    let over = format!("json={saved}");
+    let refused = run_vouch(&["render", &saved, "--out", &over], &[]).await;
+    assert_eq!(refused.code, 3, "{}", refused.stdout);
+    assert!(
+        refused.stdout.contains("the report being rendered"),
+        "{}",
+        refused.stdout
+    );
+    assert_eq!(json_of(&read(&out_dir.join("vouch-report.json"))), report);
 }
 
 #[tokio::test(flavor = "multi_thread")]

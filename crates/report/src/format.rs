@@ -267,16 +267,19 @@ mod tests {
         assert!("".parse::<OutArg>().is_err());
     }
 
+    /// Formats, `--out` values, `--out-dir`, and the expected plan.
+    type Case<'a> = (
+        &'a [Format],
+        Vec<OutArg>,
+        Option<&'a Path>,
+        Result<Vec<Output>, OutputError>,
+    );
+
     #[test]
     fn output_plans() {
         use Format::*;
         let dir = Path::new("d");
-        let cases: Vec<(
-            &[Format],
-            Vec<OutArg>,
-            Option<&Path>,
-            Result<Vec<Output>, OutputError>,
-        )> = vec![
+        let cases: Vec<Case> = vec![
             (&[], vec![], None, Ok(vec![stdout(Markdown)])),
             (&[Sarif], vec![], None, Ok(vec![stdout(Sarif)])),
             (

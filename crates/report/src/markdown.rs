@@ -54,7 +54,7 @@ fn text(raw: &str) -> String {
     let parts: Vec<&str> = raw.split('`').collect();
     // Segments at odd positions lie between a pair of backticks; an unpaired last
     // backtick stays literal text.
-    let paired = if parts.len() % 2 == 0 {
+    let paired = if parts.len().is_multiple_of(2) {
         parts.len() - 1
     } else {
         parts.len()
