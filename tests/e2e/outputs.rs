@@ -375,3 +375,70 @@ async fn render_refuses_what_is_not_a_review_report_in_the_requested_format() {
         missing.stdout
     );
 }
+
+/// An incomplete review (the verifier cites lines it never read): SARIF without
+/// `results` and not successful, so an upload could never close alerts; rdjson and Code
+/// Quality state the outcome; the Markdown names it.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_incomplete_review_is_stated_in_every_format_and_never_reads_as_no_alerts() {
+    let (repo, base, head) = repo();
+    let decisions = json!({"decisions": [decision(
+        "generic-investigator #1/0",
+        "verified",
+        json!([citation("src/lib.rs", 90, 95)]),
+        Some(finding("src/lib.rs", 2, 3, "wraps")),
+    )]});
+    let script = Script::new()
+        .rule(
+            Rule::when(Match::any_message_contains(
+                "Instance: generic-investigator #1",
+            ))
+            .replies([Reply::content(candidates_reply(
+                json!([candidate("src/lib.rs", 2, 3, "wraps")]),
+                true,
+                &["src/lib.rs"],
+            ))]),
+        )
+        .rule(
+            Rule::when(Match::any_message_contains("Instance: verifier"))
+                .replies([Reply::content(decisions.to_string())]),
+        );
+    let server = ScriptedServer::start(script).await;
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().display().to_string();
+    let out = review(
+        &repo,
+        &base,
+        &head,
+        &server.base_url(),
+        &[
+            "--format",
+            "sarif,rdjson,codequality,markdown",
+            "--out-dir",
+            &out_dir,
+        ],
+    )
+    .await;
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    let sarif = json_of(&read(&dir.path().join("vouch-report.sarif")));
+    let run = &sarif["runs"][0];
+    assert_eq!(run["invocations"][0]["executionSuccessful"], false);
+    assert!(run.get("results").is_none(), "{run:#}");
+    assert_eq!(run["properties"]["outcome"], "incomplete");
+    let rdjson = json_of(&read(&dir.path().join("vouch-report.rdjson")));
+    let diagnostics = rdjson["diagnostics"].as_array().unwrap();
+    assert_eq!(diagnostics.len(), 1, "{rdjson:#}");
+    assert_eq!(diagnostics[0]["severity"], "ERROR");
+    assert_eq!(diagnostics[0]["location"]["path"], "src/lib.rs");
+    assert!(
+        diagnostics[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("outside the source read"),
+        "{rdjson:#}"
+    );
+    let cq = json_of(&read(&dir.path().join("vouch-codequality.json")));
+    assert_eq!(cq[0]["check_name"], "vouch/review-not-completed");
+    let md = read(&dir.path().join("vouch-report.md"));
+    assert!(md.starts_with("# vouch review: Incomplete"), "{md}");
+}
