@@ -721,3 +721,38 @@ proptest::proptest! {
         proptest::prop_assert!(marker.ends_with(" -->"));
     }
 }
+
+/// An extra check `.ci/run` runs only where a folder of official schema copies exists
+/// (`VOUCH_OFFICIAL_SCHEMAS`, holding `sarif-schema-2.1.0.json` and
+/// `rdjson/DiagnosticResult.json`): the documents also satisfy those copies. Ignored by
+/// default, since a fresh clone has no such folder; it fails when run without it.
+#[test]
+#[ignore = "needs VOUCH_OFFICIAL_SCHEMAS; run by .ci/run when the folder exists"]
+fn documents_satisfy_the_official_schema_copies() {
+    let dir = std::env::var("VOUCH_OFFICIAL_SCHEMAS")
+        .expect("VOUCH_OFFICIAL_SCHEMAS names the folder of official schema copies");
+    let load = |relative: &str| -> Value {
+        let path = Path::new(&dir).join(relative);
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+        serde_json::from_str(&text).expect("schema JSON")
+    };
+    let sarif = load("sarif-schema-2.1.0.json");
+    let rdjson = load("rdjson/DiagnosticResult.json");
+    let failure = RunFailure::new(FailureClass::Internal, "boom");
+    for with_finding in [true, false] {
+        let r = report(with_finding);
+        assert_valid(&sarif, &render_sarif(&r), "SARIF");
+        assert_valid(&rdjson, &render_rdjson(&r), "rdjson");
+    }
+    assert_valid(
+        &sarif,
+        &vouch_report::render_sarif_failure(&failure),
+        "failure SARIF",
+    );
+    assert_valid(
+        &rdjson,
+        &vouch_report::render_rdjson_failure(&failure),
+        "failure rdjson",
+    );
+}
