@@ -358,4 +358,39 @@ mod tests {
             );
         }
     }
+
+    fn format_strategy() -> impl proptest::strategy::Strategy<Value = Format> {
+        proptest::sample::select(Format::ALL.to_vec())
+    }
+
+    proptest::proptest! {
+        /// For any flags: stdout carries at most one document, no two documents share a
+        /// file, and every requested format is written exactly once (or the flags are
+        /// refused).
+        #[test]
+        fn plans_never_share_stdout_or_a_file_and_drop_no_format(
+            formats in proptest::collection::vec(format_strategy(), 0..5),
+            pairs in proptest::collection::vec((format_strategy(), "[ab]{1,2}"), 0..4),
+            plain in proptest::option::of("[ab]{1,2}"),
+            dir in proptest::option::of("[ab]"),
+        ) {
+            let mut outs: Vec<OutArg> = pairs
+                .iter()
+                .map(|(f, p)| OutArg::Pair(*f, PathBuf::from(p)))
+                .collect();
+            outs.extend(plain.map(|p| OutArg::Path(PathBuf::from(p))));
+            let dir = dir.map(PathBuf::from);
+            if let Ok(plan) = plan_outputs(&formats, &outs, dir.as_deref()) {
+                let on_stdout = plan.iter().filter(|o| o.destination == Destination::Stdout).count();
+                proptest::prop_assert!(on_stdout <= 1);
+                let files: Vec<&Destination> = plan.iter().map(|o| &o.destination).filter(|d| **d != Destination::Stdout).collect();
+                let unique: std::collections::BTreeSet<String> = files.iter().map(|d| format!("{d:?}")).collect();
+                proptest::prop_assert_eq!(unique.len(), files.len());
+                for f in formats.iter().chain(pairs.iter().map(|(f, _)| f)) {
+                    proptest::prop_assert!(plan.iter().any(|o| o.format == *f), "{f} dropped");
+                }
+                proptest::prop_assert!(!plan.is_empty());
+            }
+        }
+    }
 }

@@ -393,7 +393,13 @@ pub fn repository_uri(remote: &str) -> Option<String> {
     // scp-like syntax: [user@]host:path, where the host has no slash.
     let (authority, path) = remote.split_once(':')?;
     // A one-letter "host" is a Windows drive; a backslash is a Windows path.
-    if authority.len() < 2 || authority.contains('/') || path.is_empty() || path.contains('\\') {
+    // An `@` after the colon means the colon separated credentials, not a path.
+    if authority.len() < 2
+        || authority.contains('/')
+        || path.is_empty()
+        || path.contains('\\')
+        || path.contains('@')
+    {
         return None;
     }
     let path = path.trim_start_matches('/');
@@ -492,5 +498,27 @@ mod tests {
             )
         );
         assert_eq!(a.len(), 64);
+    }
+
+    proptest::proptest! {
+        /// Whatever the remote says, the URI named in SARIF carries no password or token
+        /// and never names a local path.
+        #[test]
+        fn repository_uris_never_carry_credentials_or_local_paths(
+            scheme in proptest::sample::select(vec!["https://", "http://", "ssh://", "git://", "file://", "", "/"]),
+            user in "[a-z]{0,6}",
+            secret in "SECRET[A-Za-z0-9_]{0,8}",
+            host in "[a-z.]{0,12}(:[0-9]{1,4})?",
+            path in "[A-Za-z0-9_./~-]{0,20}",
+        ) {
+            let remote = format!("{scheme}{user}:{secret}@{host}/{path}");
+            if let Some(uri) = repository_uri(&remote) {
+                proptest::prop_assert!(!uri.contains("SECRET"), "{remote} -> {uri}");
+                proptest::prop_assert!(
+                    ["https://", "http://", "ssh://", "git://"].iter().any(|s| uri.starts_with(s)),
+                    "{remote} -> {uri}"
+                );
+            }
+        }
     }
 }
