@@ -48,8 +48,8 @@ impl Outputs {
     /// there is removed, so no earlier run's document survives this one.
     ///
     /// # Errors
-    /// A usage error naming the flag. Documents bound for stdout then still carry the
-    /// failure (see [`fail_before_start`]).
+    /// A usage error naming the flag, with the outputs bound for stdout (which then
+    /// still carry the failure document, see [`with_outputs`]).
     pub fn prepare(
         args: &OutputArgs,
     ) -> std::result::Result<Outputs, (Vec<Output>, anyhow::Error)> {
@@ -83,7 +83,7 @@ impl Outputs {
     /// # Errors
     /// A file that cannot be written.
     pub fn write_report(&self, report: &ReviewReport) -> Result<()> {
-        self.write(|format| render(report, format))?;
+        write_all(&self.0, |format| render(report, format))?;
         if !self.has_stdout() {
             println!("{}", report.summary);
             for m in &report.messages {
@@ -106,10 +106,6 @@ impl Outputs {
 
     fn has_stdout(&self) -> bool {
         self.0.iter().any(|o| o.destination == Destination::Stdout)
-    }
-
-    fn write(&self, text: impl Fn(Format) -> String) -> Result<()> {
-        write_all(&self.0, text)
     }
 
     fn say_where(&self) {
