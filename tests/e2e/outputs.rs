@@ -189,6 +189,21 @@ async fn one_run_writes_every_format_and_render_reproduces_them_without_a_model(
     }
     assert_eq!(server.request_count(), requests, "render calls no model");
 
+    // As a pull-request comment: the hidden marker first, the same content.
+    let comment = run_vouch(
+        &["render", &saved, "--format", "markdown", "--comment"],
+        &[],
+    )
+    .await;
+    assert_eq!(comment.code, 0, "{}", comment.stdout);
+    assert_eq!(
+        comment.stdout,
+        format!(
+            "<!-- vouch-review: summary -->\n{}",
+            read(&out_dir.join("vouch-report.md"))
+        )
+    );
+
     // Rendering over its own input is refused, and the input survives.
     let over = format!("json={saved}");
     let refused = run_vouch(&["render", &saved, "--out", &over], &[]).await;

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use clap::Args;
 use vouch_report::{
-    Destination, FailureClass, Format, OutArg, Output, ReviewReport, RunFailure, plan_outputs,
-    render, render_failure,
+    Destination, FailureClass, Format, MarkdownOptions, OutArg, Output, ReviewReport, RunFailure,
+    plan_outputs, render, render_failure, render_markdown_with,
 };
 
 use crate::UsageError;
@@ -36,11 +36,34 @@ pub struct OutputArgs {
     /// vouch-report.rdjsonl and vouch-codequality.json.
     #[arg(long)]
     pub out_dir: Option<PathBuf>,
+    /// Shape the Markdown document as a pull-request comment: the hidden marker
+    /// `<!-- vouch-review: summary -->` first, cut at whole items to 60,000 characters.
+    #[arg(long)]
+    pub comment: bool,
+    /// Where the full report is (a URL or a few words), named when a comment is cut.
+    #[arg(long, value_name = "WHERE", requires = "comment")]
+    pub full_report: Option<String>,
+}
+
+impl OutputArgs {
+    fn markdown_options(&self) -> MarkdownOptions {
+        if self.comment {
+            MarkdownOptions {
+                full_report: self.full_report.clone(),
+                ..MarkdownOptions::comment()
+            }
+        } else {
+            MarkdownOptions::default()
+        }
+    }
 }
 
 /// The documents of a run, checked and cleared before the run starts.
 #[derive(Debug)]
-pub struct Outputs(Vec<Output>);
+pub struct Outputs {
+    outputs: Vec<Output>,
+    markdown: MarkdownOptions,
+}
 
 impl Outputs {
     /// Plans the documents and prepares every file destination: its folder exists (an
@@ -74,7 +97,10 @@ impl Outputs {
                 check_out_path(path).map_err(|e| (stdout_only.clone(), e))?;
             }
         }
-        Ok(Outputs(outputs))
+        Ok(Outputs {
+            outputs,
+            markdown: args.markdown_options(),
+        })
     }
 
     /// Writes the report in every planned format. With no document on stdout, stdout
@@ -83,7 +109,10 @@ impl Outputs {
     /// # Errors
     /// A file that cannot be written.
     pub fn write_report(&self, report: &ReviewReport) -> Result<()> {
-        write_all(&self.0, |format| render(report, format))?;
+        write_all(&self.outputs, |format| match format {
+            Format::Markdown => render_markdown_with(report, &self.markdown),
+            other => render(report, other),
+        })?;
         if !self.has_stdout() {
             println!("{}", report.summary);
             for m in &report.messages {
@@ -101,15 +130,17 @@ impl Outputs {
     /// # Errors
     /// A file that cannot be written.
     pub fn write_failure(&self, error: &anyhow::Error) -> Result<i32> {
-        write_failure(&self.0, error)
+        write_failure(&self.outputs, error)
     }
 
     fn has_stdout(&self) -> bool {
-        self.0.iter().any(|o| o.destination == Destination::Stdout)
+        self.outputs
+            .iter()
+            .any(|o| o.destination == Destination::Stdout)
     }
 
     fn say_where(&self) {
-        for o in &self.0 {
+        for o in &self.outputs {
             if let Destination::File(path) = &o.destination {
                 println!("{} report written to {}", o.format, path.display());
             }
