@@ -5,6 +5,8 @@
 mod composition;
 mod diagnostics;
 mod fixture_range;
+mod intake;
 mod outputs;
 mod panel;
+mod publish;
 mod review;

@@ -133,7 +133,8 @@ impl Outputs {
         write_failure(&self.outputs, error)
     }
 
-    fn has_stdout(&self) -> bool {
+    /// True when a document goes to stdout (which then carries nothing else).
+    pub fn has_stdout(&self) -> bool {
         self.outputs
             .iter()
             .any(|o| o.destination == Destination::Stdout)
@@ -182,6 +183,22 @@ pub fn write_failure(outputs: &[Output], error: &anyhow::Error) -> Result<i32> {
     Ok(failure.exit_code)
 }
 
+impl Outputs {
+    /// [`Outputs::prepare`], with its error handled: `Ok(Err(code))` when the output
+    /// flags failed but documents bound for stdout got the failure document (return
+    /// `code`); `Err` when nothing carries a document (stdout then gets `vouch: …`).
+    ///
+    /// # Errors
+    /// The usage error, when no document goes to stdout.
+    pub fn prepare_or_fail(args: &OutputArgs) -> Result<std::result::Result<Outputs, i32>> {
+        match Outputs::prepare(args) {
+            Ok(o) => Ok(Ok(o)),
+            Err((stdout, error)) if !stdout.is_empty() => Ok(Err(write_failure(&stdout, &error)?)),
+            Err((_, error)) => Err(error),
+        }
+    }
+}
+
 /// Runs a command's body with its outputs: the body's report is written in every
 /// format; any error (before or during the run) becomes the failure document of every
 /// format, with the documented exit code.
@@ -189,10 +206,9 @@ pub async fn with_outputs<F>(args: &OutputArgs, body: F) -> Result<i32>
 where
     F: AsyncFnOnce() -> Result<(ReviewReport, i32)>,
 {
-    let outputs = match Outputs::prepare(args) {
-        Ok(o) => o,
-        Err((stdout, error)) if !stdout.is_empty() => return write_failure(&stdout, &error),
-        Err((_, error)) => return Err(error),
+    let outputs = match Outputs::prepare_or_fail(args)? {
+        Ok(outputs) => outputs,
+        Err(code) => return Ok(code),
     };
     match body().await {
         Ok((report, code)) => {

@@ -136,6 +136,9 @@ fn longest_backtick_run(s: &str) -> usize {
 /// room for what a forge adds.
 pub const COMMENT_MAX_CHARS: usize = 60_000;
 
+/// The head of the stages table.
+const STAGES_TABLE_HEAD: &str = "| stage | model | status | complete | missing | unexpected | retried | repaired | candidates | requests |\n|---|---|---|---|---|---|---|---|---|---|\n";
+
 /// Lists longer than this are collapsible (`<details>`).
 const COLLAPSE_AFTER: usize = 10;
 
@@ -387,17 +390,15 @@ impl Renderer {
                 )
             }))
             .collect();
-        let mut stages = Section::new(
-            "stages",
-            "## Stages\n\n| stage | status | complete | missing | unexpected | retried | repaired | candidates | requests |\n|---|---|---|---|---|---|---|---|---|\n",
-        );
+        let files = self.files(report);
+        let mut stages = Section::new("stages", format!("## Stages\n\n{STAGES_TABLE_HEAD}"));
         stages.collapsible = true;
         stages.footer = "\n".into();
         stages.items = report.stages.iter().map(|st| self.stage_row(st)).collect();
         if stages.items.len() > COLLAPSE_AFTER {
             // A table inside <details> needs its header after the summary line.
             stages.heading = "## Stages\n\n".into();
-            stages.items.insert(0, "| stage | status | complete | missing | unexpected | retried | repaired | candidates | requests |\n|---|---|---|---|---|---|---|---|---|\n".into());
+            stages.items.insert(0, STAGES_TABLE_HEAD.into());
         }
         let mut candidates = Section::new("candidates", "## Candidates and decisions\n\n");
         candidates.collapsible = true;
@@ -420,10 +421,56 @@ impl Renderer {
             failures,
             findings,
             limitations,
+            files,
             stages,
             candidates,
             observations,
         ]
+    }
+
+    /// The files section: how many changed files were reviewed (in an accepted receipt
+    /// and seen in full), and every other changed file by name with its reason. A list
+    /// longer than [`COLLAPSE_AFTER`] shows its first entries and "and N more", then a
+    /// collapsible block that lists them all.
+    fn files(&self, report: &ReviewReport) -> Section {
+        let mut section = Section::new("files not reviewed", "## Files\n\n");
+        let changed = report.files_reviewed.len() + report.files_not_reviewed.len();
+        if changed == 0 {
+            return section;
+        }
+        let count = format!(
+            "Reviewed {} of {changed} changed file(s) (listed in an accepted coverage receipt and seen in full).\n\n",
+            report.files_reviewed.len()
+        );
+        let all = &report.files_not_reviewed;
+        let lines: Vec<String> = all
+            .iter()
+            .map(|f| {
+                format!(
+                    "- {} ({}): {}\n",
+                    self.code(&f.path),
+                    f.reason.as_str(),
+                    self.text(&f.detail)
+                )
+            })
+            .collect();
+        if all.is_empty() {
+            section.items = vec![count];
+        } else if all.len() <= COLLAPSE_AFTER {
+            section.heading = format!("## Files\n\n{count}Not reviewed:\n\n");
+            section.items = lines;
+            section.footer = "\n".into();
+        } else {
+            section.heading = format!(
+                "## Files\n\n{count}Not reviewed:\n\n{}- and {} more\n\n<details><summary>All {} changed files not reviewed</summary>\n\n",
+                lines[..COLLAPSE_AFTER].concat(),
+                all.len() - COLLAPSE_AFTER,
+                all.len()
+            );
+            section.items = lines;
+            section.footer = "\n</details>\n\n".into();
+        }
+        section
     }
 
     fn stage_row(&self, st: &vouch_core::StageRecord) -> String {
@@ -443,8 +490,12 @@ impl Renderer {
             StageStatus::Skipped => "skipped",
         };
         format!(
-            "| {} | {status} | {complete} | {missing} | {unexpected} | {} | {} | {} | {} |\n",
+            "| {} | {} | {status} | {complete} | {missing} | {unexpected} | {} | {} | {} | {} |\n",
             escaped(&self.raw(&st.label)),
+            st.model
+                .as_deref()
+                .map(|m| escaped(&self.raw(m)))
+                .unwrap_or_else(|| "–".into()),
             if st.retried { "yes" } else { "no" },
             if st.repaired { "yes" } else { "no" },
             st.candidates,
