@@ -199,7 +199,7 @@ async fn one_run_writes_every_format_and_render_reproduces_them_without_a_model(
     assert_eq!(
         comment.stdout,
         format!(
-            "<!-- vouch-review: summary -->\n{}",
+            "<!-- vouch:summary -->\n{}",
             read(&out_dir.join("vouch-report.md"))
         )
     );

@@ -37,7 +37,7 @@ pub struct OutputArgs {
     #[arg(long)]
     pub out_dir: Option<PathBuf>,
     /// Shape the Markdown document as a pull-request comment: the hidden marker
-    /// `<!-- vouch-review: summary -->` first, cut at whole items to 60,000 characters.
+    /// `<!-- vouch:summary -->` first, cut at whole items to 60,000 characters.
     #[arg(long)]
     pub comment: bool,
     /// Where the full report is (a URL or a few words), named when a comment is cut.

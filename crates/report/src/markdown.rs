@@ -170,7 +170,8 @@ impl MarkdownOptions {
     }
 }
 
-/// The hidden marker line for `key`: an HTML comment that renders as nothing. Characters
+/// The hidden marker line for `key`: an HTML comment that renders as nothing, in the form
+/// vouch-forge's comments use (`comment_marker("summary")` is its summary marker). Characters
 /// outside `[A-Za-z0-9._:/-]` in the key become `-`, so it can never close the comment.
 pub fn comment_marker(key: &str) -> String {
     let key: String = key
@@ -184,7 +185,7 @@ pub fn comment_marker(key: &str) -> String {
         })
         .collect();
     let key = key.trim_matches('-');
-    format!("<!-- vouch-review: {key} -->")
+    format!("<!-- vouch:{key} -->")
 }
 
 /// One part of the document: a heading and items, cut at whole items.

@@ -664,7 +664,7 @@ fn a_comment_has_the_marker_and_is_cut_to_the_cap_at_whole_items_with_a_note() {
         md.chars().count()
     );
     assert_eq!(md.lines().next(), Some(comment_marker("summary").as_str()));
-    assert_eq!(comment_marker("summary"), "<!-- vouch-review: summary -->");
+    assert_eq!(comment_marker("summary"), "<!-- vouch:summary -->");
     assert!(
         md.contains("# vouch review: Verified findings"),
         "the heading stays"
