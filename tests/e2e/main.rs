@@ -4,9 +4,12 @@
 
 mod composition;
 mod diagnostics;
+mod endpoint;
 mod fixture_range;
 mod intake;
 mod outputs;
 mod panel;
 mod publish;
 mod review;
+mod terminal;
+mod user_config;
