@@ -87,14 +87,16 @@ async fn a_wrong_model_is_a_configuration_error_listing_the_models() {
     )
     .await;
     assert_eq!(out.code, 3, "{}\n{}", out.stdout, out.stderr);
+    // stdout is the requested format's failure document, the paragraph inside it.
+    let failure = out.json();
+    let message = failure["message"].as_str().unwrap_or_default();
     assert!(
-        out.stdout
-            .contains("does not serve the model \"gpt-5x\" (set by --model)"),
+        message.contains("does not serve the model \"gpt-5x\" (set by --model)"),
         "{}",
         out.stdout
     );
     assert!(
-        out.stdout.contains("It offers: gpt-4.1, gpt-4.1-mini."),
+        message.contains("It offers: gpt-4.1, gpt-4.1-mini."),
         "{}",
         out.stdout
     );

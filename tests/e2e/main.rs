@@ -9,6 +9,7 @@ mod eval;
 mod exchange;
 mod fixture_range;
 mod intake;
+mod outputs;
 mod panel;
 mod publish;
 mod review;

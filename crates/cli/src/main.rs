@@ -1,6 +1,6 @@
-//! The `vouch` binary: `vouch review`, `vouch eval`, `vouch publish`,
-//! `vouch validate-report`, `vouch mcp`, `vouch specialist new|pin`,
-//! `vouch specialists list`, `vouch config show`, `vouch completions`, `vouch man`.
+//! The `vouch` binary: `vouch review`, `vouch render`, `vouch eval`, `vouch publish`,
+//! `vouch validate-report`, `vouch mcp`, `vouch specialist new|pin`, `vouch specialists list`,
+//! `vouch config show`, `vouch completions`, `vouch man`.
 //!
 //! Exit codes (every subcommand): 0 completed and nothing at or above the failure
 //! threshold · 1 verified findings at or above `--fail-on` (for `validate-report`: the
@@ -14,9 +14,11 @@ mod endpoint;
 mod eval;
 mod exchange;
 mod mcp;
+mod output;
 mod pin;
 mod presenter;
 mod publish;
+mod render;
 mod review;
 mod scaffold;
 mod specialists;
@@ -50,6 +52,8 @@ enum Command {
     /// Review a change: merge-base(base, head)..head.
     #[command(after_help = ui::AFTER_HELP)]
     Review(Box<review::ReviewArgs>),
+    /// Convert a saved JSON review report into other formats (no model call).
+    Render(render::RenderArgs),
     /// Measure review quality on golden-comment cases (precision, recall, F-beta).
     Eval(Box<eval::EvalArgs>),
     /// Publish a saved JSON report to a pull request on GitHub, GitLab or Gitea: one
@@ -169,6 +173,7 @@ fn main() -> ExitCode {
                 .map_err(|e| anyhow::anyhow!("cannot render the man page: {e}"))
         }
         Command::Review(args) => runtime.block_on(review::run(*args)),
+        Command::Render(args) => runtime.block_on(render::run(&args)),
         Command::Eval(args) => runtime.block_on(eval::run(*args)),
         Command::Publish(args) => runtime.block_on(publish::run(args)),
         Command::ValidateReport(args) => validate::run(&args),

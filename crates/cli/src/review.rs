@@ -23,25 +23,13 @@ use vouch_host::review::{
 };
 use vouch_llm::{EndpointConfig, Exchanges, ModelClient};
 use vouch_report::{
-    Format, REPORT_SCHEMA_VERSION, ReviewReport, StructuredOutputs, ToolInfo, check_report, render,
+    REPORT_SCHEMA_VERSION, ReviewReport, StructuredOutputs, ToolInfo, check_report,
 };
 
 use crate::exchange::{self, ExchangeArgs};
+use crate::output::{OutputArgs, Outputs};
 use crate::presenter::TerminalPresenter;
 use crate::{UsageError, builtins};
-
-/// Output format flag.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FormatArg {
-    /// The canonical JSON report.
-    Json,
-    /// Markdown for people.
-    Markdown,
-    /// SARIF 2.1.0.
-    Sarif,
-    /// reviewdog rdjson.
-    Rdjson,
-}
 
 /// `--fail-on` flag.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -81,12 +69,9 @@ pub struct ReviewArgs {
     /// Composition manifest (TOML). Default: the built-in default composition.
     #[arg(long)]
     pub manifest: Option<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = FormatArg::Markdown)]
-    pub format: FormatArg,
-    /// Write the report to this file instead of stdout (stdout then gets a summary).
-    #[arg(long)]
-    pub out: Option<PathBuf>,
+    /// Where the report goes, in which formats.
+    #[command(flatten)]
+    pub output: OutputArgs,
     /// When to exit 1: on verified findings, also on limited coverage, or never.
     #[arg(long, value_enum, default_value_t = FailOnArg::Finding)]
     pub fail_on: FailOnArg,
@@ -262,6 +247,7 @@ pub fn build_report(
             version: env!("CARGO_PKG_VERSION").into(),
         },
         repository: repo.display().to_string(),
+        remote_url: vouch_git::remote_url(repo).and_then(|url| vouch_report::repository_uri(&url)),
         base: snapshot.base.clone(),
         head: snapshot.head.clone(),
         merge_base: snapshot.merge_base.clone(),
@@ -303,9 +289,39 @@ fn tools_mode(args: &ReviewArgs, composition: &Composition) -> ToolsMode {
     }
 }
 
-/// Runs `vouch review`; returns the exit code.
+/// Runs `vouch review`; returns the exit code. Every requested document is this run's:
+/// the report, or (after any error, before or during the review) the format's failure
+/// document. Publishing (`--publish`) follows once the documents are written.
 pub async fn run(mut args: ReviewArgs) -> Result<i32> {
-    // The pull request and the token are checked before any model call.
+    let outputs = match Outputs::prepare_or_fail(&args.output)? {
+        Ok(outputs) => outputs,
+        Err(code) => return Ok(code),
+    };
+    let reviewed = async {
+        let publish_to = publish_target(&mut args)?;
+        let (report, code) = review(&args).await?;
+        Ok::<_, anyhow::Error>((report, code, publish_to))
+    }
+    .await;
+    match reviewed {
+        Ok((report, code, publish_to)) => {
+            outputs.write_report(&report)?;
+            if let Some((target, token)) = publish_to {
+                // With a document on stdout, nothing else may follow it there.
+                let announce = !outputs.has_stdout();
+                crate::publish::publish_report(&report, &target, token, announce).await?;
+            }
+            Ok(code)
+        }
+        Err(error) => outputs.write_failure(&error),
+    }
+}
+
+/// `--pr-from-env` fills base, head, title and body from the CI environment; with
+/// `--publish`, the pull request and the token are resolved before any model call.
+fn publish_target(
+    args: &mut ReviewArgs,
+) -> Result<Option<(vouch_forge::Target, vouch_forge::Token)>> {
     let pr_env = if args.ci.pr_from_env {
         let env = crate::publish::pr_from_env()?;
         args.base = Some(env.base_sha.clone());
@@ -318,47 +334,29 @@ pub async fn run(mut args: ReviewArgs) -> Result<i32> {
     } else {
         None
     };
-    let publish_to = if args.ci.publish {
-        Some(crate::publish::resolve(&args.ci.target, pr_env.as_ref())?)
+    if args.ci.publish {
+        Ok(Some(crate::publish::resolve(
+            &args.ci.target,
+            pr_env.as_ref(),
+        )?))
     } else {
-        None
-    };
-    if let Some(out) = &args.out {
-        check_out_path(out)?;
+        Ok(None)
     }
+}
+
+/// Reviews the change (through the exchange layer the flags name); returns the checked
+/// report and the exit code its opinion gives.
+async fn review(args: &ReviewArgs) -> Result<(ReviewReport, i32)> {
     let exchanges = exchange::open(&args.exchange)?;
-    let report = review_report(&args, exchanges.clone()).await?;
+    let report = review_report(args, exchanges.clone()).await?;
     exchange::check_replay(exchanges.as_deref())?;
-    let format = match args.format {
-        FormatArg::Json => Format::Json,
-        FormatArg::Markdown => Format::Markdown,
-        FormatArg::Sarif => Format::Sarif,
-        FormatArg::Rdjson => Format::Rdjson,
-    };
-    let text = render(&report, format);
-    match &args.out {
-        Some(path) => {
-            write_atomically(path, &text)?;
-            println!("{}", report.summary);
-            for m in &report.messages {
-                println!("{m}");
-            }
-            println!("Report written to {}", path.display());
-        }
-        // Every format carries the messages: Markdown and JSON in full, SARIF as tool
-        // execution notifications, rdjson not at all (so use --out with it).
-        None => print!("{text}"),
-    }
-    if let Some((target, token)) = publish_to {
-        // With the report on stdout, nothing else may follow it there.
-        crate::publish::publish_report(&report, &target, token, args.out.is_some()).await?;
-    }
     let fail_on = match args.fail_on {
         FailOnArg::Finding => FailOn::Finding,
         FailOnArg::Limited => FailOn::Limited,
         FailOnArg::Never => FailOn::Never,
     };
-    Ok(exit_code(&report.opinion, fail_on))
+    let code = exit_code(&report.opinion, fail_on);
+    Ok((report, code))
 }
 
 /// Runs one review as `args` describe it and returns its self-checked report (nothing
@@ -535,64 +533,6 @@ fn stage_models(
         spec.model = Some(model);
     }
     Ok(clients)
-}
-
-/// Checks before any model call that `--out` can be written: its folder exists and it
-/// is not a folder itself. A stale report there is removed, so a review that then fails
-/// cannot leave an older result looking current.
-fn check_out_path(out: &Path) -> Result<()> {
-    let parent = match out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    if !parent.is_dir() {
-        return Err(UsageError(format!(
-            "--out {}: the folder {} does not exist; create it or choose another path",
-            out.display(),
-            parent.display()
-        ))
-        .into());
-    }
-    if out.is_dir() {
-        return Err(UsageError(format!(
-            "--out {} is a folder; give a file path",
-            out.display()
-        ))
-        .into());
-    }
-    let probe = parent.join(format!(".vouch-out-{}", std::process::id()));
-    std::fs::write(&probe, b"").map_err(|e| {
-        UsageError(format!(
-            "--out {}: cannot write in {}: {e}",
-            out.display(),
-            parent.display()
-        ))
-    })?;
-    let _ = std::fs::remove_file(&probe);
-    if out.exists() {
-        std::fs::remove_file(out).map_err(|e| {
-            UsageError(format!(
-                "--out {}: cannot replace the existing file: {e}",
-                out.display()
-            ))
-        })?;
-    }
-    Ok(())
-}
-
-/// Writes the report through a temporary file and a rename, so readers never see half.
-fn write_atomically(path: &Path, text: &str) -> Result<()> {
-    let tmp = path.with_file_name(format!(
-        ".{}.vouch-tmp",
-        path.file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default()
-    ));
-    std::fs::write(&tmp, text)
-        .with_context(|| format!("writing the report to {}", tmp.display()))?;
-    std::fs::rename(&tmp, path)
-        .with_context(|| format!("moving the report to {}", path.display()))?;
-    Ok(())
 }
 
 /// Bytes of patches given inline per stage execution.

@@ -12,6 +12,7 @@
 mod error;
 mod range_diff;
 pub mod reader;
+mod remote;
 mod resolve;
 mod snapshot;
 
@@ -21,4 +22,5 @@ pub use reader::{
     DirEntry, DirEntryKind, DirListing, FileDiff, FileRead, GrepMatch, GrepResult, ReadError,
     SourceReader,
 };
+pub use remote::remote_url;
 pub use snapshot::snapshot;

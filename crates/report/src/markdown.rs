@@ -1,4 +1,10 @@
-//! Markdown rendering of a review report, for people.
+//! Markdown rendering of a review report, for people and for pull-request comments.
+//!
+//! For a comment ([`MarkdownOptions::comment`]) the document starts with a hidden marker
+//! that identifies the one sticky comment to update, and is cut to fit a character cap
+//! at whole items, with a note of what was cut and where the full report is. Long lists
+//! are collapsible; untrusted text renders literally, and what it quotes in backticks
+//! renders as code.
 
 use std::fmt::Write;
 
@@ -43,7 +49,42 @@ fn rev(r: Revision) -> &'static str {
 /// literally: line breaks become spaces (so it never starts a line: callers put it after
 /// a label or list marker) and every character CommonMark gives inline meaning is
 /// backslash-escaped, so no heading, link, image, HTML or table cell can be injected.
+/// What the text quotes between a pair of backticks renders as a code span ([`code`]).
 fn text(raw: &str) -> String {
+    let parts: Vec<&str> = raw.split('`').collect();
+    // Segments at odd positions lie between a pair of backticks; an unpaired last
+    // backtick stays literal text.
+    let paired = if parts.len().is_multiple_of(2) {
+        parts.len() - 1
+    } else {
+        parts.len()
+    };
+    let mut out = String::with_capacity(raw.len());
+    for (i, part) in parts.iter().enumerate() {
+        if i >= paired {
+            out.push_str("\\`");
+            out.push_str(&escaped(part));
+        } else if i % 2 == 1 && !part.is_empty() {
+            out.push_str(&code(part));
+        } else if i % 2 == 1 {
+            out.push_str("\\`\\`");
+        } else {
+            out.push_str(&escaped(part));
+        }
+    }
+    // What would open a block where the text starts (after a list marker, say): a
+    // heading, a list item or a setext underline.
+    let digits = out.chars().take_while(char::is_ascii_digit).count();
+    match out[digits..].chars().next() {
+        Some('#' | '-' | '+' | '=') if digits == 0 => out.insert(0, '\\'),
+        Some('.' | ')') if digits > 0 => out.insert(digits, '\\'),
+        _ => {}
+    }
+    out
+}
+
+/// Plain untrusted text with every inline-significant character escaped.
+fn escaped(raw: &str) -> String {
     let mut out = String::with_capacity(raw.len());
     for c in raw.chars() {
         match c {
@@ -55,14 +96,6 @@ fn text(raw: &str) -> String {
             c if c.is_control() => out.push(' '),
             c => out.push(c),
         }
-    }
-    // What would open a block where the text starts (after a list marker, say): a
-    // heading, a list item or a setext underline.
-    let digits = out.chars().take_while(char::is_ascii_digit).count();
-    match out[digits..].chars().next() {
-        Some('#' | '-' | '+' | '=') if digits == 0 => out.insert(0, '\\'),
-        Some('.' | ')') if digits > 0 => out.insert(digits, '\\'),
-        _ => {}
     }
     out
 }
@@ -99,224 +132,490 @@ fn longest_backtick_run(s: &str) -> usize {
     s.split(|c| c != '`').map(str::len).max().unwrap_or(0)
 }
 
-/// Files listed before a long list is folded into a collapsible block.
-const FILES_SHOWN: usize = 10;
+/// The character cap of a pull-request comment: GitHub stops at 65,536, so 60,000 leaves
+/// room for what a forge adds.
+pub const COMMENT_MAX_CHARS: usize = 60_000;
 
-/// The files section: how many changed files were reviewed (in an accepted receipt and
-/// seen in full), and every other changed file by name with its reason. A list longer
-/// than [`FILES_SHOWN`] shows its first entries and "and N more", then a collapsible
-/// block that lists them all.
-fn files_section(s: &mut String, report: &ReviewReport) {
-    let changed = report.files_reviewed.len() + report.files_not_reviewed.len();
-    if changed == 0 {
-        return;
-    }
-    let _ = writeln!(s, "## Files\n");
-    let _ = writeln!(
-        s,
-        "Reviewed {} of {changed} changed file(s) (listed in an accepted coverage receipt and seen in full).\n",
-        report.files_reviewed.len()
-    );
-    if report.files_not_reviewed.is_empty() {
-        return;
-    }
-    let line = |f: &vouch_core::NotReviewedFile| {
-        format!(
-            "- {} ({}): {}",
-            code(&f.path),
-            f.reason.as_str(),
-            text(&f.detail)
-        )
-    };
-    let all = &report.files_not_reviewed;
-    let _ = writeln!(s, "Not reviewed:\n");
-    for f in all.iter().take(FILES_SHOWN) {
-        let _ = writeln!(s, "{}", line(f));
-    }
-    if all.len() > FILES_SHOWN {
-        let _ = writeln!(s, "- and {} more\n", all.len() - FILES_SHOWN);
-        let _ = writeln!(
-            s,
-            "<details><summary>All {} changed files not reviewed</summary>\n",
-            all.len()
-        );
-        for f in all {
-            let _ = writeln!(s, "{}", line(f));
-        }
-        let _ = writeln!(s, "\n</details>");
-    }
-    s.push('\n');
+/// The head of the stages table.
+const STAGES_TABLE_HEAD: &str = "| stage | model | status | complete | missing | unexpected | retried | repaired | candidates | requests |\n|---|---|---|---|---|---|---|---|---|---|\n";
+
+/// Lists longer than this are collapsible (`<details>`).
+const COLLAPSE_AFTER: usize = 10;
+
+/// Untrusted fields are clipped to this many characters in a capped document, so one
+/// item can never take the whole budget.
+const CLIP_CHARS: usize = 4_000;
+
+/// How [`render_markdown_with`] shapes the document.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MarkdownOptions {
+    /// A key for the hidden marker on the first line ([`comment_marker`]), so a
+    /// publisher finds its one sticky comment again. `None`: no marker.
+    pub marker: Option<String>,
+    /// The most characters the document may have; longer documents are cut at whole
+    /// items, with a note. `None`: no cap.
+    pub max_chars: Option<usize>,
+    /// Where the full report is (a URL or a few words), named in the cut note.
+    pub full_report: Option<String>,
 }
 
-/// Renders the report as Markdown: opinion, messages, findings with citations and
-/// provenance, limitations, per-stage coverage, candidates and their decisions.
-pub fn render_markdown(report: &ReviewReport) -> String {
-    let mut s = String::new();
-    let short = |sha: &str| sha.chars().take(12).collect::<String>();
-    let _ = writeln!(s, "# vouch review: {}\n", outcome_heading(report));
-    let _ = writeln!(
-        s,
-        "{} → {} (merge base `{}`) in {}, composition {}: {} file(s), {} hunk(s), +{} −{}.\n",
-        code(&report.base.spec),
-        code(&report.head.spec),
-        short(&report.merge_base),
-        code(&report.repository),
-        code(&report.composition),
-        report.counts.files,
-        report.counts.hunks,
-        report.counts.additions,
-        report.counts.deletions
-    );
-    let _ = writeln!(s, "Summary: {}\n", text(&report.summary));
-    if !report.opinion.not_clean_because.is_empty()
-        && report.opinion.outcome != Outcome::NothingToReview
-    {
+impl MarkdownOptions {
+    /// A pull-request comment: marker `summary`, cap [`COMMENT_MAX_CHARS`].
+    pub fn comment() -> Self {
+        MarkdownOptions {
+            marker: Some("summary".into()),
+            max_chars: Some(COMMENT_MAX_CHARS),
+            full_report: None,
+        }
+    }
+}
+
+/// The hidden marker line for `key`: an HTML comment that renders as nothing, in the form
+/// vouch-forge's comments use (`comment_marker("summary")` is its summary marker). Characters
+/// outside `[A-Za-z0-9._:/-]` in the key become `-`, so it can never close the comment.
+pub fn comment_marker(key: &str) -> String {
+    let key: String = key
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._:/".contains(c) {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let key = key.trim_matches('-');
+    format!("<!-- vouch:{key} -->")
+}
+
+/// One part of the document: a heading and items, cut at whole items.
+struct Section {
+    /// What the cut note calls its items ("findings").
+    name: &'static str,
+    heading: String,
+    items: Vec<String>,
+    /// Wrapped in `<details>` when it has more than [`COLLAPSE_AFTER`] items.
+    collapsible: bool,
+    /// Text after the items (a table's end, say).
+    footer: String,
+}
+
+impl Section {
+    fn new(name: &'static str, heading: impl Into<String>) -> Self {
+        Section {
+            name,
+            heading: heading.into(),
+            items: Vec::new(),
+            collapsible: false,
+            footer: String::new(),
+        }
+    }
+
+    fn open(&self, shown: usize) -> String {
+        if self.collapsible && self.items.len() > COLLAPSE_AFTER {
+            format!(
+                "{}<details><summary>{} {}</summary>\n\n",
+                self.heading, shown, self.name
+            )
+        } else {
+            self.heading.clone()
+        }
+    }
+
+    fn close(&self) -> String {
+        if self.collapsible && self.items.len() > COLLAPSE_AFTER {
+            format!("{}\n</details>\n\n", self.footer)
+        } else {
+            self.footer.clone()
+        }
+    }
+}
+
+struct Renderer {
+    clip: Option<usize>,
+}
+
+impl Renderer {
+    fn raw<'a>(&self, raw: &'a str) -> std::borrow::Cow<'a, str> {
+        match self.clip {
+            Some(n) if raw.chars().count() > n => {
+                let kept: String = raw.chars().take(n).collect();
+                format!("{kept} … (cut: {} characters)", raw.chars().count() - n).into()
+            }
+            _ => raw.into(),
+        }
+    }
+
+    fn text(&self, raw: &str) -> String {
+        text(&self.raw(raw))
+    }
+
+    fn block(&self, raw: &str) -> String {
+        block(&self.raw(raw))
+    }
+
+    fn code(&self, raw: &str) -> String {
+        code(&self.raw(raw))
+    }
+
+    fn head(&self, report: &ReviewReport) -> String {
+        let mut s = String::new();
+        let short = |sha: &str| sha.chars().take(12).collect::<String>();
+        let _ = writeln!(s, "# vouch review: {}\n", outcome_heading(report));
+        let repository = report.remote_url.as_deref().unwrap_or(&report.repository);
         let _ = writeln!(
             s,
-            "Not a clean opinion because: {}.\n",
-            text(&report.opinion.not_clean_because.join("; "))
+            "{} → {} (merge base `{}`) in {}, composition {}: {} file(s), {} hunk(s), +{} −{}.\n",
+            self.code(&report.base.spec),
+            self.code(&report.head.spec),
+            short(&report.merge_base),
+            self.code(repository),
+            self.code(&report.composition),
+            report.counts.files,
+            report.counts.hunks,
+            report.counts.additions,
+            report.counts.deletions
         );
-    }
-    if !report.messages.is_empty() {
-        let _ = writeln!(s, "## Messages\n");
-        for m in &report.messages {
-            let _ = writeln!(s, "{}\n", block(m));
-        }
-    }
-    if !report.failures.is_empty() {
-        let _ = writeln!(s, "## Failures\n");
-        for f in &report.failures {
-            let stage = f
-                .stage
-                .as_deref()
-                .map(|l| format!(" ({})", text(l)))
-                .unwrap_or_default();
-            let _ = writeln!(s, "- {}{stage}:\n\n{}\n", name(&f.kind), block(&f.message));
-        }
-        s.push('\n');
-    }
-    if !report.findings.is_empty() {
-        let _ = writeln!(s, "## Findings\n");
-        for (i, f) in report.findings.iter().enumerate() {
+        let _ = writeln!(s, "Summary: {}\n", self.text(&report.summary));
+        if !report.opinion.not_clean_because.is_empty()
+            && report.opinion.outcome != Outcome::NothingToReview
+        {
             let _ = writeln!(
                 s,
-                "### {}. \\[{}\\] {}:{}-{} ({})\n\nClaim: {}\n\nEvidence: {}\n",
-                i + 1,
-                f.severity.as_str(),
-                code(&f.path),
-                f.start_line,
-                f.end_line,
-                text(&f.area),
-                text(&f.claim),
-                text(&f.evidence)
+                "Not a clean opinion because: {}.\n",
+                self.text(&report.opinion.not_clean_because.join("; "))
             );
-            let _ = writeln!(s, "Citations:");
-            for c in &f.citations {
-                let _ = writeln!(
-                    s,
-                    "- {}:{}-{} at {}",
-                    code(&c.path),
+        }
+        s
+    }
+
+    fn finding(&self, i: usize, f: &vouch_core::Finding) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "### {}. \\[{}\\] {}:{}-{} at {} ({})\n\nClaim: {}\n\nEvidence: {}\n",
+            i + 1,
+            f.severity.as_str(),
+            self.code(&f.path),
+            f.start_line,
+            f.end_line,
+            rev(f.revision),
+            self.text(&f.area),
+            self.text(&f.claim),
+            self.text(&f.evidence)
+        );
+        let citations: Vec<String> = f
+            .citations
+            .iter()
+            .map(|c| {
+                format!(
+                    "- {}:{}-{} at {}\n",
+                    self.code(&c.path),
                     c.start_line,
                     c.end_line,
                     rev(c.revision)
-                );
-            }
-            let p = &f.provenance;
-            let _ = writeln!(
+                )
+            })
+            .collect();
+        if citations.len() > 5 {
+            let _ = write!(
                 s,
-                "\nProposed by {}; verified by {} in {} pass(es).\n",
-                text(&p.proposed_by.join(", ")),
-                text(&p.verified_by),
-                p.verification_passes
+                "<details><summary>{} citations</summary>\n\n{}\n</details>\n",
+                citations.len(),
+                citations.concat()
             );
+        } else {
+            let _ = write!(s, "Citations:\n{}", citations.concat());
         }
-    }
-    if !report.limitations.is_empty() || !report.excluded_files.is_empty() {
-        let _ = writeln!(s, "## Coverage limitations\n");
-        for l in &report.limitations {
-            let stage = l
-                .stage
-                .as_deref()
-                .map(|l| format!(" ({})", text(l)))
-                .unwrap_or_default();
-            let _ = writeln!(s, "- {}{stage}: {}", name(&l.kind), text(&l.detail));
-        }
-        for e in &report.excluded_files {
-            let _ = writeln!(s, "- excluded {}: {}", code(&e.path), text(&e.reason));
-        }
-        s.push('\n');
-    }
-    files_section(&mut s, report);
-    if !report.stages.is_empty() {
-        let _ = writeln!(s, "## Stages\n");
+        let p = &f.provenance;
         let _ = writeln!(
             s,
-            "| stage | model | status | complete | missing | unexpected | retried | repaired | candidates | requests |"
+            "\nProposed by {}; verified by {} in {} pass(es).\n",
+            self.text(&p.proposed_by.join(", ")),
+            self.text(&p.verified_by),
+            p.verification_passes
         );
-        let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|");
-        for st in &report.stages {
-            let (complete, missing, unexpected) = match &st.coverage {
-                Some(c) => (
-                    c.complete.to_string(),
-                    c.missing_files.len().to_string(),
-                    c.unexpected_files.len().to_string(),
-                ),
-                None => ("–".into(), "–".into(), "–".into()),
-            };
-            let status = match st.status {
-                StageStatus::Accepted => "accepted",
-                StageStatus::Limited => "limited",
-                StageStatus::Failed => "failed",
-                StageStatus::Cancelled => "cancelled",
-                StageStatus::Skipped => "skipped",
-            };
-            let _ = writeln!(
-                s,
-                "| {} | {} | {status} | {complete} | {missing} | {unexpected} | {} | {} | {} | {} |",
-                text(&st.label),
-                st.model.as_deref().map(text).unwrap_or_else(|| "–".into()),
-                if st.retried { "yes" } else { "no" },
-                if st.repaired { "yes" } else { "no" },
-                st.candidates,
-                st.usage.requests
-            );
-        }
-        s.push('\n');
+        s
     }
-    if !report.candidates.is_empty() {
-        let _ = writeln!(s, "## Candidates and decisions\n");
-        for c in &report.candidates {
-            let verdict = c
-                .verdict
-                .map(|v| format!("{v:?}").to_lowercase())
-                .unwrap_or_else(|| "no valid decision".into());
-            let _ = writeln!(
-                s,
-                "- {} {}:{}-{} — {} → **{verdict}**{}",
-                code(&c.candidate.id),
-                code(&c.candidate.path),
-                c.candidate.start_line,
-                c.candidate.end_line,
-                text(&c.candidate.claim),
-                c.problem
+
+    fn sections(&self, report: &ReviewReport) -> Vec<Section> {
+        let mut messages = Section::new("messages", "## Messages\n\n");
+        messages.items = report
+            .messages
+            .iter()
+            .map(|m| format!("{}\n\n", self.block(m)))
+            .collect();
+        let mut failures = Section::new("failures", "## Failures\n\n");
+        failures.items = report
+            .failures
+            .iter()
+            .map(|f| {
+                let stage = f
+                    .stage
                     .as_deref()
-                    .map(|p| format!(" ({})", text(p)))
-                    .unwrap_or_default()
+                    .map(|l| format!(" ({})", self.text(l)))
+                    .unwrap_or_default();
+                format!(
+                    "- {}{stage}:\n\n{}\n\n",
+                    name(&f.kind),
+                    self.block(&f.message)
+                )
+            })
+            .collect();
+        let mut findings = Section::new("findings", "## Findings\n\n");
+        findings.items = report
+            .findings
+            .iter()
+            .enumerate()
+            .map(|(i, f)| self.finding(i, f))
+            .collect();
+        let mut limitations = Section::new("coverage limitations", "## Coverage limitations\n\n");
+        limitations.collapsible = true;
+        limitations.footer = "\n".into();
+        limitations.items = report
+            .limitations
+            .iter()
+            .map(|l| {
+                let stage = l
+                    .stage
+                    .as_deref()
+                    .map(|l| format!(" ({})", self.text(l)))
+                    .unwrap_or_default();
+                format!("- {}{stage}: {}\n", name(&l.kind), self.text(&l.detail))
+            })
+            .chain(report.excluded_files.iter().map(|e| {
+                format!(
+                    "- excluded {}: {}\n",
+                    self.code(&e.path),
+                    self.text(&e.reason)
+                )
+            }))
+            .collect();
+        let files = self.files(report);
+        let mut stages = Section::new("stages", format!("## Stages\n\n{STAGES_TABLE_HEAD}"));
+        stages.collapsible = true;
+        stages.footer = "\n".into();
+        stages.items = report.stages.iter().map(|st| self.stage_row(st)).collect();
+        if stages.items.len() > COLLAPSE_AFTER {
+            // A table inside <details> needs its header after the summary line.
+            stages.heading = "## Stages\n\n".into();
+            stages.items.insert(0, STAGES_TABLE_HEAD.into());
+        }
+        let mut candidates = Section::new("candidates", "## Candidates and decisions\n\n");
+        candidates.collapsible = true;
+        candidates.footer = "\n".into();
+        candidates.items = report
+            .candidates
+            .iter()
+            .map(|c| self.candidate(c))
+            .collect();
+        let mut observations = Section::new("observations", "## Observations\n\n");
+        observations.collapsible = true;
+        observations.footer = "\n".into();
+        observations.items = report
+            .observations
+            .iter()
+            .map(|o| format!("- {}\n", self.text(o)))
+            .collect();
+        vec![
+            messages,
+            failures,
+            findings,
+            limitations,
+            files,
+            stages,
+            candidates,
+            observations,
+        ]
+    }
+
+    /// The files section: how many changed files were reviewed (in an accepted receipt
+    /// and seen in full), and every other changed file by name with its reason. A list
+    /// longer than [`COLLAPSE_AFTER`] shows its first entries and "and N more", then a
+    /// collapsible block that lists them all.
+    fn files(&self, report: &ReviewReport) -> Section {
+        let mut section = Section::new("files not reviewed", "## Files\n\n");
+        let changed = report.files_reviewed.len() + report.files_not_reviewed.len();
+        if changed == 0 {
+            return section;
+        }
+        let count = format!(
+            "Reviewed {} of {changed} changed file(s) (listed in an accepted coverage receipt and seen in full).\n\n",
+            report.files_reviewed.len()
+        );
+        let all = &report.files_not_reviewed;
+        let lines: Vec<String> = all
+            .iter()
+            .map(|f| {
+                format!(
+                    "- {} ({}): {}\n",
+                    self.code(&f.path),
+                    f.reason.as_str(),
+                    self.text(&f.detail)
+                )
+            })
+            .collect();
+        if all.is_empty() {
+            section.items = vec![count];
+        } else if all.len() <= COLLAPSE_AFTER {
+            section.heading = format!("## Files\n\n{count}Not reviewed:\n\n");
+            section.items = lines;
+            section.footer = "\n".into();
+        } else {
+            section.heading = format!(
+                "## Files\n\n{count}Not reviewed:\n\n{}- and {} more\n\n<details><summary>All {} changed files not reviewed</summary>\n\n",
+                lines[..COLLAPSE_AFTER].concat(),
+                all.len() - COLLAPSE_AFTER,
+                all.len()
             );
+            section.items = lines;
+            section.footer = "\n</details>\n\n".into();
         }
-        s.push('\n');
+        section
     }
-    if !report.observations.is_empty() {
-        let _ = writeln!(s, "## Observations\n");
-        for o in &report.observations {
-            let _ = writeln!(s, "- {}", text(o));
-        }
-        s.push('\n');
+
+    fn stage_row(&self, st: &vouch_core::StageRecord) -> String {
+        let (complete, missing, unexpected) = match &st.coverage {
+            Some(c) => (
+                c.complete.to_string(),
+                c.missing_files.len().to_string(),
+                c.unexpected_files.len().to_string(),
+            ),
+            None => ("–".into(), "–".into(), "–".into()),
+        };
+        let status = match st.status {
+            StageStatus::Accepted => "accepted",
+            StageStatus::Limited => "limited",
+            StageStatus::Failed => "failed",
+            StageStatus::Cancelled => "cancelled",
+            StageStatus::Skipped => "skipped",
+        };
+        format!(
+            "| {} | {} | {status} | {complete} | {missing} | {unexpected} | {} | {} | {} | {} |\n",
+            escaped(&self.raw(&st.label)),
+            st.model
+                .as_deref()
+                .map(|m| escaped(&self.raw(m)))
+                .unwrap_or_else(|| "–".into()),
+            if st.retried { "yes" } else { "no" },
+            if st.repaired { "yes" } else { "no" },
+            st.candidates,
+            st.usage.requests
+        )
     }
-    let _ = writeln!(
-        s,
-        "Model usage: {} request(s), {} prompt and {} completion token(s).",
+
+    fn candidate(&self, c: &vouch_core::CandidateRecord) -> String {
+        let verdict = c
+            .verdict
+            .map(|v| name(&v))
+            .unwrap_or_else(|| "no valid decision".into());
+        format!(
+            "- {} {}:{}-{} — {} → **{verdict}**{}\n",
+            self.code(&c.candidate.id),
+            self.code(&c.candidate.path),
+            c.candidate.start_line,
+            c.candidate.end_line,
+            self.text(&c.candidate.claim),
+            c.problem
+                .as_deref()
+                .map(|p| format!(" ({})", self.text(p)))
+                .unwrap_or_default()
+        )
+    }
+}
+
+fn usage_line(report: &ReviewReport) -> String {
+    format!(
+        "Model usage: {} request(s), {} prompt and {} completion token(s).\n",
         report.usage.requests, report.usage.prompt_tokens, report.usage.completion_tokens
-    );
-    s
+    )
+}
+
+/// Renders the report as Markdown: opinion, messages, failures, findings with citations
+/// and provenance, limitations, per-stage coverage, candidates and their decisions.
+pub fn render_markdown(report: &ReviewReport) -> String {
+    render_markdown_with(report, &MarkdownOptions::default())
+}
+
+/// Renders the report as Markdown shaped by `options`: the hidden marker first; then,
+/// when the whole document would exceed `max_chars`, sections are kept in order and cut
+/// at whole items (the heading, summary and opinion always stay), with a closing note
+/// naming what was cut and where the full report is. Lists of more than ten items are
+/// collapsible. The result never exceeds `max_chars` characters (a cap too small for the
+/// heading and the note gives just those, cut).
+pub fn render_markdown_with(report: &ReviewReport, options: &MarkdownOptions) -> String {
+    let renderer = Renderer {
+        clip: options.max_chars.map(|_| CLIP_CHARS),
+    };
+    let mut out = String::new();
+    if let Some(key) = &options.marker {
+        out.push_str(&comment_marker(key));
+        out.push('\n');
+    }
+    out.push_str(&renderer.head(report));
+    let sections = renderer.sections(report);
+    let usage = usage_line(report);
+    let limit = options.max_chars.unwrap_or(usize::MAX);
+    let where_full = options
+        .full_report
+        .as_deref()
+        .map(|w| w.chars().take(2_000).collect::<String>());
+    // Room kept for the cut note and the usage line.
+    let reserve = 600 + where_full.as_deref().map_or(0, |w| w.chars().count() * 2);
+    let budget = limit.saturating_sub(reserve);
+    let mut used = out.chars().count();
+    let mut cut: Vec<String> = Vec::new();
+    for section in sections.iter().filter(|s| !s.items.is_empty()) {
+        let fixed =
+            section.open(section.items.len()).chars().count() + section.close().chars().count();
+        let mut shown = 0;
+        let mut room = budget.saturating_sub(used + fixed);
+        for item in &section.items {
+            let n = item.chars().count();
+            if n > room {
+                break;
+            }
+            room -= n;
+            shown += 1;
+        }
+        if shown > 0 {
+            let body: String = section.items[..shown].concat();
+            let text = format!("{}{body}{}", section.open(shown), section.close());
+            used += text.chars().count();
+            out.push_str(&text);
+        }
+        if shown < section.items.len() {
+            cut.push(format!(
+                "{} of {} {}",
+                section.items.len() - shown,
+                section.items.len(),
+                section.name
+            ));
+        }
+    }
+    out.push_str(&usage);
+    if !cut.is_empty() {
+        let full = match &where_full {
+            Some(w) => format!("The full report: {}.", escaped(w)),
+            None => "The full report is in vouch's JSON output (`--format json`).".into(),
+        };
+        let _ = write!(
+            out,
+            "\n_This report was cut to fit {limit} characters: not shown are {}. {full}_\n",
+            cut.join(", ")
+        );
+    }
+    if out.chars().count() > limit {
+        out = out.chars().take(limit).collect();
+    }
+    out
+}
+
+/// The Markdown of a run that ended before it had a report: what happened and the error.
+pub fn render_markdown_failure(failure: &crate::failure::RunFailure) -> String {
+    format!(
+        "# vouch review: Failed, nothing reviewed\n\n{}\n\n{}\n",
+        text(&failure.summary()),
+        block(&failure.message)
+    )
 }

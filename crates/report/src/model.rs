@@ -40,6 +40,10 @@ pub struct ReviewReport {
     pub tool: ToolInfo,
     /// The reviewed repository (as given on the command line).
     pub repository: String,
+    /// The repository's remote URL (`origin`, else its only remote) without credentials,
+    /// when it has one: what SARIF's `versionControlProvenance` names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remote_url: Option<String>,
     /// Base revision as given and resolved.
     pub base: CommitRef,
     /// Head revision as given and resolved.

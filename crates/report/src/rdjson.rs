@@ -1,9 +1,14 @@
-//! reviewdog Diagnostic Format (rdjson) rendering (`DiagnosticResult.json` of
-//! reviewdog's `proto/rdf`).
+//! reviewdog Diagnostic Format rendering: rdjson (one `DiagnosticResult`) and rdjsonl (one
+//! `Diagnostic` per line), as reviewdog's `proto/rdf/reviewdog.proto` defines them.
+//!
+//! Findings outside the diff stay in the document: reviewdog's filter modes decide what
+//! is posted. The outcome is visible: an incomplete or aborted review is one ERROR
+//! diagnostic saying so, and limited coverage one WARNING naming why.
 
 use serde_json::{Value, json};
-use vouch_core::Severity;
+use vouch_core::{Outcome, Revision, Severity, SourceWindow};
 
+use crate::failure::RunFailure;
 use crate::model::ReviewReport;
 
 fn severity(s: Severity) -> &'static str {
@@ -14,28 +19,154 @@ fn severity(s: Severity) -> &'static str {
     }
 }
 
-/// Renders the report as an rdjson `DiagnosticResult`: one diagnostic per published
-/// finding, with its path and line range, severity, and the review area as `code`.
-pub fn render_rdjson(report: &ReviewReport) -> Value {
-    let diagnostics: Vec<Value> = report
-        .findings
-        .iter()
-        .map(|f| {
-            json!({
-                "message": format!("{}\n\n{}\nProposed by {}; verified by {}.", f.claim, f.evidence, f.provenance.proposed_by.join(", "), f.provenance.verified_by),
-                "location": {
-                    "path": f.path,
-                    "range": {"start": {"line": f.start_line}, "end": {"line": f.end_line}}
-                },
-                "severity": severity(f.severity),
-                "source": {"name": "vouch"},
-                "code": {"value": f.area}
-            })
-        })
-        .collect();
+fn range(start: u32, end: u32) -> Value {
+    json!({"start": {"line": start}, "end": {"line": end}})
+}
+
+fn related(window: &SourceWindow, what: &str) -> Value {
+    let side = match window.revision {
+        Revision::Head => "at head",
+        Revision::Base => "at the merge base (old side of the change)",
+    };
     json!({
-        "source": {"name": "vouch"},
-        "severity": "WARNING",
-        "diagnostics": diagnostics
+        "message": format!("{what}: lines {}-{} {side}", window.start_line, window.end_line),
+        "location": {"path": window.path, "range": range(window.start_line, window.end_line)}
     })
+}
+
+fn finding(f: &vouch_core::Finding) -> Value {
+    let mut related_locations = Vec::new();
+    // reviewdog places ranges on the new side: a finding about removed lines is
+    // file-level, its old-side lines a related location.
+    let location = match f.revision {
+        Revision::Head => json!({"path": f.path, "range": range(f.start_line, f.end_line)}),
+        Revision::Base => {
+            let base = SourceWindow {
+                revision: Revision::Base,
+                path: f.path.clone(),
+                start_line: f.start_line,
+                end_line: f.end_line,
+            };
+            related_locations.push(related(&base, "the finding's removed lines"));
+            json!({"path": f.path})
+        }
+    };
+    related_locations.extend(f.citations.iter().map(|c| related(c, "citation")));
+    json!({
+        "message": format!(
+            "{}\n\n{}\nProposed by {}; verified by {}.",
+            f.claim,
+            f.evidence,
+            f.provenance.proposed_by.join(", "),
+            f.provenance.verified_by
+        ),
+        "location": location,
+        "severity": severity(f.severity),
+        "source": {"name": "vouch"},
+        "code": {"value": f.area},
+        "related_locations": related_locations
+    })
+}
+
+/// A file-level diagnostic about the review itself, on the first changed file (or the
+/// repository root when there is none).
+fn outcome_diagnostic(report: &ReviewReport, level: &str, code: &str, message: String) -> Value {
+    let path = report.expected_files.first().map_or(".", String::as_str);
+    json!({
+        "message": message,
+        "location": {"path": path},
+        "severity": level,
+        "source": {"name": "vouch"},
+        "code": {"value": code}
+    })
+}
+
+/// The diagnostics of a report: one per published finding, plus one about the outcome
+/// when the review is incomplete or aborted (ERROR) or its coverage limited (WARNING).
+pub fn diagnostics(report: &ReviewReport) -> Vec<Value> {
+    let mut out: Vec<Value> = report.findings.iter().map(finding).collect();
+    let o = &report.opinion;
+    match o.outcome {
+        Outcome::Incomplete | Outcome::Aborted => {
+            let mut message = format!(
+                "vouch review {}: {}",
+                if o.outcome == Outcome::Aborted {
+                    "aborted"
+                } else {
+                    "incomplete"
+                },
+                report.summary
+            );
+            for f in &report.failures {
+                message.push_str(&format!("\n- {}", f.message));
+            }
+            out.push(outcome_diagnostic(
+                report,
+                "ERROR",
+                "vouch/review-not-completed",
+                message,
+            ));
+        }
+        Outcome::Findings | Outcome::NoFindings
+            if o.coverage == Some(vouch_core::CoverageLevel::Limited) =>
+        {
+            let mut message = String::from("vouch review: limited coverage, not a clean opinion.");
+            for l in &report.limitations {
+                message.push_str(&format!("\n- {}", l.detail));
+            }
+            for e in &report.excluded_files {
+                message.push_str(&format!("\n- excluded {}: {}", e.path, e.reason));
+            }
+            out.push(outcome_diagnostic(
+                report,
+                "WARNING",
+                "vouch/limited-coverage",
+                message,
+            ));
+        }
+        _ => {}
+    }
+    out
+}
+
+fn failure_diagnostic(failure: &RunFailure) -> Value {
+    json!({
+        "message": format!("{}\n{}", failure.summary(), failure.message),
+        "location": {"path": "."},
+        "severity": "ERROR",
+        "source": {"name": "vouch"},
+        "code": {"value": "vouch/review-failed"}
+    })
+}
+
+fn result(diagnostics: Vec<Value>) -> Value {
+    json!({"source": {"name": "vouch"}, "diagnostics": diagnostics})
+}
+
+/// Renders the report as an rdjson `DiagnosticResult` (see [`diagnostics`]).
+pub fn render_rdjson(report: &ReviewReport) -> Value {
+    result(diagnostics(report))
+}
+
+/// The rdjson document of a run that ended before it had a report: one ERROR.
+pub fn render_rdjson_failure(failure: &RunFailure) -> Value {
+    result(vec![failure_diagnostic(failure)])
+}
+
+/// One compact JSON `Diagnostic` per line.
+pub fn lines(diagnostics: &[Value]) -> String {
+    diagnostics
+        .iter()
+        .map(|d| serde_json::to_string(d).expect("JSON serialises") + "\n")
+        .collect()
+}
+
+/// Renders the report as rdjsonl: the diagnostics of [`diagnostics`], one per line.
+pub fn render_rdjsonl(report: &ReviewReport) -> String {
+    lines(&diagnostics(report))
+}
+
+/// The rdjsonl document of a run that ended before it had a report.
+pub fn render_rdjsonl_failure(failure: &RunFailure) -> String {
+    lines(&[failure_diagnostic(failure)])
 }

@@ -1,0 +1,466 @@
+//! Output documents through the real binary: several formats from one run, `vouch render`
+//! of a saved report, a valid document of the requested format on stdout and in every
+//! `--out` after any exit, and never an earlier run's report left in place.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+use vouch_testkit::git::TestRepo;
+use vouch_testkit::openai::{Match, Reply, Rule, Script, ScriptedServer};
+use vouch_workspace_tests::{
+    candidate, candidates_reply, citation, decision, finding, run_vouch, workspace,
+};
+
+const LIB_BASE: &str =
+    "pub fn parse_port(s: &str) -> Option<u16> {\n    s.trim().parse().ok()\n}\n";
+const LIB_HEAD: &str = "pub fn parse_port(s: &str) -> Option<u16> {\n    let n: u32 = s.trim().parse().ok()?;\n    Some(n as u16)\n}\n";
+
+/// A repository whose head changes `src/lib.rs`, with an `origin` remote that carries a
+/// token (which no document may repeat).
+fn repo() -> (TestRepo, String, String) {
+    let repo = TestRepo::new();
+    repo.write("src/lib.rs", LIB_BASE);
+    let base = repo.commit("base");
+    repo.write("src/lib.rs", LIB_HEAD);
+    let head = repo.commit("widen port parsing");
+    repo.git(&[
+        "remote",
+        "add",
+        "origin",
+        "https://x-access-token:ghs_SECRET@github.com/acme/ports.git",
+    ]);
+    (repo, base, head)
+}
+
+/// One verified finding at `src/lib.rs:2-3`.
+fn one_finding_script() -> Script {
+    let decisions = json!({"decisions": [decision(
+        "generic-investigator #1/0",
+        "verified",
+        json!([citation("src/lib.rs", 2, 3)]),
+        Some(finding("src/lib.rs", 2, 3, "ports above 65535 wrap silently")),
+    )]});
+    Script::new()
+        .rule(
+            Rule::when(Match::any_message_contains(
+                "Instance: generic-investigator #1",
+            ))
+            .named("investigator")
+            .replies([Reply::content(candidates_reply(
+                json!([candidate(
+                    "src/lib.rs",
+                    2,
+                    3,
+                    "ports above 65535 wrap silently"
+                )]),
+                true,
+                &["src/lib.rs"],
+            ))]),
+        )
+        .rule(
+            Rule::when(Match::any_message_contains("Instance: verifier"))
+                .named("verifier")
+                .replies([Reply::content(decisions.to_string())]),
+        )
+}
+
+async fn review(
+    repo: &TestRepo,
+    base: &str,
+    head: &str,
+    base_url: &str,
+    extra: &[&str],
+) -> vouch_workspace_tests::Output {
+    let repo = repo.path().display().to_string();
+    let manifest = workspace()
+        .join("tests/data/e2e/minimal.toml")
+        .display()
+        .to_string();
+    let mut args = vec![
+        "review",
+        "--repo",
+        &repo,
+        "--base",
+        base,
+        "--head",
+        head,
+        "--manifest",
+        &manifest,
+        "--base-url",
+        base_url,
+        "--model",
+        "scripted",
+    ];
+    args.extend_from_slice(extra);
+    run_vouch(&args, &[]).await
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn json_of(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}):\n{text}"))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn one_run_writes_every_format_and_render_reproduces_them_without_a_model() {
+    let (repo, base, head) = repo();
+    let server = ScriptedServer::start(one_finding_script()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("reports");
+    let out_dir_arg = out_dir.display().to_string();
+    let out = review(
+        &repo,
+        &base,
+        &head,
+        &server.base_url(),
+        &[
+            "--format",
+            "json,markdown,sarif",
+            "--format",
+            "rdjson,rdjsonl,codequality",
+            "--out-dir",
+            &out_dir_arg,
+        ],
+    )
+    .await;
+    assert_eq!(
+        out.code, 1,
+        "findings exit 1\n{}\n{}",
+        out.stdout, out.stderr
+    );
+    let requests = server.request_count();
+    assert_eq!(
+        (
+            server.served_by("investigator").len(),
+            server.served_by("verifier").len()
+        ),
+        (1, 1),
+        "one model run for six documents"
+    );
+    assert!(out.stdout.contains("1 verified finding"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("sarif report written to"),
+        "{}",
+        out.stdout
+    );
+
+    let report = json_of(&read(&out_dir.join("vouch-report.json")));
+    assert_eq!(report["opinion"]["outcome"], "findings");
+    assert_eq!(report["remoteUrl"], "https://github.com/acme/ports.git");
+    let sarif = json_of(&read(&out_dir.join("vouch-report.sarif")));
+    let run = &sarif["runs"][0];
+    assert_eq!(
+        run["results"][0]["message"]["text"],
+        "ports above 65535 wrap silently"
+    );
+    assert_eq!(
+        run["versionControlProvenance"][0]["repositoryUri"],
+        "https://github.com/acme/ports.git"
+    );
+    assert_eq!(
+        run["versionControlProvenance"][0]["revisionId"],
+        head.as_str()
+    );
+    let rdjson = json_of(&read(&out_dir.join("vouch-report.rdjson")));
+    assert_eq!(rdjson["diagnostics"][0]["location"]["path"], "src/lib.rs");
+    let rdjsonl = read(&out_dir.join("vouch-report.rdjsonl"));
+    let lines: Vec<Value> = rdjsonl.lines().map(json_of).collect();
+    assert_eq!(lines, rdjson["diagnostics"].as_array().unwrap().clone());
+    let codequality = json_of(&read(&out_dir.join("vouch-codequality.json")));
+    assert_eq!(codequality[0]["location"]["lines"]["begin"], 2);
+    let markdown = read(&out_dir.join("vouch-report.md"));
+    assert!(
+        markdown.contains("ports above 65535 wrap silently"),
+        "{markdown}"
+    );
+    for name in ["vouch-report.json", "vouch-report.sarif", "vouch-report.md"] {
+        assert!(
+            !read(&out_dir.join(name)).contains("SECRET"),
+            "{name} leaks the token"
+        );
+    }
+
+    // The saved JSON report renders to the same documents, with no endpoint and no model.
+    let saved = out_dir.join("vouch-report.json").display().to_string();
+    for (format, file) in [
+        ("sarif", "vouch-report.sarif"),
+        ("markdown", "vouch-report.md"),
+        ("rdjsonl", "vouch-report.rdjsonl"),
+        ("codequality", "vouch-codequality.json"),
+    ] {
+        let rendered = run_vouch(&["render", &saved, "--format", format], &[]).await;
+        assert_eq!(rendered.code, 0, "{format}: {}", rendered.stdout);
+        assert_eq!(rendered.stdout, read(&out_dir.join(file)), "{format}");
+    }
+    assert_eq!(server.request_count(), requests, "render calls no model");
+
+    // As a pull-request comment: the hidden marker first, the same content.
+    let comment = run_vouch(
+        &["render", &saved, "--format", "markdown", "--comment"],
+        &[],
+    )
+    .await;
+    assert_eq!(comment.code, 0, "{}", comment.stdout);
+    assert_eq!(
+        comment.stdout,
+        format!(
+            "<!-- vouch:summary -->\n{}",
+            read(&out_dir.join("vouch-report.md"))
+        )
+    );
+
+    // Rendering over its own input is refused, and the input survives.
+    let over = format!("json={saved}");
+    let refused = run_vouch(&["render", &saved, "--out", &over], &[]).await;
+    assert_eq!(refused.code, 3, "{}", refused.stdout);
+    assert!(
+        refused.stdout.contains("the report being rendered"),
+        "{}",
+        refused.stdout
+    );
+    assert_eq!(json_of(&read(&out_dir.join("vouch-report.json"))), report);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn out_format_pairs_write_each_document_and_stdout_keeps_its_own() {
+    let (repo, base, head) = repo();
+    let server = ScriptedServer::start(one_finding_script()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let sarif = dir.path().join("code-scanning.sarif");
+    let cq = dir.path().join("gl-code-quality.json");
+    let sarif_arg = format!("sarif={}", sarif.display());
+    let cq_arg = format!("codequality={}", cq.display());
+    let out = review(
+        &repo,
+        &base,
+        &head,
+        &server.base_url(),
+        &["--format", "json", "--out", &sarif_arg, "--out", &cq_arg],
+    )
+    .await;
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    // stdout is the JSON report alone.
+    assert_eq!(out.json()["findings"][0]["path"], "src/lib.rs");
+    assert_eq!(json_of(&read(&sarif))["version"], "2.1.0");
+    assert_eq!(json_of(&read(&cq))[0]["severity"], "major");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn several_formats_on_stdout_are_a_usage_error_naming_the_fix() {
+    let out = run_vouch(&["review", "--format", "json,sarif"], &[]).await;
+    assert_eq!(out.code, 3, "{}", out.stdout);
+    assert!(out.stdout.contains("--out-dir"), "{}", out.stdout);
+}
+
+/// Every format's document on stdout when the review cannot start (no endpoint): valid
+/// in its format, the error inside, exit 3.
+#[tokio::test(flavor = "multi_thread")]
+async fn stdout_carries_the_formats_failure_document_when_the_review_cannot_start() {
+    let (repo, base, head) = repo();
+    let repo_path = repo.path().display().to_string();
+    for format in [
+        "json",
+        "markdown",
+        "sarif",
+        "rdjson",
+        "rdjsonl",
+        "codequality",
+    ] {
+        let out = run_vouch(
+            &[
+                "review", "--repo", &repo_path, "--base", &base, "--head", &head, "--format",
+                format,
+            ],
+            &[],
+        )
+        .await;
+        assert_eq!(out.code, 3, "{format}: {}", out.stdout);
+        assert!(
+            !out.stdout.starts_with("vouch:"),
+            "{format}: {}",
+            out.stdout
+        );
+        assert!(
+            out.stdout.contains("OPENAI_BASE_URL"),
+            "{format}: {}",
+            out.stdout
+        );
+        match format {
+            "json" => {
+                let doc = out.json();
+                assert_eq!(doc["schemaVersion"], "vouch.review-failure/1");
+                assert_eq!(doc["exitCode"], 3);
+                assert_eq!(doc["class"], "usage");
+                let schema = vouch_report::failure_schema();
+                assert!(jsonschema::is_valid(&schema, &doc), "{doc:#}");
+            }
+            "markdown" => assert!(
+                out.stdout.starts_with("# vouch review: Failed"),
+                "{}",
+                out.stdout
+            ),
+            "sarif" => {
+                let run = &out.json()["runs"][0];
+                assert_eq!(run["invocations"][0]["executionSuccessful"], false);
+                assert!(run.get("results").is_none(), "no results: not 'no alerts'");
+            }
+            "rdjson" => assert_eq!(out.json()["diagnostics"][0]["severity"], "ERROR"),
+            "rdjsonl" => {
+                let lines: Vec<Value> = out.stdout.lines().map(json_of).collect();
+                assert_eq!(lines.len(), 1);
+                assert_eq!(lines[0]["severity"], "ERROR");
+            }
+            "codequality" => assert_eq!(out.json()[0]["check_name"], "vouch/review-failed"),
+            _ => unreachable!(),
+        }
+    }
+}
+
+/// `--out` after any exit holds this run's document: a run that exits 3 for a missing
+/// or invalid `--manifest` replaces an earlier clean report with its failure document.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_failed_run_never_leaves_an_earlier_report_in_out() {
+    let (repo, base, head) = repo();
+    let server = ScriptedServer::start(Script::new()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let bad_manifest = dir.path().join("bad.toml");
+    std::fs::write(&bad_manifest, "this is = = not toml\n").unwrap();
+    let bad_manifest = bad_manifest.display().to_string();
+    let report = dir.path().join("report.json");
+    let report_arg = report.display().to_string();
+    for manifest in ["/nonexistent/vouch.toml", bad_manifest.as_str()] {
+        let earlier = r#"{"schemaVersion": "vouch.review-report/1", "opinion": {"outcome": "no-findings", "clean": true}}"#;
+        std::fs::write(&report, earlier).unwrap();
+        let repo_path = repo.path().display().to_string();
+        let out = run_vouch(
+            &[
+                "review",
+                "--repo",
+                &repo_path,
+                "--base",
+                &base,
+                "--head",
+                &head,
+                "--base-url",
+                &server.base_url(),
+                "--model",
+                "scripted",
+                "--manifest",
+                manifest,
+                "--format",
+                "json",
+                "--out",
+                &report_arg,
+            ],
+            &[],
+        )
+        .await;
+        assert_eq!(out.code, 3, "{manifest}: {}", out.stdout);
+        assert!(out.stdout.starts_with("vouch: "), "{}", out.stdout);
+        let doc = json_of(&read(&report));
+        assert_eq!(
+            doc["schemaVersion"], "vouch.review-failure/1",
+            "{manifest}: {doc:#}"
+        );
+        assert!(
+            doc["message"].as_str().unwrap().contains(manifest),
+            "{manifest}: {doc:#}"
+        );
+    }
+    assert_eq!(server.request_count(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn render_refuses_what_is_not_a_review_report_in_the_requested_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let not_report = dir.path().join("other.json");
+    std::fs::write(&not_report, r#"{"schemaVersion": "something/2"}"#).unwrap();
+    let path = not_report.display().to_string();
+    let out = run_vouch(&["render", &path, "--format", "sarif"], &[]).await;
+    assert_eq!(out.code, 3, "{}", out.stdout);
+    let run = &out.json()["runs"][0];
+    assert_eq!(run["invocations"][0]["executionSuccessful"], false);
+    let note = run["invocations"][0]["toolExecutionNotifications"][0]["message"]["text"]
+        .as_str()
+        .unwrap();
+    assert!(
+        note.contains("something/2") && note.contains("vouch review --format json"),
+        "{note}"
+    );
+    let missing = run_vouch(&["render", "/nonexistent/r.json"], &[]).await;
+    assert_eq!(missing.code, 3);
+    assert!(
+        missing.stdout.contains("/nonexistent/r.json"),
+        "{}",
+        missing.stdout
+    );
+}
+
+/// An incomplete review (the verifier cites lines it never read): SARIF without
+/// `results` and not successful, so an upload could never close alerts; rdjson and Code
+/// Quality state the outcome; the Markdown names it.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_incomplete_review_is_stated_in_every_format_and_never_reads_as_no_alerts() {
+    let (repo, base, head) = repo();
+    let decisions = json!({"decisions": [decision(
+        "generic-investigator #1/0",
+        "verified",
+        json!([citation("src/lib.rs", 90, 95)]),
+        Some(finding("src/lib.rs", 2, 3, "wraps")),
+    )]});
+    let script = Script::new()
+        .rule(
+            Rule::when(Match::any_message_contains(
+                "Instance: generic-investigator #1",
+            ))
+            .replies([Reply::content(candidates_reply(
+                json!([candidate("src/lib.rs", 2, 3, "wraps")]),
+                true,
+                &["src/lib.rs"],
+            ))]),
+        )
+        .rule(
+            Rule::when(Match::any_message_contains("Instance: verifier"))
+                .replies([Reply::content(decisions.to_string())]),
+        );
+    let server = ScriptedServer::start(script).await;
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().display().to_string();
+    let out = review(
+        &repo,
+        &base,
+        &head,
+        &server.base_url(),
+        &[
+            "--format",
+            "sarif,rdjson,codequality,markdown",
+            "--out-dir",
+            &out_dir,
+        ],
+    )
+    .await;
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    let sarif = json_of(&read(&dir.path().join("vouch-report.sarif")));
+    let run = &sarif["runs"][0];
+    assert_eq!(run["invocations"][0]["executionSuccessful"], false);
+    assert!(run.get("results").is_none(), "{run:#}");
+    assert_eq!(run["properties"]["outcome"], "incomplete");
+    let rdjson = json_of(&read(&dir.path().join("vouch-report.rdjson")));
+    let diagnostics = rdjson["diagnostics"].as_array().unwrap();
+    assert_eq!(diagnostics.len(), 1, "{rdjson:#}");
+    assert_eq!(diagnostics[0]["severity"], "ERROR");
+    assert_eq!(diagnostics[0]["location"]["path"], "src/lib.rs");
+    assert!(
+        diagnostics[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("outside the source read"),
+        "{rdjson:#}"
+    );
+    let cq = json_of(&read(&dir.path().join("vouch-codequality.json")));
+    assert_eq!(cq[0]["check_name"], "vouch/review-not-completed");
+    let md = read(&dir.path().join("vouch-report.md"));
+    assert!(md.starts_with("# vouch review: Incomplete"), "{md}");
+}
