@@ -184,11 +184,7 @@ fn outcome_for_final_report(run: &ReviewRun) -> ReviewOutcome {
         Some(CoverageLevel::Limited) => Some("limited"),
         None => None,
     };
-    let outcome = serde_json::to_value(run.opinion.outcome)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default();
-    ReviewOutcome::parse(&outcome, cov).unwrap_or(ReviewOutcome::Incomplete)
+    ReviewOutcome::parse(run.opinion.outcome.as_str(), cov).unwrap_or(ReviewOutcome::Incomplete)
 }
 
 fn summary(run: &ReviewRun) -> String {

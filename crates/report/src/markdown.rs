@@ -33,10 +33,7 @@ fn name<T: serde::Serialize>(value: &T) -> String {
 }
 
 fn rev(r: Revision) -> &'static str {
-    match r {
-        Revision::Head => "head",
-        Revision::Base => "base",
-    }
+    r.as_str()
 }
 
 /// Untrusted text (paths, model output, labels, messages) as inline Markdown that renders
@@ -237,7 +234,7 @@ pub fn render_markdown(report: &ReviewReport) -> String {
         for c in &report.candidates {
             let verdict = c
                 .verdict
-                .map(|v| format!("{v:?}").to_lowercase())
+                .map(|v| v.as_str().to_string())
                 .unwrap_or_else(|| "no valid decision".into());
             let _ = writeln!(
                 s,

@@ -60,7 +60,7 @@ pub fn render_sarif(report: &ReviewReport) -> Value {
                 .map(|(i, c)| {
                     json!({
                         "id": i,
-                        "message": {"text": format!("citation at {:?}", c.revision).to_lowercase()},
+                        "message": {"text": format!("citation at {}", c.revision.as_str())},
                         "physicalLocation": {
                             "artifactLocation": {"uri": path_uri(&c.path)},
                             "region": {"startLine": c.start_line, "endLine": c.end_line}

@@ -6,6 +6,7 @@
 
 mod context;
 mod env;
+mod exec;
 mod inline;
 mod plan;
 mod reply;
@@ -18,10 +19,10 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 use vouch_abi::Role;
 use vouch_core::{
-    AuditState, Candidate, CandidateRecord, ChangeSnapshot, ExcludedFile, Failure, Finding,
+    AuditRun, Candidate, CandidateRecord, ChangeSnapshot, ExcludedFile, Failure, Finding,
     Limitation, LimitationKind, Opinion, ReviewFacts, StageRecord, StageStatus, TokenUsage,
-    derive_opinion, expected_files, files_not_fully_seen, files_without_lane, merge_findings,
-    zero_source_gap,
+    audit_state, derive_opinion, expected_files, files_not_fully_seen, files_without_lane,
+    merge_findings, zero_source_gap,
 };
 use vouch_llm::Budget;
 
@@ -400,7 +401,8 @@ pub async fn run_review(env: Arc<ReviewEnv>, plan: &ReviewPlan) -> ReviewRun {
         .into_iter()
         .filter(|p| !unassigned.contains(p))
         .collect();
-    let mut audit = AuditState::NotRun;
+    let mut audit_run = AuditRun::NotStarted;
+    let mut lane_candidates = 0;
     let mut verification = VerificationRun {
         records: vec![],
         candidates: vec![],
@@ -416,9 +418,8 @@ pub async fn run_review(env: Arc<ReviewEnv>, plan: &ReviewPlan) -> ReviewRun {
             instances: plan.lanes.len(),
         });
         run_lanes(&env, plan.concurrency, lanes, &mut out).await;
-        let lane_candidates = out.candidates.len();
+        lane_candidates = out.candidates.len();
         if lane_candidates > 0 {
-            audit = AuditState::NotNeeded;
             if plan.audit.is_some() {
                 out.observations.push(format!(
                     "the clean-result audit did not run: the lanes proposed {lane_candidates} candidate(s)"
@@ -432,23 +433,16 @@ pub async fn run_review(env: Arc<ReviewEnv>, plan: &ReviewPlan) -> ReviewRun {
             let audit_plan = plan_for(spec, expected.clone());
             let mut run = run_candidate_stage(&env, &audit_plan).await;
             check_source_seen(&env, &mut run, &audit_plan.assigned);
-            let ok = run.failure.is_none() && !run.cancelled;
-            out.absorb(run);
-            audit = if ok {
-                AuditState::Passed
+            audit_run = if run.failure.is_none() && !run.cancelled {
+                AuditRun::Accepted
             } else {
-                AuditState::NotRun
+                AuditRun::Failed
             };
+            out.absorb(run);
         }
         if out.failures.is_empty() && !out.cancelled && !env.cancel.is_cancelled() {
             let verifier = plan_for(&plan.verifier, expected.clone());
             verification = verify(&env, &verifier, &out.candidates).await;
-            if lane_candidates == 0
-                && audit == AuditState::Passed
-                && !verification.findings.is_empty()
-            {
-                audit = AuditState::FoundDefects;
-            }
         } else {
             verification.candidates = out
                 .candidates
@@ -470,6 +464,7 @@ pub async fn run_review(env: Arc<ReviewEnv>, plan: &ReviewPlan) -> ReviewRun {
     out.stages.extend(verification.records);
     out.failures.extend(verification.failures);
     out.limitations.extend(verification.limitations);
+    let audit = audit_state(lane_candidates, audit_run, verification.findings.len());
     let findings = merge_findings(verification.findings);
     let unresolved = verification
         .candidates
@@ -496,10 +491,7 @@ pub async fn run_review(env: Arc<ReviewEnv>, plan: &ReviewPlan) -> ReviewRun {
         usage.add(s.usage);
     }
     env.progress(ProgressEvent::ReviewFinished {
-        outcome: serde_json::to_value(opinion.outcome)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default(),
+        outcome: opinion.outcome.as_str().to_string(),
     });
     env.diagnose(None, "report", None, ReasonCode::ReviewFinished);
     if env.tools_rejected() {
