@@ -260,3 +260,64 @@ fn the_receipt_of_a_cut_reply_is_no_statement_for_another_list() {
         Err(QuoteProblem::NoStatement)
     );
 }
+
+mod properties {
+    use proptest::prelude::*;
+
+    use super::super::*;
+
+    fn expected() -> Vec<String> {
+        ["README.md", "src/lib.rs"].map(String::from).to_vec()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        /// A quote that is not a span of the prior reply never stands.
+        #[test]
+        fn a_quote_outside_the_prior_never_stands(prior in "\\PC{0,120}", quote in "\\PC{1,60}") {
+            prop_assume!(!prior.contains(quote.trim()));
+            prop_assert!(full_coverage_quote(&prior, Some(&quote), &expected()).is_err());
+        }
+
+        /// Whatever surrounds it, a quote with a negation or hedge never stands.
+        #[test]
+        fn a_qualified_quote_never_stands(
+            prefix in "[a-zA-Z0-9 ,.;:/]{0,40}",
+            word in proptest::sample::select(NEGATIONS.iter().chain(HEDGES).copied().collect::<Vec<_>>()),
+            suffix in "[a-zA-Z0-9 ,.;:/]{0,40}",
+        ) {
+            let quote = format!("{prefix} {word} I reviewed all changed files: README.md, src/lib.rs {suffix}");
+            let prior = format!("Notes. {quote} End.");
+            prop_assert!(full_coverage_quote(&prior, Some(&quote), &expected()).is_err());
+        }
+
+        /// Hostile text never panics the rules, and keeping exactly the candidates the
+        /// prior reply holds in full is always an acceptable repair.
+        #[test]
+        fn keeping_the_complete_candidates_is_always_acceptable(prior in "\\PC{0,300}") {
+            let complete = complete_prior_candidates(&prior);
+            prop_assert!(check_candidate_repair(&prior, &complete).is_ok());
+            let stated = prior_verdicts(&prior);
+            prop_assert!(check_decision_repair(&prior, &stated).is_ok());
+        }
+
+        /// A verdict stated in a cut verifier reply can never be repaired into another.
+        #[test]
+        fn a_stated_verdict_never_flips(
+            id in "[a-z #/0-9-]{1,30}",
+            cut in 0usize..60,
+            prior_verdict in proptest::sample::select(vec![Verdict::Verified, Verdict::Rejected, Verdict::Unresolved]),
+            repaired in proptest::sample::select(vec![Verdict::Verified, Verdict::Rejected, Verdict::Unresolved]),
+        ) {
+            let full = format!(
+                r#"{{"decisions": [{{"candidateId": "{id}", "decision": "{}", "evidence": "because the guard at line 4 is gone"}}]}}"#,
+                prior_verdict.as_str()
+            );
+            let at = full.find("\"evidence\"").unwrap() + cut;
+            let prior = &full[..at.min(full.len())];
+            let result = check_decision_repair(prior, &[(id.clone(), repaired)]);
+            prop_assert_eq!(result.is_ok(), repaired == prior_verdict, "{}", prior);
+        }
+    }
+}
