@@ -12,8 +12,7 @@ use vouch_final_report::{LocalRangeReview, ReviewOutcome, checked_local_range_re
 use vouch_git::SourceReader;
 use vouch_host::diagnostics::{DiagnosticSink, JsonLines};
 use vouch_host::manifest::{
-    Composition, EndpointFlags, REPO_OVERRIDE_PATH, RepoOverrides, ToolsMode as ManifestTools,
-    resolve_endpoint,
+    Composition, EndpointFlags, REPO_OVERRIDE_PATH, RepoOverrides, resolve_endpoint,
 };
 use vouch_host::progress::{Presenter, Silent};
 use vouch_host::registry::Registry;
@@ -277,13 +276,12 @@ pub fn build_report(
     Ok(report)
 }
 
+/// `--tools on|off` overrides the manifest; `--tools auto` (or none) keeps its setting.
 fn tools_mode(args: &ReviewArgs, composition: &Composition) -> ToolsMode {
-    match (args.tools, composition.tools) {
-        (Some(ToolsArg::On), _) => ToolsMode::On,
-        (Some(ToolsArg::Off), _) => ToolsMode::Off,
-        (Some(ToolsArg::Auto) | None, ManifestTools::Auto) => ToolsMode::Auto,
-        (Some(ToolsArg::Auto) | None, ManifestTools::On) => ToolsMode::On,
-        (Some(ToolsArg::Auto) | None, ManifestTools::Off) => ToolsMode::Off,
+    match args.tools {
+        Some(ToolsArg::On) => ToolsMode::On,
+        Some(ToolsArg::Off) => ToolsMode::Off,
+        Some(ToolsArg::Auto) | None => composition.tools,
     }
 }
 
