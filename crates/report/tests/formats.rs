@@ -1,9 +1,11 @@
 //! Every output format of a review report, checked against its official schema:
-//! SARIF 2.1.0 (OASIS) and reviewdog's rdjson (`DiagnosticResult.json`), both read from
-//! the shared `schemas/` folder beside the project; the JSON report against its own
+//! SARIF 2.1.0 (OASIS, as the `serde-sarif` package ships it) and reviewdog's rdjson (the
+//! schema vouch writes from reviewdog's proto); the JSON report against its own
 //! schema and self-check; Markdown as a reviewed snapshot.
 
-use std::path::PathBuf;
+use std::path::Path;
+use std::process::Command;
+use std::sync::OnceLock;
 
 use serde_json::Value;
 use vouch_core::{
@@ -18,17 +20,65 @@ use vouch_report::{
     render_rdjson, render_sarif,
 };
 
-fn shared_schema(relative: &str) -> Value {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/schemas")
-        .join(relative);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "reading {} (the shared schemas sit beside the project): {e}",
-            path.display()
-        )
-    });
-    serde_json::from_str(&text).expect("schema JSON")
+/// The official SARIF 2.1.0 JSON Schema as the `serde-sarif` package ships it
+/// (`src/schema.json`, OASIS's `sarif-schema-2.1.0.json`), located through
+/// `cargo metadata`: only the project and its crates.io dependencies are read.
+fn sarif_schema() -> Value {
+    static SCHEMA: OnceLock<Value> = OnceLock::new();
+    SCHEMA
+        .get_or_init(|| {
+            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+            let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
+            let out = Command::new(cargo)
+                .args(["metadata", "--format-version", "1", "--manifest-path"])
+                .arg(&manifest)
+                .output()
+                .expect("running cargo metadata");
+            assert!(out.status.success(), "cargo metadata failed: {out:?}");
+            let metadata: Value = serde_json::from_slice(&out.stdout).expect("metadata JSON");
+            let package = metadata["packages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|p| p["name"] == "serde-sarif")
+                .expect("serde-sarif is a dev-dependency of vouch-report");
+            let path = Path::new(package["manifest_path"].as_str().unwrap())
+                .with_file_name("src")
+                .join("schema.json");
+            let text = std::fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+            let mut schema: Value = serde_json::from_str(&text).expect("schema JSON");
+            // The one pattern of the official schema (for `language`, twice) that a strict
+            // (non-Annex-B) regex engine refuses: a stray `]`, which ECMA-262 reads as a
+            // literal. Escaping it keeps its meaning.
+            let fixed = escape_stray_bracket(&mut schema);
+            assert_eq!(fixed, 2, "the official schema's `language` patterns");
+            assert_eq!(
+                schema["title"],
+                "Static Analysis Results Format (SARIF) Version 2.1.0 JSON Schema"
+            );
+            schema
+        })
+        .clone()
+}
+
+fn escape_stray_bracket(value: &mut Value) -> usize {
+    const STRAY: &str = "^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}]?$";
+    match value {
+        Value::String(s) if s == STRAY => {
+            *s = r"^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}\]?$".into();
+            1
+        }
+        Value::Array(items) => items.iter_mut().map(escape_stray_bracket).sum(),
+        Value::Object(map) => map.values_mut().map(escape_stray_bracket).sum(),
+        _ => 0,
+    }
+}
+
+/// reviewdog's rdjson `DiagnosticResult`, as the JSON Schema vouch writes from
+/// reviewdog's proto (`crates/report/schema/rdjson.schema.json`).
+fn rdjson_schema() -> Value {
+    serde_json::from_str(include_str!("../schema/rdjson.schema.json")).expect("schema JSON")
 }
 
 fn assert_valid(schema: &Value, instance: &Value, what: &str) {
@@ -228,7 +278,7 @@ fn report(with_finding: bool) -> ReviewReport {
 
 #[test]
 fn sarif_output_satisfies_the_sarif_2_1_0_schema() {
-    let schema = shared_schema("sarif-schema-2.1.0.json");
+    let schema = sarif_schema();
     for with_finding in [true, false] {
         let sarif = render_sarif(&report(with_finding));
         assert_valid(&schema, &sarif, "SARIF");
@@ -254,7 +304,7 @@ fn sarif_output_satisfies_the_sarif_2_1_0_schema() {
 
 #[test]
 fn rdjson_output_satisfies_reviewdogs_schema() {
-    let schema = shared_schema("rdjson/DiagnosticResult.json");
+    let schema = rdjson_schema();
     for with_finding in [true, false] {
         let rdjson = render_rdjson(&report(with_finding));
         assert_valid(&schema, &rdjson, "rdjson");
@@ -375,5 +425,31 @@ fn sarif_locations_are_percent_encoded_uri_references() {
         sarif["runs"][0]["versionControlProvenance"][0]["repositoryUri"],
         "file:///src/ratelimit"
     );
-    assert_valid(&shared_schema("sarif-schema-2.1.0.json"), &sarif, "SARIF");
+    assert_valid(&sarif_schema(), &sarif, "SARIF");
+}
+
+#[test]
+fn the_format_schemas_reject_broken_documents() {
+    let invalid = |schema: &Value, doc: &Value| {
+        let validator = jsonschema::validator_for(schema).expect("schema compiles");
+        validator.iter_errors(doc).count() > 0
+    };
+    let mut sarif = render_sarif(&report(true));
+    sarif["runs"][0]["results"][0]["level"] = "fatal".into();
+    assert!(
+        invalid(&sarif_schema(), &sarif),
+        "a SARIF level outside the enum"
+    );
+    let mut rdjson = render_rdjson(&report(true));
+    rdjson["diagnostics"][0]["severity"] = "CRITICAL".into();
+    assert!(
+        invalid(&rdjson_schema(), &rdjson),
+        "an rdjson severity outside the enum"
+    );
+    let mut rdjson = render_rdjson(&report(true));
+    rdjson["diagnostics"][0]["relatedLocation"] = Value::Array(vec![]);
+    assert!(
+        invalid(&rdjson_schema(), &rdjson),
+        "a field the proto does not have"
+    );
 }
