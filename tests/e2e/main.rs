@@ -4,6 +4,7 @@
 
 mod broken_output;
 mod composition;
+mod coverage_retry;
 mod diagnostics;
 mod fixture_range;
 mod panel;
