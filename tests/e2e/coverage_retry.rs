@@ -18,15 +18,15 @@ fn lines(prefix: &str, n: usize) -> String {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_retry_without_tools_gives_missing_patches_inline_and_states_what_it_cannot_give() {
     let repo = TestRepo::new();
-    repo.write("a.md", &lines("alpha", 8))
-        .write("b.md", &lines("beta", 8))
-        .write("c.txt", &lines("gamma", 4));
+    repo.write("a.md", lines("alpha", 8))
+        .write("b.md", lines("beta", 8))
+        .write("c.txt", lines("gamma", 4));
     let base = repo.commit("base");
-    repo.write("a.md", &lines("ALPHA", 8))
-        .write("b.md", &lines("BETA", 8))
+    repo.write("a.md", lines("ALPHA", 8))
+        .write("b.md", lines("BETA", 8))
         .write(
             "c.txt",
-            &lines("a much longer replacement line of gamma", 60),
+            lines("a much longer replacement line of gamma", 60),
         );
     let head = repo.commit("change all three");
     let script = Script::new()
