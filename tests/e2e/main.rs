@@ -7,5 +7,7 @@ mod composition;
 mod coverage_retry;
 mod diagnostics;
 mod fixture_range;
+mod intake;
 mod panel;
+mod publish;
 mod review;

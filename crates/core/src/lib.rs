@@ -11,14 +11,16 @@ pub mod coverage;
 pub mod decision;
 pub mod files;
 pub mod finding;
+pub mod intake;
 pub mod opinion;
 pub mod record;
 pub mod reply;
+pub mod reviewed;
 pub mod snapshot;
 pub mod source;
 
 pub use candidate::{Candidate, Severity, UnknownValue, candidate_id};
-pub use completion::{files_not_fully_seen, files_without_lane, zero_source_gap};
+pub use completion::{files_not_fully_seen, files_without_lane, hunks_seen, zero_source_gap};
 pub use convention::{
     ConventionGap, ConventionSupport, MIN_CONVENTION_EXAMPLES, convention_support,
 };
@@ -31,6 +33,7 @@ pub use decision::{
 };
 pub use files::expected_files;
 pub use finding::{Finding, Provenance, merge_findings};
+pub use intake::{IntakeProblem, candidate_intake, is_canonical_path};
 pub use opinion::{
     AuditRun, AuditState, CoverageLevel, FailOn, Failure, FailureKind, Limitation, LimitationKind,
     Opinion, Outcome, ReviewFacts, audit_state, derive_opinion, exit_code,
@@ -40,6 +43,9 @@ pub use reply::{
     CandidateLocation, QuoteProblem, RepairViolation, TruncationStep, check_candidate_repair,
     check_decision_repair, complete_prior_candidates, full_coverage_quote, prior_verdicts,
     truncation_step,
+};
+pub use reviewed::{
+    FilesReviewed, NotReviewedFile, NotReviewedReason, StageCoverage, files_reviewed,
 };
 pub use snapshot::{
     ChangeCounts, ChangeSnapshot, ChangedFile, CommitRef, EntryKind, FileStatus, Hunk, RangeCommit,

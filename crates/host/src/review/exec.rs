@@ -6,7 +6,9 @@
 use serde_json::Value;
 use vouch_abi::contract::ContractRequest;
 use vouch_abi::{PromptRequest, Role};
-use vouch_core::{BudgetKind, Failure, FailureKind, StageRecord, StageStatus, TokenUsage};
+use vouch_core::{
+    BudgetKind, Failure, FailureKind, SourceLedger, StageRecord, StageStatus, TokenUsage,
+};
 
 use super::env::ReviewEnv;
 use super::inline::InlineSource;
@@ -82,6 +84,7 @@ pub fn stage_record(label: &str, handle: &SpecialistHandle, assigned: usize) -> 
         forced_synthesis: false,
         source_windows: 0,
         ledger: Vec::new(),
+        model: None,
         usage: TokenUsage::default(),
         summary: String::new(),
         problem: None,
@@ -265,12 +268,10 @@ pub fn fail(
             None
         }
         Some((failure, reason)) => {
-            env.diagnose(
-                Some(&record.label),
-                kind.as_str(),
-                Some(record.source_windows as u64),
-                reason,
-            );
+            let ledger = SourceLedger {
+                windows: record.ledger.clone(),
+            };
+            env.diagnose_ledger(Some(&record.label), kind.as_str(), &ledger, reason);
             record.status = StageStatus::Failed;
             record.problem = Some(failure.message.clone());
             Some(failure)

@@ -163,10 +163,10 @@ pub async fn run_candidate_stage(env: &ReviewEnv, plan: &StagePlan) -> StageRun 
         run.record.status = StageStatus::Limited;
     }
     if run.record.status == StageStatus::Accepted {
-        env.diagnose(
+        env.diagnose_ledger(
             Some(&plan.label),
             kind.as_str(),
-            Some(run.record.source_windows as u64),
+            &tools.ledger(),
             ReasonCode::StageCompleted,
         );
     }
@@ -224,6 +224,15 @@ async fn drive(
     let contract = fitted_contract(plan).map_err(ExchangeError::Plugin)?;
     let inline = inline::patches(env, tools, &plan.assigned);
     let mut gaps = tools_off_gaps(env, &inline);
+    if !gaps.is_empty() {
+        // Which hunks the missing patches hold is unknown here: `hunkCount` is null.
+        env.diagnose(
+            Some(&plan.label),
+            kind.as_str(),
+            Some(tools.ledger().windows.len() as u64),
+            ReasonCode::SourceLookupGap,
+        );
+    }
     let prepared = prepare(
         env,
         Execution {
@@ -252,10 +261,10 @@ async fn drive(
         unexpected: comparison.unexpected_files.len(),
         reported_incomplete: comparison.reported_incomplete,
     });
-    env.diagnose(
+    env.diagnose_ledger(
         Some(&plan.label),
         "retry",
-        Some(tools.ledger().windows.len() as u64),
+        &tools.ledger(),
         ReasonCode::CoverageRetry,
     );
     run.record.retried = true;
@@ -283,10 +292,10 @@ async fn drive(
     // mismatched after its one retry fails the instance (the review is incomplete and
     // nothing is published), also when a budget forced the retry's final answer.
     let message = mismatch_after_retry_message(&plan.label, &comparison);
-    env.diagnose(
+    env.diagnose_ledger(
         Some(&plan.label),
         "retry",
-        Some(tools.ledger().windows.len() as u64),
+        &tools.ledger(),
         ReasonCode::CoverageMismatch,
     );
     run.record.status = StageStatus::Failed;
