@@ -2,7 +2,9 @@
 //! HTTP to a scripted OpenAI-compatible server on 127.0.0.1, built-in plugins through
 //! the C-ABI table.
 
+mod broken_output;
 mod composition;
+mod coverage_retry;
 mod diagnostics;
 mod endpoint;
 mod eval;

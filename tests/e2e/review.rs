@@ -304,8 +304,8 @@ async fn rate_limit_with_retry_after_is_honoured() {
 #[tokio::test(flavor = "multi_thread")]
 async fn truncated_reply_is_never_parsed_as_complete() {
     let (repo, base, head) = repo();
-    // The cut reply contains a valid object; vouch must not accept it, and the repair
-    // fails too, so the review is incomplete.
+    // The cut reply contains a valid object; vouch must not accept it, must not repair
+    // it, and after its one re-ask is cut again the review is incomplete.
     let cut = candidates_reply(json!([]), true, &["README.md", "src/lib.rs"]);
     let script = Script::new()
         .rule(
@@ -315,7 +315,8 @@ async fn truncated_reply_is_never_parsed_as_complete() {
         )
         .rule(
             Rule::when(Match::any_message_contains(INVESTIGATOR))
-                .replies([Reply::content_with_finish(cut, "length")]),
+                .named("investigator")
+                .always(Reply::content_with_finish(cut, "length")),
         );
     let server = ScriptedServer::start(script).await;
     let out = review(&repo, &base, &head, &server, &[]).await;
@@ -323,11 +324,8 @@ async fn truncated_reply_is_never_parsed_as_complete() {
     let report = out.json();
     assert_eq!(report["opinion"]["outcome"], "incomplete");
     assert_eq!(report["failures"][0]["kind"], "truncated-output");
-    assert_eq!(
-        server.served_by("repair").len(),
-        1,
-        "exactly one isolated repair"
-    );
+    assert!(server.served_by("repair").is_empty(), "never repaired");
+    assert_eq!(server.served_by("investigator").len(), 2, "one re-ask");
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -26,21 +26,98 @@ pub const MAX_CANDIDATES: u64 = 6;
 /// Most citations per decision.
 pub const MAX_CITATIONS: u64 = 4;
 
+/// Highest line number any contract accepts (`startLine`, `endLine` of candidates,
+/// findings and citations). The schema states it as `maximum`, so schema-constrained
+/// decoding cannot produce a line the parser then rejects; no reviewed file is longer.
+pub const MAX_LINE: u64 = 1_000_000;
+
 /// Severities, most severe first.
 pub const SEVERITIES: [&str; 4] = ["critical", "high", "medium", "low"];
 
-/// The review areas of the investigator prompts' review-area table.
+/// A review area: the one definition of the areas a candidate may have (the
+/// investigator prompts' review-area table, the contracts' `area` enum).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Area {
+    /// Logic errors, wrong results.
+    Correctness,
+    /// Broken interfaces and promises between parts.
+    Contracts,
+    /// Error handling and partial failure.
+    FailurePaths,
+    /// Races, ordering, shared state.
+    Concurrency,
+    /// Security defects.
+    Security,
+    /// Leaks and unbounded use.
+    Resources,
+    /// Deployment, configuration, observability.
+    Operations,
+    /// Input validation.
+    Validation,
+    /// Repository conventions (written policy or consistent practice).
+    Conventions,
+}
+
+impl Area {
+    /// Every area, in the review-area table's order.
+    pub const ALL: [Area; 9] = [
+        Area::Correctness,
+        Area::Contracts,
+        Area::FailurePaths,
+        Area::Concurrency,
+        Area::Security,
+        Area::Resources,
+        Area::Operations,
+        Area::Validation,
+        Area::Conventions,
+    ];
+
+    /// The contract spelling (`failure-paths`).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Area::Correctness => "correctness",
+            Area::Contracts => "contracts",
+            Area::FailurePaths => "failure-paths",
+            Area::Concurrency => "concurrency",
+            Area::Security => "security",
+            Area::Resources => "resources",
+            Area::Operations => "operations",
+            Area::Validation => "validation",
+            Area::Conventions => "conventions",
+        }
+    }
+
+    /// The area spelled exactly `text`, if any.
+    pub fn from_str_exact(text: &str) -> Option<Area> {
+        Area::ALL.into_iter().find(|a| a.as_str() == text)
+    }
+}
+
+impl std::str::FromStr for Area {
+    type Err = String;
+
+    /// Parses the contract spelling; an unknown area is an error naming it.
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        Area::from_str_exact(text).ok_or_else(|| format!("unknown area `{text}`"))
+    }
+}
+
+/// The review areas of the investigator prompts' review-area table ([`Area::ALL`]).
 pub const REVIEW_AREAS: [&str; 9] = [
-    "correctness",
-    "contracts",
-    "failure-paths",
-    "concurrency",
-    "security",
-    "resources",
-    "operations",
-    "validation",
-    "conventions",
+    Area::Correctness.as_str(),
+    Area::Contracts.as_str(),
+    Area::FailurePaths.as_str(),
+    Area::Concurrency.as_str(),
+    Area::Security.as_str(),
+    Area::Resources.as_str(),
+    Area::Operations.as_str(),
+    Area::Validation.as_str(),
+    Area::Conventions.as_str(),
 ];
+
+fn line_number() -> Value {
+    json!({"type": "integer", "minimum": 1, "maximum": MAX_LINE})
+}
 
 /// What the host tells a plugin when asking for its contract.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -89,8 +166,8 @@ pub fn candidate_contract(request: &ContractRequest) -> Value {
     let path = string(MAX_PATH_CHARS);
     let candidate = object(json!({
         "path": path,
-        "startLine": {"type": "integer", "minimum": 1},
-        "endLine": {"type": "integer", "minimum": 1},
+        "startLine": line_number(),
+        "endLine": line_number(),
         "revision": {"type": "string", "enum": ["head", "base"]},
         "severity": {"type": "string", "enum": SEVERITIES},
         "area": {"type": "string", "enum": REVIEW_AREAS},
@@ -134,13 +211,13 @@ pub fn verifier_contract(request: &ContractRequest) -> Value {
     let citation = object(json!({
         "revision": {"type": "string", "enum": ["head", "base"]},
         "path": string(MAX_PATH_CHARS),
-        "startLine": {"type": "integer", "minimum": 1},
-        "endLine": {"type": "integer", "minimum": 1},
+        "startLine": line_number(),
+        "endLine": line_number(),
     }));
     let finding = object(json!({
         "path": string(MAX_PATH_CHARS),
-        "startLine": {"type": "integer", "minimum": 1},
-        "endLine": {"type": "integer", "minimum": 1},
+        "startLine": line_number(),
+        "endLine": line_number(),
         "severity": {"type": "string", "enum": SEVERITIES},
         "claim": string(MAX_CLAIM_CHARS),
     }));
@@ -264,6 +341,12 @@ pub fn parse_candidate_reply(value: &Value) -> Result<ParsedReply, String> {
                 "candidates[{i}] has an empty path or an invalid line range"
             ));
         }
+        if u64::from(c.end_line) > MAX_LINE {
+            return Err(format!(
+                "candidates[{i}].endLine {} is above the contract's maximum {MAX_LINE}",
+                c.end_line
+            ));
+        }
         if c.claim.trim().is_empty() {
             return Err(format!("candidates[{i}].claim is empty"));
         }
@@ -314,6 +397,12 @@ mod tests {
                         "unbounded string at {at}"
                     );
                 }
+                Some(t) if t == "integer" => {
+                    assert!(
+                        v["minimum"].is_u64() && v["maximum"].is_u64(),
+                        "unbounded integer at {at}"
+                    );
+                }
                 Some(t) if t == "array" => {
                     assert!(v.get("maxItems").is_some(), "unbounded array at {at}");
                     walk(&v["items"], &format!("{at}/items"));
@@ -345,6 +434,24 @@ mod tests {
         walk(&candidate_contract(&req), "candidate");
         walk(&verifier_contract(&req), "verifier");
         assert!(token_bound(&candidate_contract(&req)) > MAX_CANDIDATES * MAX_EVIDENCE_CHARS);
+    }
+
+    #[test]
+    fn areas_have_one_spelling_each() {
+        for area in Area::ALL {
+            assert_eq!(area.as_str().parse::<Area>(), Ok(area));
+        }
+        assert_eq!(REVIEW_AREAS.len(), Area::ALL.len());
+        assert!("Conventions".parse::<Area>().is_err());
+        assert_eq!(crate::render::CONVENTIONS_AREA, "conventions");
+    }
+
+    #[test]
+    fn a_line_above_the_maximum_is_named() {
+        let reply = json!({"candidates": [{"path": "a", "startLine": 1, "endLine": 20220101u32, "severity": "low",
+            "area": "correctness", "claim": "c"}], "coverage": {"complete": true, "reviewedFiles": []}});
+        let err = parse_candidate_reply(&reply).unwrap_err();
+        assert!(err.contains("maximum 1000000"), "{err}");
     }
 
     #[test]

@@ -347,7 +347,7 @@ pub fn user_prompt(request: &PromptRequest, blocks: Blocks, task: &str) -> Strin
 }
 
 /// The review area of the convention-type roles: every candidate they propose has it.
-pub const CONVENTIONS_AREA: &str = "conventions";
+pub const CONVENTIONS_AREA: &str = crate::contract::Area::Conventions.as_str();
 
 /// The standard candidate contract ([`candidate_contract`]) with
 /// `candidates[].area` restricted to the single value `area` (a JSON Schema `enum` of

@@ -12,9 +12,7 @@ use vouch_core::{ChangeSnapshot, CoverageLevel, FailOn, Outcome, exit_code};
 use vouch_final_report::{LocalRangeReview, ReviewOutcome, checked_local_range_review_report};
 use vouch_git::SourceReader;
 use vouch_host::diagnostics::{DiagnosticSink, JsonLines};
-use vouch_host::manifest::{
-    Composition, REPO_OVERRIDE_PATH, RepoOverrides, ResolvedEndpoint, ToolsMode as ManifestTools,
-};
+use vouch_host::manifest::{Composition, REPO_OVERRIDE_PATH, RepoOverrides, ResolvedEndpoint};
 use vouch_host::progress::{Presenter, Silent};
 use vouch_host::registry::Registry;
 use vouch_host::review::{
@@ -173,11 +171,7 @@ fn outcome_for_final_report(run: &ReviewRun) -> ReviewOutcome {
         Some(CoverageLevel::Limited) => Some("limited"),
         None => None,
     };
-    let outcome = serde_json::to_value(run.opinion.outcome)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default();
-    ReviewOutcome::parse(&outcome, cov).unwrap_or(ReviewOutcome::Incomplete)
+    ReviewOutcome::parse(run.opinion.outcome.as_str(), cov).unwrap_or(ReviewOutcome::Incomplete)
 }
 
 /// The one-line summary. Counts of reviewed files count only the files reviewed (in an
@@ -279,13 +273,12 @@ pub fn build_report(
     Ok(report)
 }
 
+/// `--tools on|off` overrides the manifest; `--tools auto` (or none) keeps its setting.
 fn tools_mode(args: &ReviewArgs, composition: &Composition) -> ToolsMode {
-    match (args.tools, composition.tools) {
-        (Some(ToolsArg::On), _) => ToolsMode::On,
-        (Some(ToolsArg::Off), _) => ToolsMode::Off,
-        (Some(ToolsArg::Auto) | None, ManifestTools::Auto) => ToolsMode::Auto,
-        (Some(ToolsArg::Auto) | None, ManifestTools::On) => ToolsMode::On,
-        (Some(ToolsArg::Auto) | None, ManifestTools::Off) => ToolsMode::Off,
+    match args.tools {
+        Some(ToolsArg::On) => ToolsMode::On,
+        Some(ToolsArg::Off) => ToolsMode::Off,
+        Some(ToolsArg::Auto) | None => composition.tools,
     }
 }
 

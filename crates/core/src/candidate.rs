@@ -31,16 +31,13 @@ pub enum Severity {
 }
 
 impl Severity {
-    /// Parses the lower-case contract spelling (`critical`, `high`, `medium`, `low`).
-    pub fn parse(text: &str) -> Option<Severity> {
-        match text {
-            "critical" => Some(Severity::Critical),
-            "high" => Some(Severity::High),
-            "medium" => Some(Severity::Medium),
-            "low" => Some(Severity::Low),
-            _ => None,
-        }
-    }
+    /// Every severity, most severe first.
+    pub const ALL: [Severity; 4] = [
+        Severity::Critical,
+        Severity::High,
+        Severity::Medium,
+        Severity::Low,
+    ];
 
     /// The contract spelling.
     pub fn as_str(self) -> &'static str {
@@ -49,6 +46,38 @@ impl Severity {
             Severity::High => "high",
             Severity::Medium => "medium",
             Severity::Low => "low",
+        }
+    }
+}
+
+impl std::str::FromStr for Severity {
+    type Err = UnknownValue;
+
+    /// Parses the lower-case contract spelling (`critical`, `high`, `medium`, `low`).
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        Severity::ALL
+            .into_iter()
+            .find(|s| s.as_str() == text)
+            .ok_or_else(|| UnknownValue::new("severity", text))
+    }
+}
+
+/// A value of a closed set (severity, revision, verdict) that is not one of its members.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown {what} `{value}`")]
+pub struct UnknownValue {
+    /// What the set is (`severity`, `revision`, `verdict`).
+    pub what: &'static str,
+    /// The value as written.
+    pub value: String,
+}
+
+impl UnknownValue {
+    /// `value` is not a `what`.
+    pub fn new(what: &'static str, value: &str) -> Self {
+        UnknownValue {
+            what,
+            value: value.to_string(),
         }
     }
 }
@@ -98,9 +127,12 @@ mod tests {
             Severity::Medium,
             Severity::Low,
         ] {
-            assert_eq!(Severity::parse(s.as_str()), Some(s));
+            assert_eq!(s.as_str().parse::<Severity>(), Ok(s));
         }
-        assert_eq!(Severity::parse("HIGH"), None);
+        assert_eq!(
+            "HIGH".parse::<Severity>(),
+            Err(UnknownValue::new("severity", "HIGH"))
+        );
         assert!(Severity::Critical < Severity::Low);
     }
 }

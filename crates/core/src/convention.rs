@@ -11,10 +11,6 @@ use serde::{Deserialize, Serialize};
 use crate::snapshot::ChangedFile;
 use crate::source::{Citation, Revision, SourceWindow};
 
-/// The review area of convention candidates (the only area the conventions specialist
-/// reports in; any lane may propose a candidate in it).
-pub const CONVENTIONS_AREA: &str = "conventions";
-
 /// Distinct cited examples a convention inferred from practice needs.
 pub const MIN_CONVENTION_EXAMPLES: usize = 3;
 
@@ -108,7 +104,7 @@ fn overlaps(a: &SourceWindow, b: &SourceWindow) -> bool {
 }
 
 /// Rule (issue 4, "Verification"): a verified convention finding (area
-/// [`CONVENTIONS_AREA`]) is supported only when
+/// `conventions`) is supported only when
 /// 1. the finding (`location`: its path and lines at the candidate's revision) lies in a
 ///    changed hunk of `files` — a changed hunk violates the convention; and
 /// 2. its `citations` include a written policy — a citation at **base** of a path in

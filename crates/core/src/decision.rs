@@ -19,6 +19,29 @@ pub enum Verdict {
     Unresolved,
 }
 
+impl Verdict {
+    /// The contract spelling (`verified`, `rejected`, `unresolved`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Verified => "verified",
+            Verdict::Rejected => "rejected",
+            Verdict::Unresolved => "unresolved",
+        }
+    }
+}
+
+impl std::str::FromStr for Verdict {
+    type Err = crate::candidate::UnknownValue;
+
+    /// Parses the contract spelling (`verified`, `rejected`, `unresolved`).
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        [Verdict::Verified, Verdict::Rejected, Verdict::Unresolved]
+            .into_iter()
+            .find(|v| v.as_str() == text)
+            .ok_or_else(|| crate::candidate::UnknownValue::new("verdict", text))
+    }
+}
+
 /// The finding a `verified` decision states (it may narrow the candidate).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]

@@ -14,14 +14,15 @@ pub mod finding;
 pub mod intake;
 pub mod opinion;
 pub mod record;
+pub mod reply;
 pub mod reviewed;
 pub mod snapshot;
 pub mod source;
 
-pub use candidate::{Candidate, Severity, candidate_id};
+pub use candidate::{Candidate, Severity, UnknownValue, candidate_id};
 pub use completion::{files_not_fully_seen, files_without_lane, hunks_seen, zero_source_gap};
 pub use convention::{
-    CONVENTIONS_AREA, ConventionGap, ConventionSupport, MIN_CONVENTION_EXAMPLES, convention_support,
+    ConventionGap, ConventionSupport, MIN_CONVENTION_EXAMPLES, convention_support,
 };
 pub use coverage::{
     CoverageComparison, CoverageReceipt, compare_coverage, mismatch_after_retry_message,
@@ -34,10 +35,15 @@ pub use files::expected_files;
 pub use finding::{Finding, Provenance, merge_findings};
 pub use intake::{IntakeProblem, candidate_intake, is_canonical_path};
 pub use opinion::{
-    AuditState, CoverageLevel, FailOn, Failure, FailureKind, Limitation, LimitationKind, Opinion,
-    Outcome, ReviewFacts, derive_opinion, exit_code,
+    AuditRun, AuditState, CoverageLevel, FailOn, Failure, FailureKind, Limitation, LimitationKind,
+    Opinion, Outcome, ReviewFacts, audit_state, derive_opinion, exit_code,
 };
-pub use record::{CandidateRecord, ExcludedFile, StageRecord, StageStatus, TokenUsage};
+pub use record::{BudgetKind, CandidateRecord, ExcludedFile, StageRecord, StageStatus, TokenUsage};
+pub use reply::{
+    CandidateLocation, QuoteProblem, RepairViolation, TruncationStep, check_candidate_repair,
+    check_decision_repair, complete_prior_candidates, full_coverage_quote, prior_verdicts,
+    truncation_step,
+};
 pub use reviewed::{
     FilesReviewed, NotReviewedFile, NotReviewedReason, StageCoverage, files_reviewed,
 };

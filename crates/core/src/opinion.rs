@@ -18,6 +18,19 @@ pub enum Outcome {
     NoFindings,
 }
 
+impl Outcome {
+    /// The kebab-case spelling, as in the JSON report (`no-findings`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::NothingToReview => "nothing-to-review",
+            Outcome::Aborted => "aborted",
+            Outcome::Incomplete => "incomplete",
+            Outcome::Findings => "findings",
+            Outcome::NoFindings => "no-findings",
+        }
+    }
+}
+
 /// The coverage axis, for completed reviews.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
@@ -111,6 +124,36 @@ pub enum AuditState {
     FoundDefects,
     /// No lane proposed a candidate and no audit ran (none configured, or it failed).
     NotRun,
+}
+
+/// What became of the clean-result audit stage in one review.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AuditRun {
+    /// The composition has no audit, or it was not started (lanes proposed candidates,
+    /// something failed, the run was cancelled).
+    NotStarted,
+    /// The audit ran and failed (or was cancelled).
+    Failed,
+    /// The audit ran and its reply was accepted.
+    Accepted,
+}
+
+/// Rule (clean needs the audit): when the lanes proposed any candidate the audit is
+/// not needed; otherwise the audit counts only when it ran and its reply was accepted:
+/// `found-defects` when verification kept any finding (all of them are the audit's),
+/// else `passed`. An audit that did not run or failed is `not-run`, which never allows
+/// a clean opinion.
+pub fn audit_state(
+    lane_candidates: usize,
+    audit: AuditRun,
+    verified_findings: usize,
+) -> AuditState {
+    match (lane_candidates, audit) {
+        (1.., _) => AuditState::NotNeeded,
+        (0, AuditRun::Accepted) if verified_findings > 0 => AuditState::FoundDefects,
+        (0, AuditRun::Accepted) => AuditState::Passed,
+        (0, AuditRun::NotStarted | AuditRun::Failed) => AuditState::NotRun,
+    }
 }
 
 /// Everything the opinion depends on.
@@ -246,6 +289,35 @@ pub fn exit_code(opinion: &Opinion, fail_on: FailOn) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn outcome_spelling_is_the_json_spelling() {
+        use Outcome::*;
+        for o in [NothingToReview, Aborted, Incomplete, Findings, NoFindings] {
+            assert_eq!(serde_json::to_value(o).unwrap(), o.as_str());
+        }
+    }
+
+    #[test]
+    fn the_audit_counts_only_when_it_ran_and_was_accepted() {
+        use AuditRun::*;
+        // (lane candidates, audit run, verified findings, state)
+        let cases = [
+            (2, NotStarted, 0, AuditState::NotNeeded),
+            (1, Accepted, 1, AuditState::NotNeeded),
+            (0, Accepted, 0, AuditState::Passed),
+            (0, Accepted, 2, AuditState::FoundDefects),
+            (0, Failed, 0, AuditState::NotRun),
+            (0, NotStarted, 0, AuditState::NotRun),
+        ];
+        for (lanes, run, found, want) in cases {
+            assert_eq!(
+                audit_state(lanes, run, found),
+                want,
+                "{lanes} {run:?} {found}"
+            );
+        }
+    }
 
     fn facts() -> ReviewFacts {
         ReviewFacts {

@@ -45,6 +45,31 @@ pub enum StageStatus {
     Skipped,
 }
 
+/// Which budget of a stage's agent loop ended its tool phase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+pub enum BudgetKind {
+    /// Its tool turns were used up.
+    #[serde(rename = "turns")]
+    Turns,
+    /// Its tool calls were used up.
+    #[serde(rename = "tool-calls")]
+    ToolCalls,
+    /// Its total tokens were used up.
+    #[serde(rename = "tokens")]
+    TotalTokens,
+}
+
+impl BudgetKind {
+    /// The report spelling (`turns`, `tool-calls`, `tokens`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BudgetKind::Turns => "turns",
+            BudgetKind::ToolCalls => "tool-calls",
+            BudgetKind::TotalTokens => "tokens",
+        }
+    }
+}
+
 /// One stage instance's record: per-instance coverage and how it got there.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -69,13 +94,13 @@ pub struct StageRecord {
     pub first_coverage: Option<CoverageComparison>,
     /// True when an isolated repair call ran.
     pub repaired: bool,
-    /// True when a repaired `complete: true` lacked a verbatim quote and was recorded as
-    /// `complete: false`.
+    /// True when a repaired `complete: true` lacked a quote stating full coverage
+    /// (`full_coverage_quote`) and was recorded as `complete: false`.
     pub receipt_downgraded: bool,
     /// Candidates it proposed (verifier: decisions it returned).
     pub candidates: usize,
     /// The budget it hit, if any (`turns`, `tool-calls`, `tokens`).
-    pub budget_hit: Option<String>,
+    pub budget_hit: Option<BudgetKind>,
     /// True when it was forced to synthesise a final answer.
     pub forced_synthesis: bool,
     /// Source windows it read or was given.

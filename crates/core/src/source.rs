@@ -34,6 +34,18 @@ impl Revision {
     }
 }
 
+impl std::str::FromStr for Revision {
+    type Err = crate::candidate::UnknownValue;
+
+    /// Parses the contract spelling (`head`, `base`).
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        [Revision::Head, Revision::Base]
+            .into_iter()
+            .find(|r| r.as_str() == text)
+            .ok_or_else(|| crate::candidate::UnknownValue::new("revision", text))
+    }
+}
+
 /// A contiguous, 1-based, inclusive line window of one file at one revision.
 /// This is both what the host records for every read and the shape of a citation
 /// (`{revision, path, startLine, endLine}` in JSON).

@@ -126,14 +126,33 @@ pub fn repair_user_message(
     out
 }
 
+/// How a coverage retry lets the model inspect the files it missed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RetrySource {
+    /// The model has the repository tools.
+    Tools,
+    /// No tools: the host gives the missing files' patches inline; `unavailable` are
+    /// files it could not give (over the inline budget or not retrievable).
+    Inline {
+        /// The patches given, as inline blocks.
+        blocks: Vec<String>,
+        /// Missing files the host could not give: a stated source gap.
+        unavailable: Vec<String>,
+    },
+}
+
 /// Rule (coverage contract, "Targeted retry"): the retry gets the original task and change
 /// summary (the original messages are resent), the canonical list, its previous structured
-/// output, the exact missing and unexpected paths, and the instruction to inspect missing
-/// files, re-check coverage, keep still-valid findings and return one complete replacement.
+/// output, the exact missing and unexpected paths, and the means to inspect what it
+/// missed: with tools, the instruction to inspect the missing files; without tools, their
+/// patches inline, and a file the host cannot give is named as a source gap the model
+/// cannot inspect (never a demand to inspect it); then re-check coverage, keep
+/// still-valid findings and return one complete replacement.
 pub fn coverage_retry_message(
     expected: &[String],
     previous_output: &Value,
     comparison: &CoverageComparison,
+    source: &RetrySource,
 ) -> String {
     let array = serde_json::to_string(expected).expect("strings serialise");
     let previous = serde_json::to_string_pretty(previous_output).expect("JSON serialises");
@@ -144,15 +163,49 @@ pub fn coverage_retry_message(
     if comparison.reported_incomplete {
         why.push_str("Your previous answer said coverage.complete: false.\n");
     }
+    let means = match source {
+        RetrySource::Tools => format!("Missing files (inspect these now): {missing}\n"),
+        RetrySource::Inline {
+            blocks,
+            unavailable,
+        } => {
+            let mut text =
+                format!("Missing files (their patches are given below; inspect them): {missing}\n");
+            for b in blocks {
+                text.push_str(b.trim_end());
+                text.push('\n');
+            }
+            if !unavailable.is_empty() {
+                text.push_str(&format!(
+                    "Not available (the host cannot give these without tools; this is a \
+                     source gap the report states, so leave them out of \
+                     coverage.reviewedFiles): {}\n",
+                    serde_json::to_string(unavailable).expect("strings serialise")
+                ));
+            }
+            text
+        }
+    };
     format!(
         "## Coverage retry\nYour previous answer did not cover the expected changed files.\n{why}\
-         Missing files (inspect these now): {missing}\n\
+         {means}\
          Unexpected files (not part of this change's list; remove them): {unexpected}\n\
          Expected changed files (copy these paths exactly into coverage.reviewedFiles):\n\
          <expected-files>\n{array}\n</expected-files>\n\
          Your previous structured output:\n<previous-output>\n{previous}\n</previous-output>\n\
          Inspect the missing files, re-check coverage, keep the findings that are still valid, \
          and return one complete replacement answer as one JSON object of the output contract.\n"
+    )
+}
+
+/// Rule (truncation): the one re-ask after a reply was cut at the output limit states
+/// the cut and the bound, and asks for the whole answer again within it.
+pub fn truncation_notice(max_output_tokens: u32) -> String {
+    format!(
+        "## Output cut off\nYour previous final answer was cut off at the output limit of \
+         {max_output_tokens} tokens (finish_reason: length) and was discarded: a cut answer is \
+         never used. Answer again with one complete JSON object of the output contract that \
+         fits within {max_output_tokens} tokens: keep claims, evidence and the summary short.\n"
     )
 }
 
@@ -217,7 +270,7 @@ mod tests {
             missing_files: vec!["CHANGELOG.md".into(), "docs/verification/example.md".into()],
             unexpected_files: vec!["./AGENTS.md".into()],
         };
-        let m = coverage_retry_message(&list(), &previous, &comparison);
+        let m = coverage_retry_message(&list(), &previous, &comparison, &RetrySource::Tools);
         assert!(m.contains("Missing files (inspect these now): [\"CHANGELOG.md\",\"docs/verification/example.md\"]\n"), "{m}");
         assert!(m.contains("Unexpected files (not part of this change's list; remove them): [\"./AGENTS.md\"]\n"), "{m}");
         assert!(m.contains("<expected-files>\n[\"AGENTS.md\",\"CHANGELOG.md\",\"docs/verification/example.md\"]\n</expected-files>"), "{m}");
@@ -233,10 +286,42 @@ mod tests {
             missing_files: vec![],
             unexpected_files: vec![],
         };
-        let m = coverage_retry_message(&list(), &previous, &incomplete);
+        let m = coverage_retry_message(&list(), &previous, &incomplete, &RetrySource::Tools);
         assert!(
             m.contains("Your previous answer said coverage.complete: false."),
             "{m}"
         );
+    }
+
+    /// Issue #9 item 12: without tools the retry gives the missing patches inline and
+    /// names a file it cannot give as a source gap, never as one to "inspect now".
+    #[test]
+    fn a_retry_without_tools_gives_patches_and_names_gaps() {
+        let previous = serde_json::json!({"candidates": []});
+        let comparison = CoverageComparison {
+            complete: false,
+            reported_incomplete: true,
+            missing_files: vec!["CHANGELOG.md".into(), "docs/verification/example.md".into()],
+            unexpected_files: vec![],
+        };
+        let source = RetrySource::Inline {
+            blocks: vec!["<patch path=\"CHANGELOG.md\">\n@@ -1 +1 @@\n-a\n+b\n</patch>".into()],
+            unavailable: vec!["docs/verification/example.md".into()],
+        };
+        let m = coverage_retry_message(&list(), &previous, &comparison, &source);
+        assert!(!m.contains("inspect these now"), "{m}");
+        assert!(m.contains("Missing files (their patches are given below; inspect them): [\"CHANGELOG.md\",\"docs/verification/example.md\"]\n<patch path=\"CHANGELOG.md\">"), "{m}");
+        assert!(m.contains("source gap the report states, so leave them out of coverage.reviewedFiles): [\"docs/verification/example.md\"]"), "{m}");
+    }
+
+    #[test]
+    fn the_truncation_notice_states_the_cut_and_the_bound() {
+        let n = truncation_notice(2048);
+        assert!(n.starts_with("## Output cut off\n"), "{n}");
+        assert!(
+            n.contains("output limit of 2048 tokens (finish_reason: length)"),
+            "{n}"
+        );
+        assert!(n.contains("fits within 2048 tokens"), "{n}");
     }
 }

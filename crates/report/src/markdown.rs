@@ -39,10 +39,7 @@ fn name<T: serde::Serialize>(value: &T) -> String {
 }
 
 fn rev(r: Revision) -> &'static str {
-    match r {
-        Revision::Head => "head",
-        Revision::Base => "base",
-    }
+    r.as_str()
 }
 
 /// Untrusted text (paths, model output, labels, messages) as inline Markdown that renders

@@ -2,7 +2,7 @@
 //! accounting, citations and the convention boundary.
 
 use serde_json::{Value, json};
-use vouch_testkit::openai::{Reply, ScriptedServer};
+use vouch_testkit::openai::{Match, Reply, Rule, ScriptedServer};
 use vouch_workspace_tests::{candidate, citation, decision, finding};
 
 use super::{
@@ -297,21 +297,6 @@ async fn every_candidate_needs_exactly_one_well_formed_decision() {
             "decision for unknown candidate id `invented #1/0`".into(),
         ),
         (
-            "malformed",
-            json!([
-                decision(
-                    A,
-                    "verified",
-                    json!([citation("src/lib.rs", 3, 4)]),
-                    Some(
-                        json!({"path": "src/lib.rs", "startLine": 3, "endLine": 4, "severity": "catastrophic", "claim": "x"})
-                    )
-                ),
-                rejected(B)
-            ]),
-            format!("candidate `{A}`: malformed decision (unknown severity `catastrophic`)"),
-        ),
-        (
             "replacement defect",
             json!([
                 decision(
@@ -344,6 +329,46 @@ async fn every_candidate_needs_exactly_one_well_formed_decision() {
         assert_eq!(report["failures"][0]["kind"], "invalid-decision", "{name}");
         assert!(server.served_by("focused").is_empty());
     }
+}
+
+/// Issue #9 item 2: a decision outside the verifier contract (an unknown severity) gets
+/// the same policy as in every stage: a contract violation that goes to the one repair,
+/// and a failure (`invalid-output`, naming the value) when the repair does not fix it —
+/// never a default.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_decision_outside_the_contract_goes_to_repair_then_fails() {
+    let (repo, base, head) = fixture();
+    let catastrophic = decisions(json!([
+        decision(
+            A,
+            "verified",
+            json!([citation("src/lib.rs", 3, 4)]),
+            Some(
+                json!({"path": "src/lib.rs", "startLine": 3, "endLine": 4, "severity": "catastrophic", "claim": "x"})
+            )
+        ),
+        decision(B, "rejected", json!([]), None)
+    ]));
+    let script = lanes(two_candidates(), json!([]), json!([]))
+        .rule(
+            Rule::when(Match::system_contains("You repair"))
+                .named("repair")
+                .reply(catastrophic.clone()),
+        )
+        .rule(stage(VERIFIER, "verifier", [catastrophic]));
+    let server = ScriptedServer::start(script).await;
+    let out = review(&repo, &base, &head, &server, &[], &[]).await;
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    let report = out.json();
+    assert_eq!(report["opinion"]["outcome"], "incomplete");
+    assert_eq!(report["findings"], json!([]));
+    assert_eq!(report["failures"][0]["kind"], "invalid-output");
+    let message = &failure_messages(&report)[0];
+    assert!(
+        message.contains("decisions[0]: unknown severity `catastrophic`"),
+        "{message}"
+    );
+    assert_eq!(server.served_by("repair").len(), 1, "one repair");
 }
 
 #[tokio::test(flavor = "multi_thread")]

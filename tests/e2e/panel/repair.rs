@@ -123,7 +123,7 @@ async fn repaired_full_coverage_without_a_verbatim_quote_is_downgraded_and_retri
     );
     let observations = report["observations"].to_string();
     assert!(
-        observations.contains("bug-review #1: the repaired reply claimed full coverage without quoting the prior reply's statement verbatim; recorded as complete: false"),
+        observations.contains("bug-review #1: the repaired reply claimed full coverage, but the fullCoverageQuote is not a verbatim span of the prior reply; recorded as complete: false"),
         "{observations}"
     );
     assert_only_retried(&server, &["bug-review #1"]);
@@ -203,11 +203,12 @@ async fn verifier_repair_gets_no_file_list() {
     assert!(server.unmatched().is_empty());
 }
 
-/// Rule 3: a reply cut off at the token limit is never parsed, even when it holds a
-/// complete, valid object; it goes to the one repair, and the repaired partial receipt
-/// then takes the normal targeted retry.
+/// Rule 3 with issue #9's truncation rule: a reply cut off at the token limit is never
+/// parsed, even when it holds a complete, valid object, and never repaired; the stage
+/// re-asks once, stating the cut and the bound, and the re-asked partial receipt then
+/// takes the normal targeted retry.
 #[tokio::test(flavor = "multi_thread")]
-async fn truncated_reply_goes_to_repair_never_to_parsing() {
+async fn truncated_reply_is_re_asked_never_parsed_nor_repaired() {
     let change = small_change();
     let cut = format!(
         "All four files were reviewed [marker-i1].\n{}",
@@ -220,7 +221,13 @@ async fn truncated_reply_goes_to_repair_never_to_parsing() {
                 .reply(Reply::content(receipt(true, &SMALL))),
             Rule::when(repair_of("[marker-i1]"))
                 .named("repair")
-                .reply(Reply::content(repaired(false, &["AGENTS.md"], None))),
+                .reply(Reply::content(receipt(true, &SMALL))),
+            Rule::when(
+                first_execution("instructions-review #1")
+                    .and(Match::user_contains("## Output cut off")),
+            )
+            .named("re-ask")
+            .reply(Reply::content(receipt(false, &["AGENTS.md"]))),
             Rule::when(first_execution("instructions-review #1"))
                 .reply(Reply::content_with_finish(cut, "length")),
         ],
@@ -229,16 +236,25 @@ async fn truncated_reply_goes_to_repair_never_to_parsing() {
     let server = ScriptedServer::start(script).await;
     let out = review(&change, &server, &[]).await;
     assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
-    let repair = task(&server.served_by("repair")[0]);
-    assert!(repair.contains("finish_reason: length"), "{repair}");
+    assert!(
+        server.served_by("repair").is_empty(),
+        "a cut reply is never repaired"
+    );
+    let reask = task(&server.served_by("re-ask")[0]);
+    assert!(
+        reask.contains("finish_reason: length") && reask.contains("tokens"),
+        "{reask}"
+    );
     let report = out.json();
     let s = stage(&report, "instructions-review #1");
-    assert_eq!(s["repaired"], true);
+    assert_eq!(s["repaired"], false);
     assert_eq!(
         s["firstCoverage"]["missingFiles"],
         json!(["CHANGELOG.md", "docs/verification/example.md", "src/lib.rs"])
     );
-    assert_only_retried(&server, &["instructions-review #1"]);
+    // The cut execution and its re-ask, then exactly one coverage retry.
+    assert_eq!(executions(&server, "instructions-review #1"), (2, 1));
+    assert_eq!(server.served_by("re-ask").len(), 1);
     let lines = diagnostics(&out, &SMALL);
     assert_eq!(
         diagnosed(&lines, "truncated-output"),

@@ -14,17 +14,10 @@ use vouch_llm::ModelClient;
 use crate::diagnostics::{Diagnostic, DiagnosticSink, ReasonCode};
 use crate::progress::{Presenter, ProgressEvent, notify};
 
-/// Whether models get the repository tools or inline context only.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ToolsMode {
-    /// Offer tools until the endpoint rejects them (HTTP 400 naming tools); from then on
-    /// this run gives context inline only, and says so in the report.
-    Auto,
-    /// Offer `read_file`, `grep`, `list_dir`, `diff` (patches are also given inline).
-    On,
-    /// No tools: patches and needed context are given inline within the inline budget.
-    Off,
-}
+/// Whether models get the repository tools or inline context only: the manifest's one
+/// type (`auto` offers tools until the endpoint rejects them, then gives context
+/// inline for the rest of the run and says so in the report).
+pub use crate::manifest::ToolsMode;
 
 /// The shared environment of one review run.
 pub struct ReviewEnv {

@@ -2,9 +2,9 @@
 //! facts (merge, files reviewed, opinion) and the run's record.
 
 use vouch_core::{
-    AuditState, Candidate, CandidateRecord, Limitation, LimitationKind, NotReviewedReason,
-    ReviewFacts, SourceLedger, StageCoverage, StageStatus, TokenUsage, Verdict, derive_opinion,
-    files_reviewed, merge_findings,
+    AuditRun, AuditState, Candidate, CandidateRecord, Limitation, LimitationKind,
+    NotReviewedReason, ReviewFacts, SourceLedger, StageCoverage, StageStatus, TokenUsage, Verdict,
+    audit_state, derive_opinion, files_reviewed, merge_findings,
 };
 
 use super::env::ReviewEnv;
@@ -58,8 +58,9 @@ pub(super) async fn run_verification(
     for record in &mut run.records {
         record.model = Some(model.clone());
     }
-    if *audit == AuditState::Passed && !run.findings.is_empty() {
-        *audit = AuditState::FoundDefects;
+    if *audit == AuditState::Passed {
+        // Only the audit proposed candidates: what verification kept is its finding.
+        *audit = audit_state(0, AuditRun::Accepted, run.findings.len());
     }
     run
 }
@@ -159,10 +160,7 @@ pub(super) fn finish(
         usage.add(s.usage);
     }
     env.progress(ProgressEvent::ReviewFinished {
-        outcome: serde_json::to_value(opinion.outcome)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default(),
+        outcome: opinion.outcome.as_str().to_string(),
     });
     env.diagnose(None, "report", None, ReasonCode::ReviewFinished);
     let fell_back = fallback_observations(env, &mut out.observations);

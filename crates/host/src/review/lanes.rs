@@ -6,8 +6,8 @@ use std::sync::Arc;
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 use vouch_core::{
-    AuditState, Candidate, Failure, FailureKind, Limitation, LimitationKind, SourceLedger,
-    StageRecord, StageStatus, files_not_fully_seen, zero_source_gap,
+    AuditRun, AuditState, Candidate, Failure, FailureKind, Limitation, LimitationKind,
+    SourceLedger, StageRecord, StageStatus, audit_state, files_not_fully_seen, zero_source_gap,
 };
 
 use super::env::ReviewEnv;
@@ -183,18 +183,18 @@ pub(super) async fn run_audit(
                 "the clean-result audit did not run: the lanes proposed {lane_candidates} candidate(s)"
             ));
         }
-        return AuditState::NotNeeded;
+        return audit_state(lane_candidates, AuditRun::NotStarted, 0);
     }
     let Some(spec) = plan.audit.as_ref().filter(|_| out.may_continue(env)) else {
-        return AuditState::NotRun;
+        return audit_state(0, AuditRun::NotStarted, 0);
     };
     let audit_plan = plan_for(spec, expected.to_vec());
     let run = run_stage(env, &audit_plan).await;
-    let ok = run.failure.is_none() && !run.cancelled;
-    out.absorb(run, audit_plan.assigned);
-    if ok {
-        AuditState::Passed
+    let ran = if run.failure.is_none() && !run.cancelled {
+        AuditRun::Accepted
     } else {
-        AuditState::NotRun
-    }
+        AuditRun::Failed
+    };
+    out.absorb(run, audit_plan.assigned);
+    audit_state(0, ran, 0)
 }

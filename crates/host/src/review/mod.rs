@@ -6,6 +6,7 @@
 
 mod context;
 mod env;
+mod exec;
 mod facts;
 mod inline;
 mod intake;

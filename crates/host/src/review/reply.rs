@@ -1,16 +1,23 @@
-//! One stage execution's model exchange: agent loop → extraction → at most one isolated
-//! repair → plugin parse.
+//! One stage execution's model exchange: agent loop → truncation rule → extraction →
+//! typed parse → at most one isolated repair, whose result must pass the repair rules.
+//!
+//! Every model stage (lanes, audit, verifier, focused pass) goes through [`exchange`];
+//! what it returns is typed ([`TypedReply`]), so a stage never sees contract strings.
 
 use serde_json::Value;
-use vouch_abi::ParsedReply;
 use vouch_abi::contract::token_bound;
-use vouch_core::TokenUsage;
+use vouch_abi::{CandidateReply, DecisionPayload, ParsedReply, ProposedCandidate};
+use vouch_core::{
+    CandidateLocation, Citation, CoverageReceipt, Decision, FindingDraft, Revision, Severity,
+    SourceWindow, TokenUsage, TruncationStep, Verdict, check_candidate_repair,
+    check_decision_repair, truncation_step,
+};
 use vouch_llm::extract::extract_json;
 use vouch_llm::{AgentOutcome, AgentRequest, Budget, LlmError, ResponseSchema, run_agent};
 
 use super::env::{ReviewEnv, ToolsMode};
 use crate::diagnostics::ReasonCode;
-use crate::policy::{FORCED_SYNTHESIS, REPAIR_SYSTEM, repair_user_message};
+use crate::policy::{FORCED_SYNTHESIS, REPAIR_SYSTEM, repair_user_message, truncation_notice};
 use crate::registry::{PluginError, SpecialistHandle};
 use crate::tools::RepoTools;
 
@@ -26,13 +33,11 @@ pub enum ExchangeError {
     Provider(LlmError),
     /// The plugin failed.
     Plugin(PluginError),
-    /// The reply stayed invalid after repair (or was truncated).
-    Invalid {
-        /// What was wrong, for the report.
-        message: String,
-        /// True when a `finish_reason: length` cut was involved.
-        truncated: bool,
-    },
+    /// The reply stayed invalid after its one repair, or the repair broke a repair rule.
+    Invalid(String),
+    /// The reply was cut at the output limit twice (or with no budget left to re-ask),
+    /// or the repair was cut.
+    Truncated(String),
 }
 
 impl From<LlmError> for ExchangeError {
@@ -45,22 +50,74 @@ impl From<LlmError> for ExchangeError {
     }
 }
 
+/// A candidate as a stage proposed it, typed (the host assigns its id).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProposedDraft {
+    /// Path as written.
+    pub path: String,
+    /// Side the lines refer to.
+    pub revision: Revision,
+    /// First line.
+    pub start_line: u32,
+    /// Last line.
+    pub end_line: u32,
+    /// Severity.
+    pub severity: Severity,
+    /// Review area.
+    pub area: String,
+    /// One-sentence claim.
+    pub claim: String,
+    /// The proposer's reasoning.
+    pub evidence: String,
+}
+
+/// A candidate-producing stage's reply, typed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CandidateAnswer {
+    /// Proposed candidates.
+    pub candidates: Vec<ProposedDraft>,
+    /// The coverage receipt.
+    pub receipt: CoverageReceipt,
+    /// A repair's quote of the prior reply's full-coverage statement.
+    pub full_coverage_quote: Option<String>,
+    /// Summary for the report.
+    pub summary: String,
+}
+
+/// A reply, typed: candidates with a receipt, or decisions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TypedReply {
+    /// From a candidate-producing stage.
+    Candidates(CandidateAnswer),
+    /// From the verifier.
+    Decisions(Vec<Decision>),
+}
+
+/// Which reply kind an exchange expects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReplyKind {
+    /// Candidates and a coverage receipt.
+    Candidates,
+    /// Verification decisions.
+    Decisions,
+}
+
 /// A usable reply.
 #[derive(Debug)]
 pub struct Answer {
-    /// The plugin-parsed reply.
-    pub parsed: ParsedReply,
-    /// The extracted JSON object.
+    /// The typed reply.
+    pub reply: TypedReply,
+    /// The extracted JSON object (a coverage retry shows it back to the model).
     pub value: Value,
-    /// The model text of the execution (before any repair): where a repaired
-    /// full-coverage quote must occur verbatim.
+    /// The model text the answer rests on (before any repair): where a repaired
+    /// full-coverage quote must be a span.
     pub prior_text: String,
     /// True when an isolated repair produced it.
     pub repaired: bool,
-    /// Token usage of the execution and its repair.
+    /// Token usage of the execution, its re-ask and its repair.
     pub usage: TokenUsage,
     /// The budget the execution hit, if any.
-    pub budget_hit: Option<String>,
+    pub budget_hit: Option<vouch_llm::BudgetKind>,
     /// Whether the final reply was forced.
     pub forced_synthesis: bool,
 }
@@ -69,16 +126,20 @@ pub struct Answer {
 pub struct Exchange<'a> {
     /// Instance label.
     pub label: &'a str,
+    /// Diagnostic stage name of the execution (`lane`, `audit`, `verification`).
+    pub stage: &'static str,
     /// The specialist.
     pub handle: &'a SpecialistHandle,
     /// System message.
-    pub system: String,
+    pub system: &'a str,
     /// User message (task plus the host's sections).
     pub user: String,
     /// Output contract.
-    pub schema: Value,
+    pub schema: &'a Value,
     /// Repair contract (adds `fullCoverageQuote` for receipts).
-    pub repair_schema: Value,
+    pub repair_schema: &'a Value,
+    /// The reply kind the contract describes.
+    pub kind: ReplyKind,
     /// The canonical list, for receipts (`None` for the verifier).
     pub expected: Option<&'a [String]>,
     /// Budget of the agent loop.
@@ -97,14 +158,6 @@ fn usage_of(outcome: &AgentOutcome) -> TokenUsage {
     }
 }
 
-fn budget_name(outcome: &AgentOutcome) -> Option<String> {
-    outcome.budget_hit.map(|b| match b {
-        vouch_llm::BudgetKind::Turns => "turns".to_string(),
-        vouch_llm::BudgetKind::ToolCalls => "tool-calls".to_string(),
-        vouch_llm::BudgetKind::TotalTokens => "tokens".to_string(),
-    })
-}
-
 /// `max_tokens` for a reply under `schema`: the contract's bound, at least the budget's
 /// own value and at most [`MAX_OUTPUT_TOKENS_CAP`].
 fn output_tokens(schema: &Value, budget: &Budget) -> u32 {
@@ -121,28 +174,151 @@ fn rejects_tools(body: &str) -> bool {
     body.contains("tool") && !body.contains("response_format") && !body.contains("json_schema")
 }
 
-/// Extracts the one contract-valid object from `text` and parses it with the plugin.
-fn extract_and_parse(
-    handle: &SpecialistHandle,
-    text: &str,
-) -> Result<(Value, ParsedReply), String> {
-    let value = extract_json(text, |v| {
-        handle.parse(v).map(|_| ()).map_err(|e| e.to_string())
-    })
-    .map_err(|e| e.to_string())?;
-    let parsed = handle.parse(&value).map_err(|e| e.to_string())?;
-    Ok((value, parsed))
+fn line(value: u32, what: &str) -> Result<u32, String> {
+    if value == 0 || u64::from(value) > vouch_abi::contract::MAX_LINE {
+        return Err(format!(
+            "{what} {value} is outside 1..={}",
+            vouch_abi::contract::MAX_LINE
+        ));
+    }
+    Ok(value)
 }
 
-/// Runs the exchange: the agent loop with the stage's tools (unless tools are off),
-/// then extraction; a reply that is invalid or truncated gets exactly one isolated,
-/// tool-free repair call that sees the contract, the canonical list (receipts only),
-/// the invalid reply and the parser error — never the snapshot path or tools.
-pub async fn exchange(env: &ReviewEnv, ex: Exchange<'_>) -> Result<Answer, ExchangeError> {
-    let mut budget = ex.budget;
-    budget.max_output_tokens_per_request = output_tokens(&ex.schema, &ex.budget);
+fn draft(i: usize, p: &ProposedCandidate) -> Result<ProposedDraft, String> {
+    let at = |e: String| format!("candidates[{i}]: {e}");
+    Ok(ProposedDraft {
+        path: p.path.clone(),
+        revision: p.revision.parse().map_err(|e| at(format!("{e}")))?,
+        start_line: line(p.start_line, "startLine").map_err(at)?,
+        end_line: line(p.end_line, "endLine").map_err(at)?,
+        severity: p.severity.parse().map_err(|e| at(format!("{e}")))?,
+        area: vouch_abi::contract::Area::from_str_exact(&p.area)
+            .map(|a| a.as_str().to_string())
+            .ok_or_else(|| at(format!("unknown area `{}`", p.area)))?,
+        claim: p.claim.clone(),
+        evidence: p.evidence.clone(),
+    })
+}
+
+fn candidates(reply: CandidateReply) -> Result<CandidateAnswer, String> {
+    Ok(CandidateAnswer {
+        candidates: reply
+            .candidates
+            .iter()
+            .enumerate()
+            .map(|(i, p)| draft(i, p))
+            .collect::<Result<_, _>>()?,
+        receipt: CoverageReceipt {
+            complete: reply.coverage.complete,
+            reviewed_files: reply.coverage.reviewed_files,
+        },
+        full_coverage_quote: reply.full_coverage_quote,
+        summary: reply.summary,
+    })
+}
+
+fn decision(i: usize, d: &DecisionPayload) -> Result<Decision, String> {
+    let at = |e: String| format!("decisions[{i}]: {e}");
+    let mut citations: Vec<Citation> = Vec::new();
+    for c in &d.citations {
+        citations.push(SourceWindow {
+            revision: c.revision.parse().map_err(|e| at(format!("{e}")))?,
+            path: c.path.clone(),
+            start_line: line(c.start_line, "citation startLine").map_err(at)?,
+            end_line: line(c.end_line, "citation endLine").map_err(at)?,
+        });
+    }
+    let finding = match &d.finding {
+        None => None,
+        Some(f) => Some(FindingDraft {
+            path: f.path.clone(),
+            start_line: line(f.start_line, "finding startLine").map_err(at)?,
+            end_line: line(f.end_line, "finding endLine").map_err(at)?,
+            severity: f.severity.parse().map_err(|e| at(format!("{e}")))?,
+            claim: f.claim.clone(),
+        }),
+    };
+    Ok(Decision {
+        candidate_id: d.candidate_id.clone(),
+        verdict: d.decision.parse().map_err(|e| at(format!("{e}")))?,
+        evidence: d.evidence.clone(),
+        citations,
+        finding,
+    })
+}
+
+/// Rule (typed replies): a plugin-parsed reply becomes the host's types, or it is a
+/// contract violation (which goes to repair) — in every stage alike. A reply of the
+/// other kind, an unknown severity, revision, area or verdict, or a line outside
+/// `1..=MAX_LINE` never gets a default.
+pub fn typed_reply(parsed: ParsedReply, kind: ReplyKind) -> Result<TypedReply, String> {
+    match (parsed, kind) {
+        (ParsedReply::Candidates(r), ReplyKind::Candidates) => {
+            candidates(r).map(TypedReply::Candidates)
+        }
+        (ParsedReply::Decisions(r), ReplyKind::Decisions) => r
+            .decisions
+            .iter()
+            .enumerate()
+            .map(|(i, d)| decision(i, d))
+            .collect::<Result<_, _>>()
+            .map(TypedReply::Decisions),
+        _ => Err("the reply is of the wrong kind for this stage's contract".into()),
+    }
+}
+
+/// Extracts the one contract-valid object from `text`, parses it with the plugin and
+/// types it.
+fn extract_and_parse(
+    handle: &SpecialistHandle,
+    kind: ReplyKind,
+    text: &str,
+) -> Result<(Value, TypedReply), String> {
+    let check = |v: &Value| -> Result<TypedReply, String> {
+        let parsed = handle.parse(v).map_err(|e| e.to_string())?;
+        typed_reply(parsed, kind)
+    };
+    let value = extract_json(text, |v| check(v).map(|_| ())).map_err(|e| e.to_string())?;
+    let reply = check(&value)?;
+    Ok((value, reply))
+}
+
+/// Rule (repair, [`check_candidate_repair`], [`check_decision_repair`]): a repaired
+/// reply stands only when it changed syntax, not content.
+fn check_repair(prior: &str, reply: &TypedReply) -> Result<(), String> {
+    let result = match reply {
+        TypedReply::Candidates(a) => {
+            let locations: Vec<CandidateLocation> = a
+                .candidates
+                .iter()
+                .map(|c| CandidateLocation {
+                    path: c.path.clone(),
+                    start_line: u64::from(c.start_line),
+                    end_line: u64::from(c.end_line),
+                })
+                .collect();
+            check_candidate_repair(prior, &locations)
+        }
+        TypedReply::Decisions(ds) => {
+            let verdicts: Vec<(String, Verdict)> = ds
+                .iter()
+                .map(|d| (d.candidate_id.clone(), d.verdict))
+                .collect();
+            check_decision_repair(prior, &verdicts)
+        }
+    };
+    result.map_err(|v| v.to_string())
+}
+
+/// The agent loop of an exchange (with the tools fallback of `tools = "auto"`).
+async fn agent(
+    env: &ReviewEnv,
+    ex: &Exchange<'_>,
+    user: &str,
+    budget: Budget,
+) -> Result<AgentOutcome, ExchangeError> {
     let request = |with_tools: bool| {
-        let request = AgentRequest::new(ex.system.clone(), ex.user.clone(), env.cancel.clone())
+        let request = AgentRequest::new(ex.system, user, env.cancel.clone())
             .with_response_schema(ResponseSchema {
                 name: "vouch_stage_reply".into(),
                 schema: ex.schema.clone(),
@@ -157,7 +333,7 @@ pub async fn exchange(env: &ReviewEnv, ex: Exchange<'_>) -> Result<Answer, Excha
     };
     let client = env.client_for(ex.model);
     let with_tools = env.tools_enabled();
-    let outcome = match run_agent(client, request(with_tools)).await {
+    Ok(match run_agent(client, request(with_tools)).await {
         // Auto mode: an endpoint that rejects tools gets inline context from now on.
         Err(LlmError::Http {
             status: 400 | 422,
@@ -165,48 +341,84 @@ pub async fn exchange(env: &ReviewEnv, ex: Exchange<'_>) -> Result<Answer, Excha
         }) if with_tools && env.tools == ToolsMode::Auto && rejects_tools(&body) => {
             env.tools_rejected
                 .store(true, std::sync::atomic::Ordering::Relaxed);
-            env.diagnose(Some(ex.label), "lane", None, ReasonCode::ToolsFallback);
+            env.diagnose(Some(ex.label), ex.stage, None, ReasonCode::ToolsFallback);
             run_agent(client, request(false)).await?
         }
         other => other?,
+    })
+}
+
+/// Runs the exchange: the agent loop with the stage's tools (unless tools are off); a
+/// reply cut at the output limit is never parsed nor repaired, but re-asked once within
+/// the budget ([`truncation_step`]); then extraction and typed parse; an invalid reply
+/// gets exactly one isolated, tool-free repair call that sees the contract, the canonical
+/// list (receipts only), the invalid reply and the parser error — never the snapshot
+/// path or tools — and whose result must pass the repair rules ([`check_repair`]).
+pub async fn exchange(env: &ReviewEnv, ex: Exchange<'_>) -> Result<Answer, ExchangeError> {
+    let mut budget = ex.budget;
+    budget.max_output_tokens_per_request = output_tokens(ex.schema, &ex.budget);
+    let mut usage = TokenUsage::default();
+    let mut cuts = 0;
+    let mut user = ex.user.clone();
+    let outcome = loop {
+        let outcome = agent(env, &ex, &user, budget).await?;
+        usage.add(usage_of(&outcome));
+        let spent = usage.prompt_tokens + usage.completion_tokens;
+        let left = ex.budget.max_total_tokens.saturating_sub(spent);
+        match truncation_step(outcome.is_truncated(), cuts, left > 0) {
+            TruncationStep::Parse => break outcome,
+            TruncationStep::ReAsk => {
+                env.diagnose(Some(ex.label), ex.stage, None, ReasonCode::TruncatedOutput);
+                cuts += 1;
+                budget.max_total_tokens = left;
+                user = format!(
+                    "{}\n\n{}",
+                    ex.user.trim_end(),
+                    truncation_notice(budget.max_output_tokens_per_request)
+                );
+            }
+            TruncationStep::Fail => {
+                let again = if cuts > 0 {
+                    " again, after one re-ask"
+                } else {
+                    ""
+                };
+                return Err(ExchangeError::Truncated(format!(
+                    "{}: the reply was cut off at the output limit of {} tokens \
+                     (finish_reason: length){again}; a cut reply is never parsed or repaired",
+                    ex.label, budget.max_output_tokens_per_request
+                )));
+            }
+        }
     };
-    let mut usage = usage_of(&outcome);
-    let budget_hit = budget_name(&outcome);
-    if budget_hit.is_some() {
+    if outcome.budget_hit.is_some() {
         env.diagnose(
             Some(ex.label),
-            "lane",
+            ex.stage,
             Some(ex.tools.ledger().windows.len() as u64),
             ReasonCode::BudgetHit,
         );
     }
     let prior_text = outcome.final_text.clone();
-    let first = if outcome.is_truncated() {
-        env.diagnose(Some(ex.label), "lane", None, ReasonCode::TruncatedOutput);
-        Err("the reply was cut off at the output token limit (finish_reason: length); it is not a complete answer".to_string())
-    } else {
-        extract_and_parse(ex.handle, &prior_text)
+    let answer = |reply, value, repaired, usage| Answer {
+        reply,
+        value,
+        prior_text: prior_text.clone(),
+        repaired,
+        usage,
+        budget_hit: outcome.budget_hit,
+        forced_synthesis: outcome.forced_synthesis,
     };
-    let error = match first {
-        Ok((value, parsed)) => {
-            return Ok(Answer {
-                parsed,
-                value,
-                prior_text,
-                repaired: false,
-                usage,
-                budget_hit,
-                forced_synthesis: outcome.forced_synthesis,
-            });
-        }
+    let error = match extract_and_parse(ex.handle, ex.kind, &prior_text) {
+        Ok((value, reply)) => return Ok(answer(reply, value, false, usage)),
         Err(error) => error,
     };
     env.diagnose(Some(ex.label), "repair", None, ReasonCode::RepairAttempted);
-    let repair_user = repair_user_message(&ex.repair_schema, ex.expected, &prior_text, &error);
+    let repair_user = repair_user_message(ex.repair_schema, ex.expected, &prior_text, &error);
     let repair_budget = Budget {
         max_turns: 1,
         max_tool_calls: 0,
-        max_output_tokens_per_request: output_tokens(&ex.repair_schema, &ex.budget),
+        max_output_tokens_per_request: output_tokens(ex.repair_schema, &ex.budget),
         max_total_tokens: u64::MAX,
     };
     let repair = AgentRequest::new(REPAIR_SYSTEM, repair_user, env.cancel.clone())
@@ -215,36 +427,28 @@ pub async fn exchange(env: &ReviewEnv, ex: Exchange<'_>) -> Result<Answer, Excha
             schema: ex.repair_schema.clone(),
         })
         .with_budget(repair_budget);
-    let repaired = run_agent(client, repair).await?;
+    let repaired = run_agent(env.client_for(ex.model), repair).await?;
     usage.add(usage_of(&repaired));
-    let truncated = repaired.is_truncated();
-    let second = if truncated {
-        Err(
-            "the repair reply was cut off at the output token limit (finish_reason: length)"
-                .to_string(),
-        )
-    } else {
-        extract_and_parse(ex.handle, &repaired.final_text)
-    };
-    match second {
-        Ok((value, parsed)) => Ok(Answer {
-            parsed,
-            value,
-            prior_text,
-            repaired: true,
-            usage,
-            budget_hit,
-            forced_synthesis: outcome.forced_synthesis,
-        }),
+    if repaired.is_truncated() {
+        return Err(ExchangeError::Truncated(format!(
+            "{} returned no valid reply: {error}; its repair was cut off at the output limit \
+             (finish_reason: length)",
+            ex.label
+        )));
+    }
+    let checked =
+        extract_and_parse(ex.handle, ex.kind, &repaired.final_text).and_then(|(value, reply)| {
+            check_repair(&prior_text, &reply)?;
+            Ok((value, reply))
+        });
+    match checked {
+        Ok((value, reply)) => Ok(answer(reply, value, true, usage)),
         Err(repair_error) => {
             env.diagnose(Some(ex.label), "repair", None, ReasonCode::InvalidOutput);
-            Err(ExchangeError::Invalid {
-                message: format!(
-                    "{} returned no valid reply: {error}; after repair: {repair_error}",
-                    ex.label
-                ),
-                truncated: truncated || outcome.is_truncated(),
-            })
+            Err(ExchangeError::Invalid(format!(
+                "{} returned no valid reply: {error}; after repair: {repair_error}",
+                ex.label
+            )))
         }
     }
 }

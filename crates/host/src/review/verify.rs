@@ -1,27 +1,21 @@
 //! Verification: one pass over all candidates, then a focused single-candidate pass for
 //! each verified decision that omitted its finding.
 
-use vouch_abi::contract::ContractRequest;
-use vouch_abi::{
-    CandidateForVerification, DecisionPayload, PAYLOAD_VERSION, ParsedReply, PromptRequest,
-    ProposedCandidate,
-};
+use vouch_abi::contract::{Area, ContractRequest};
+use vouch_abi::{CandidateForVerification, PAYLOAD_VERSION, PromptRequest, ProposedCandidate};
 use vouch_core::{
-    CONVENTIONS_AREA, Candidate, CandidateRecord, CandidateState, Citation, ConventionGap,
-    Decision, DecisionProblem, Failure, FailureKind, Finding, FindingDraft, Limitation,
-    LimitationKind, Provenance, Revision, Severity, SourceWindow, StageRecord, StageStatus,
-    Verdict, account_decisions, convention_support,
+    Candidate, CandidateRecord, CandidateState, ConventionGap, Decision, DecisionProblem, Failure,
+    FailureKind, Finding, Limitation, LimitationKind, Provenance, SourceWindow, StageRecord,
+    StageStatus, Verdict, account_decisions, convention_support,
 };
 
 use super::context::policy_paths;
 use super::env::ReviewEnv;
-use super::inline;
-use super::reply::{Exchange, ExchangeError, exchange};
+use super::exec::{Execution, StageKind, fail, note_answer, prepare, stage_record};
+use super::inline::{self, InlineSource};
+use super::reply::{ExchangeError, TypedReply};
 use super::stage::StagePlan;
 use crate::diagnostics::ReasonCode;
-use crate::policy::{
-    compose_user_message, inline_context_section, output_contract_section, tools_section,
-};
 use crate::progress::ProgressEvent;
 use crate::tools::RepoTools;
 
@@ -51,73 +45,13 @@ fn payload(c: &Candidate) -> CandidateForVerification {
             path: c.path.clone(),
             start_line: c.start_line,
             end_line: c.end_line,
-            revision: match c.revision {
-                Revision::Head => "head".into(),
-                Revision::Base => "base".into(),
-            },
+            revision: c.revision.as_str().into(),
             severity: c.severity.as_str().into(),
             area: c.area.clone(),
             claim: c.claim.clone(),
             evidence: c.evidence.clone(),
         },
     }
-}
-
-/// Converts a decision payload into a core decision, or the problem that makes it
-/// malformed (an unknown verdict, citation revision or severity: possible only from a
-/// plugin whose parser let it through).
-fn to_decision(d: &DecisionPayload) -> Result<Decision, DecisionProblem> {
-    let malformed = |reason: String| DecisionProblem::Malformed {
-        candidate_id: d.candidate_id.clone(),
-        reason,
-    };
-    let verdict = match d.decision.as_str() {
-        "verified" => Verdict::Verified,
-        "rejected" => Verdict::Rejected,
-        "unresolved" => Verdict::Unresolved,
-        other => return Err(malformed(format!("unknown decision `{other}`"))),
-    };
-    let mut citations: Vec<Citation> = Vec::new();
-    for c in &d.citations {
-        let revision = match c.revision.as_str() {
-            "head" => Revision::Head,
-            "base" => Revision::Base,
-            _ => {
-                return Err(DecisionProblem::Citation {
-                    candidate_id: d.candidate_id.clone(),
-                    error: vouch_core::CitationError::Malformed {
-                        path: c.path.clone(),
-                        start_line: c.start_line,
-                        end_line: c.end_line,
-                    },
-                });
-            }
-        };
-        citations.push(SourceWindow {
-            revision,
-            path: c.path.clone(),
-            start_line: c.start_line,
-            end_line: c.end_line,
-        });
-    }
-    let finding = match &d.finding {
-        None => None,
-        Some(f) => Some(FindingDraft {
-            path: f.path.clone(),
-            start_line: f.start_line,
-            end_line: f.end_line,
-            severity: Severity::parse(&f.severity)
-                .ok_or_else(|| malformed(format!("unknown severity `{}`", f.severity)))?,
-            claim: f.claim.clone(),
-        }),
-    };
-    Ok(Decision {
-        candidate_id: d.candidate_id.clone(),
-        verdict,
-        evidence: d.evidence.clone(),
-        citations,
-        finding,
-    })
 }
 
 struct PassResult {
@@ -135,113 +69,54 @@ fn gap(label: &str, detail: String) -> Limitation {
     }
 }
 
-async fn pass(
+/// The source a verification pass is given inline: the lines around each candidate
+/// and the patches of the candidates' assigned files.
+fn given_source(
     env: &ReviewEnv,
     plan: &StagePlan,
-    label: &str,
+    tools: &RepoTools,
     candidates: &[Candidate],
-    focused: bool,
-) -> Result<PassResult, (StageRecord, ExchangeError)> {
-    let mut record = StageRecord {
-        candidates: candidates.len(),
-        ..super::stage::stage_record(label, &plan.handle, plan.assigned.len())
-    };
-    let tools = RepoTools::new(env.reader.clone());
-    let ids: Vec<String> = candidates.iter().map(|c| c.id.clone()).collect();
-    let request = ContractRequest {
-        expected_files: vec![],
-        candidate_ids: ids,
-        repair: false,
-        max_candidates: None,
-    };
-    let schema = match plan.handle.contract(&request) {
-        Ok(s) => s,
-        Err(e) => return Err((record, ExchangeError::Plugin(e))),
-    };
-    let prompt_request = PromptRequest {
-        payload_version: PAYLOAD_VERSION,
-        label: label.to_string(),
-        change: env.change_summary(&plan.assigned),
-        intent: None,
-        policy_evidence: env.policy.iter().map(|(p, _)| p.clone()).collect(),
-        candidates: candidates.iter().map(payload).collect(),
-        tools_available: env.tools_enabled(),
-    };
-    let prompt = match plan.handle.render_prompt(&prompt_request) {
-        Ok(p) => p,
-        Err(e) => return Err((record, ExchangeError::Plugin(e))),
-    };
-    for w in env.policy.iter().filter_map(|(_, w)| w.clone()) {
-        tools.record(w);
-    }
-    let mut blocks = inline::candidate_windows(env, &tools, candidates);
-    let patch_paths: Vec<String> = {
-        let mut p: Vec<String> = candidates
-            .iter()
-            .map(|c| c.path.clone())
-            .filter(|p| plan.assigned.contains(p))
-            .collect();
-        p.sort();
-        p.dedup();
-        p
-    };
-    let patches = inline::patches(env, &tools, &patch_paths);
+) -> InlineSource {
+    let mut blocks = inline::candidate_windows(env, tools, candidates);
+    let mut patch_paths: Vec<String> = candidates
+        .iter()
+        .map(|c| c.path.clone())
+        .filter(|p| plan.assigned.contains(p))
+        .collect();
+    patch_paths.sort();
+    patch_paths.dedup();
+    let patches = inline::patches(env, tools, &patch_paths);
     blocks.extend(patches.blocks);
-    let mut sections = vec![inline_context_section(&blocks, &patches.omitted)];
-    if env.tools_enabled() {
-        sections.push(tools_section(
-            vouch_git::reader::MAX_LINES,
-            vouch_git::reader::MAX_BYTES as u32,
-            vouch_git::reader::MAX_GREP_MATCHES as u32,
-        ));
+    InlineSource {
+        blocks,
+        omitted: patches.omitted,
+        failed: patches.failed,
     }
-    sections.push(output_contract_section(&schema));
-    let mut budget = plan.budget;
-    if focused {
-        budget.max_output_tokens_per_request = FOCUSED_OUTPUT_TOKENS;
-    }
-    let answer = exchange(
-        env,
-        Exchange {
-            label,
-            handle: &plan.handle,
-            system: prompt.system,
-            user: compose_user_message(&prompt.user, &sections),
-            schema: schema.clone(),
-            repair_schema: schema,
-            expected: None,
-            budget,
-            tools: &tools,
-            model: plan.model.as_deref(),
-        },
-    )
-    .await;
-    record.ledger = tools.ledger().windows;
-    record.source_windows = record.ledger.len();
-    let answer = match answer {
-        Ok(a) => a,
-        Err(e) => return Err((record, e)),
-    };
-    record.usage = answer.usage;
-    record.repaired = answer.repaired;
-    record.forced_synthesis = answer.forced_synthesis;
-    record.budget_hit = answer.budget_hit.clone();
-    // Partial coverage of a verification pass: a budget hit, source the host could not
-    // retrieve, or no source at all. Each is a stated limitation with the stage's label.
+}
+
+/// Partial coverage of a verification pass: a budget hit, source the host could not
+/// retrieve, or no source at all. Each is a stated limitation with the stage's label.
+fn pass_limitations(
+    env: &ReviewEnv,
+    record: &StageRecord,
+    given: &InlineSource,
+    tools: &RepoTools,
+) -> Vec<Limitation> {
+    let label = record.label.as_str();
     let mut limitations = Vec::new();
-    if let Some(kind) = &answer.budget_hit {
+    if let Some(kind) = record.budget_hit {
         limitations.push(Limitation {
             kind: LimitationKind::BudgetHit,
             stage: Some(label.to_string()),
-            detail: format!("{label} hit its {kind} budget"),
+            detail: format!("{label} hit its {} budget", kind.as_str()),
         });
     }
-    if !patches.failed.is_empty() || tools.lookup_failures() > 0 {
+    if !given.failed.is_empty() || tools.lookup_failures() > 0 {
         limitations.push(gap(
             label,
             format!(
                 "{label} could not retrieve {} patch(es) and {} tool read(s)",
-                patches.failed.len(),
+                given.failed.len(),
                 tools.lookup_failures()
             ),
         ));
@@ -262,6 +137,66 @@ async fn pass(
             ReasonCode::SourceLookupGap,
         );
     }
+    limitations
+}
+
+async fn pass(
+    env: &ReviewEnv,
+    plan: &StagePlan,
+    label: &str,
+    candidates: &[Candidate],
+    kind: StageKind,
+) -> Result<PassResult, (StageRecord, ExchangeError)> {
+    let mut record = StageRecord {
+        candidates: candidates.len(),
+        ..stage_record(label, &plan.handle, plan.assigned.len())
+    };
+    let tools = RepoTools::new(env.reader.clone());
+    let given = given_source(env, plan, &tools, candidates);
+    let mut focused_plan;
+    let mut run_plan = plan;
+    if kind == StageKind::FocusedVerification {
+        focused_plan = plan.clone();
+        focused_plan.budget.max_output_tokens_per_request = FOCUSED_OUTPUT_TOKENS;
+        run_plan = &focused_plan;
+    }
+    let prepared = prepare(
+        env,
+        Execution {
+            kind,
+            label,
+            plan: run_plan,
+            request: PromptRequest {
+                payload_version: PAYLOAD_VERSION,
+                label: label.to_string(),
+                change: env.change_summary(&plan.assigned),
+                intent: None,
+                policy_evidence: env.policy.iter().map(|(p, _)| p.clone()).collect(),
+                candidates: candidates.iter().map(payload).collect(),
+                tools_available: env.tools_enabled(),
+            },
+            contract: ContractRequest {
+                expected_files: vec![],
+                candidate_ids: candidates.iter().map(|c| c.id.clone()).collect(),
+                repair: false,
+                max_candidates: None,
+            },
+            inline: &given,
+            tools: &tools,
+        },
+    );
+    let answer = match prepared {
+        Ok(prepared) => prepared.ask(env, prepared.user.clone()).await,
+        Err(e) => Err(e),
+    };
+    record.ledger = tools.ledger().windows;
+    record.source_windows = record.ledger.len();
+    let answer = match answer {
+        Ok(a) => a,
+        Err(e) => return Err((record, e)),
+    };
+    note_answer(&mut record, &answer);
+    let limitations = pass_limitations(env, &record, &given, &tools);
     if !limitations.is_empty() {
         record.status = StageStatus::Limited;
         record.problem = Some(
@@ -272,56 +207,15 @@ async fn pass(
                 .join("; "),
         );
     }
-    let ParsedReply::Decisions(reply) = answer.parsed else {
-        return Err((
-            record,
-            ExchangeError::Invalid {
-                message: format!("{label} returned a reply of the wrong kind"),
-                truncated: false,
-            },
-        ));
+    let TypedReply::Decisions(decisions) = answer.reply else {
+        unreachable!("a verification exchange returns decisions")
     };
-    let mut decisions = Vec::new();
-    let mut stray = Vec::new();
-    for d in &reply.decisions {
-        match to_decision(d) {
-            Ok(d) => decisions.push(d),
-            Err(problem) => stray.push(problem),
-        }
-    }
     let account = account_decisions(candidates, &decisions, &tools.ledger());
-    stray.extend(account.stray);
-    // A malformed decision for a known candidate invalidates that candidate.
-    let mut states: Vec<(String, CandidateState)> = account.states.into_iter().collect();
-    for problem in &stray {
-        let id = match problem {
-            DecisionProblem::Citation { candidate_id, .. }
-            | DecisionProblem::Malformed { candidate_id, .. }
-            | DecisionProblem::UnrelatedFinding { candidate_id, .. } => candidate_id,
-            _ => continue,
-        };
-        if let Some((_, state)) = states.iter_mut().find(|(c, _)| c == id) {
-            *state = CandidateState::Invalid {
-                problem: problem.clone(),
-            };
-        }
-    }
-    // Problems tied to a given candidate now live in its state; what is left names ids
-    // the host never assigned.
-    stray.retain(|p| {
-        let id = match p {
-            DecisionProblem::Citation { candidate_id, .. }
-            | DecisionProblem::Malformed { candidate_id, .. }
-            | DecisionProblem::UnrelatedFinding { candidate_id, .. } => candidate_id,
-            _ => return true,
-        };
-        !states.iter().any(|(c, _)| c == id)
-    });
-    record.candidates = reply.decisions.len();
+    record.candidates = decisions.len();
     Ok(PassResult {
         record,
-        states,
-        stray,
+        states: account.states.into_iter().collect(),
+        stray: account.stray,
         limitations,
     })
 }
@@ -350,46 +244,6 @@ fn finding(c: &Candidate, decision: &Decision, verifier: &str, passes: u8) -> Fi
     }
 }
 
-/// The failure, diagnostic reason and whether it was a cancellation, of an exchange error.
-fn failure_of(label: &str, e: ExchangeError) -> Option<(Failure, ReasonCode)> {
-    let (kind, message, reason) = match e {
-        ExchangeError::Cancelled => return None,
-        ExchangeError::Provider(err) => (
-            FailureKind::ProviderError,
-            format!("{label}: the model endpoint failed: {err}"),
-            ReasonCode::ProviderError,
-        ),
-        ExchangeError::Plugin(err) => (
-            FailureKind::PluginError,
-            format!("{label}: {err}"),
-            ReasonCode::PluginError,
-        ),
-        ExchangeError::Invalid { message, truncated } => {
-            if truncated {
-                (
-                    FailureKind::TruncatedOutput,
-                    message,
-                    ReasonCode::TruncatedOutput,
-                )
-            } else {
-                (
-                    FailureKind::InvalidOutput,
-                    message,
-                    ReasonCode::InvalidOutput,
-                )
-            }
-        }
-    };
-    Some((
-        Failure {
-            kind,
-            stage: Some(label.to_string()),
-            message,
-        },
-        reason,
-    ))
-}
-
 /// The policy paths a convention finding may cite as its written policy: the documents
 /// the host recognises for this change and every policy document it gave (including the
 /// repository's review instructions).
@@ -408,7 +262,7 @@ fn convention_policy_paths(env: &ReviewEnv) -> Vec<String> {
 /// policy at base or three distinct examples outside the change, and the finding lies in
 /// a changed hunk. Returns why not, if not.
 fn convention_gap(env: &ReviewEnv, c: &Candidate, decision: &Decision) -> Option<ConventionGap> {
-    if c.area != CONVENTIONS_AREA {
+    if c.area != Area::Conventions.as_str() {
         return None;
     }
     let f = decision.finding.as_ref()?;
@@ -496,17 +350,7 @@ fn settle(
             }
         }
         CandidateState::Invalid { problem } => {
-            env.diagnose(
-                Some(stage),
-                "verification",
-                None,
-                ReasonCode::InvalidDecision,
-            );
-            run.failures.push(Failure {
-                kind: FailureKind::InvalidDecision,
-                stage: Some(stage.to_string()),
-                message: problem.to_string(),
-            });
+            invalid_decision(env, stage, &problem, run);
             undecided(c, &problem.to_string(), passes)
         }
     };
@@ -521,40 +365,44 @@ fn stray_failures(
     run: &mut VerificationRun,
 ) {
     for problem in stray {
-        env.diagnose(
-            Some(stage),
-            "verification",
-            None,
-            ReasonCode::InvalidDecision,
-        );
-        run.failures.push(Failure {
-            kind: FailureKind::InvalidDecision,
-            stage: Some(stage.to_string()),
-            message: problem.to_string(),
-        });
+        invalid_decision(env, stage, &problem, run);
     }
+}
+
+/// Records an invalid decision: its diagnostic and an `invalid-decision` failure.
+fn invalid_decision(
+    env: &ReviewEnv,
+    stage: &str,
+    problem: &DecisionProblem,
+    run: &mut VerificationRun,
+) {
+    env.diagnose(
+        Some(stage),
+        "verification",
+        None,
+        ReasonCode::InvalidDecision,
+    );
+    run.failures.push(Failure {
+        kind: FailureKind::InvalidDecision,
+        stage: Some(stage.to_string()),
+        message: problem.to_string(),
+    });
 }
 
 /// Records a failed pass: its record, and the failure (or the cancellation).
 fn failed_pass(
     env: &ReviewEnv,
+    kind: StageKind,
     mut record: StageRecord,
     e: ExchangeError,
     run: &mut VerificationRun,
 ) -> String {
-    record.status = StageStatus::Failed;
-    let why = match failure_of(&record.label, e) {
+    let why = match fail(env, kind, &mut record, e) {
         None => {
             run.cancelled = true;
-            record.status = StageStatus::Cancelled;
             "cancelled".to_string()
         }
-        Some((f, reason)) => {
-            let ledger = vouch_core::SourceLedger {
-                windows: record.ledger.clone(),
-            };
-            env.diagnose_ledger(Some(&record.label), "verification", &ledger, reason);
-            record.problem = Some(f.message.clone());
+        Some(f) => {
             let text = f.message.clone();
             run.failures.push(f);
             text
@@ -590,10 +438,10 @@ pub async fn verify(
     env.progress(ProgressEvent::VerificationStarted {
         candidates: candidates.len(),
     });
-    let batch = match pass(env, plan, &plan.label, candidates, false).await {
+    let batch = match pass(env, plan, &plan.label, candidates, StageKind::Verification).await {
         Ok(p) => p,
         Err((record, e)) => {
-            failed_pass(env, record, e, &mut run);
+            failed_pass(env, StageKind::Verification, record, e, &mut run);
             run.candidates = candidates
                 .iter()
                 .map(|c| undecided(c, "verification did not complete", 1))
@@ -632,9 +480,17 @@ async fn focused(
     run: &mut VerificationRun,
 ) -> CandidateRecord {
     let label = format!("{} (focused {})", plan.label, c.id);
-    match pass(env, plan, &label, std::slice::from_ref(c), true).await {
+    match pass(
+        env,
+        plan,
+        &label,
+        std::slice::from_ref(c),
+        StageKind::FocusedVerification,
+    )
+    .await
+    {
         Err((record, e)) => {
-            let why = failed_pass(env, record, e, run);
+            let why = failed_pass(env, StageKind::FocusedVerification, record, e, run);
             undecided(c, &why, 2)
         }
         Ok(p) => {

@@ -1,0 +1,452 @@
+//! Rules for one model reply of a stage execution: what a cut reply leads to, what a
+//! repair may change, and when a repaired full-coverage claim stands.
+//!
+//! A repair fixes syntax only. These rules compare the repaired reply with the prior
+//! (invalid) reply's text, so a repair can never be the place where a verdict flips, a
+//! candidate appears or vanishes, or coverage is claimed without the model having said so.
+
+use serde_json::Value;
+
+use crate::decision::Verdict;
+
+/// What a stage execution does with a reply, by how it ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TruncationStep {
+    /// The reply ended normally: extract and parse it (repair if invalid).
+    Parse,
+    /// The reply was cut at the output limit: ask once more, stating the cut and bound.
+    ReAsk,
+    /// The reply was cut again (or no budget is left): the stage fails, `truncated-output`.
+    Fail,
+}
+
+/// Rule (truncation): a reply cut at the output limit (`finish_reason: length`) is never
+/// parsed and never repaired. The first cut of a stage execution is re-asked once,
+/// stating the cut and the bound, when the stage's budget has room for another request;
+/// a second cut, or a cut with no budget left, fails the stage (`truncated-output`).
+pub fn truncation_step(cut: bool, cuts_before: u32, budget_left: bool) -> TruncationStep {
+    match (cut, cuts_before, budget_left) {
+        (false, _, _) => TruncationStep::Parse,
+        (true, 0, true) => TruncationStep::ReAsk,
+        (true, _, _) => TruncationStep::Fail,
+    }
+}
+
+/// Where a candidate lies: what identifies it across a repair.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct CandidateLocation {
+    /// Path as written.
+    pub path: String,
+    /// First line.
+    pub start_line: u64,
+    /// Last line.
+    pub end_line: u64,
+}
+
+/// What a repair did that only a model's judgement may do.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RepairViolation {
+    /// The repair changed a verdict the prior reply stated.
+    #[error(
+        "the repair changed the decision for `{candidate_id}` from {} to {}",
+        prior.as_str(),
+        repaired.map_or("none", Verdict::as_str)
+    )]
+    VerdictChanged {
+        /// The candidate.
+        candidate_id: String,
+        /// The verdict in the prior reply.
+        prior: Verdict,
+        /// The verdict in the repaired reply (`None`: the decision was dropped).
+        repaired: Option<Verdict>,
+    },
+    /// The repair added a candidate the prior reply does not contain.
+    #[error(
+        "the repair added a candidate at {}:{}-{} that the prior reply does not contain",
+        .0.path, .0.start_line, .0.end_line
+    )]
+    CandidateAdded(CandidateLocation),
+    /// The repair dropped a candidate the prior reply contained in full.
+    #[error(
+        "the repair dropped the candidate at {}:{}-{} that the prior reply contained in full",
+        .0.path, .0.start_line, .0.end_line
+    )]
+    CandidateDropped(CandidateLocation),
+}
+
+/// Every complete JSON object in `text` (outermost first, then their nested objects),
+/// found by trying to read one value at each `{` not inside an object already read.
+fn complete_objects(text: &str) -> Vec<Value> {
+    let mut found = Vec::new();
+    let mut at = 0;
+    while let Some(offset) = text[at..].find('{') {
+        let start = at + offset;
+        let mut stream = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
+        match stream.next() {
+            Some(Ok(value)) => {
+                at = start + stream.byte_offset();
+                found.push(value);
+            }
+            _ => at = start + 1,
+        }
+    }
+    let mut all = Vec::new();
+    fn walk(v: &Value, out: &mut Vec<Value>) {
+        match v {
+            Value::Object(map) => {
+                out.push(v.clone());
+                map.values().for_each(|x| walk(x, out));
+            }
+            Value::Array(items) => items.iter().for_each(|x| walk(x, out)),
+            _ => {}
+        }
+    }
+    found.iter().for_each(|v| walk(v, &mut all));
+    all
+}
+
+/// The candidates the prior reply contains in full: complete JSON objects with a string
+/// `path`, integer `startLine` and `endLine` and a string `claim`.
+pub fn complete_prior_candidates(prior: &str) -> Vec<CandidateLocation> {
+    let mut out: Vec<CandidateLocation> = complete_objects(prior)
+        .iter()
+        .filter(|o| o["claim"].is_string())
+        .filter_map(|o| {
+            Some(CandidateLocation {
+                path: o["path"].as_str()?.to_string(),
+                start_line: o["startLine"].as_u64()?,
+                end_line: o["endLine"].as_u64()?,
+            })
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// True when `number` occurs in `text` as a whole number (not inside a longer one).
+fn has_number(text: &str, number: u64) -> bool {
+    text.split(|c: char| !c.is_ascii_digit())
+        .any(|t| t == number.to_string())
+}
+
+/// Rule (repair, candidates): a repair fixes syntax only. It may not drop a candidate
+/// the prior reply contained in full (a complete JSON object), and it may not add one:
+/// every repaired candidate either is a complete prior candidate (same path and lines)
+/// or its path and first line both occur in the prior reply's text.
+pub fn check_candidate_repair(
+    prior: &str,
+    repaired: &[CandidateLocation],
+) -> Result<(), RepairViolation> {
+    let complete = complete_prior_candidates(prior);
+    if let Some(dropped) = complete.iter().find(|c| !repaired.contains(c)) {
+        return Err(RepairViolation::CandidateDropped(dropped.clone()));
+    }
+    for c in repaired {
+        let stated = complete.contains(c)
+            || (!c.path.is_empty() && prior.contains(&c.path) && has_number(prior, c.start_line));
+        if !stated {
+            return Err(RepairViolation::CandidateAdded(c.clone()));
+        }
+    }
+    Ok(())
+}
+
+/// The verdicts the prior reply states, by candidate id: each `"candidateId": "…"` paired
+/// with the next `"decision": "…"` before the following `"candidateId"`, also when the
+/// object around them was cut off. An id whose verdicts disagree (a draft and a final
+/// answer) states none.
+pub fn prior_verdicts(prior: &str) -> Vec<(String, Verdict)> {
+    let mut stated: Vec<(String, Verdict)> = Vec::new();
+    let mut pending: Option<String> = None;
+    for (key, value) in quoted_pairs(prior) {
+        match key.as_str() {
+            "candidateId" => pending = Some(value),
+            "decision" => {
+                if let (Some(id), Ok(verdict)) = (pending.take(), value.parse::<Verdict>()) {
+                    stated.push((id, verdict));
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out: Vec<(String, Verdict)> = Vec::new();
+    for (id, verdict) in &stated {
+        let agreed = stated.iter().all(|(i, v)| i != id || v == verdict);
+        if agreed && !out.iter().any(|(known, _)| known == id) {
+            out.push((id.clone(), *verdict));
+        }
+    }
+    out
+}
+
+/// Every `"key": "value"` pair of JSON-looking text, in order (values unescaped; a pair
+/// whose value is cut off is left out).
+fn quoted_pairs(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut strings: Vec<(usize, usize, String)> = Vec::new();
+    let mut at = 0;
+    while let Some(offset) = text[at..].find('"') {
+        let start = at + offset;
+        let mut stream = serde_json::Deserializer::from_str(&text[start..]).into_iter::<String>();
+        match stream.next() {
+            Some(Ok(s)) => {
+                let end = start + stream.byte_offset();
+                strings.push((start, end, s));
+                at = end;
+            }
+            _ => at = start + 1,
+        }
+    }
+    for pair in strings.windows(2) {
+        let (_, key_end, key) = &pair[0];
+        let (value_start, _, value) = &pair[1];
+        if text[*key_end..*value_start].trim() == ":" {
+            out.push((key.clone(), value.clone()));
+        }
+    }
+    out
+}
+
+/// Rule (repair, verifier): a repair fixes syntax only. A verdict the prior reply states
+/// for a candidate (see [`prior_verdicts`]) must be the repaired reply's verdict for that
+/// candidate; changing or dropping it is a violation.
+pub fn check_decision_repair(
+    prior: &str,
+    repaired: &[(String, Verdict)],
+) -> Result<(), RepairViolation> {
+    for (id, verdict) in prior_verdicts(prior) {
+        let now = repaired.iter().find(|(r, _)| r == &id).map(|(_, v)| *v);
+        if now != Some(verdict) {
+            return Err(RepairViolation::VerdictChanged {
+                candidate_id: id,
+                prior: verdict,
+                repaired: now,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Why a repaired `complete: true` does not stand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum QuoteProblem {
+    /// No quote, or only whitespace.
+    #[error("no fullCoverageQuote was given")]
+    Missing,
+    /// The quote is not a span of the prior reply.
+    #[error("the fullCoverageQuote is not a verbatim span of the prior reply")]
+    NotInPrior,
+    /// The quote neither lists every expected path nor says all files were reviewed.
+    #[error("the fullCoverageQuote does not state that every expected file was reviewed")]
+    NoStatement,
+    /// The quote negates, limits or hedges its statement.
+    #[error("the fullCoverageQuote negates, limits or hedges its coverage statement")]
+    Qualified,
+}
+
+/// Words that make a coverage statement false or partial.
+const NEGATIONS: &[&str] = &[
+    "not",
+    "no",
+    "never",
+    "none",
+    "nor",
+    "without",
+    "except",
+    "excluding",
+    "but",
+    "only",
+    "some",
+    "most",
+    "few",
+    "partially",
+    "partly",
+    "skipped",
+    "skip",
+    "missed",
+    "unable",
+    "cannot",
+    "yet",
+    "until",
+    "unless",
+    "besides",
+    "other",
+    "remaining",
+    "rest",
+];
+
+/// Words that make a coverage statement uncertain or not yet done.
+const HEDGES: &[&str] = &[
+    "might",
+    "may",
+    "maybe",
+    "perhaps",
+    "possibly",
+    "probably",
+    "likely",
+    "seem",
+    "seems",
+    "seemed",
+    "appear",
+    "appears",
+    "think",
+    "believe",
+    "guess",
+    "assume",
+    "should",
+    "would",
+    "could",
+    "will",
+    "shall",
+    "mostly",
+    "almost",
+    "nearly",
+    "roughly",
+    "hopefully",
+    "try",
+    "tried",
+    "attempt",
+    "attempted",
+    "plan",
+    "going",
+    "if",
+];
+
+/// Stems of the verbs that say a file was looked at.
+const REVIEW_STEMS: &[&str] = &[
+    "review", "inspect", "examin", "check", "read", "analy", "cover", "look", "audit",
+];
+
+/// Universal quantifiers.
+const ALL_WORDS: &[&str] = &["all", "every", "each"];
+
+/// Words that may stand between a quantifier and "file(s)" without narrowing it.
+const NEUTRAL_WORDS: &[&str] = &[
+    "the",
+    "of",
+    "these",
+    "those",
+    "its",
+    "my",
+    "changed",
+    "expected",
+    "listed",
+    "assigned",
+    "modified",
+    "canonical",
+    "given",
+    "diff",
+    "change",
+    "changeset",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "single",
+];
+
+fn is_path_char(c: char) -> bool {
+    c.is_alphanumeric() || matches!(c, '_' | '-' | '/' | '\\' | '.' | '~' | '+' | '@')
+}
+
+/// True when `path` occurs in `text` as a whole path: not preceded by a path character,
+/// and followed by none (a sentence's final `.` is allowed).
+fn lists_path(text: &str, path: &str) -> bool {
+    if path.is_empty() {
+        return false;
+    }
+    text.match_indices(path).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let mut after = text[at + path.len()..].chars();
+        let next = after.next();
+        let following = after.next();
+        let before_ok = before.is_none_or(|c| !is_path_char(c));
+        let after_ok = match next {
+            None => true,
+            Some('.') => following.is_none_or(|c| !is_path_char(c)),
+            Some(c) => !is_path_char(c),
+        };
+        before_ok && after_ok
+    })
+}
+
+/// The lower-case words of `text` (letters, digits and apostrophes), with every
+/// expected path removed first so a path's words never count as prose.
+fn words(text: &str, expected: &[String]) -> Vec<String> {
+    let mut text = text.replace('\u{2019}', "'");
+    let mut paths: Vec<&String> = expected.iter().collect();
+    paths.sort_by_key(|p| std::cmp::Reverse(p.len()));
+    for p in paths {
+        if !p.is_empty() {
+            text = text.replace(p.as_str(), " ");
+        }
+    }
+    text.to_lowercase()
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .map(|w| w.trim_matches('\'').to_string())
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// Most words between a quantifier and "file(s)" ("every one of the 11 expected changed
+/// files").
+const MAX_WORDS_TO_FILES: usize = 8;
+
+/// True when `words` say all/every/each … file(s), with only neutral words between.
+fn says_all_files(words: &[String]) -> bool {
+    words.iter().enumerate().any(|(i, w)| {
+        let after = || words[i + 1..].iter().take(MAX_WORDS_TO_FILES + 1);
+        ALL_WORDS.contains(&w.as_str())
+            && after().any(|n| n.starts_with("file"))
+            && after().take_while(|n| !n.starts_with("file")).all(|n| {
+                NEUTRAL_WORDS.contains(&n.as_str()) || n.chars().all(|c| c.is_ascii_digit())
+            })
+    })
+}
+
+/// Rule (repair quote, issue #9 item 5): a repaired `complete: true` stands only when its
+/// `fullCoverageQuote` is a verbatim span of the prior reply that by itself states that
+/// every expected file was reviewed: it says a file was reviewed (a word such as
+/// reviewed, inspected, examined, checked, read, analysed, covered), and either lists
+/// every canonical path as a whole path, or says all/every/each (changed, expected, …)
+/// file(s); and it carries no negation, limitation or hedge ("not all files", "only",
+/// "except", "should", "probably", "n't", …). Anything else is downgraded to
+/// `complete: false`.
+pub fn full_coverage_quote(
+    prior: &str,
+    quote: Option<&str>,
+    expected: &[String],
+) -> Result<(), QuoteProblem> {
+    let quote = quote.map(str::trim).unwrap_or_default();
+    if quote.is_empty() {
+        return Err(QuoteProblem::Missing);
+    }
+    if !prior.contains(quote) {
+        return Err(QuoteProblem::NotInPrior);
+    }
+    let words = words(quote, expected);
+    let reviewed = words
+        .iter()
+        .any(|w| REVIEW_STEMS.iter().any(|s| w.starts_with(s)));
+    let lists_all = !expected.is_empty() && expected.iter().all(|p| lists_path(quote, p));
+    if !reviewed || !(lists_all || says_all_files(&words)) {
+        return Err(QuoteProblem::NoStatement);
+    }
+    let qualified = words.iter().any(|w| {
+        NEGATIONS.contains(&w.as_str()) || HEDGES.contains(&w.as_str()) || w.ends_with("n't")
+    });
+    if qualified {
+        return Err(QuoteProblem::Qualified);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

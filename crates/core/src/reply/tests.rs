@@ -1,0 +1,323 @@
+use super::*;
+
+#[test]
+fn a_cut_reply_is_re_asked_once_then_fails() {
+    use TruncationStep::*;
+    // (cut, cuts before, budget left, step)
+    let cases = [
+        (false, 0, true, Parse),
+        (false, 1, false, Parse),
+        (true, 0, true, ReAsk),
+        (true, 0, false, Fail),
+        (true, 1, true, Fail),
+        (true, 2, true, Fail),
+    ];
+    for (cut, before, left, want) in cases {
+        assert_eq!(
+            truncation_step(cut, before, left),
+            want,
+            "cut {cut}, before {before}, budget left {left}"
+        );
+    }
+}
+
+fn loc(path: &str, start: u64, end: u64) -> CandidateLocation {
+    CandidateLocation {
+        path: path.into(),
+        start_line: start,
+        end_line: end,
+    }
+}
+
+const ONE_FULL: &str = r#"Here you go: {"candidates": [{"path": "src/a.rs", "startLine": 3, "endLine": 4, "claim": "overflow", "severity": "high"}], "coverage": {"complete": true, "reviewedFiles": ["src/a.rs"]}} trailing"#;
+const ONE_FULL_ONE_CUT: &str = r#"{"candidates": [{"path": "src/a.rs", "startLine": 3, "endLine": 4, "claim": "overflow"}, {"path": "src/b.rs", "startLine": 9, "endLine": 9, "claim": "the clamp al"#;
+
+#[test]
+fn a_repair_neither_adds_nor_drops_a_full_candidate() {
+    use RepairViolation::*;
+    let cases: Vec<(&str, Vec<CandidateLocation>, Result<(), RepairViolation>)> = vec![
+        // The complete candidate kept: fine.
+        (ONE_FULL, vec![loc("src/a.rs", 3, 4)], Ok(())),
+        // Dropped: a violation naming it.
+        (
+            ONE_FULL,
+            vec![],
+            Err(CandidateDropped(loc("src/a.rs", 3, 4))),
+        ),
+        // Moved lines of a complete candidate: the original is dropped.
+        (
+            ONE_FULL,
+            vec![loc("src/a.rs", 5, 6)],
+            Err(CandidateDropped(loc("src/a.rs", 3, 4))),
+        ),
+        // An extra candidate at a path the prior never names.
+        (
+            ONE_FULL,
+            vec![loc("src/a.rs", 3, 4), loc("src/z.rs", 1, 1)],
+            Err(CandidateAdded(loc("src/z.rs", 1, 1))),
+        ),
+        // A cut candidate may be kept (its path and line are in the prior text)...
+        (
+            ONE_FULL_ONE_CUT,
+            vec![loc("src/a.rs", 3, 4), loc("src/b.rs", 9, 9)],
+            Ok(()),
+        ),
+        // ...or dropped: it was never contained in full.
+        (ONE_FULL_ONE_CUT, vec![loc("src/a.rs", 3, 4)], Ok(())),
+        // ...but the complete one may not go.
+        (
+            ONE_FULL_ONE_CUT,
+            vec![loc("src/b.rs", 9, 9)],
+            Err(CandidateDropped(loc("src/a.rs", 3, 4))),
+        ),
+        // Prose that states a defect: the repair may turn it into a candidate.
+        (
+            "Bug in src/lib.rs at line 12: the port wraps.",
+            vec![loc("src/lib.rs", 12, 12)],
+            Ok(()),
+        ),
+        // A line number that only occurs inside a longer number does not count.
+        (
+            "Bug in src/lib.rs at line 120.",
+            vec![loc("src/lib.rs", 12, 12)],
+            Err(CandidateAdded(loc("src/lib.rs", 12, 12))),
+        ),
+        // Prose with no defect: nothing may be added.
+        (
+            "No defects found.",
+            vec![loc("src/lib.rs", 1, 1)],
+            Err(CandidateAdded(loc("src/lib.rs", 1, 1))),
+        ),
+        ("No defects found.", vec![], Ok(())),
+    ];
+    for (prior, repaired, want) in cases {
+        assert_eq!(
+            check_candidate_repair(prior, &repaired),
+            want,
+            "prior {prior:?}, repaired {repaired:?}"
+        );
+    }
+}
+
+#[test]
+fn complete_prior_candidates_are_whole_objects_only() {
+    assert_eq!(
+        complete_prior_candidates(ONE_FULL_ONE_CUT),
+        [loc("src/a.rs", 3, 4)]
+    );
+    assert_eq!(complete_prior_candidates(ONE_FULL), [loc("src/a.rs", 3, 4)]);
+    assert!(complete_prior_candidates("{ not json } {\"path\": 1}").is_empty());
+}
+
+/// Verdicts of a repaired reply, by candidate id.
+type Verdicts = Vec<(String, Verdict)>;
+
+#[test]
+fn a_repair_never_changes_a_stated_verdict() {
+    use Verdict::*;
+    let cut_verified = r#"{"decisions": [{"candidateId": "lane #1/0", "decision": "verified", "evidence": "the wrap is at line 4 and the cal"#;
+    let two = r#"{"decisions": [{"candidateId": "a/0", "decision": "rejected"}, {"decision": "verified", "candidateId": "a/1"}"#;
+    let cases: Vec<(&str, Verdicts, bool)> = vec![
+        (cut_verified, vec![("lane #1/0".into(), Verified)], true),
+        (cut_verified, vec![("lane #1/0".into(), Rejected)], false),
+        (cut_verified, vec![("lane #1/0".into(), Unresolved)], false),
+        (cut_verified, vec![], false),
+        // Prose states no verdict the rule can read: the repair decides.
+        (
+            "I rejected the only candidate.",
+            vec![("lane #1/0".into(), Rejected)],
+            true,
+        ),
+        (
+            r#"{"candidateId": "x", "decision": "maybe"}"#,
+            vec![("x".into(), Rejected)],
+            true,
+        ),
+        // A draft and a final answer that disagree state no verdict.
+        (
+            r#"draft {"candidateId": "x", "decision": "rejected"} final {"candidateId": "x", "decision": "verified"}"#,
+            vec![("x".into(), Verified)],
+            true,
+        ),
+        // A decision key before its id is not paired with a later id.
+        (two, vec![("a/0".into(), Rejected)], true),
+        (two, vec![("a/0".into(), Verified)], false),
+    ];
+    for (prior, repaired, ok) in cases {
+        let got = check_decision_repair(prior, &repaired);
+        assert_eq!(
+            got.is_ok(),
+            ok,
+            "prior {prior:?}, repaired {repaired:?}: {got:?}"
+        );
+    }
+    let err = check_decision_repair(cut_verified, &[("lane #1/0".into(), Rejected)]).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the repair changed the decision for `lane #1/0` from verified to rejected"
+    );
+}
+
+#[test]
+fn a_repaired_full_coverage_quote_must_state_every_file_was_reviewed() {
+    use QuoteProblem::*;
+    let expected: Vec<String> = ["README.md", "src/lib.rs"].map(String::from).to_vec();
+    let prior = "Analysis. I reviewed all changed files. I reviewed all 2 expected files. \
+        Reviewed: README.md, src/lib.rs. I read README.md and src/lib.rs. \
+        Reviewed README.md. Not all files were reviewed. I think I reviewed all files. \
+        I reviewed all files except README.md. I reviewed all the important files. \
+        All files should be reviewed. I didn't review all files. I reviewed every file. \
+        Every changed file was inspected. I have only reviewed src/lib.rs and README.md. \
+        \"coverage\": {\"complete\": true, \"reviewedFiles\": [\"README.md\", \"src/lib.rs\"]} \
+        I reviewed src/lib.rs.bak and README.md. I reviewed all files, probably. \
+        I will review all files. I reviewed all of the 2 changed files. \
+        All files: README.md, src/lib.rs. I reviewed each file. I reviewed all files but one. \
+        I reviewed src/lib.rs, README.md. Every one of the 11 expected changed files was\nreviewed.";
+    // (quote, verdict)
+    let cases: &[(Option<&str>, Result<(), QuoteProblem>)] = &[
+        (Some("I reviewed all changed files."), Ok(())),
+        (Some("  I reviewed all 2 expected files.  "), Ok(())),
+        (Some("Reviewed: README.md, src/lib.rs."), Ok(())),
+        (Some("I read README.md and src/lib.rs."), Ok(())),
+        (Some("I reviewed every file."), Ok(())),
+        (Some("Every changed file was inspected."), Ok(())),
+        (Some("I reviewed all of the 2 changed files."), Ok(())),
+        (Some("I reviewed each file."), Ok(())),
+        // A real model's statement, across a line break.
+        (
+            Some("Every one of the 11 expected changed files was\nreviewed"),
+            Ok(()),
+        ),
+        (Some("I reviewed src/lib.rs, README.md."), Ok(())),
+        (
+            Some("\"reviewedFiles\": [\"README.md\", \"src/lib.rs\"]"),
+            Ok(()),
+        ),
+        // Trivial spans of the prior reply.
+        (Some("."), Err(NoStatement)),
+        (Some("README.md"), Err(NoStatement)),
+        (Some("src/lib.rs"), Err(NoStatement)),
+        (Some("Analysis."), Err(NoStatement)),
+        // A partial list.
+        (Some("Reviewed README.md."), Err(NoStatement)),
+        // A path inside a longer path does not list it.
+        (
+            Some("I reviewed src/lib.rs.bak and README.md."),
+            Err(NoStatement),
+        ),
+        // A list without saying it was reviewed.
+        (Some("All files: README.md, src/lib.rs."), Err(NoStatement)),
+        // A narrowing adjective.
+        (
+            Some("I reviewed all the important files."),
+            Err(NoStatement),
+        ),
+        // Negations and limitations.
+        (Some("Not all files were reviewed."), Err(Qualified)),
+        (Some("I didn't review all files."), Err(Qualified)),
+        (
+            Some("I reviewed all files except README.md."),
+            Err(Qualified),
+        ),
+        (Some("I reviewed all files but one."), Err(Qualified)),
+        (
+            Some("I have only reviewed src/lib.rs and README.md."),
+            Err(Qualified),
+        ),
+        // Hedges and intentions.
+        (Some("I think I reviewed all files."), Err(Qualified)),
+        (Some("All files should be reviewed."), Err(Qualified)),
+        (Some("I reviewed all files, probably."), Err(Qualified)),
+        (Some("I will review all files."), Err(Qualified)),
+        // Not a verbatim span (case, wording, invented).
+        (Some("i reviewed all changed files."), Err(NotInPrior)),
+        (Some("I reviewed all the files."), Err(NotInPrior)),
+        (
+            Some("I reviewed all changed files and tests."),
+            Err(NotInPrior),
+        ),
+        // Missing.
+        (Some("   "), Err(Missing)),
+        (None, Err(Missing)),
+    ];
+    assert!(cases.len() >= 20);
+    for (quote, want) in cases {
+        assert_eq!(
+            full_coverage_quote(prior, *quote, &expected),
+            *want,
+            "quote {quote:?}"
+        );
+    }
+}
+
+#[test]
+fn the_receipt_of_a_cut_reply_is_no_statement_for_another_list() {
+    // A quoted receipt lists paths; it counts only when it lists every expected path.
+    let prior = r#"{"coverage": {"complete": true, "reviewedFiles": ["a.rs"]}, "candidates": [{"path": "a.rs", "cl"#;
+    let expected: Vec<String> = ["a.rs", "b.rs"].map(String::from).to_vec();
+    assert_eq!(
+        full_coverage_quote(prior, Some(r#""reviewedFiles": ["a.rs"]"#), &expected),
+        Err(QuoteProblem::NoStatement)
+    );
+}
+
+mod properties {
+    use proptest::prelude::*;
+
+    use super::super::*;
+
+    fn expected() -> Vec<String> {
+        ["README.md", "src/lib.rs"].map(String::from).to_vec()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        /// A quote that is not a span of the prior reply never stands.
+        #[test]
+        fn a_quote_outside_the_prior_never_stands(prior in "\\PC{0,120}", quote in "\\PC{1,60}") {
+            prop_assume!(!prior.contains(quote.trim()));
+            prop_assert!(full_coverage_quote(&prior, Some(&quote), &expected()).is_err());
+        }
+
+        /// Whatever surrounds it, a quote with a negation or hedge never stands.
+        #[test]
+        fn a_qualified_quote_never_stands(
+            prefix in "[a-zA-Z0-9 ,.;:/]{0,40}",
+            word in proptest::sample::select(NEGATIONS.iter().chain(HEDGES).copied().collect::<Vec<_>>()),
+            suffix in "[a-zA-Z0-9 ,.;:/]{0,40}",
+        ) {
+            let quote = format!("{prefix} {word} I reviewed all changed files: README.md, src/lib.rs {suffix}");
+            let prior = format!("Notes. {quote} End.");
+            prop_assert!(full_coverage_quote(&prior, Some(&quote), &expected()).is_err());
+        }
+
+        /// Hostile text never panics the rules, and keeping exactly the candidates the
+        /// prior reply holds in full is always an acceptable repair.
+        #[test]
+        fn keeping_the_complete_candidates_is_always_acceptable(prior in "\\PC{0,300}") {
+            let complete = complete_prior_candidates(&prior);
+            prop_assert!(check_candidate_repair(&prior, &complete).is_ok());
+            let stated = prior_verdicts(&prior);
+            prop_assert!(check_decision_repair(&prior, &stated).is_ok());
+        }
+
+        /// A verdict stated in a cut verifier reply can never be repaired into another.
+        #[test]
+        fn a_stated_verdict_never_flips(
+            id in "[a-z #/0-9-]{1,30}",
+            cut in 0usize..60,
+            prior_verdict in proptest::sample::select(vec![Verdict::Verified, Verdict::Rejected, Verdict::Unresolved]),
+            repaired in proptest::sample::select(vec![Verdict::Verified, Verdict::Rejected, Verdict::Unresolved]),
+        ) {
+            let full = format!(
+                r#"{{"decisions": [{{"candidateId": "{id}", "decision": "{}", "evidence": "because the guard at line 4 is gone"}}]}}"#,
+                prior_verdict.as_str()
+            );
+            let at = full.find("\"evidence\"").unwrap() + cut;
+            let prior = &full[..at.min(full.len())];
+            let result = check_decision_repair(prior, &[(id.clone(), repaired)]);
+            prop_assert_eq!(result.is_ok(), repaired == prior_verdict, "{}", prior);
+        }
+    }
+}

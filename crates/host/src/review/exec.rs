@@ -1,0 +1,280 @@
+//! One stage execution, the same for every model stage (lanes, audit, verifier,
+//! focused pass): prompt sections assembled once → exchange ([`super::reply`]: agent
+//! loop, truncation rule, extraction, typed parse, repair and its rules) → ledger and
+//! record; and the one mapping from an exchange error to a failure kind and reason code.
+
+use serde_json::Value;
+use vouch_abi::contract::ContractRequest;
+use vouch_abi::{PromptRequest, Role};
+use vouch_core::{
+    BudgetKind, Failure, FailureKind, SourceLedger, StageRecord, StageStatus, TokenUsage,
+};
+
+use super::env::ReviewEnv;
+use super::inline::InlineSource;
+use super::reply::{Answer, Exchange, ExchangeError, ReplyKind, exchange};
+use super::stage::StagePlan;
+use crate::diagnostics::ReasonCode;
+use crate::policy::{
+    compose_user_message, expected_files_section, inline_context_section, output_contract_section,
+    tools_section,
+};
+use crate::registry::SpecialistHandle;
+use crate::tools::RepoTools;
+
+/// What a model stage execution is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StageKind {
+    /// A candidate lane (investigator, conventions, reviewer, …).
+    Lane,
+    /// The clean-result audit.
+    Audit,
+    /// The verifier's pass over all candidates.
+    Verification,
+    /// A focused single-candidate verification pass.
+    FocusedVerification,
+}
+
+impl StageKind {
+    /// The kind of a candidate-producing stage of `role`.
+    pub fn of_role(role: Role) -> StageKind {
+        match role {
+            Role::CleanResultAudit => StageKind::Audit,
+            Role::Verifier => StageKind::Verification,
+            _ => StageKind::Lane,
+        }
+    }
+
+    /// The diagnostic stage name (`lane`, `audit`, `verification`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StageKind::Lane => "lane",
+            StageKind::Audit => "audit",
+            StageKind::Verification | StageKind::FocusedVerification => "verification",
+        }
+    }
+
+    /// The reply kind its contract describes.
+    fn reply(self) -> ReplyKind {
+        match self {
+            StageKind::Lane | StageKind::Audit => ReplyKind::Candidates,
+            StageKind::Verification | StageKind::FocusedVerification => ReplyKind::Decisions,
+        }
+    }
+}
+
+/// A fresh record of a stage instance of `handle` labelled `label` with `assigned`
+/// files: accepted until something says otherwise.
+pub fn stage_record(label: &str, handle: &SpecialistHandle, assigned: usize) -> StageRecord {
+    let d = handle.descriptor();
+    StageRecord {
+        label: label.to_string(),
+        specialist: d.id.clone(),
+        version: d.version.clone(),
+        role: d.role.as_str().to_string(),
+        status: StageStatus::Accepted,
+        assigned_files: assigned,
+        coverage: None,
+        retried: false,
+        first_coverage: None,
+        repaired: false,
+        receipt_downgraded: false,
+        candidates: 0,
+        budget_hit: None,
+        forced_synthesis: false,
+        source_windows: 0,
+        ledger: Vec::new(),
+        model: None,
+        usage: TokenUsage::default(),
+        summary: String::new(),
+        problem: None,
+    }
+}
+
+/// One execution's inputs: who runs, what it is given, and its contract.
+pub struct Execution<'a> {
+    /// What the execution is for.
+    pub kind: StageKind,
+    /// Its label (a focused pass has its own).
+    pub label: &'a str,
+    /// The planned instance (specialist, model, budget, assigned files).
+    pub plan: &'a StagePlan,
+    /// What the plugin renders its role prompt from.
+    pub request: PromptRequest,
+    /// The output contract request (already fitted to the budget).
+    pub contract: ContractRequest,
+    /// Source the host gives inline (recorded in `tools`' ledger already).
+    pub inline: &'a InlineSource,
+    /// The execution's tools and ledger.
+    pub tools: &'a RepoTools,
+}
+
+/// The messages and contracts of an execution, assembled once.
+pub struct Prepared<'a> {
+    execution: Execution<'a>,
+    system: String,
+    /// The user message: the plugin's task, then the host's sections.
+    pub user: String,
+    schema: Value,
+    repair_schema: Value,
+}
+
+/// Assembles an execution's messages once: the plugin's role prompt, then the host's
+/// sections in one order — inline source, tools (when offered), expected files
+/// (receipts only), output contract. The policy evidence windows join the ledger.
+pub fn prepare<'a>(
+    env: &ReviewEnv,
+    execution: Execution<'a>,
+) -> Result<Prepared<'a>, ExchangeError> {
+    let handle = &execution.plan.handle;
+    let schema = handle
+        .contract(&execution.contract)
+        .map_err(ExchangeError::Plugin)?;
+    let repair_schema = handle
+        .contract(&ContractRequest {
+            repair: true,
+            ..execution.contract.clone()
+        })
+        .map_err(ExchangeError::Plugin)?;
+    let prompt = handle
+        .render_prompt(&execution.request)
+        .map_err(ExchangeError::Plugin)?;
+    for w in env.policy.iter().filter_map(|(_, w)| w.clone()) {
+        execution.tools.record(w);
+    }
+    let mut sections = vec![inline_context_section(
+        &execution.inline.blocks,
+        &execution.inline.omitted,
+    )];
+    if env.tools_enabled() {
+        sections.push(tools_section(
+            vouch_git::reader::MAX_LINES,
+            vouch_git::reader::MAX_BYTES as u32,
+            vouch_git::reader::MAX_GREP_MATCHES as u32,
+        ));
+    }
+    if execution.kind.reply() == ReplyKind::Candidates {
+        sections.push(expected_files_section(&execution.plan.assigned));
+    }
+    sections.push(output_contract_section(&schema));
+    Ok(Prepared {
+        user: compose_user_message(&prompt.user, &sections),
+        system: prompt.system,
+        schema,
+        repair_schema,
+        execution,
+    })
+}
+
+impl Prepared<'_> {
+    /// Runs one exchange of the execution with `user` (the prepared message, or it
+    /// plus a coverage retry section).
+    pub async fn ask(&self, env: &ReviewEnv, user: String) -> Result<Answer, ExchangeError> {
+        let ex = &self.execution;
+        let receipts = ex.kind.reply() == ReplyKind::Candidates;
+        exchange(
+            env,
+            Exchange {
+                label: ex.label,
+                stage: ex.kind.as_str(),
+                handle: &ex.plan.handle,
+                system: &self.system,
+                user,
+                schema: &self.schema,
+                repair_schema: &self.repair_schema,
+                kind: ex.kind.reply(),
+                expected: receipts.then_some(ex.plan.assigned.as_slice()),
+                budget: ex.plan.budget,
+                tools: ex.tools,
+                model: ex.plan.model.as_deref(),
+            },
+        )
+        .await
+    }
+}
+
+/// The report's spelling of the agent loop's budget kind.
+fn budget_kind(kind: vouch_llm::BudgetKind) -> BudgetKind {
+    match kind {
+        vouch_llm::BudgetKind::Turns => BudgetKind::Turns,
+        vouch_llm::BudgetKind::ToolCalls => BudgetKind::ToolCalls,
+        vouch_llm::BudgetKind::TotalTokens => BudgetKind::TotalTokens,
+    }
+}
+
+/// Adds an answer's bookkeeping to its stage record (usage, repair, forced synthesis,
+/// the budget hit).
+pub fn note_answer(record: &mut StageRecord, answer: &Answer) {
+    record.usage.add(answer.usage);
+    record.repaired |= answer.repaired;
+    record.forced_synthesis |= answer.forced_synthesis;
+    if let Some(kind) = answer.budget_hit {
+        record.budget_hit = Some(budget_kind(kind));
+    }
+}
+
+/// Rule (failures): the one mapping from an exchange error to a failure kind, its
+/// allowlisted reason code and the message for the report. `None` for a cancellation
+/// (the review is aborted, not failed).
+pub fn failure_of(label: &str, e: ExchangeError) -> Option<(Failure, ReasonCode)> {
+    let (kind, message, reason) = match e {
+        ExchangeError::Cancelled => return None,
+        ExchangeError::Provider(err) => (
+            FailureKind::ProviderError,
+            format!("{label}: the model endpoint failed: {err}"),
+            ReasonCode::ProviderError,
+        ),
+        ExchangeError::Plugin(err) => (
+            FailureKind::PluginError,
+            format!("{label}: {err}"),
+            ReasonCode::PluginError,
+        ),
+        ExchangeError::Invalid(message) => (
+            FailureKind::InvalidOutput,
+            message,
+            ReasonCode::InvalidOutput,
+        ),
+        ExchangeError::Truncated(message) => (
+            FailureKind::TruncatedOutput,
+            message,
+            ReasonCode::TruncatedOutput,
+        ),
+    };
+    Some((
+        Failure {
+            kind,
+            stage: Some(label.to_string()),
+            message,
+        },
+        reason,
+    ))
+}
+
+/// Records a failed execution on its record: `failed` with the failure's message (and
+/// its diagnostic), or `cancelled`. Returns the failure, if it was one.
+pub fn fail(
+    env: &ReviewEnv,
+    kind: StageKind,
+    record: &mut StageRecord,
+    e: ExchangeError,
+) -> Option<Failure> {
+    if matches!(e, ExchangeError::Invalid(_)) {
+        // Output is invalid only after its one isolated repair ran.
+        record.repaired = true;
+    }
+    match failure_of(&record.label, e) {
+        None => {
+            record.status = StageStatus::Cancelled;
+            None
+        }
+        Some((failure, reason)) => {
+            let ledger = SourceLedger {
+                windows: record.ledger.clone(),
+            };
+            env.diagnose_ledger(Some(&record.label), kind.as_str(), &ledger, reason);
+            record.status = StageStatus::Failed;
+            record.problem = Some(failure.message.clone());
+            Some(failure)
+        }
+    }
+}

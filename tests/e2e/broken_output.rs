@@ -1,0 +1,296 @@
+//! Broken model output never becomes an accepted or clean result (issue #9): a reply cut
+//! at the output limit is re-asked once and never parsed or repaired; a repair fixes
+//! syntax only (it cannot flip a verdict); a repaired full-coverage claim needs a quote
+//! that states it. Each run goes through the real binary and real HTTP.
+
+use serde_json::{Value, json};
+use vouch_testkit::git::TestRepo;
+use vouch_testkit::openai::{Match, Reply, Rule, Script, ScriptedServer};
+use vouch_workspace_tests::{candidate, candidates_reply, review_json, workspace};
+
+const FILES: [&str; 2] = ["docs/limits.md", "src/limits.rs"];
+const INVESTIGATOR: &str = "Instance: generic-investigator #1\n";
+const AUDIT: &str = "Instance: clean-result-audit #1\n";
+const VERIFIER: &str = "Instance: verifier\n";
+const REPAIR: &str = "You repair a reviewer's final answer";
+const RETRY: &str = "## Coverage retry";
+const CUT_NOTICE: &str = "## Output cut off";
+
+/// A change to a limit and its documentation.
+fn change() -> (TestRepo, String, String) {
+    let repo = TestRepo::new();
+    repo.write(
+        "src/limits.rs",
+        "/// Most open files.\npub const MAX_OPEN: u32 = 64;\n\npub fn allowed(n: u32) -> bool {\n    n < MAX_OPEN\n}\n",
+    )
+    .write("docs/limits.md", "# Limits\n\nAt most 64 open files.\n");
+    let base = repo.commit("limits");
+    repo.write(
+        "src/limits.rs",
+        "/// Most open files.\npub const MAX_OPEN: u32 = 64;\n\npub fn allowed(n: u32) -> bool {\n    n <= MAX_OPEN\n}\n",
+    )
+    .write("docs/limits.md", "# Limits\n\nAt most 64 open files, inclusive.\n");
+    let head = repo.commit("allow the limit itself");
+    (repo, base, head)
+}
+
+/// Reviews the change with the minimal composition plus the clean-result audit.
+async fn review(server: &ScriptedServer) -> (vouch_workspace_tests::Output, Value) {
+    let (repo, base, head) = change();
+    let manifest = workspace()
+        .join("tests/data/e2e/audited.toml")
+        .display()
+        .to_string();
+    let out = review_json(
+        repo.path(),
+        &base,
+        &head,
+        &server.base_url(),
+        "scripted",
+        &["--manifest", &manifest],
+        &[],
+    )
+    .await;
+    let report = out.json();
+    (out, report)
+}
+
+fn complete_receipt() -> String {
+    candidates_reply(json!([]), true, &FILES)
+}
+
+/// The clean-result audit: nothing found, every file covered.
+fn audit_passes() -> Rule {
+    Rule::when(Match::user_contains(AUDIT))
+        .named("audit")
+        .always(Reply::content(complete_receipt()))
+}
+
+fn stage<'a>(report: &'a Value, label: &str) -> &'a Value {
+    report["stages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["label"] == label)
+        .unwrap_or_else(|| panic!("no stage {label}: {report:#}"))
+}
+
+/// An investigator reply with a complete receipt and a candidate cut mid-claim.
+const CUT_INVESTIGATOR: &str = r#"{"coverage": {"complete": true, "reviewedFiles": ["docs/limits.md", "src/limits.rs"]}, "candidates": [{"path": "src/limits.rs", "startLine": 5, "endLine": 5, "revision": "head", "severity": "high", "area": "correctness", "claim": "allowed() now admits one file more than MAX_OP"#;
+
+/// Issue #9 (a): a cut investigator reply whose repair claims full coverage by quoting
+/// the cut receipt never ends clean: the cut reply is never repaired; the stage re-asks
+/// once, stating the cut and the bound; a second cut fails the review
+/// (`truncated-output`, stated in the report).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cut_investigator_reply_is_never_repaired_into_a_clean_review() {
+    let quote =
+        r#""coverage": {"complete": true, "reviewedFiles": ["docs/limits.md", "src/limits.rs"]}"#;
+    let repaired = json!({"candidates": [], "coverage": {"complete": true, "reviewedFiles": FILES},
+        "summary": "repaired", "fullCoverageQuote": quote});
+    let script = Script::new()
+        .rule(
+            Rule::when(Match::system_contains(REPAIR))
+                .named("repair")
+                .always(Reply::content(repaired.to_string())),
+        )
+        .rule(audit_passes())
+        .rule(
+            Rule::when(Match::user_contains(INVESTIGATOR))
+                .named("investigator")
+                .always(Reply::content_with_finish(CUT_INVESTIGATOR, "length")),
+        );
+    let server = ScriptedServer::start(script).await;
+    let (out, report) = review(&server).await;
+    assert_eq!(out.code, 2, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(report["opinion"]["outcome"], "incomplete");
+    assert_eq!(report["opinion"]["clean"], false);
+    assert_eq!(report["failures"][0]["kind"], "truncated-output");
+    let message = report["failures"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("cut off at the output limit") && message.contains("again"),
+        "{message}"
+    );
+    assert!(
+        server.served_by("repair").is_empty(),
+        "a cut reply is never repaired"
+    );
+    assert!(
+        server.served_by("audit").is_empty(),
+        "nothing after a failure"
+    );
+    let asks = server.served_by("investigator");
+    assert_eq!(asks.len(), 2, "one re-ask");
+    let reask = asks[1].contents_of("user").join("\n");
+    assert!(
+        reask.contains(CUT_NOTICE) && reask.contains("output limit of 2048 tokens"),
+        "the re-ask states the cut and the bound: {reask}"
+    );
+    assert!(!asks[0].contents_of("user").join("\n").contains(CUT_NOTICE));
+    let s = stage(&report, "generic-investigator #1");
+    assert_eq!(s["status"], "failed");
+    assert_eq!(s["repaired"], false);
+    let reasons: Vec<Value> = out
+        .stderr
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["reason"].clone())
+        .collect();
+    assert_eq!(
+        reasons.iter().filter(|r| *r == "truncated-output").count(),
+        2,
+        "{reasons:?}"
+    );
+}
+
+/// The one re-ask of a cut reply is a full answer of its own: when it fits, the stage
+/// accepts it and the review goes on (the audit runs, the review is clean).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cut_reply_answered_in_full_on_its_re_ask_is_accepted() {
+    let script = Script::new()
+        .rule(audit_passes())
+        .rule(
+            Rule::when(Match::user_contains(INVESTIGATOR).and(Match::user_contains(CUT_NOTICE)))
+                .named("re-ask")
+                .reply(Reply::content(complete_receipt())),
+        )
+        .rule(
+            Rule::when(Match::user_contains(INVESTIGATOR))
+                .named("investigator")
+                .reply(Reply::content_with_finish(CUT_INVESTIGATOR, "length")),
+        );
+    let server = ScriptedServer::start(script).await;
+    let (out, report) = review(&server).await;
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(report["opinion"]["clean"], true, "{report:#}");
+    assert_eq!(server.served_by("re-ask").len(), 1);
+    assert_eq!(server.served_by("audit").len(), 1);
+    assert!(server.unmatched().is_empty());
+}
+
+fn lane_with_one_candidate() -> Rule {
+    Rule::when(Match::user_contains(INVESTIGATOR))
+        .named("investigator")
+        .always(Reply::content(candidates_reply(
+            json!([candidate(
+                "src/limits.rs",
+                5,
+                5,
+                "allowed() admits one file more than MAX_OPEN"
+            )]),
+            true,
+            &FILES,
+        )))
+}
+
+fn rejected_by_repair() -> Rule {
+    let rejected = json!({"decisions": [{"candidateId": "generic-investigator #1/0", "decision": "rejected",
+        "evidence": "repaired", "citations": [], "finding": null}]});
+    Rule::when(Match::system_contains(REPAIR))
+        .named("repair")
+        .always(Reply::content(rejected.to_string()))
+}
+
+/// Issue #9 (b): a verifier `verified` decision cut off is never "repaired" into
+/// `rejected`: the review does not end with no findings (exit 0); it is incomplete.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cut_verified_decision_is_never_repaired_into_a_rejection() {
+    let cut = r#"{"decisions": [{"candidateId": "generic-investigator #1/0", "decision": "verified", "evidence": "line 5 compares with <= so MAX_OPEN itsel"#;
+    let script = Script::new()
+        .rule(rejected_by_repair())
+        .rule(audit_passes())
+        .rule(lane_with_one_candidate())
+        .rule(
+            Rule::when(Match::user_contains(VERIFIER))
+                .named("verifier")
+                .always(Reply::content_with_finish(cut, "length")),
+        );
+    let server = ScriptedServer::start(script).await;
+    let (out, report) = review(&server).await;
+    assert_eq!(out.code, 2, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(report["opinion"]["outcome"], "incomplete");
+    assert_eq!(report["failures"][0]["kind"], "truncated-output");
+    assert_eq!(report["failures"][0]["stage"], "verifier");
+    assert!(server.served_by("repair").is_empty());
+    assert_eq!(server.served_by("verifier").len(), 2, "one re-ask");
+    assert_ne!(report["candidates"][0]["verdict"], "rejected");
+}
+
+/// Issue #9 (b), not cut: a verifier reply that states `verified` but is not valid JSON
+/// goes to repair; a repair that answers `rejected` changed a verdict, not syntax, and
+/// the review is incomplete (the candidate is never recorded as rejected).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_repair_that_flips_a_verdict_is_refused() {
+    let invalid = r#"Decision: {"candidateId": "generic-investigator #1/0", "decision": "verified", "evidence": "line 5 admits MAX_OPEN", "citations": [{"revision": "head", "path": "src/limits.rs", "startLine": 5, "endLine": 5}], "finding": {"path": "src/limits.rs"}"#;
+    let script = Script::new()
+        .rule(rejected_by_repair())
+        .rule(audit_passes())
+        .rule(lane_with_one_candidate())
+        .rule(
+            Rule::when(Match::user_contains(VERIFIER))
+                .named("verifier")
+                .always(Reply::content(invalid)),
+        );
+    let server = ScriptedServer::start(script).await;
+    let (out, report) = review(&server).await;
+    assert_eq!(out.code, 2, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(report["opinion"]["outcome"], "incomplete");
+    assert_eq!(report["failures"][0]["kind"], "invalid-output");
+    let message = report["failures"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains(
+            "the repair changed the decision for `generic-investigator #1/0` from verified to rejected"
+        ),
+        "{message}"
+    );
+    assert_eq!(server.served_by("repair").len(), 1);
+    assert_ne!(report["candidates"][0]["verdict"], "rejected");
+}
+
+/// Issue #9 (c): a repaired `complete: true` whose quote is a trivial span of the prior
+/// reply (a single `.`, one path) is downgraded to `complete: false`, visibly (record,
+/// observation, diagnostic), and takes the normal coverage retry.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_trivial_full_coverage_quote_is_downgraded_and_retried() {
+    for quote in [".", "src/limits.rs"] {
+        let prose = "Looked at src/limits.rs. The comparison changed.";
+        let repaired = json!({"candidates": [], "coverage": {"complete": true, "reviewedFiles": FILES},
+            "summary": "repaired", "fullCoverageQuote": quote});
+        let script = Script::new()
+            .rule(
+                Rule::when(Match::system_contains(REPAIR))
+                    .named("repair")
+                    .reply(Reply::content(repaired.to_string())),
+            )
+            .rule(audit_passes())
+            .rule(
+                Rule::when(Match::user_contains(INVESTIGATOR).and(Match::user_contains(RETRY)))
+                    .named("retry")
+                    .reply(Reply::content(complete_receipt())),
+            )
+            .rule(
+                Rule::when(Match::user_contains(INVESTIGATOR))
+                    .named("investigator")
+                    .reply(Reply::content(prose)),
+            );
+        let server = ScriptedServer::start(script).await;
+        let (out, report) = review(&server).await;
+        assert_eq!(out.code, 0, "{quote:?}: {}\n{}", out.stdout, out.stderr);
+        let s = stage(&report, "generic-investigator #1");
+        assert_eq!(s["receiptDowngraded"], true, "{quote:?}: {s:#}");
+        assert_eq!(s["firstCoverage"]["reportedIncomplete"], true, "{s:#}");
+        assert_eq!(s["retried"], true);
+        assert_eq!(server.served_by("retry").len(), 1, "{quote:?}");
+        let observations = report["observations"].to_string();
+        assert!(
+            observations.contains(
+                "does not state that every expected file was reviewed; recorded as complete: false"
+            ),
+            "{quote:?}: {observations}"
+        );
+        assert!(
+            out.stderr.contains("\"repair-quote-missing\""),
+            "{}",
+            out.stderr
+        );
+    }
+}

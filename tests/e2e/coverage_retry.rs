@@ -1,0 +1,98 @@
+//! The coverage retry without tools (issue #9 item 12): the retry gives the missing
+//! files' patches inline within the inline budget, and a file it still cannot give is a
+//! stated source gap, never a demand to "inspect these now".
+
+use serde_json::json;
+use vouch_testkit::git::TestRepo;
+use vouch_testkit::openai::{Match, Reply, Rule, Script, ScriptedServer};
+use vouch_workspace_tests::{candidates_reply, review_json, workspace};
+
+const INVESTIGATOR: &str = "Instance: generic-investigator #1\n";
+const RETRY: &str = "## Coverage retry";
+
+/// Numbered lines `prefix 1` … `prefix n`.
+fn lines(prefix: &str, n: usize) -> String {
+    (1..=n).map(|i| format!("{prefix} {i}\n")).collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_retry_without_tools_gives_missing_patches_inline_and_states_what_it_cannot_give() {
+    let repo = TestRepo::new();
+    repo.write("a.md", lines("alpha", 8))
+        .write("b.md", lines("beta", 8))
+        .write("c.txt", lines("gamma", 4));
+    let base = repo.commit("base");
+    repo.write("a.md", lines("ALPHA", 8))
+        .write("b.md", lines("BETA", 8))
+        .write(
+            "c.txt",
+            lines("a much longer replacement line of gamma", 60),
+        );
+    let head = repo.commit("change all three");
+    let script = Script::new()
+        .rule(
+            Rule::when(Match::user_contains(INVESTIGATOR).and(Match::user_contains(RETRY)))
+                .named("retry")
+                .reply(Reply::content(candidates_reply(
+                    json!([]),
+                    true,
+                    &["a.md", "b.md"],
+                ))),
+        )
+        .rule(
+            Rule::when(Match::user_contains(INVESTIGATOR))
+                .named("first")
+                .reply(Reply::content(candidates_reply(
+                    json!([]),
+                    false,
+                    &["a.md"],
+                ))),
+        );
+    let server = ScriptedServer::start(script).await;
+    let manifest = workspace()
+        .join("tests/data/e2e/tools-off-small-budget.toml")
+        .display()
+        .to_string();
+    let out = review_json(
+        repo.path(),
+        &base,
+        &head,
+        &server.base_url(),
+        "scripted",
+        &["--manifest", &manifest],
+        &[("VOUCH_INLINE_BYTES", "250")],
+    )
+    .await;
+    let report = out.json();
+    let first = server.served_by("first")[0].contents_of("user").join("\n");
+    assert!(first.contains("<patch path=\"a.md\">"), "{first}");
+    assert!(
+        !first.contains("<patch path=\"b.md\">"),
+        "over the budget at first"
+    );
+    let retry = server.served_by("retry")[0].contents_of("user").join("\n");
+    let section = &retry[retry.find(RETRY).expect("a retry section")..];
+    assert!(
+        section.contains("Missing files (their patches are given below; inspect them): [\"b.md\",\"c.txt\"]\n<patch path=\"b.md\">"),
+        "{section}"
+    );
+    assert!(!section.contains("<patch path=\"c.txt\">"), "{section}");
+    assert!(
+        section.contains("source gap the report states, so leave them out of coverage.reviewedFiles): [\"c.txt\"]"),
+        "{section}"
+    );
+    assert!(!section.contains("inspect these now"), "{section}");
+    // The retry's receipt covers what could be given: accepted, with the gap stated.
+    assert!(
+        report["failures"].as_array().unwrap().is_empty(),
+        "{report:#}"
+    );
+    assert_eq!(report["opinion"]["outcome"], "no-findings");
+    assert_eq!(report["opinion"]["coverage"], "limited");
+    let gaps = report["limitations"].to_string();
+    assert!(
+        gaps.contains("patches not available to generic-investigator #1 without tools: c.txt"),
+        "{gaps}"
+    );
+    assert!(!gaps.contains("without tools: b.md"), "{gaps}");
+}
