@@ -18,7 +18,7 @@ mod snapshot;
 pub use error::GitError;
 pub use range_diff::{CONTEXT_LINES, SIMILARITY_THRESHOLD};
 pub use reader::{
-    DirEntry, DirEntryKind, DirListing, FileDiff, FileRead, GrepMatch, GrepResult, ReadError,
-    SourceReader,
+    BlobContent, DirEntry, DirEntryKind, DirListing, FileDiff, FileRead, GrepMatch, GrepResult,
+    ReadError, SourceReader, TreeFile,
 };
 pub use snapshot::snapshot;
