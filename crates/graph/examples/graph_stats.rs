@@ -31,7 +31,11 @@ fn main() {
     let start = Instant::now();
     let mut items = 0;
     for file in &files {
-        items += graph.outline(&file.path, Revision::Head).expect("outline").hits.len();
+        items += graph
+            .outline(&file.path, Revision::Head)
+            .expect("outline")
+            .hits
+            .len();
     }
     println!(
         "outline of {} files under {prefix}: {items} items, {} files parsed, {:?}",
@@ -42,10 +46,14 @@ fn main() {
     for symbol in symbols {
         let fresh = RepoGraph::with_cache(reader.clone(), Arc::new(ParseCache::new(1 << 28)));
         let start = Instant::now();
-        let found = fresh.references(symbol, Revision::Head).expect("references");
+        let found = fresh
+            .references(symbol, Revision::Head)
+            .expect("references");
         let cold_time = start.elapsed();
         let start = Instant::now();
-        fresh.references(symbol, Revision::Head).expect("references");
+        fresh
+            .references(symbol, Revision::Head)
+            .expect("references");
         println!(
             "references {symbol}: {} results, {} files parsed, cold {cold_time:?}, warm {:?}",
             found.hits.len(),
