@@ -18,7 +18,7 @@ use crate::composition::{
 };
 
 /// The closed allowlist of reason codes (vouch-host `diagnostics::ReasonCode`).
-const REASONS: [&str; 17] = [
+const REASONS: [&str; 18] = [
     "review-started",
     "stage-completed",
     "repair-attempted",
@@ -32,6 +32,7 @@ const REASONS: [&str; 17] = [
     "budget-hit",
     "structured-output-fallback",
     "invalid-decision",
+    "candidate-not-resolved",
     "focused-verification",
     "plugin-error",
     "cancelled",

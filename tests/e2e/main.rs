@@ -5,5 +5,7 @@
 mod composition;
 mod diagnostics;
 mod fixture_range;
+mod intake;
 mod panel;
+mod publish;
 mod review;

@@ -1,5 +1,5 @@
-//! The `vouch` binary: `vouch review`, `vouch validate-report`, `vouch mcp`,
-//! `vouch specialist new`.
+//! The `vouch` binary: `vouch review`, `vouch publish`, `vouch validate-report`,
+//! `vouch mcp`, `vouch specialist new`.
 //!
 //! Exit codes (every subcommand): 0 completed and nothing at or above the failure
 //! threshold · 1 verified findings at or above `--fail-on` (for `validate-report`: the
@@ -9,6 +9,7 @@
 mod builtins;
 mod mcp;
 mod presenter;
+mod publish;
 mod review;
 mod scaffold;
 mod validate;
@@ -37,6 +38,9 @@ struct Cli {
 enum Command {
     /// Review a change: merge-base(base, head)..head.
     Review(Box<review::ReviewArgs>),
+    /// Publish a saved JSON report to a pull request on GitHub, GitLab or Gitea: one
+    /// summary comment updated in place, inline comments on verified findings.
+    Publish(publish::PublishArgs),
     /// Validate a review final report (JSON, or Markdown with one fenced JSON block).
     ValidateReport(validate::ValidateArgs),
     /// Serve the final-report validator over MCP (stdio).
@@ -119,6 +123,7 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Review(args) => runtime.block_on(review::run(*args)),
+        Command::Publish(args) => runtime.block_on(publish::run(args)),
         Command::ValidateReport(args) => validate::run(&args),
         // stdout is the MCP channel: errors go to stderr, and a client that hangs up
         // before or during the session ends it with exit 3 (unreadable input).

@@ -1,5 +1,6 @@
 //! `vouch review`: snapshot, plan, run, report.
 
+use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -12,14 +13,14 @@ use vouch_final_report::{LocalRangeReview, ReviewOutcome, checked_local_range_re
 use vouch_git::SourceReader;
 use vouch_host::diagnostics::{DiagnosticSink, JsonLines};
 use vouch_host::manifest::{
-    Composition, EndpointFlags, REPO_OVERRIDE_PATH, RepoOverrides, ToolsMode as ManifestTools,
-    resolve_endpoint,
+    Composition, EndpointFlags, REPO_OVERRIDE_PATH, RepoOverrides, ResolvedEndpoint,
+    ToolsMode as ManifestTools, resolve_endpoint,
 };
 use vouch_host::progress::{Presenter, Silent};
 use vouch_host::registry::Registry;
 use vouch_host::review::{
-    PullRequestText, ReviewEnv, ReviewRun, ToolsMode, build_plan, collect_policy, detect_intent,
-    run_review,
+    PullRequestText, ReviewEnv, ReviewPlan, ReviewRun, ToolsMode, build_plan, collect_policy,
+    detect_intent, run_review,
 };
 use vouch_llm::{EndpointConfig, ModelClient};
 use vouch_report::{
@@ -119,6 +120,9 @@ pub struct ReviewArgs {
     /// Ignore the reviewed repository's .vouch/review.toml.
     #[arg(long)]
     pub no_repo_config: bool,
+    /// Reading the change from CI and publishing to the pull request.
+    #[command(flatten)]
+    pub ci: crate::publish::ReviewPublishArgs,
 }
 
 fn load_composition(args: &ReviewArgs) -> Result<Composition> {
@@ -191,8 +195,14 @@ fn outcome_for_final_report(run: &ReviewRun) -> ReviewOutcome {
     ReviewOutcome::parse(&outcome, cov).unwrap_or(ReviewOutcome::Incomplete)
 }
 
+/// The one-line summary. Counts of reviewed files count only the files reviewed (in an
+/// accepted receipt and seen in full), never the changed or expected files.
 fn summary(run: &ReviewRun) -> String {
-    let files = run.expected_files.len();
+    let files = run.files_reviewed.len();
+    let unreviewed = match run.files_not_reviewed.len() {
+        0 => String::new(),
+        n => format!(" ({n} other changed file(s) not reviewed, listed in the report)"),
+    };
     match run.opinion.outcome {
         Outcome::NothingToReview if run.snapshot.merge_base == run.snapshot.head.sha
             && run.snapshot.base.sha != run.snapshot.head.sha =>
@@ -210,14 +220,14 @@ fn summary(run: &ReviewRun) -> String {
             run.failures.len()
         ),
         Outcome::Findings => format!(
-            "{} verified finding(s) in {files} reviewed file(s).",
+            "{} verified finding(s) in {files} reviewed file(s){unreviewed}.",
             run.findings.len()
         ),
         Outcome::NoFindings if run.opinion.clean => {
             format!("Clean: no verified finding in {files} reviewed file(s), full coverage.")
         }
         Outcome::NoFindings => format!(
-            "No verified finding in {files} reviewed file(s); not a clean opinion (see below)."
+            "No verified finding in {files} reviewed file(s){unreviewed}; not a clean opinion (see below)."
         ),
     }
 }
@@ -237,7 +247,7 @@ pub fn build_report(
         repository: repo.display().to_string(),
         base_sha: snapshot.merge_base.clone(),
         head_sha: snapshot.head.sha.clone(),
-        files_reviewed: run.expected_files.clone(),
+        files_reviewed: run.files_reviewed.clone(),
         outcome: outcome_for_final_report(run),
         narrative: format!("vouch read-only review of a local range. {summary}"),
         command_line: command_line(),
@@ -261,6 +271,8 @@ pub fn build_report(
         counts: snapshot.counts(),
         expected_files: run.expected_files.clone(),
         excluded_files: run.excluded_files.clone(),
+        files_reviewed: run.files_reviewed.clone(),
+        files_not_reviewed: run.files_not_reviewed.clone(),
         stages: run.stages.clone(),
         candidates: run.candidates.clone(),
         findings: run.findings.clone(),
@@ -292,7 +304,25 @@ fn tools_mode(args: &ReviewArgs, composition: &Composition) -> ToolsMode {
 }
 
 /// Runs `vouch review`; returns the exit code.
-pub async fn run(args: ReviewArgs) -> Result<i32> {
+pub async fn run(mut args: ReviewArgs) -> Result<i32> {
+    // The pull request and the token are checked before any model call.
+    let pr_env = if args.ci.pr_from_env {
+        let env = crate::publish::pr_from_env()?;
+        args.base = Some(env.base_sha.clone());
+        args.head = env.head_sha.clone();
+        args.pr_title = args.pr_title.take().or(env.title.clone());
+        if args.pr_body_file.is_none() {
+            args.pr_body = args.pr_body.take().or(env.body.clone());
+        }
+        Some(env)
+    } else {
+        None
+    };
+    let publish_to = if args.ci.publish {
+        Some(crate::publish::resolve(&args.ci.target, pr_env.as_ref())?)
+    } else {
+        None
+    };
     let repo = args.repo.clone();
     let mut composition = load_composition(&args)?;
     if let Some(n) = args.concurrency {
@@ -316,7 +346,8 @@ pub async fn run(args: ReviewArgs) -> Result<i32> {
             .add_builtin(table)
             .context("registering a built-in specialist (a bug in vouch)")?;
     }
-    let plan = build_plan(&composition, &mut registry).map_err(|e| UsageError(e.to_string()))?;
+    let mut plan =
+        build_plan(&composition, &mut registry).map_err(|e| UsageError(e.to_string()))?;
     let flags = EndpointFlags {
         base_url: args.base_url.clone(),
         model: args.model.clone(),
@@ -347,27 +378,7 @@ pub async fn run(args: ReviewArgs) -> Result<i32> {
         config.request_timeout = std::time::Duration::from_secs(t);
     }
     let requested = config.structured_outputs;
-    // Specialists that name their own model get a client of their own (same endpoint).
-    let mut model_clients = std::collections::BTreeMap::new();
-    let specs = plan
-        .lanes
-        .iter()
-        .chain(plan.audit.iter())
-        .chain(std::iter::once(&plan.verifier));
-    for model in specs.filter_map(|s| s.model.clone()) {
-        if model != config.model && !model_clients.contains_key(&model) {
-            let own = EndpointConfig {
-                model: model.clone(),
-                ..config.clone()
-            };
-            let client = ModelClient::new(own).map_err(|e| {
-                UsageError(format!(
-                    "cannot configure the model client for {model}: {e}"
-                ))
-            })?;
-            model_clients.insert(model, Arc::new(client));
-        }
-    }
+    let model_clients = stage_models(&mut plan, endpoint.as_ref(), &config)?;
     let client = Arc::new(
         ModelClient::new(config)
             .map_err(|e| UsageError(format!("cannot configure the model client: {e}")))?,
@@ -443,12 +454,47 @@ pub async fn run(args: ReviewArgs) -> Result<i32> {
         // execution notifications, rdjson not at all (so use --out with it).
         None => print!("{text}"),
     }
+    if let Some((target, token)) = publish_to {
+        // With the report on stdout, nothing else may follow it there.
+        crate::publish::publish_report(&report, &target, token, args.out.is_some()).await?;
+    }
     let fail_on = match args.fail_on {
         FailOnArg::Finding => FailOn::Finding,
         FailOnArg::Limited => FailOn::Limited,
         FailOnArg::Never => FailOn::Never,
     };
     Ok(exit_code(&report.opinion, fail_on))
+}
+
+/// Applies the model rule ([`ResolvedEndpoint::model_for`]: a specialist's own model
+/// wins, every other instance gets the run's default) to every instance of `plan`, and
+/// builds one client (same endpoint) per model other than the default.
+fn stage_models(
+    plan: &mut ReviewPlan,
+    endpoint: Option<&ResolvedEndpoint>,
+    config: &EndpointConfig,
+) -> Result<BTreeMap<String, Arc<ModelClient>>> {
+    let mut clients = BTreeMap::new();
+    let Some(endpoint) = endpoint else {
+        return Ok(clients);
+    };
+    for spec in plan.instances_mut() {
+        let model = endpoint.model_for(spec.model.as_deref()).to_string();
+        if model != config.model && !clients.contains_key(&model) {
+            let own = EndpointConfig {
+                model: model.clone(),
+                ..config.clone()
+            };
+            let client = ModelClient::new(own).map_err(|e| {
+                UsageError(format!(
+                    "cannot configure the model client for {model}: {e}"
+                ))
+            })?;
+            clients.insert(model.clone(), Arc::new(client));
+        }
+        spec.model = Some(model);
+    }
+    Ok(clients)
 }
 
 /// Checks before any model call that `--out` can be written: its folder exists and it

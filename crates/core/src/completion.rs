@@ -68,6 +68,43 @@ pub fn files_not_fully_seen<'a>(
         .collect()
 }
 
+/// Rule (design, "Structured diagnostics"; issue 9, item 9): a stage's `hunkCount` is the
+/// number of hunks of the change whose patch it retrieved or was given: hunks of `files`
+/// whose changed lines its ledger covers entirely (head lines, or base lines of a hunk
+/// that only removes, as in [`files_not_fully_seen`]).
+pub fn hunks_seen<'a>(
+    files: impl IntoIterator<Item = &'a ChangedFile>,
+    ledger: &SourceLedger,
+) -> usize {
+    let covered = |revision, path: &str, start: u32, lines: u32| {
+        lines > 0
+            && ledger
+                .check(&SourceWindow {
+                    revision,
+                    path: path.to_string(),
+                    start_line: start,
+                    end_line: start + lines - 1,
+                })
+                .is_ok()
+    };
+    files
+        .into_iter()
+        .map(|f| {
+            let old_path = f.previous_path.as_deref().unwrap_or(&f.path);
+            f.hunks
+                .iter()
+                .filter(|h| {
+                    if h.new_lines > 0 {
+                        covered(Revision::Head, &f.path, h.new_start, h.new_lines)
+                    } else {
+                        covered(Revision::Base, old_path, h.old_start, h.old_lines)
+                    }
+                })
+                .count()
+        })
+        .sum()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -227,5 +264,41 @@ mod tests {
         assert!(files_not_fully_seen([&renamed], &seen).is_empty());
         let wrong = ledger(vec![w(Head, "new.rs", 1, 1), w(Base, "new.rs", 9, 10)]);
         assert_eq!(files_not_fully_seen([&renamed], &wrong), vec!["new.rs"]);
+    }
+
+    #[test]
+    fn hunk_count_is_the_hunks_whose_changed_lines_the_ledger_covers() {
+        use crate::source::Revision::*;
+        let hunk = |os, ol, ns, nl| Hunk {
+            old_start: os,
+            old_lines: ol,
+            new_start: ns,
+            new_lines: nl,
+            header: String::new(),
+        };
+        let mut a = file(false, EntryKind::File, 0);
+        a.path = "a.rs".into();
+        a.hunks = vec![hunk(1, 1, 1, 2), hunk(20, 2, 21, 0), hunk(40, 1, 40, 3)];
+        let w = |rev, s, e| SourceWindow {
+            revision: rev,
+            path: "a.rs".into(),
+            start_line: s,
+            end_line: e,
+        };
+        let cases: Vec<(Vec<SourceWindow>, usize)> = vec![
+            (vec![], 0),
+            (vec![w(Head, 1, 2)], 1),
+            (vec![w(Head, 1, 1)], 0),
+            (vec![w(Head, 1, 50), w(Base, 20, 21)], 3),
+            (vec![w(Head, 1, 50)], 2),
+            (vec![w(Base, 1, 50)], 1),
+        ];
+        for (windows, want) in cases {
+            let mut l = SourceLedger::default();
+            for x in windows.clone() {
+                l.record(x);
+            }
+            assert_eq!(hunks_seen([&a], &l), want, "{windows:?}");
+        }
     }
 }

@@ -11,13 +11,15 @@ pub mod coverage;
 pub mod decision;
 pub mod files;
 pub mod finding;
+pub mod intake;
 pub mod opinion;
 pub mod record;
+pub mod reviewed;
 pub mod snapshot;
 pub mod source;
 
 pub use candidate::{Candidate, Severity, candidate_id};
-pub use completion::{files_not_fully_seen, files_without_lane, zero_source_gap};
+pub use completion::{files_not_fully_seen, files_without_lane, hunks_seen, zero_source_gap};
 pub use convention::{
     CONVENTIONS_AREA, ConventionGap, ConventionSupport, MIN_CONVENTION_EXAMPLES, convention_support,
 };
@@ -30,11 +32,15 @@ pub use decision::{
 };
 pub use files::expected_files;
 pub use finding::{Finding, Provenance, merge_findings};
+pub use intake::{IntakeProblem, candidate_intake, is_canonical_path};
 pub use opinion::{
     AuditState, CoverageLevel, FailOn, Failure, FailureKind, Limitation, LimitationKind, Opinion,
     Outcome, ReviewFacts, derive_opinion, exit_code,
 };
 pub use record::{CandidateRecord, ExcludedFile, StageRecord, StageStatus, TokenUsage};
+pub use reviewed::{
+    FilesReviewed, NotReviewedFile, NotReviewedReason, StageCoverage, files_reviewed,
+};
 pub use snapshot::{
     ChangeCounts, ChangeSnapshot, ChangedFile, CommitRef, EntryKind, FileStatus, Hunk, RangeCommit,
 };

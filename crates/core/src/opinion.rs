@@ -48,6 +48,11 @@ pub enum LimitationKind {
     PartialCoverage,
     /// Changed files that no enabled lane instance was assigned (no selection matched).
     UnassignedFiles,
+    /// A lane candidate's location did not resolve (candidate intake: a path that is not
+    /// exactly a file at its revision, or lines outside the file), so it was not verified.
+    UnverifiableCandidate,
+    /// Changed files no stage both listed in an accepted receipt and saw in full.
+    UnreviewedFiles,
 }
 
 /// One coverage limitation, stated in the report.

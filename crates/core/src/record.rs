@@ -85,6 +85,10 @@ pub struct StageRecord {
     /// run.
     #[serde(default)]
     pub ledger: Vec<crate::source::SourceWindow>,
+    /// The model its requests named (chosen by the model rule, see `docs/manifests.md`);
+    /// `None` when it sent no request (skipped).
+    #[serde(default)]
+    pub model: Option<String>,
     /// Token usage.
     pub usage: TokenUsage,
     /// Its own short summary, if it gave one.

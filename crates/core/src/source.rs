@@ -24,6 +24,16 @@ pub enum Revision {
     Base,
 }
 
+impl Revision {
+    /// The contract spelling (`head`, `base`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Revision::Head => "head",
+            Revision::Base => "base",
+        }
+    }
+}
+
 /// A contiguous, 1-based, inclusive line window of one file at one revision.
 /// This is both what the host records for every read and the shape of a citation
 /// (`{revision, path, startLine, endLine}` in JSON).

@@ -82,7 +82,8 @@ pub struct LocalRangeReview {
     pub base_sha: String,
     /// The head commit (full SHA); the candidate head of the report.
     pub head_sha: String,
-    /// Repository-relative paths reviewed (vouch's canonical expected files).
+    /// Repository-relative paths reviewed: in an accepted coverage receipt and seen in
+    /// full (never merely changed or expected).
     pub files_reviewed: Vec<String>,
     /// The review outcome and coverage.
     pub outcome: ReviewOutcome,
@@ -120,18 +121,26 @@ pub fn local_range_review_report(input: &LocalRangeReview) -> FinalReport {
             None,
             "The review is incomplete and nothing was published; fix the reported cause and re-run the command.",
         ),
+        // Verified findings, but no changed file was both in an accepted receipt and seen
+        // in full: the findings stand, the diff review itself did not cover any file.
+        ReviewOutcome::Findings(c) if input.files_reviewed.is_empty() => (
+            Disposition::ReviewReported,
+            DiffReviewStatus::Incomplete,
+            Some(c),
+            "Address the verified findings in the vouch report; no changed file was reviewed in full, so read the coverage statement.",
+        ),
         ReviewOutcome::Findings(c) => (
             Disposition::ReviewReported,
             DiffReviewStatus::Findings,
             Some(c),
             "Address the verified findings in the vouch report.",
         ),
-        // No file reviewed (every changed file excluded): the diff review did not run.
+        // No file reviewed (every changed file excluded or unseen): the diff review did not run.
         ReviewOutcome::NoFindings(c) if input.files_reviewed.is_empty() => (
             Disposition::ReviewReported,
             DiffReviewStatus::NotRun,
             Some(c),
-            "No changed file could be reviewed (all were excluded); read the coverage statement.",
+            "No changed file was reviewed in full (excluded, or not seen by any stage); read the coverage statement.",
         ),
         ReviewOutcome::NoFindings(c) => (
             Disposition::ReviewReported,

@@ -42,6 +42,8 @@ pub enum ReasonCode {
     ToolsFallback,
     /// A verification decision or citation failed validation.
     InvalidDecision,
+    /// A candidate's location did not resolve (candidate intake); it was not verified.
+    CandidateNotResolved,
     /// A verified decision omitted its finding; focused pass.
     FocusedVerification,
     /// A plugin call failed.

@@ -804,23 +804,46 @@ fn api_key_comes_from_the_named_variable_and_is_redacted() {
 }
 
 #[test]
-fn per_specialist_model_applies_only_below_flags_and_environment() {
+fn a_specialist_pinned_model_wins_and_flags_and_environment_set_the_default() {
     let c = Composition::load(&data("valid/every-key.toml")).unwrap();
-    let plan = &c.instances()[1];
-    assert_eq!(plan.model.as_deref(), Some("big-model"));
-
-    let from_manifest =
-        resolve_endpoint(&EndpointFlags::default(), &env_of(&[]), &c.model).unwrap();
-    assert_eq!(from_manifest.model_for(plan), "big-model");
-    assert_eq!(from_manifest.model_for(&c.instances()[0]), "gpt-4o-mini");
-
-    let from_env = resolve_endpoint(
-        &EndpointFlags::default(),
-        &env_of(&[(ENV_MODEL, "env-model")]),
-        &c.model,
-    )
-    .unwrap();
-    assert_eq!(from_env.model_for(plan), "env-model");
+    let pinned = c.instances()[1].model.clone();
+    assert_eq!(pinned.as_deref(), Some("big-model"));
+    let unpinned = c.instances()[0].model.clone();
+    assert_eq!(unpinned, None);
+    let flag = EndpointFlags {
+        model: Some("flag-model".into()),
+        ..EndpointFlags::default()
+    };
+    // (flags, environment, model of the pinned instance, of the unpinned one)
+    let cases: Vec<(EndpointFlags, &[(&str, &str)], &str, &str)> = vec![
+        (EndpointFlags::default(), &[], "big-model", "gpt-4o-mini"),
+        (
+            EndpointFlags::default(),
+            &[(ENV_MODEL, "env-model")],
+            "big-model",
+            "env-model",
+        ),
+        (
+            flag.clone(),
+            &[(ENV_MODEL, "env-model")],
+            "big-model",
+            "flag-model",
+        ),
+        (flag, &[], "big-model", "flag-model"),
+    ];
+    for (flags, env, want_pinned, want_default) in cases {
+        let endpoint = resolve_endpoint(&flags, &env_of(env), &c.model).unwrap();
+        assert_eq!(
+            endpoint.model_for(pinned.as_deref()),
+            want_pinned,
+            "{flags:?} {env:?}"
+        );
+        assert_eq!(
+            endpoint.model_for(unpinned.as_deref()),
+            want_default,
+            "{flags:?} {env:?}"
+        );
+    }
 }
 
 #[test]

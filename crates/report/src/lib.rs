@@ -93,10 +93,11 @@ pub fn check_report(report: &ReviewReport) -> Result<(), ReportError> {
     if o.clean
         && (!report.failures.is_empty()
             || !report.limitations.is_empty()
-            || !report.excluded_files.is_empty())
+            || !report.excluded_files.is_empty()
+            || !report.files_not_reviewed.is_empty())
     {
         return Err(ReportError::Rule(
-            "a clean opinion with failures, limitations or excluded files".into(),
+            "a clean opinion with failures, limitations, or excluded or unreviewed files".into(),
         ));
     }
     let violations = vouch_final_report::validate(&report.final_report, None);

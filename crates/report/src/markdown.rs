@@ -99,6 +99,55 @@ fn longest_backtick_run(s: &str) -> usize {
     s.split(|c| c != '`').map(str::len).max().unwrap_or(0)
 }
 
+/// Files listed before a long list is folded into a collapsible block.
+const FILES_SHOWN: usize = 10;
+
+/// The files section: how many changed files were reviewed (in an accepted receipt and
+/// seen in full), and every other changed file by name with its reason. A list longer
+/// than [`FILES_SHOWN`] shows its first entries and "and N more", then a collapsible
+/// block that lists them all.
+fn files_section(s: &mut String, report: &ReviewReport) {
+    let changed = report.files_reviewed.len() + report.files_not_reviewed.len();
+    if changed == 0 {
+        return;
+    }
+    let _ = writeln!(s, "## Files\n");
+    let _ = writeln!(
+        s,
+        "Reviewed {} of {changed} changed file(s) (listed in an accepted coverage receipt and seen in full).\n",
+        report.files_reviewed.len()
+    );
+    if report.files_not_reviewed.is_empty() {
+        return;
+    }
+    let line = |f: &vouch_core::NotReviewedFile| {
+        format!(
+            "- {} ({}): {}",
+            code(&f.path),
+            f.reason.as_str(),
+            text(&f.detail)
+        )
+    };
+    let all = &report.files_not_reviewed;
+    let _ = writeln!(s, "Not reviewed:\n");
+    for f in all.iter().take(FILES_SHOWN) {
+        let _ = writeln!(s, "{}", line(f));
+    }
+    if all.len() > FILES_SHOWN {
+        let _ = writeln!(s, "- and {} more\n", all.len() - FILES_SHOWN);
+        let _ = writeln!(
+            s,
+            "<details><summary>All {} changed files not reviewed</summary>\n",
+            all.len()
+        );
+        for f in all {
+            let _ = writeln!(s, "{}", line(f));
+        }
+        let _ = writeln!(s, "\n</details>");
+    }
+    s.push('\n');
+}
+
 /// Renders the report as Markdown: opinion, messages, findings with citations and
 /// provenance, limitations, per-stage coverage, candidates and their decisions.
 pub fn render_markdown(report: &ReviewReport) -> String {
@@ -197,13 +246,14 @@ pub fn render_markdown(report: &ReviewReport) -> String {
         }
         s.push('\n');
     }
+    files_section(&mut s, report);
     if !report.stages.is_empty() {
         let _ = writeln!(s, "## Stages\n");
         let _ = writeln!(
             s,
-            "| stage | status | complete | missing | unexpected | retried | repaired | candidates | requests |"
+            "| stage | model | status | complete | missing | unexpected | retried | repaired | candidates | requests |"
         );
-        let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|");
+        let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|");
         for st in &report.stages {
             let (complete, missing, unexpected) = match &st.coverage {
                 Some(c) => (
@@ -222,8 +272,9 @@ pub fn render_markdown(report: &ReviewReport) -> String {
             };
             let _ = writeln!(
                 s,
-                "| {} | {status} | {complete} | {missing} | {unexpected} | {} | {} | {} | {} |",
+                "| {} | {} | {status} | {complete} | {missing} | {unexpected} | {} | {} | {} | {} |",
                 text(&st.label),
+                st.model.as_deref().map(text).unwrap_or_else(|| "–".into()),
                 if st.retried { "yes" } else { "no" },
                 if st.repaired { "yes" } else { "no" },
                 st.candidates,

@@ -3,8 +3,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use vouch_core::{
-    CandidateRecord, ChangeCounts, CommitRef, ExcludedFile, Failure, Finding, Limitation, Opinion,
-    StageRecord, TokenUsage,
+    CandidateRecord, ChangeCounts, CommitRef, ExcludedFile, Failure, Finding, Limitation,
+    NotReviewedFile, Opinion, StageRecord, TokenUsage,
 };
 
 /// The `schemaVersion` of reports this crate writes.
@@ -56,8 +56,14 @@ pub struct ReviewReport {
     pub counts: ChangeCounts,
     /// The canonical list of expected files.
     pub expected_files: Vec<String>,
-    /// Changed files no stage reviewed, with reasons.
+    /// Changed files set aside before review (binary, excluded, unassigned), with reasons.
     pub excluded_files: Vec<ExcludedFile>,
+    /// Files reviewed: each listed in an accepted coverage receipt and seen in full by the
+    /// host's rule. Every count of reviewed files counts these.
+    pub files_reviewed: Vec<String>,
+    /// Every other changed file, by name, with its reason (`excluded`, `binary`,
+    /// `unassigned`, `not-fully-seen`, `stage-failed`).
+    pub files_not_reviewed: Vec<NotReviewedFile>,
     /// Per stage instance: coverage, retries, repairs, usage.
     pub stages: Vec<StageRecord>,
     /// Every candidate with its decision.

@@ -126,6 +126,7 @@ fn stage(label: &str, role: &str) -> StageRecord {
         forced_synthesis: false,
         source_windows: 1,
         ledger: vec![window("ratelimit/bucket.py", 80, 100)],
+        model: Some("scripted".into()),
         usage: TokenUsage {
             requests: 2,
             prompt_tokens: 3000,
@@ -203,11 +204,25 @@ fn report(with_finding: bool) -> ReviewReport {
         Outcome::Findings => ReviewOutcome::Findings(vouch_final_report::model::Coverage::Limited),
         _ => ReviewOutcome::Incomplete,
     };
+    // An incomplete review lists no file as reviewed unless a stage accepted it.
+    let reviewed = if with_finding { files.clone() } else { vec![] };
+    let mut not_reviewed = vec![vouch_core::NotReviewedFile {
+        path: "Cargo.lock".into(),
+        reason: vouch_core::NotReviewedReason::Excluded,
+        detail: "matches exclusion `**/Cargo.lock`".into(),
+    }];
+    if !with_finding {
+        not_reviewed.extend(files.iter().map(|path| vouch_core::NotReviewedFile {
+            path: path.clone(),
+            reason: vouch_core::NotReviewedReason::StageFailed,
+            detail: "no stage's coverage receipt for it was accepted".into(),
+        }));
+    }
     let final_report = local_range_review_report(&LocalRangeReview {
         repository: "/src/ratelimit".into(),
         base_sha: BASE.into(),
         head_sha: HEAD.into(),
-        files_reviewed: files.clone(),
+        files_reviewed: reviewed.clone(),
         outcome,
         narrative: "vouch read-only review of a local range.".into(),
         command_line: "vouch review --repo /src/ratelimit".into(),
@@ -246,6 +261,8 @@ fn report(with_finding: bool) -> ReviewReport {
             path: "Cargo.lock".into(),
             reason: "matches exclusion `**/Cargo.lock`".into(),
         }],
+        files_reviewed: reviewed,
+        files_not_reviewed: not_reviewed,
         stages: vec![
             stage("generic-investigator #1", "investigator"),
             stage("verifier", "verifier"),

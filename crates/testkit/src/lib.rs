@@ -1,6 +1,8 @@
 //! Test support for vouch: a scripted OpenAI-compatible HTTP server on 127.0.0.1
-//! ([`openai`]) and builders for real git repositories in temporary directories ([`git`]).
+//! ([`openai`]), a local GitHub/GitLab/Gitea REST server ([`forge`]) and builders for real
+//! git repositories in temporary directories ([`git`]).
 
 pub mod cargo;
+pub mod forge;
 pub mod git;
 pub mod openai;

@@ -247,19 +247,31 @@ async fn stages_that_saw_no_source_are_gaps_and_verified_findings_stay_published
         assert_eq!(report["opinion"]["outcome"], "findings", "{case}");
         assert_eq!(report["opinion"]["coverage"], "limited", "{case}");
         assert_eq!(report["findings"][0]["startLine"], 10, "{case}");
-        // Stage identity stays visible in the diagnostics. (Inline patches that do not fit
-        // without tools are recorded by the stage itself, without a diagnostic yet.)
-        if extra.is_empty() {
-            let gap_labels: Vec<String> = out
-                .stderr
-                .lines()
-                .map(|l| serde_json::from_str::<Value>(l).unwrap())
-                .filter(|d| d["reason"] == "source-lookup-gap")
-                .map(|d| d["label"].as_str().unwrap().to_string())
-                .collect();
-            for g in &gaps {
-                assert!(gap_labels.iter().any(|l| l == g), "{case}: {gap_labels:?}");
+        // Stage identity stays visible in the diagnostics: every gap, including inline
+        // patches that do not fit without tools, emits its own line.
+        let gap_lines: Vec<Value> = out
+            .stderr
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .filter(|d| d["reason"] == "source-lookup-gap")
+            .collect();
+        let gap_labels: Vec<String> = gap_lines
+            .iter()
+            .map(|d| d["label"].as_str().unwrap().to_string())
+            .collect();
+        // Counts are the stage's own: a gap stage retrieved none of the change's two
+        // hunks (0), or which hunks it misses is unknown (null: patches not given).
+        for d in &gap_lines {
+            assert!(
+                d["hunkCount"] == 0 || d["hunkCount"].is_null(),
+                "{case}: {d}"
+            );
+            if !extra.is_empty() {
+                assert!(d["hunkCount"].is_null(), "{case}: {d}");
             }
+        }
+        for g in &gaps {
+            assert!(gap_labels.iter().any(|l| l == g), "{case}: {gap_labels:?}");
         }
     }
 }

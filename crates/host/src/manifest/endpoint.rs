@@ -6,8 +6,6 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use super::plan::InstancePlan;
-
 /// Environment variable holding the OpenAI-compatible base URL.
 pub const ENV_BASE_URL: &str = "OPENAI_BASE_URL";
 /// Environment variable holding the API key, unless `api_key_env` names another.
@@ -111,14 +109,13 @@ pub struct ResolvedEndpoint {
 }
 
 impl ResolvedEndpoint {
-    /// The model for one stage instance: the specialist's own `model` from the manifest
-    /// when the default model also came from the manifest; a `--model` flag or
-    /// `VOUCH_MODEL` applies to every instance.
-    pub fn model_for<'a>(&'a self, plan: &'a InstancePlan) -> &'a str {
-        match (&plan.model, self.model_source) {
-            (Some(own), SettingSource::Manifest) => own,
-            _ => &self.model,
-        }
+    /// Rule (model selection, `docs/manifests.md`): a stage instance's requests name its
+    /// specialist's own `model` when its manifest entry sets one (`own`); every other
+    /// instance uses the run's default model, `--model` > `VOUCH_MODEL` > `[model].model`.
+    /// A specialist pinned to a model keeps it whatever the default is; the flag and the
+    /// variable change the default, never a pin.
+    pub fn model_for<'a>(&'a self, own: Option<&'a str>) -> &'a str {
+        own.unwrap_or(&self.model)
     }
 }
 

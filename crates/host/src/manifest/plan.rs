@@ -44,7 +44,7 @@ pub struct InstancePlan {
     pub selection: FileSelection,
     /// Effective budget (composition `[budget]`, the entry's override, repository caps).
     pub budget: Budget,
-    /// The entry's own model name, if it set one (see
+    /// The entry's own model name, if it set one (it wins over the run's default model:
     /// [`super::ResolvedEndpoint::model_for`]).
     pub model: Option<String>,
 }

@@ -5,7 +5,9 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 use vouch_abi::{ChangeSummary, FileSummary, HunkSummary, Intent, PolicyDocument};
-use vouch_core::{ChangeSnapshot, ChangedFile, EntryKind, FileStatus, SourceWindow};
+use vouch_core::{
+    ChangeSnapshot, ChangedFile, EntryKind, FileStatus, SourceLedger, SourceWindow, hunks_seen,
+};
 use vouch_git::SourceReader;
 use vouch_llm::ModelClient;
 
@@ -55,7 +57,10 @@ pub struct ReviewEnv {
 }
 
 impl ReviewEnv {
-    /// Emits one diagnostic line.
+    /// Emits one diagnostic line with a source count and no hunk count for stage lines
+    /// (unknown: use [`ReviewEnv::diagnose_ledger`] when the stage's ledger is at hand);
+    /// review-level lines (`label` `None`) carry the change's hunk total, which the
+    /// snapshot retrieved.
     pub fn diagnose(
         &self,
         label: Option<&str>,
@@ -63,7 +68,43 @@ impl ReviewEnv {
         source_count: Option<u64>,
         reason: ReasonCode,
     ) {
-        let hunk_count = Some(self.snapshot.counts().hunks as u64);
+        let hunk_count = match label {
+            None => Some(u64::from(self.snapshot.counts().hunks)),
+            Some(_) => None,
+        };
+        self.diagnose_counts(label, stage, source_count, hunk_count, reason);
+    }
+
+    /// Rule (design, "Structured diagnostics"; issue 9, item 9): a stage's diagnostic
+    /// carries `sourceCount` = the source windows it retrieved or was given and
+    /// `hunkCount` = the hunks of the patches it retrieved ([`hunks_seen`]), both from its
+    /// own ledger.
+    pub fn diagnose_ledger(
+        &self,
+        label: Option<&str>,
+        stage: &'static str,
+        ledger: &SourceLedger,
+        reason: ReasonCode,
+    ) {
+        let hunks = hunks_seen(&self.snapshot.files, ledger);
+        self.diagnose_counts(
+            label,
+            stage,
+            Some(ledger.windows.len() as u64),
+            Some(hunks as u64),
+            reason,
+        );
+    }
+
+    /// Emits one diagnostic line with explicit counts (`None`: unknown, written `null`).
+    pub fn diagnose_counts(
+        &self,
+        label: Option<&str>,
+        stage: &'static str,
+        source_count: Option<u64>,
+        hunk_count: Option<u64>,
+        reason: ReasonCode,
+    ) {
         self.diagnostics.emit(&Diagnostic {
             job_id: self.job_id.clone(),
             label: label.map(str::to_string),
@@ -106,6 +147,12 @@ impl ReviewEnv {
         model
             .and_then(|m| self.model_clients.get(m))
             .unwrap_or(&self.client)
+    }
+
+    /// The model a stage's requests name: the client chosen for its resolved model
+    /// (see [`ReviewEnv::client_for`]).
+    pub fn model_name(&self, model: Option<&str>) -> &str {
+        &self.client_for(model).config().model
     }
 
     /// True when stages are offered the repository tools now.

@@ -83,6 +83,7 @@ pub(super) fn stage_record(label: &str, handle: &SpecialistHandle, assigned: usi
         forced_synthesis: false,
         source_windows: 0,
         ledger: Vec::new(),
+        model: None,
         usage: TokenUsage::default(),
         summary: String::new(),
         problem: None,
@@ -221,12 +222,7 @@ pub async fn run_candidate_stage(env: &ReviewEnv, plan: &StagePlan) -> StageRun 
                 }
                 ExchangeError::Cancelled => unreachable!("handled above"),
             };
-            env.diagnose(
-                Some(&plan.label),
-                "lane",
-                Some(run.record.source_windows as u64),
-                reason,
-            );
+            env.diagnose_ledger(Some(&plan.label), "lane", &tools.ledger(), reason);
             run.record.status = StageStatus::Failed;
             run.record.problem = Some(message.clone());
             run.failure = Some(Failure {
@@ -241,10 +237,10 @@ pub async fn run_candidate_stage(env: &ReviewEnv, plan: &StagePlan) -> StageRun 
         run.record.status = StageStatus::Limited;
     }
     if run.record.status == StageStatus::Accepted {
-        env.diagnose(
+        env.diagnose_ledger(
             Some(&plan.label),
             "lane",
-            Some(run.record.source_windows as u64),
+            &tools.ledger(),
             ReasonCode::StageCompleted,
         );
     }
@@ -340,6 +336,13 @@ async fn drive(
         .map_err(ExchangeError::Plugin)?;
     let (system, user, gaps) = messages(env, plan, tools, &schema)?;
     if !gaps.is_empty() {
+        // Which hunks the missing patches hold is unknown here: `hunkCount` is null.
+        env.diagnose(
+            Some(&plan.label),
+            "lane",
+            Some(tools.ledger().windows.len() as u64),
+            ReasonCode::SourceLookupGap,
+        );
         run.limitations.push(Limitation {
             kind: LimitationKind::SourceLookupGap,
             stage: Some(plan.label.clone()),
@@ -378,10 +381,10 @@ async fn drive(
         unexpected: comparison.unexpected_files.len(),
         reported_incomplete: comparison.reported_incomplete,
     });
-    env.diagnose(
+    env.diagnose_ledger(
         Some(&plan.label),
         "retry",
-        Some(tools.ledger().windows.len() as u64),
+        &tools.ledger(),
         ReasonCode::CoverageRetry,
     );
     run.record.retried = true;
@@ -400,10 +403,10 @@ async fn drive(
     // mismatched after its one retry fails the instance (the review is incomplete and
     // nothing is published), also when a budget forced the retry's final answer.
     let message = mismatch_after_retry_message(&plan.label, &comparison);
-    env.diagnose(
+    env.diagnose_ledger(
         Some(&plan.label),
         "retry",
-        Some(tools.ledger().windows.len() as u64),
+        &tools.ledger(),
         ReasonCode::CoverageMismatch,
     );
     run.record.status = StageStatus::Failed;

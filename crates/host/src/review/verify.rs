@@ -550,12 +550,10 @@ fn failed_pass(
             "cancelled".to_string()
         }
         Some((f, reason)) => {
-            env.diagnose(
-                Some(&record.label),
-                "verification",
-                Some(record.source_windows as u64),
-                reason,
-            );
+            let ledger = vouch_core::SourceLedger {
+                windows: record.ledger.clone(),
+            };
+            env.diagnose_ledger(Some(&record.label), "verification", &ledger, reason);
             record.problem = Some(f.message.clone());
             let text = f.message.clone();
             run.failures.push(f);

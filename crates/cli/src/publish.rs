@@ -1,0 +1,175 @@
+//! `vouch publish` and the publishing flags of `vouch review` (`--publish`,
+//! `--pr-from-env`): which pull request, which token, and running the publish.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::Args;
+use vouch_forge::ci::{PullRequestEnv, pull_request_from_env};
+use vouch_forge::{Forge, ForgeError, Target, Token};
+use vouch_report::{ReviewReport, check_report};
+
+use crate::UsageError;
+
+/// The pull request to publish to (each flag overrides what `--pr-from-env` read).
+#[derive(Debug, Clone, Default, Args)]
+pub struct TargetArgs {
+    /// Forge to publish to: github, gitlab or gitea.
+    #[arg(long, value_parser = parse_forge)]
+    pub forge: Option<Forge>,
+    /// Repository as OWNER/NAME (GitLab: the project path, groups included).
+    #[arg(long)]
+    pub repo_slug: Option<String>,
+    /// Pull-request number (GitLab: the merge request's IID).
+    #[arg(long)]
+    pub pr: Option<u64>,
+    /// API root (default https://api.github.com, https://gitlab.com/api/v4; Gitea: required,
+    /// e.g. https://gitea.example.com/api/v1).
+    #[arg(long)]
+    pub api_url: Option<String>,
+    /// Environment variable holding the token (default GITHUB_TOKEN, GITLAB_TOKEN or
+    /// GITEA_TOKEN).
+    #[arg(long)]
+    pub token_env: Option<String>,
+}
+
+fn parse_forge(s: &str) -> Result<Forge, String> {
+    s.parse()
+}
+
+/// Arguments of `vouch publish`.
+#[derive(Debug, Args)]
+pub struct PublishArgs {
+    /// A JSON report written by `vouch review --format json --out FILE`.
+    pub report: PathBuf,
+    /// Read the forge, repository and pull request from the CI environment (GitHub
+    /// Actions, GitLab CI, Gitea Actions).
+    #[arg(long)]
+    pub pr_from_env: bool,
+    #[command(flatten)]
+    pub target: TargetArgs,
+}
+
+/// The CI-environment and publishing flags of `vouch review`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ReviewPublishArgs {
+    /// Review the pull request this CI job runs for: base, head, title and body from
+    /// the CI environment (GitHub Actions event payload, GitLab CI merge-request
+    /// variables, Gitea Actions event payload).
+    #[arg(long, conflicts_with_all = ["base", "head"])]
+    pub pr_from_env: bool,
+    /// After the review, publish it to the pull request (see `vouch publish`).
+    #[arg(long)]
+    pub publish: bool,
+    #[command(flatten)]
+    pub target: TargetArgs,
+}
+
+/// Reads the pull request from the process's CI environment.
+pub fn pr_from_env() -> Result<PullRequestEnv> {
+    pull_request_from_env(&|name| std::env::var(name).ok(), &|path| {
+        std::fs::read_to_string(path)
+    })
+    .map_err(|e| UsageError(e.to_string()).into())
+}
+
+/// The target and token: flags first, then what the CI environment said.
+pub fn resolve(args: &TargetArgs, env: Option<&PullRequestEnv>) -> Result<(Target, Token)> {
+    let usage = |m: String| anyhow::Error::new(UsageError(m));
+    let forge = args.forge.or(env.map(|e| e.target.forge)).ok_or_else(|| {
+        usage(
+            "give --forge github|gitlab|gitea with --repo-slug and --pr (or --pr-from-env in CI)"
+                .into(),
+        )
+    })?;
+    let slug = args
+        .repo_slug
+        .clone()
+        .or(env.map(|e| e.target.repo_slug.clone()))
+        .ok_or_else(|| usage("give --repo-slug OWNER/NAME (or --pr-from-env in CI)".into()))?;
+    let number = args.pr.or(env.map(|e| e.target.number)).ok_or_else(|| {
+        usage(format!(
+            "give --pr N, the {} number (or --pr-from-env in CI)",
+            forge.pr_noun()
+        ))
+    })?;
+    let env_api = env
+        .filter(|e| e.target.forge == forge)
+        .map(|e| e.target.api_url.clone());
+    let api = args
+        .api_url
+        .clone()
+        .or(env_api)
+        .or(forge.default_api_url().map(str::to_string))
+        .ok_or_else(|| {
+            usage("give --api-url for Gitea, e.g. https://gitea.example.com/api/v1".into())
+        })?;
+    let target = Target::new(forge, &api, &slug, number).map_err(usage)?;
+    let var = args
+        .token_env
+        .clone()
+        .unwrap_or_else(|| forge.default_token_env().to_string());
+    let token = match std::env::var(&var) {
+        Ok(v) if !v.trim().is_empty() => Token::new(v.trim(), &var),
+        _ => return Err(usage(ForgeError::MissingToken { forge, var }.to_string())),
+    };
+    Ok((target, token))
+}
+
+/// Publishes `report`; prints what was done when `announce` (stdout may carry the report
+/// document itself, which must stay valid). Configuration errors (token, permission,
+/// slug, URL) exit 3, others 2.
+pub async fn publish_report(
+    report: &ReviewReport,
+    target: &Target,
+    token: Token,
+    announce: bool,
+) -> Result<()> {
+    match vouch_forge::publish(report, target, token).await {
+        Ok(done) if !announce => {
+            tracing::info!("{}", done.line(target));
+            Ok(())
+        }
+        Ok(done) => {
+            println!("{}", done.line(target));
+            for w in &done.warnings {
+                println!("warning: {w}");
+            }
+            Ok(())
+        }
+        Err(e) if e.is_configuration() => Err(UsageError(format!("publishing failed: {e}")).into()),
+        Err(e) => Err(anyhow::anyhow!("publishing failed: {e}")),
+    }
+}
+
+/// Runs `vouch publish`; returns the exit code.
+pub async fn run(args: PublishArgs) -> Result<i32> {
+    let env = if args.pr_from_env {
+        Some(pr_from_env()?)
+    } else {
+        None
+    };
+    let (target, token) = resolve(&args.target, env.as_ref())?;
+    let report = read_report(&args.report)?;
+    publish_report(&report, &target, token, true).await?;
+    Ok(0)
+}
+
+/// Reads and checks a saved JSON report.
+fn read_report(path: &std::path::Path) -> Result<ReviewReport> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| UsageError(format!("cannot read the report {}: {e}", path.display())))?;
+    let report: ReviewReport = serde_json::from_str(&text).map_err(|e| {
+        UsageError(format!(
+            "{} is not a vouch JSON report ({e}); write one with `vouch review --format json --out FILE`",
+            path.display()
+        ))
+    })?;
+    check_report(&report).map_err(|e| {
+        UsageError(format!(
+            "{} fails the report check, so it is not published: {e}",
+            path.display()
+        ))
+    })?;
+    Ok(report)
+}

@@ -1,0 +1,171 @@
+//! Candidate intake: the host's check of a lane candidate's location before verification.
+
+use serde::{Deserialize, Serialize};
+
+use crate::candidate::Candidate;
+
+/// Why a candidate's location does not resolve. Each has a stable reason code
+/// ([`IntakeProblem::as_str`]) for the report and diagnostics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum IntakeProblem {
+    /// The path is not a canonical repository path: empty, absolute, with a `./` or `..`
+    /// segment, a backslash, an empty segment or a trailing `/`.
+    PathNotCanonical,
+    /// No file has exactly this path at the candidate's revision (wrong case, a folder,
+    /// a path that does not exist there).
+    NoSuchFile,
+    /// A line number of 0, or `endLine < startLine`.
+    InvalidLineRange,
+    /// The line range ends past the last line of the file at that revision.
+    PastEndOfFile,
+}
+
+impl IntakeProblem {
+    /// The stable reason code.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IntakeProblem::PathNotCanonical => "path-not-canonical",
+            IntakeProblem::NoSuchFile => "no-such-file",
+            IntakeProblem::InvalidLineRange => "invalid-line-range",
+            IntakeProblem::PastEndOfFile => "past-end-of-file",
+        }
+    }
+
+    /// What the problem means, in words, for the report.
+    pub fn explain(self) -> &'static str {
+        match self {
+            IntakeProblem::PathNotCanonical => {
+                "its path is not a canonical repository-relative path (no `./`, `..`, `\\`, leading or doubled `/`)"
+            }
+            IntakeProblem::NoSuchFile => {
+                "no file has exactly this path at the candidate's revision (paths are compared exactly, case included)"
+            }
+            IntakeProblem::InvalidLineRange => {
+                "its line range is malformed (a line 0, or end before start)"
+            }
+            IntakeProblem::PastEndOfFile => {
+                "its line range ends past the end of the file at that revision"
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for IntakeProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// True when `path` is written the one way a repository path is: relative, `/`-separated,
+/// with no empty, `.` or `..` segment and no backslash. Only such a path may be looked
+/// up for [`candidate_intake`] (a lookup could normalise any other).
+pub fn is_canonical_path(path: &str) -> bool {
+    !path.is_empty()
+        && !path.contains('\\')
+        && !path.contains('\0')
+        && path
+            .split('/')
+            .all(|segment| !segment.is_empty() && segment != "." && segment != "..")
+}
+
+/// Rule (issue 9, "Candidate intake"): before verification the host checks every lane
+/// candidate's location: its path resolves **exactly** (no normalisation of `./`,
+/// separators, absolute forms or case) to a file at the candidate's revision, and its line
+/// range lies inside that file. `line_count` is the host's lookup of exactly that path at
+/// that revision: `Some(lines)` for a file, `None` when no file has that path. A candidate
+/// that does not resolve is never sent to the verifier; the host records it with the
+/// returned problem and coverage is `limited`.
+pub fn candidate_intake(
+    candidate: &Candidate,
+    line_count: Option<u32>,
+) -> Result<(), IntakeProblem> {
+    if !is_canonical_path(&candidate.path) {
+        return Err(IntakeProblem::PathNotCanonical);
+    }
+    let Some(lines) = line_count else {
+        return Err(IntakeProblem::NoSuchFile);
+    };
+    if candidate.start_line == 0 || candidate.end_line < candidate.start_line {
+        return Err(IntakeProblem::InvalidLineRange);
+    }
+    if candidate.end_line > lines {
+        return Err(IntakeProblem::PastEndOfFile);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::candidate::Severity;
+    use crate::source::Revision;
+
+    fn candidate(path: &str, start: u32, end: u32) -> Candidate {
+        Candidate {
+            id: "lane #1/0".into(),
+            proposed_by: "lane #1".into(),
+            path: path.into(),
+            revision: Revision::Head,
+            start_line: start,
+            end_line: end,
+            severity: Severity::High,
+            area: "correctness".into(),
+            claim: "c".into(),
+            evidence: "e".into(),
+        }
+    }
+
+    #[test]
+    fn a_candidate_resolves_only_at_an_exact_path_inside_its_file() {
+        use IntakeProblem::*;
+        // (path, start, end, the host's line count for exactly that path, expected)
+        type Case<'a> = (&'a str, u32, u32, Option<u32>, Result<(), IntakeProblem>);
+        let cases: &[Case] = &[
+            ("src/limits.rs", 3, 4, Some(10), Ok(())),
+            ("src/limits.rs", 1, 10, Some(10), Ok(())),
+            ("src/limits.rs", 10, 10, Some(10), Ok(())),
+            ("a b/ü.rs", 1, 1, Some(1), Ok(())),
+            ("./src/limits.rs", 3, 4, Some(10), Err(PathNotCanonical)),
+            ("src/./limits.rs", 3, 4, Some(10), Err(PathNotCanonical)),
+            ("src\\limits.rs", 3, 4, Some(10), Err(PathNotCanonical)),
+            ("/src/limits.rs", 3, 4, Some(10), Err(PathNotCanonical)),
+            ("src//limits.rs", 3, 4, Some(10), Err(PathNotCanonical)),
+            ("src/limits.rs/", 3, 4, Some(10), Err(PathNotCanonical)),
+            ("../src/limits.rs", 3, 4, Some(10), Err(PathNotCanonical)),
+            ("", 3, 4, Some(10), Err(PathNotCanonical)),
+            // Wrong case or a missing file: the lookup of that exact path found nothing.
+            ("SRC/Limits.rs", 3, 4, None, Err(NoSuchFile)),
+            ("src/gone.rs", 1, 1, None, Err(NoSuchFile)),
+            ("src/limits.rs", 0, 4, Some(10), Err(InvalidLineRange)),
+            ("src/limits.rs", 5, 4, Some(10), Err(InvalidLineRange)),
+            ("src/limits.rs", 9, 11, Some(10), Err(PastEndOfFile)),
+            ("src/limits.rs", 400, 410, Some(10), Err(PastEndOfFile)),
+            ("empty.txt", 1, 1, Some(0), Err(PastEndOfFile)),
+        ];
+        for &(path, start, end, lines, expected) in cases {
+            assert_eq!(
+                candidate_intake(&candidate(path, start, end), lines),
+                expected,
+                "{path}:{start}-{end} with {lines:?} lines"
+            );
+        }
+    }
+
+    #[test]
+    fn reason_codes_are_stable_and_distinct() {
+        let all = [
+            IntakeProblem::PathNotCanonical,
+            IntakeProblem::NoSuchFile,
+            IntakeProblem::InvalidLineRange,
+            IntakeProblem::PastEndOfFile,
+        ];
+        for p in all {
+            let json = serde_json::to_value(p).unwrap();
+            assert_eq!(json, p.as_str());
+        }
+        let mut codes: Vec<_> = all.iter().map(|p| p.as_str()).collect();
+        codes.dedup();
+        assert_eq!(codes.len(), all.len());
+    }
+}

@@ -1,0 +1,302 @@
+//! Which changed files a review may call reviewed, and why every other one is not.
+
+use serde::{Deserialize, Serialize};
+
+use crate::completion::files_not_fully_seen;
+use crate::snapshot::ChangedFile;
+use crate::source::SourceLedger;
+
+/// Why a changed file is not counted as reviewed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum NotReviewedReason {
+    /// An exclusion rule of the composition or the repository matched it.
+    Excluded,
+    /// A binary file: no text to review.
+    Binary,
+    /// No running lane instance was assigned it.
+    Unassigned,
+    /// A stage's receipt listed it, but no such stage was shown or read every changed line.
+    NotFullySeen,
+    /// No stage's coverage receipt for it was accepted: the stage failed, was cancelled,
+    /// or never ran.
+    StageFailed,
+}
+
+impl NotReviewedReason {
+    /// The stable reason code (as the JSON report spells it).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NotReviewedReason::Excluded => "excluded",
+            NotReviewedReason::Binary => "binary",
+            NotReviewedReason::Unassigned => "unassigned",
+            NotReviewedReason::NotFullySeen => "not-fully-seen",
+            NotReviewedReason::StageFailed => "stage-failed",
+        }
+    }
+}
+
+/// A changed file that was not reviewed, with its reason.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NotReviewedFile {
+    /// Current path.
+    pub path: String,
+    /// Why, as a stable code.
+    pub reason: NotReviewedReason,
+    /// Why, in words (e.g. the exclusion rule that matched).
+    pub detail: String,
+}
+
+/// What one candidate-producing stage instance contributes to "files reviewed".
+#[derive(Debug, Clone, Copy)]
+pub struct StageCoverage<'a> {
+    /// The files assigned to it (its canonical list).
+    pub assigned: &'a [String],
+    /// True when its coverage receipt was accepted (exact, complete) and the stage's
+    /// result was accepted (status accepted or limited).
+    pub receipt_accepted: bool,
+    /// Every source window it read or was given.
+    pub ledger: &'a SourceLedger,
+}
+
+/// The reviewed files and the reasons for every other changed file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FilesReviewed {
+    /// Files reviewed, sorted.
+    pub reviewed: Vec<String>,
+    /// Every other changed file with its reason, sorted by path.
+    pub not_reviewed: Vec<NotReviewedFile>,
+}
+
+const NOT_FULLY_SEEN: &str =
+    "its coverage receipt was accepted, but no stage was shown or read every changed line of it";
+const STAGE_FAILED: &str = "no stage's coverage receipt for it was accepted (the stage failed, was cancelled, or did not run)";
+
+/// Rule (issue 9, "Files reviewed means seen"): a changed file counts as reviewed only
+/// when some candidate stage both listed it in an accepted coverage receipt **and** saw
+/// every changed line of it by the host's rule ([`files_not_fully_seen`] over that
+/// stage's ledger). Every other changed file is listed by name with its reason: the
+/// reason it was set aside before review (`set_aside`: excluded, binary, unassigned),
+/// else `not-fully-seen` when an accepted receipt listed it, else `stage-failed`. Files
+/// are the snapshot's current paths; both lists are sorted by path.
+pub fn files_reviewed(
+    files: &[ChangedFile],
+    set_aside: &[NotReviewedFile],
+    stages: &[StageCoverage<'_>],
+) -> FilesReviewed {
+    let mut out = FilesReviewed::default();
+    for file in files {
+        if let Some(aside) = set_aside.iter().find(|a| a.path == file.path) {
+            out.not_reviewed.push(aside.clone());
+            continue;
+        }
+        let accepted: Vec<&StageCoverage> = stages
+            .iter()
+            .filter(|s| s.receipt_accepted && s.assigned.contains(&file.path))
+            .collect();
+        let seen = accepted
+            .iter()
+            .any(|s| files_not_fully_seen([file], s.ledger).is_empty());
+        let (reason, detail) = match (seen, accepted.is_empty()) {
+            (true, _) => {
+                out.reviewed.push(file.path.clone());
+                continue;
+            }
+            (false, false) => (NotReviewedReason::NotFullySeen, NOT_FULLY_SEEN),
+            (false, true) => (NotReviewedReason::StageFailed, STAGE_FAILED),
+        };
+        out.not_reviewed.push(NotReviewedFile {
+            path: file.path.clone(),
+            reason,
+            detail: detail.to_string(),
+        });
+    }
+    out.reviewed.sort();
+    out.reviewed.dedup();
+    out.not_reviewed.sort_by(|a, b| a.path.cmp(&b.path));
+    out.not_reviewed.dedup_by(|a, b| a.path == b.path);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::snapshot::{EntryKind, FileStatus, Hunk};
+    use crate::source::{Revision, SourceWindow};
+
+    fn file(path: &str, hunks: &[(u32, u32)]) -> ChangedFile {
+        ChangedFile {
+            path: path.into(),
+            previous_path: None,
+            similarity: None,
+            status: FileStatus::Modified,
+            kind: EntryKind::File,
+            old_mode: None,
+            new_mode: None,
+            binary: false,
+            hunks: hunks
+                .iter()
+                .map(|&(start, lines)| Hunk {
+                    old_start: start,
+                    old_lines: lines,
+                    new_start: start,
+                    new_lines: lines,
+                    header: String::new(),
+                })
+                .collect(),
+            additions: 1,
+            deletions: 1,
+        }
+    }
+
+    fn ledger(windows: &[(&str, u32, u32)]) -> SourceLedger {
+        let mut l = SourceLedger::default();
+        for &(path, s, e) in windows {
+            l.record(SourceWindow {
+                revision: Revision::Head,
+                path: path.into(),
+                start_line: s,
+                end_line: e,
+            });
+        }
+        l
+    }
+
+    fn strings(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn aside(path: &str, reason: NotReviewedReason) -> NotReviewedFile {
+        NotReviewedFile {
+            path: path.into(),
+            reason,
+            detail: "set aside".into(),
+        }
+    }
+
+    #[test]
+    fn a_file_is_reviewed_only_when_an_accepted_receipt_lists_it_and_its_stage_saw_it() {
+        use NotReviewedReason::*;
+        let files = vec![
+            file("a.rs", &[(3, 2)]),
+            file("b.rs", &[(10, 1)]),
+            file("c.rs", &[(1, 1)]),
+            file("mode-only.sh", &[]),
+        ];
+        let all = strings(&["a.rs", "b.rs", "c.rs", "mode-only.sh"]);
+        let ab = strings(&["a.rs", "b.rs"]);
+        let full = ledger(&[("a.rs", 1, 9), ("b.rs", 10, 10), ("c.rs", 1, 1)]);
+        let part = ledger(&[("a.rs", 3, 3), ("b.rs", 10, 10)]);
+        let none = ledger(&[]);
+        let stage = |assigned, receipt_accepted, ledger| StageCoverage {
+            assigned,
+            receipt_accepted,
+            ledger,
+        };
+        type Case<'a> = (
+            &'a str,
+            Vec<StageCoverage<'a>>,
+            Vec<NotReviewedFile>,
+            Vec<&'a str>,
+            Vec<(&'a str, NotReviewedReason)>,
+        );
+        let cases: Vec<Case> = vec![
+            (
+                "one accepted stage saw everything",
+                vec![stage(&all, true, &full)],
+                vec![],
+                vec!["a.rs", "b.rs", "c.rs", "mode-only.sh"],
+                vec![],
+            ),
+            (
+                "accepted receipt, but a.rs seen only in part and c.rs not at all",
+                vec![stage(&all, true, &part)],
+                vec![],
+                vec!["b.rs", "mode-only.sh"],
+                vec![("a.rs", NotFullySeen), ("c.rs", NotFullySeen)],
+            ),
+            (
+                "the stage that saw everything failed its receipt",
+                vec![stage(&all, false, &full)],
+                vec![],
+                vec![],
+                vec![
+                    ("a.rs", StageFailed),
+                    ("b.rs", StageFailed),
+                    ("c.rs", StageFailed),
+                    ("mode-only.sh", StageFailed),
+                ],
+            ),
+            (
+                "seen by a failed stage, listed by an accepted one that saw nothing",
+                vec![stage(&all, false, &full), stage(&all, true, &none)],
+                vec![],
+                vec!["mode-only.sh"],
+                vec![
+                    ("a.rs", NotFullySeen),
+                    ("b.rs", NotFullySeen),
+                    ("c.rs", NotFullySeen),
+                ],
+            ),
+            (
+                "two stages: one saw a.rs and b.rs, c.rs was set aside",
+                vec![stage(&ab, true, &full), stage(&all, true, &none)],
+                vec![aside("c.rs", Excluded)],
+                vec!["a.rs", "b.rs", "mode-only.sh"],
+                vec![("c.rs", Excluded)],
+            ),
+            (
+                "no stage ran (an aborted or empty run)",
+                vec![],
+                vec![aside("b.rs", Binary), aside("c.rs", Unassigned)],
+                vec![],
+                vec![
+                    ("a.rs", StageFailed),
+                    ("b.rs", Binary),
+                    ("c.rs", Unassigned),
+                    ("mode-only.sh", StageFailed),
+                ],
+            ),
+        ];
+        for (name, stages, set_aside, reviewed, not_reviewed) in cases {
+            let got = files_reviewed(&files, &set_aside, &stages);
+            assert_eq!(got.reviewed, strings(&reviewed), "{name}");
+            let reasons: Vec<(&str, NotReviewedReason)> = got
+                .not_reviewed
+                .iter()
+                .map(|n| (n.path.as_str(), n.reason))
+                .collect();
+            assert_eq!(reasons, not_reviewed, "{name}");
+            // Every changed file is either reviewed or listed with a reason, once.
+            assert_eq!(
+                got.reviewed.len() + got.not_reviewed.len(),
+                files.len(),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn receipt_paths_are_exact() {
+        let files = vec![file("src/a.rs", &[(1, 1)])];
+        let seen = ledger(&[("src/a.rs", 1, 1)]);
+        let sloppy = strings(&["./src/a.rs"]);
+        let stages = [StageCoverage {
+            assigned: &sloppy,
+            receipt_accepted: true,
+            ledger: &seen,
+        }];
+        let got = files_reviewed(&files, &[], &stages);
+        assert!(got.reviewed.is_empty());
+        assert_eq!(got.not_reviewed[0].reason, NotReviewedReason::StageFailed);
+    }
+
+    #[test]
+    fn reason_codes_match_their_json() {
+        use NotReviewedReason::*;
+        for r in [Excluded, Binary, Unassigned, NotFullySeen, StageFailed] {
+            assert_eq!(serde_json::to_value(r).unwrap(), r.as_str());
+        }
+    }
+}

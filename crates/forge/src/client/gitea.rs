@@ -1,0 +1,166 @@
+//! Gitea REST v1: an issue comment for the summary, one pull-request review carrying the
+//! new inline comments, and the review-comment resolve endpoints.
+
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use super::{Api, Executed, PrState, id_of, str_of};
+use crate::compose::{SUMMARY_MARKER, marker_key};
+use crate::diff::DiffLines;
+use crate::error::ForgeError;
+use crate::plan::{Existing, ExistingInline, ExistingSummary, InlineAction, Plan, SummaryAction};
+
+pub(super) async fn load(api: &Api) -> Result<PrState, ForgeError> {
+    let t = &api.target;
+    let pr_path = format!("repos/{}/pulls/{}", t.repo_slug, t.number);
+    let what = format!("reading {}", api.noun());
+    let pr = api.get_json(&pr_path, &what).await?;
+    let head_sha = pr
+        .pointer("/head/sha")
+        .and_then(Value::as_str)
+        .ok_or_else(|| api.invalid(&what, "no head.sha"))?
+        .to_string();
+    let diff_text = api
+        .http
+        .send(
+            Method::GET,
+            &api.url(&format!("{pr_path}.diff")),
+            None,
+            "reading the pull request's diff",
+        )
+        .await?
+        .text;
+    let diff = DiffLines::from_unified(&diff_text);
+    let mut existing = Existing::default();
+    let comments = api
+        .get_json(
+            &format!("repos/{}/issues/{}/comments", t.repo_slug, t.number),
+            "reading the comments",
+        )
+        .await?;
+    for c in comments.as_array().into_iter().flatten() {
+        let body = str_of(c, "body");
+        if let (true, Some(id)) = (body.contains(SUMMARY_MARKER), id_of(c, "id")) {
+            existing.summaries.push(ExistingSummary {
+                id,
+                body: body.to_string(),
+            });
+        }
+    }
+    for review in api
+        .get_all(
+            &format!("{pr_path}/reviews"),
+            "limit",
+            50,
+            "reading the reviews",
+        )
+        .await?
+    {
+        let Some(review_id) = id_of(&review, "id") else {
+            continue;
+        };
+        let list = api
+            .get_json(
+                &format!("{pr_path}/reviews/{review_id}/comments"),
+                "reading a review's comments",
+            )
+            .await?;
+        for c in list.as_array().into_iter().flatten() {
+            let body = str_of(c, "body");
+            if let (Some(key), Some(id)) = (marker_key(body), id_of(c, "id")) {
+                let resolved = c.get("resolver").is_some_and(|r| !r.is_null());
+                existing.inline.push(ExistingInline {
+                    id,
+                    key,
+                    body: body.to_string(),
+                    resolved,
+                });
+            }
+        }
+    }
+    Ok(PrState {
+        head_sha,
+        diff,
+        existing,
+        gitlab_refs: None,
+    })
+}
+
+pub(super) async fn execute(
+    api: &Api,
+    plan: &Plan,
+    reviewed_head: &str,
+) -> Result<Executed, ForgeError> {
+    let t = &api.target;
+    let pr_path = format!("repos/{}/pulls/{}", t.repo_slug, t.number);
+    let mut warnings = Vec::new();
+    let comments: Vec<Value> = plan
+        .inline
+        .iter()
+        .filter_map(|a| match a {
+            InlineAction::Create(d) => Some(
+                json!({"path": d.path, "body": d.body, "new_position": d.line, "old_position": 0}),
+            ),
+            _ => None,
+        })
+        .collect();
+    if !comments.is_empty() {
+        let body = json!({
+            "event": "COMMENT",
+            "body": format!("vouch: {} verified finding(s) on changed lines; the summary comment has the whole review.", comments.len()),
+            "commit_id": reviewed_head,
+            "comments": comments,
+        });
+        api.send_json(
+            Method::POST,
+            &format!("{pr_path}/reviews"),
+            &body,
+            "posting the inline comments as a review",
+        )
+        .await?;
+    }
+    for action in &plan.inline {
+        let (id, verb) = match action {
+            InlineAction::Resolve { id, .. } => (id, "resolve"),
+            InlineAction::Reopen { id, .. } => (id, "unresolve"),
+            InlineAction::Create(_) | InlineAction::Keep { .. } => continue,
+        };
+        let what = format!("marking review comment {id} with {verb}");
+        match api.send_json(Method::POST, &format!("{pr_path}/comments/{id}/{verb}"), &json!({}), &what).await {
+            Ok(_) => {}
+            // Gitea gained these endpoints late (go-gitea/gitea#36441): older servers 404.
+            Err(ForgeError::NotFound { .. }) => warnings.push(format!(
+                "this Gitea has no API to {verb} review comment {id} (it arrived with go-gitea/gitea#36441); {verb} it by hand"
+            )),
+            Err(e) => return Err(e),
+        }
+    }
+    let summary_id = match &plan.summary {
+        SummaryAction::Create { body } => {
+            let v = api
+                .send_json(
+                    Method::POST,
+                    &format!("repos/{}/issues/{}/comments", t.repo_slug, t.number),
+                    &json!({"body": body}),
+                    "posting the summary comment",
+                )
+                .await?;
+            id_of(&v, "id").unwrap_or_default()
+        }
+        SummaryAction::Update { id, body } => {
+            api.send_json(
+                Method::PATCH,
+                &format!("repos/{}/issues/comments/{id}", t.repo_slug),
+                &json!({"body": body}),
+                "updating the summary comment",
+            )
+            .await?;
+            id.clone()
+        }
+        SummaryAction::Unchanged { id } => id.clone(),
+    };
+    Ok(Executed {
+        summary_id,
+        warnings,
+    })
+}

@@ -1,0 +1,146 @@
+//! GitHub REST v3: issue comments for the summary, pull-request review comments inline.
+//! A review thread cannot be resolved through REST, so a gone finding's comment is
+//! marked by editing its body.
+
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use super::{Api, Executed, PrState, id_of, str_of};
+use crate::compose::{RESOLVED_MARKER, SUMMARY_MARKER, marker_key};
+use crate::diff::DiffLines;
+use crate::error::ForgeError;
+use crate::plan::{Existing, ExistingInline, ExistingSummary, InlineAction, Plan, SummaryAction};
+
+pub(super) async fn load(api: &Api) -> Result<PrState, ForgeError> {
+    let t = &api.target;
+    let pr_path = format!("repos/{}/pulls/{}", t.repo_slug, t.number);
+    let what = format!("reading {}", api.noun());
+    let pr = api.get_json(&pr_path, &what).await?;
+    let head_sha = pr
+        .pointer("/head/sha")
+        .and_then(Value::as_str)
+        .ok_or_else(|| api.invalid(&what, "no head.sha"))?
+        .to_string();
+    let mut diff = DiffLines::default();
+    for f in api
+        .get_all(
+            &format!("{pr_path}/files"),
+            "per_page",
+            100,
+            "reading the changed files",
+        )
+        .await?
+    {
+        let path = str_of(&f, "filename");
+        let old = f
+            .get("previous_filename")
+            .and_then(Value::as_str)
+            .unwrap_or(path);
+        diff.add_patch(path, old, str_of(&f, "patch"));
+    }
+    let mut existing = Existing::default();
+    let issue_comments = format!("repos/{}/issues/{}/comments", t.repo_slug, t.number);
+    for c in api
+        .get_all(&issue_comments, "per_page", 100, "reading the comments")
+        .await?
+    {
+        let body = str_of(&c, "body");
+        if let (true, Some(id)) = (body.contains(SUMMARY_MARKER), id_of(&c, "id")) {
+            existing.summaries.push(ExistingSummary {
+                id,
+                body: body.to_string(),
+            });
+        }
+    }
+    for c in api
+        .get_all(
+            &format!("{pr_path}/comments"),
+            "per_page",
+            100,
+            "reading the review comments",
+        )
+        .await?
+    {
+        let body = str_of(&c, "body");
+        if let (Some(key), Some(id)) = (marker_key(body), id_of(&c, "id")) {
+            existing.inline.push(ExistingInline {
+                id,
+                key,
+                body: body.to_string(),
+                resolved: body.contains(RESOLVED_MARKER),
+            });
+        }
+    }
+    Ok(PrState {
+        head_sha,
+        diff,
+        existing,
+        gitlab_refs: None,
+    })
+}
+
+pub(super) async fn execute(
+    api: &Api,
+    plan: &Plan,
+    reviewed_head: &str,
+) -> Result<Executed, ForgeError> {
+    let t = &api.target;
+    for action in &plan.inline {
+        match action {
+            InlineAction::Create(d) => {
+                let mut body = json!({"body": d.body, "commit_id": reviewed_head, "path": d.path, "line": d.line, "side": "RIGHT"});
+                if d.start_line < d.line {
+                    body["start_line"] = json!(d.start_line);
+                    body["start_side"] = json!("RIGHT");
+                }
+                let what = format!("posting an inline comment on {} line {}", d.path, d.line);
+                api.send_json(
+                    Method::POST,
+                    &format!("repos/{}/pulls/{}/comments", t.repo_slug, t.number),
+                    &body,
+                    &what,
+                )
+                .await?;
+            }
+            InlineAction::Resolve { id, body } | InlineAction::Reopen { id, body } => {
+                let what = format!("editing review comment {id}");
+                api.send_json(
+                    Method::PATCH,
+                    &format!("repos/{}/pulls/comments/{id}", t.repo_slug),
+                    &json!({"body": body}),
+                    &what,
+                )
+                .await?;
+            }
+            InlineAction::Keep { .. } => {}
+        }
+    }
+    let summary_id = match &plan.summary {
+        SummaryAction::Create { body } => {
+            let v = api
+                .send_json(
+                    Method::POST,
+                    &format!("repos/{}/issues/{}/comments", t.repo_slug, t.number),
+                    &json!({"body": body}),
+                    "posting the summary comment",
+                )
+                .await?;
+            id_of(&v, "id").unwrap_or_default()
+        }
+        SummaryAction::Update { id, body } => {
+            api.send_json(
+                Method::PATCH,
+                &format!("repos/{}/issues/comments/{id}", t.repo_slug),
+                &json!({"body": body}),
+                "updating the summary comment",
+            )
+            .await?;
+            id.clone()
+        }
+        SummaryAction::Unchanged { id } => id.clone(),
+    };
+    Ok(Executed {
+        summary_id,
+        warnings: Vec::new(),
+    })
+}

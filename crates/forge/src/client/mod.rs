@@ -1,0 +1,168 @@
+//! The REST clients: load a pull request's state (head, diff, vouch's earlier comments)
+//! and execute a [`Plan`]. They decide nothing: every choice is in [`crate::plan`].
+
+mod gitea;
+mod github;
+mod gitlab;
+
+use reqwest::Method;
+use serde_json::Value;
+
+use crate::diff::DiffLines;
+use crate::error::ForgeError;
+use crate::forge::{Forge, Target, Token};
+use crate::http::Http;
+use crate::plan::{Existing, Plan};
+
+/// Pages vouch reads of one list before it stops (100 items a page on GitHub and GitLab,
+/// 50 on Gitea).
+const MAX_PAGES: u32 = 50;
+
+/// What a pull request carries now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PrState {
+    /// The pull request's current head commit.
+    pub head_sha: String,
+    /// Commentable lines of its diff, as the forge serves it.
+    pub diff: DiffLines,
+    /// vouch's comments on it.
+    pub existing: Existing,
+    /// GitLab's diff refs (base, start, head), needed to position a discussion.
+    pub(crate) gitlab_refs: Option<gitlab::DiffRefs>,
+}
+
+/// What executing a plan did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Executed {
+    /// The summary comment's id.
+    pub summary_id: String,
+    /// Things vouch could not do that need no failure (e.g. a Gitea without a resolve
+    /// API), for the user.
+    pub warnings: Vec<String>,
+}
+
+/// A client for one pull request on one forge.
+#[derive(Debug, Clone)]
+pub struct Api {
+    http: Http,
+    target: Target,
+}
+
+impl Api {
+    /// A client for `target`, authenticating with `token`.
+    pub fn new(target: Target, token: Token) -> Api {
+        Api {
+            http: Http::new(target.forge, token),
+            target,
+        }
+    }
+
+    /// Loads the head, the diff and vouch's earlier comments.
+    ///
+    /// # Errors
+    /// A [`ForgeError`] naming what to fix.
+    pub async fn load(&self) -> Result<PrState, ForgeError> {
+        match self.target.forge {
+            Forge::Github => github::load(self).await,
+            Forge::Gitlab => gitlab::load(self).await,
+            Forge::Gitea => gitea::load(self).await,
+        }
+    }
+
+    /// Executes `plan`: inline actions first, the summary last.
+    ///
+    /// # Errors
+    /// The first request that failed, as a [`ForgeError`]. Re-running is safe: nothing
+    /// is posted twice.
+    pub async fn execute(
+        &self,
+        plan: &Plan,
+        state: &PrState,
+        reviewed_head: &str,
+    ) -> Result<Executed, ForgeError> {
+        match self.target.forge {
+            Forge::Github => github::execute(self, plan, reviewed_head).await,
+            Forge::Gitlab => gitlab::execute(self, plan, state).await,
+            Forge::Gitea => gitea::execute(self, plan, reviewed_head).await,
+        }
+    }
+
+    fn url(&self, rest: &str) -> String {
+        format!("{}/{}", self.target.api_url, rest)
+    }
+
+    async fn get_json(&self, rest: &str, what: &str) -> Result<Value, ForgeError> {
+        self.http
+            .send(Method::GET, &self.url(rest), None, what)
+            .await?
+            .json(self.target.forge, what)
+    }
+
+    async fn send_json(
+        &self,
+        method: Method,
+        rest: &str,
+        body: &Value,
+        what: &str,
+    ) -> Result<Value, ForgeError> {
+        let answer = self
+            .http
+            .send(method, &self.url(rest), Some(body), what)
+            .await?;
+        if answer.text.trim().is_empty() {
+            return Ok(Value::Null);
+        }
+        answer.json(self.target.forge, what)
+    }
+
+    /// Every item of a paginated list: pages of `size` until a short page.
+    async fn get_all(
+        &self,
+        rest: &str,
+        size_param: &str,
+        size: usize,
+        what: &str,
+    ) -> Result<Vec<Value>, ForgeError> {
+        let mut items = Vec::new();
+        let sep = if rest.contains('?') { '&' } else { '?' };
+        for page in 1..=MAX_PAGES {
+            let value = self
+                .get_json(&format!("{rest}{sep}{size_param}={size}&page={page}"), what)
+                .await?;
+            let Value::Array(list) = value else {
+                return Err(self.invalid(what, "expected a JSON array"));
+            };
+            let short = list.len() < size;
+            items.extend(list);
+            if short {
+                break;
+            }
+        }
+        Ok(items)
+    }
+
+    fn invalid(&self, what: &str, detail: &str) -> ForgeError {
+        ForgeError::InvalidResponse {
+            forge: self.target.forge,
+            what: what.to_string(),
+            detail: detail.to_string(),
+        }
+    }
+
+    fn noun(&self) -> String {
+        format!("{} {}", self.target.forge.pr_noun(), self.target.display())
+    }
+}
+
+/// A JSON field as a string (numbers are written out: ids are numbers on most forges).
+fn id_of(v: &Value, key: &str) -> Option<String> {
+    match v.get(key)? {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+fn str_of<'v>(v: &'v Value, key: &str) -> &'v str {
+    v.get(key).and_then(Value::as_str).unwrap_or("")
+}

@@ -1,0 +1,445 @@
+//! What a report asks to be shown on a pull request: one summary comment and one inline
+//! comment per verified finding that sits on lines of the forge's diff. Pure functions.
+
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+use sha2::{Digest, Sha256};
+use vouch_core::{Finding, Outcome, Revision};
+use vouch_report::{ReviewReport, render_markdown};
+
+use crate::diff::DiffLines;
+
+/// The hidden marker that identifies vouch's summary comment.
+pub const SUMMARY_MARKER: &str = "<!-- vouch:summary -->";
+/// The hidden marker vouch adds to an inline comment whose finding no longer appears.
+pub const RESOLVED_MARKER: &str = "<!-- vouch:resolved -->";
+/// The longest comment body vouch posts (GitHub refuses more than 65,536 characters).
+pub const COMMENT_CAP: usize = 60_000;
+
+const FINDING_MARKER_PREFIX: &str = "<!-- vouch:finding:";
+
+/// The hidden marker of the inline comment for the finding with `key`.
+pub fn finding_marker(key: &str) -> String {
+    format!("{FINDING_MARKER_PREFIX}{key} -->")
+}
+
+/// The finding key in a comment body's marker, if the body carries one.
+pub fn marker_key(body: &str) -> Option<String> {
+    let start = body.find(FINDING_MARKER_PREFIX)? + FINDING_MARKER_PREFIX.len();
+    let rest = &body[start..];
+    let key = &rest[..rest.find(" -->")?];
+    (key.len() == 16 && key.bytes().all(|b| b.is_ascii_hexdigit())).then(|| key.to_string())
+}
+
+/// A finding's key: the same finding (path, side, lines, area, claim) gets the same key
+/// on every run; a finding that moves or is reworded is a new finding.
+pub fn finding_key(f: &Finding) -> String {
+    let mut h = Sha256::new();
+    for part in [
+        f.path.as_str(),
+        rev(f.revision),
+        &f.start_line.to_string(),
+        &f.end_line.to_string(),
+        &f.area,
+        &f.claim,
+    ] {
+        h.update(part.as_bytes());
+        h.update([0]);
+    }
+    h.finalize()
+        .iter()
+        .take(8)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn rev(r: Revision) -> &'static str {
+    match r {
+        Revision::Head => "head",
+        Revision::Base => "base",
+    }
+}
+
+/// One inline comment the report asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DesiredInline {
+    /// [`finding_key`].
+    pub key: String,
+    /// Head path.
+    pub path: String,
+    /// Base path (renames).
+    pub old_path: String,
+    /// First head line.
+    pub start_line: u32,
+    /// Last head line: where the comment sits.
+    pub line: u32,
+    /// Base line of `line` when it is unchanged context (GitLab needs it).
+    pub old_line: Option<u32>,
+    /// The comment body, marker included.
+    pub body: String,
+}
+
+/// What the report asks to be shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Composed {
+    /// The summary comment body, marker included, at most [`COMMENT_CAP`] characters.
+    pub summary: String,
+    /// Inline comments for verified findings on diff lines.
+    pub inline: Vec<DesiredInline>,
+    /// Keys of every published finding (inline or in the summary).
+    pub reported_keys: BTreeSet<String>,
+    /// True when the review completed (`findings` or `no-findings`), so a finding
+    /// missing from it is really gone.
+    pub completed: bool,
+}
+
+/// Rule (publishing): a verified finding becomes an inline comment when the review
+/// published it, it is on the head side, the pull request's head is the reviewed head,
+/// and every line of it is a commentable line of the forge's diff; every other published
+/// finding is listed in the summary. An incomplete or aborted review publishes no
+/// finding: only the summary, saying why. The summary names the repository by
+/// `repo_label` (the forge's slug), never by the runner's local path.
+pub fn compose(
+    report: &ReviewReport,
+    diff: &DiffLines,
+    pr_head: &str,
+    repo_label: &str,
+) -> Composed {
+    let stale = pr_head != report.head.sha;
+    let completed = matches!(
+        report.opinion.outcome,
+        Outcome::Findings | Outcome::NoFindings
+    );
+    let published: &[Finding] = if report.opinion.publish_findings {
+        &report.findings
+    } else {
+        &[]
+    };
+    let mut inline = Vec::new();
+    let mut outside = Vec::new();
+    for f in published {
+        let placeable = !stale
+            && f.revision == Revision::Head
+            && diff.covers(&f.path, f.start_line, f.end_line);
+        match diff.file(&f.path).filter(|_| placeable) {
+            Some(file) => {
+                let key = finding_key(f);
+                inline.push(DesiredInline {
+                    body: inline_body(&key, f),
+                    key,
+                    path: f.path.clone(),
+                    old_path: file.old_path.clone(),
+                    start_line: f.start_line,
+                    line: f.end_line,
+                    old_line: file.lines.get(&f.end_line).copied().flatten(),
+                });
+            }
+            None => outside.push(f),
+        }
+    }
+    let reported_keys = published.iter().map(finding_key).collect();
+    let mut shown = report.clone();
+    shown.repository = repo_label.to_string();
+    let summary = summary_body(&shown, inline.len(), &outside, stale.then_some(pr_head));
+    Composed {
+        summary,
+        inline,
+        reported_keys,
+        completed,
+    }
+}
+
+/// The body of an inline comment: marker, severity and area, claim, evidence, citations
+/// and provenance.
+pub fn inline_body(key: &str, f: &Finding) -> String {
+    let mut s = finding_marker(key);
+    let _ = write!(
+        s,
+        "\n**vouch: {} {}** ({})\n\n{}\n\nEvidence: {}\n\n",
+        f.severity.as_str(),
+        text(&f.area),
+        lines(f),
+        text(&f.claim),
+        text(&f.evidence)
+    );
+    let _ = writeln!(s, "Citations: {}", citations(f));
+    let p = &f.provenance;
+    let _ = write!(
+        s,
+        "\nProposed by {}; verified by {}.",
+        text(&p.proposed_by.join(", ")),
+        text(&p.verified_by)
+    );
+    s
+}
+
+/// The body that replaces an inline comment whose finding no longer appears: the marker
+/// kept, [`RESOLVED_MARKER`] added, the old text under a fold.
+pub fn resolved_body(key: &str, old_body: &str, reviewed_head: &str) -> String {
+    let old = old_body.replace(&finding_marker(key), "");
+    let short: String = reviewed_head.chars().take(12).collect();
+    let mut s = format!(
+        "{}\n{RESOLVED_MARKER}\n**Resolved:** vouch no longer reports this finding (review of `{short}`).\n\n<details><summary>Previous comment</summary>\n\n{}\n\n</details>",
+        finding_marker(key),
+        old.trim()
+    );
+    cap(&mut s, "");
+    s
+}
+
+fn lines(f: &Finding) -> String {
+    let side = if f.revision == Revision::Base {
+        " (base)"
+    } else {
+        ""
+    };
+    if f.start_line == f.end_line {
+        format!("{} line {}{side}", code(&f.path), f.start_line)
+    } else {
+        format!(
+            "{} lines {}–{}{side}",
+            code(&f.path),
+            f.start_line,
+            f.end_line
+        )
+    }
+}
+
+fn citations(f: &Finding) -> String {
+    let list: Vec<String> = f
+        .citations
+        .iter()
+        .map(|c| {
+            format!(
+                "{}:{}-{} at {}",
+                code(&c.path),
+                c.start_line,
+                c.end_line,
+                rev(c.revision)
+            )
+        })
+        .collect();
+    if list.is_empty() {
+        "none".into()
+    } else {
+        list.join(", ")
+    }
+}
+
+fn heading(report: &ReviewReport) -> &'static str {
+    let o = &report.opinion;
+    match o.outcome {
+        Outcome::NothingToReview => "nothing to review",
+        Outcome::Aborted => "aborted, nothing published",
+        Outcome::Incomplete => "incomplete, nothing published",
+        Outcome::Findings => "verified findings",
+        Outcome::NoFindings if o.clean => "clean",
+        Outcome::NoFindings => "no verified findings (not a clean opinion)",
+    }
+}
+
+fn summary_body(
+    report: &ReviewReport,
+    inline: usize,
+    outside: &[&Finding],
+    stale_head: Option<&str>,
+) -> String {
+    let short = |sha: &str| sha.chars().take(12).collect::<String>();
+    let mut s = format!("{SUMMARY_MARKER}\n## vouch review: {}\n\n", heading(report));
+    let _ = writeln!(
+        s,
+        "{}\n\nRange `{}..{}`: {} of {} changed file(s) reviewed, +{} −{}.\n",
+        text(&report.summary),
+        short(&report.merge_base),
+        short(&report.head.sha),
+        report.files_reviewed.len(),
+        report.counts.files,
+        report.counts.additions,
+        report.counts.deletions
+    );
+    match report.opinion.outcome {
+        Outcome::Incomplete | Outcome::Aborted => {
+            let _ = writeln!(
+                s,
+                "**The review did not complete, so no finding is published.** Why:\n"
+            );
+            for f in &report.failures {
+                let stage = f
+                    .stage
+                    .as_deref()
+                    .map(|l| format!(" ({})", text(l)))
+                    .unwrap_or_default();
+                let _ = writeln!(
+                    s,
+                    "- {}{stage}: {}",
+                    text(&kebab(&f.kind)),
+                    text(&f.message)
+                );
+            }
+            for m in &report.messages {
+                let _ = writeln!(s, "- {}", text(m));
+            }
+            if report.failures.is_empty() && report.messages.is_empty() {
+                let _ = writeln!(s, "- the review was cancelled before it finished");
+            }
+            s.push('\n');
+        }
+        _ => {}
+    }
+    if !report.opinion.not_clean_because.is_empty() && report.opinion.outcome == Outcome::NoFindings
+    {
+        let _ = writeln!(
+            s,
+            "Not a clean opinion because: {}.\n",
+            text(&report.opinion.not_clean_because.join("; "))
+        );
+    }
+    if let Some(head) = stale_head {
+        let _ = writeln!(
+            s,
+            "The pull request's head is now `{}`, not the reviewed `{}`, so findings are listed here instead of on lines.\n",
+            short(head),
+            short(&report.head.sha)
+        );
+    }
+    if inline > 0 {
+        let _ = writeln!(s, "{inline} finding(s) are commented on their lines.\n");
+    }
+    if !outside.is_empty() {
+        let _ = writeln!(s, "### Findings outside the diff\n");
+        for f in outside {
+            let _ = writeln!(
+                s,
+                "- **{} {}** {}: {} (citations: {})",
+                f.severity.as_str(),
+                text(&f.area),
+                lines(f),
+                text(&f.claim),
+                citations(f)
+            );
+        }
+        s.push('\n');
+    }
+    let head = s.clone();
+    let full = render_markdown(report);
+    let _ = write!(
+        s,
+        "<details><summary>Full report</summary>\n\n{full}\n</details>\n"
+    );
+    if s.chars().count() > COMMENT_CAP {
+        s = head;
+        let room = COMMENT_CAP.saturating_sub(s.chars().count() + 400);
+        let cut: String = full.chars().take(room).collect();
+        let dropped = full.chars().count() - cut.chars().count();
+        let _ = write!(
+            s,
+            "<details><summary>Full report (cut)</summary>\n\n{cut}\n\n</details>\n\n*The full report was cut here: {dropped} more character(s). The complete report is the JSON report this comment was published from (`vouch publish REPORT.json`).*\n"
+        );
+    }
+    cap(&mut s, "\n\n*(cut at the comment size limit)*");
+    s
+}
+
+/// Cuts `s` to [`COMMENT_CAP`] characters, ending with `note`.
+fn cap(s: &mut String, note: &str) {
+    if s.chars().count() > COMMENT_CAP {
+        let keep = COMMENT_CAP - note.chars().count();
+        *s = s.chars().take(keep).collect::<String>() + note;
+    }
+}
+
+fn kebab<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// Untrusted text as inline Markdown that renders literally: on one line, with every
+/// character CommonMark or forge HTML gives meaning backslash-escaped.
+pub fn text(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    for c in raw.chars() {
+        match c {
+            '\n' | '\r' | '\t' => out.push(' '),
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '!' | '~' | '&' | '#' | '@' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Untrusted text as a code span fenced by more backticks than any run inside it.
+pub fn code(raw: &str) -> String {
+    let visible: String = raw
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if visible.trim().is_empty() {
+        return "` `".to_string();
+    }
+    let run = visible.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(run + 1);
+    let pad = if visible.starts_with('`') || visible.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{visible}{pad}{fence}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn marker_round_trips_and_refuses_lookalikes() {
+        assert_eq!(
+            marker_key(&format!("x {} y", finding_marker("0123456789abcdef"))).as_deref(),
+            Some("0123456789abcdef")
+        );
+        for body in [
+            "<!-- vouch:finding:xyz -->",
+            "<!-- vouch:finding:0123456789abcdef",
+            "plain",
+            "<!-- vouch:finding:0123456789abcdef0 -->",
+        ] {
+            assert_eq!(marker_key(body), None, "{body}");
+        }
+    }
+
+    proptest! {
+        /// Escaped text never contains an unescaped character that opens Markdown or HTML,
+        /// never breaks the line, and the marker never leaks from untrusted text.
+        #[test]
+        fn escaped_text_is_inert(raw in "\\PC{0,60}|[<>!\\-`*_\\[\\]#@\n\r]{0,30}") {
+            let t = text(&raw);
+            prop_assert!(!t.contains('\n') && !t.contains('\r'));
+            prop_assert!(!t.contains("<!--"));
+            let mut prev_backslash = false;
+            for c in t.chars() {
+                if "`*_[]<>|!~&#@".contains(c) {
+                    prop_assert!(prev_backslash, "unescaped {c:?} in {t:?}");
+                }
+                prev_backslash = c == '\\' && !prev_backslash;
+            }
+        }
+
+        /// A code span is never closed early by backticks inside it.
+        #[test]
+        fn code_span_fence_is_longer_than_any_run(raw in "[a-z`]{1,20}") {
+            prop_assume!(raw.chars().any(|c| c != '`'));
+            let c = code(&raw);
+            let fence = c.chars().take_while(|&ch| ch == '`').count();
+            let inner = &c[fence..c.len() - fence];
+            let longest = inner.split(|ch| ch != '`').map(str::len).max().unwrap_or(0);
+            prop_assert!(longest < fence);
+        }
+    }
+}

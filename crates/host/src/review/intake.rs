@@ -1,0 +1,71 @@
+//! Phase 5 of a review: candidate intake, the host's check of every candidate's location
+//! before verification ([`candidate_intake`]).
+
+use vouch_core::{Candidate, Limitation, LimitationKind, candidate_intake, is_canonical_path};
+use vouch_git::SourceReader;
+
+use super::env::ReviewEnv;
+use crate::diagnostics::ReasonCode;
+
+/// Lines in the file at exactly `candidate.path` (a canonical path) at its revision, or
+/// `None` when no text file has that exact path there.
+fn line_count(reader: &SourceReader, candidate: &Candidate) -> Option<u32> {
+    reader
+        .read_file(candidate.revision, &candidate.path, Some(1), Some(1))
+        .ok()
+        .filter(|read| {
+            read.window
+                .as_ref()
+                .is_none_or(|w| w.path == candidate.path)
+        })
+        .map(|read| read.total_lines)
+}
+
+/// Rule ([`candidate_intake`]): candidates whose location resolves go on to
+/// verification; every other one is recorded as an observation with its reason code and
+/// an `unverifiable-candidate` limitation (coverage `limited`, never clean), and costs
+/// no other candidate anything. Returns the candidates to verify, in order.
+pub(super) fn intake(
+    env: &ReviewEnv,
+    candidates: Vec<Candidate>,
+    limitations: &mut Vec<Limitation>,
+    observations: &mut Vec<String>,
+) -> Vec<Candidate> {
+    let mut accepted = Vec::with_capacity(candidates.len());
+    for c in candidates {
+        let lines = if is_canonical_path(&c.path) {
+            line_count(&env.reader, &c)
+        } else {
+            None
+        };
+        match candidate_intake(&c, lines) {
+            Ok(()) => accepted.push(c),
+            Err(problem) => {
+                env.diagnose(
+                    Some(&c.proposed_by),
+                    "verification",
+                    None,
+                    ReasonCode::CandidateNotResolved,
+                );
+                let at = format!(
+                    "{} ({}:{}-{} at {})",
+                    c.id,
+                    c.path,
+                    c.start_line,
+                    c.end_line,
+                    c.revision.as_str()
+                );
+                observations.push(format!(
+                    "candidate {at} was not verified: {problem}: {}",
+                    problem.explain()
+                ));
+                limitations.push(Limitation {
+                    kind: LimitationKind::UnverifiableCandidate,
+                    stage: Some(c.proposed_by.clone()),
+                    detail: format!("candidate {at} was not verified ({problem})"),
+                });
+            }
+        }
+    }
+    accepted
+}

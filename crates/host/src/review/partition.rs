@@ -1,0 +1,157 @@
+//! Phase 1 and 2 of a review: partition the changed files (binary and excluded files
+//! leave the canonical list) and assign the rest to the lane instances.
+
+use vouch_abi::Role;
+use vouch_core::{
+    ChangeSnapshot, ExcludedFile, Limitation, LimitationKind, NotReviewedFile, NotReviewedReason,
+    expected_files, files_without_lane,
+};
+
+use super::env::ReviewEnv;
+use super::stage::StagePlan;
+use super::{ExclusionRule, InstanceSpec, ReviewPlan, UNASSIGNED_REASON};
+use vouch_core::{StageRecord, StageStatus};
+
+/// The changed files, split before any stage runs.
+#[derive(Default)]
+pub(super) struct Partition {
+    /// The canonical list every lane instance is assigned from.
+    pub expected: Vec<String>,
+    /// Files set aside before review (binary, excluded, unassigned), with typed reasons.
+    pub set_aside: Vec<NotReviewedFile>,
+    /// Limitations the partition itself causes (excluded or unassigned files).
+    pub limitations: Vec<Limitation>,
+}
+
+impl Partition {
+    /// The set-aside files as the report's `excludedFiles` (path and reason in words).
+    pub fn excluded_files(&self) -> Vec<ExcludedFile> {
+        self.set_aside
+            .iter()
+            .map(|f| ExcludedFile {
+                path: f.path.clone(),
+                reason: f.detail.clone(),
+            })
+            .collect()
+    }
+}
+
+/// Rule (design, "no file is silently skipped"): binary files and files an exclusion
+/// rule matches leave the canonical list, each listed with its reason; coverage is then
+/// `limited`.
+pub(super) fn partition_files(snapshot: &ChangeSnapshot, exclusion: &ExclusionRule) -> Partition {
+    let mut part = Partition::default();
+    let mut reviewable = Vec::new();
+    for f in &snapshot.files {
+        let aside = |reason, detail: String| NotReviewedFile {
+            path: f.path.clone(),
+            reason,
+            detail,
+        };
+        if f.binary {
+            let detail = "binary file: no text to review".to_string();
+            part.set_aside
+                .push(aside(NotReviewedReason::Binary, detail));
+        } else if let Some(reason) = exclusion(&f.path) {
+            part.set_aside
+                .push(aside(NotReviewedReason::Excluded, reason));
+        } else {
+            reviewable.push(f);
+        }
+    }
+    if !part.set_aside.is_empty() {
+        part.limitations.push(Limitation {
+            kind: LimitationKind::ExcludedFiles,
+            stage: None,
+            detail: format!(
+                "{} changed file(s) were excluded from review",
+                part.set_aside.len()
+            ),
+        });
+    }
+    part.expected = expected_files(reviewable);
+    part
+}
+
+/// One candidate lane instance of this review: skipped (with its record) or to run.
+pub(super) enum Lane {
+    Skipped(Box<StageRecord>),
+    Run(StagePlan),
+}
+
+pub(super) fn plan_for(spec: &InstanceSpec, assigned: Vec<String>) -> StagePlan {
+    StagePlan {
+        label: spec.label.clone(),
+        handle: spec.handle.clone(),
+        assigned,
+        budget: spec.budget,
+        model: spec.model.clone(),
+    }
+}
+
+fn skipped(spec: &InstanceSpec, assigned: usize, why: &str) -> StageRecord {
+    StageRecord {
+        status: StageStatus::Skipped,
+        problem: Some(why.to_string()),
+        ..super::stage::stage_record(&spec.label, &spec.handle, assigned)
+    }
+}
+
+/// Assigns the canonical list to the lanes: investigators receive every file, other
+/// roles the files their selection matches; the outcome investigator is skipped without
+/// detected intent, and an instance with no file is skipped. Files no running lane
+/// receives leave the canonical list as `unassigned` (listed, coverage `limited`).
+pub(super) fn assign_lanes(env: &ReviewEnv, plan: &ReviewPlan, part: &mut Partition) -> Vec<Lane> {
+    let lanes: Vec<Lane> = plan
+        .lanes
+        .iter()
+        .map(|spec| assign(env, spec, &part.expected))
+        .collect();
+    let assignments: Vec<Vec<String>> = lanes
+        .iter()
+        .filter_map(|l| match l {
+            Lane::Run(p) => Some(p.assigned.clone()),
+            Lane::Skipped(_) => None,
+        })
+        .collect();
+    let unassigned = files_without_lane(&part.expected, &assignments);
+    if !unassigned.is_empty() {
+        part.limitations.push(Limitation {
+            kind: LimitationKind::UnassignedFiles,
+            stage: None,
+            detail: format!(
+                "{} changed file(s) were not reviewed: {UNASSIGNED_REASON}",
+                unassigned.len()
+            ),
+        });
+        part.set_aside
+            .extend(unassigned.iter().map(|path| NotReviewedFile {
+                path: path.clone(),
+                reason: NotReviewedReason::Unassigned,
+                detail: UNASSIGNED_REASON.into(),
+            }));
+        part.expected.retain(|p| !unassigned.contains(p));
+    }
+    lanes
+}
+
+fn assign(env: &ReviewEnv, spec: &InstanceSpec, expected: &[String]) -> Lane {
+    let role = spec.handle.descriptor().role;
+    let assigned: Vec<String> = match role {
+        Role::Investigator => expected.to_vec(),
+        _ => expected
+            .iter()
+            .filter(|p| spec.selection.matches(p))
+            .cloned()
+            .collect(),
+    };
+    if role == Role::OutcomeInvestigator && env.intent.is_none() {
+        let why = "no pull-request intent was detected";
+        Lane::Skipped(Box::new(skipped(spec, assigned.len(), why)))
+    } else if assigned.is_empty() {
+        let why = "no changed file matches its selection";
+        Lane::Skipped(Box::new(skipped(spec, 0, why)))
+    } else {
+        Lane::Run(plan_for(spec, assigned))
+    }
+}

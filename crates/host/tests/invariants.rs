@@ -1,0 +1,382 @@
+//! Invariant fuzzing (issue 9, item 11): whole reviews driven in-process through
+//! `run_review`, with real HTTP to a scripted OpenAI-compatible server whose replies are
+//! generated adversarially — truncations, receipts with dropped, extra, `./` or
+//! case-changed paths, candidates at bad paths and lines, missing, duplicate and unknown
+//! decisions, citations outside what the verifier read, provider errors and garbage.
+//!
+//! For every generated run: no clean opinion unless every changed file is reviewed
+//! (accepted receipt and seen); nothing published when incomplete or aborted; every
+//! published citation inside a verifier ledger; the exit code follows the opinion;
+//! every changed file is either reviewed or listed with a reason; diagnostics carry only
+//! known labels (no path).
+//!
+//! The seed is fixed; `VOUCH_FUZZ_CASES` sets the case count (default 100), `VOUCH_FUZZ_TRACE` prints each run's opinion.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::Arc;
+
+use proptest::prelude::*;
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+use vouch_core::{FailOn, Outcome, SourceLedger, exit_code};
+use vouch_git::SourceReader;
+use vouch_host::diagnostics::Collector;
+use vouch_host::manifest::Composition;
+use vouch_host::progress::Silent;
+use vouch_host::registry::Registry;
+use vouch_host::review::{ReviewEnv, ReviewRun, ToolsMode, build_plan, collect_policy, run_review};
+use vouch_llm::{EndpointConfig, ModelClient};
+use vouch_testkit::git::TestRepo;
+use vouch_testkit::openai::{Match, Reply, Rule, Script, ScriptedServer};
+
+const FILES: [&str; 3] = ["README.md", "src/a.rs", "src/b.rs"];
+const INVESTIGATOR: &str = "Instance: generic-investigator #1";
+const VERIFIER: &str = "Instance: verifier";
+
+fn change() -> (TestRepo, String, String) {
+    let repo = TestRepo::new();
+    repo.write("README.md", "# demo\n")
+        .write("src/a.rs", "fn a() {}\nfn b() {}\nfn c() {}\n")
+        .write("src/b.rs", "fn x() -> u8 {\n    1\n}\n");
+    let base = repo.commit("base");
+    repo.write("README.md", "# demo\n\nMore.\n")
+        .write("src/a.rs", "fn a() {}\nfn b2() {}\nfn c() {}\nfn d() {}\n")
+        .write("src/b.rs", "fn x() -> u8 {\n    2\n}\n");
+    let head = repo.commit("change");
+    (repo, base, head)
+}
+
+/// A path as a sloppy model might write it.
+fn path() -> impl Strategy<Value = String> {
+    prop_oneof![
+        12 => proptest::sample::select(FILES.to_vec()).prop_map(str::to_string),
+        1 => proptest::sample::select(FILES.to_vec()).prop_map(|p| format!("./{p}")),
+        1 => proptest::sample::select(FILES.to_vec()).prop_map(|p| p.to_uppercase()),
+        1 => proptest::sample::select(FILES.to_vec()).prop_map(|p| format!("/{p}")),
+        1 => Just("src/missing.rs".to_string()),
+    ]
+}
+
+fn lines() -> impl Strategy<Value = (u32, u32)> {
+    prop_oneof![
+        10 => (1u32..4, 0u32..1).prop_map(|(s, n)| (s, s + n)),
+        1 => (0u32..3, 0u32..3),
+        1 => (40u32..400, 0u32..5).prop_map(|(s, n)| (s, s + n)),
+    ]
+}
+
+fn candidate() -> impl Strategy<Value = Value> {
+    (
+        path(),
+        lines(),
+        prop_oneof![6 => Just("high"), 2 => Just("low"), 1 => Just("urgent")],
+    )
+        .prop_map(|(path, (s, e), severity)| {
+            json!({"path": path, "startLine": s, "endLine": e, "revision": "head",
+                   "severity": severity, "area": "correctness", "claim": "c", "evidence": "e"})
+        })
+}
+
+/// A receipt: exact, dropped, extra, `./` or case-changed paths, complete or not.
+fn receipt() -> impl Strategy<Value = Value> {
+    let variant = prop_oneof![
+        6 => Just("exact"),
+        1 => Just("drop"),
+        1 => Just("extra"),
+        1 => Just("dot"),
+        1 => Just("case"),
+    ];
+    (variant, proptest::bool::weighted(0.85)).prop_map(|(variant, complete)| {
+        let mut files: Vec<String> = FILES.iter().map(|s| s.to_string()).collect();
+        match variant {
+            "drop" => {
+                files.pop();
+            }
+            "extra" => files.push("src/extra.rs".into()),
+            "dot" => files[1] = format!("./{}", files[1]),
+            "case" => files[0] = files[0].to_lowercase(),
+            _ => {}
+        }
+        json!({"complete": complete, "reviewedFiles": files})
+    })
+}
+
+/// A final answer: mostly the generated body, sometimes cut at the output limit, a
+/// provider error or prose without JSON.
+fn final_reply(body: BoxedStrategy<String>) -> impl Strategy<Value = Reply> {
+    prop_oneof![
+        12 => body.clone().prop_map(Reply::content),
+        1 => (body, 0.0f64..1.0).prop_map(|(text, at)| {
+            let cut = text.char_indices().nth((text.chars().count() as f64 * at) as usize);
+            let cut = cut.map_or(text.len(), |(i, _)| i);
+            Reply::content_with_finish(&text[..cut], "length")
+        }),
+        1 => Just(Reply::status(500)),
+        1 => Just(Reply::content("I looked at everything and it is fine.")),
+    ]
+}
+
+/// Tool reads a model makes before answering (whole files, sometimes a sloppy path).
+fn reads() -> impl Strategy<Value = Vec<Reply>> {
+    proptest::collection::vec(
+        path().prop_map(|p| Reply::tool_call("read_file", json!({"path": p}).to_string())),
+        0..4,
+    )
+}
+
+/// Reads, then a final answer; then a second final answer (for a retry or a repair).
+fn execution(body: BoxedStrategy<String>) -> impl Strategy<Value = Vec<Reply>> {
+    (reads(), final_reply(body.clone()), final_reply(body)).prop_map(|(mut r, a, b)| {
+        r.push(a);
+        r.push(b);
+        r
+    })
+}
+
+/// A candidate reply proposing `candidates`.
+fn candidate_reply(candidates: Vec<Value>) -> BoxedStrategy<String> {
+    receipt()
+        .prop_map(move |coverage| {
+            json!({"candidates": candidates, "coverage": coverage, "summary": "s",
+                   "fullCoverageQuote": "."})
+            .to_string()
+        })
+        .boxed()
+}
+
+/// A decision for candidate `index`: mostly at the candidate's own location (so it can
+/// be verified), sometimes for an unknown id, with an unknown verdict, or citing lines
+/// elsewhere.
+fn decision(index: usize, candidate: &Value) -> impl Strategy<Value = Value> + use<> {
+    let at = (
+        candidate["path"].as_str().unwrap_or_default().to_string(),
+        candidate["startLine"].as_u64().unwrap_or(1) as u32,
+        candidate["endLine"].as_u64().unwrap_or(1) as u32,
+    );
+    let id = prop_oneof![
+        12 => Just(format!("generic-investigator #1/{index}")),
+        1 => Just("nobody/9".to_string()),
+    ];
+    let verdict = prop_oneof![
+        4 => Just("verified"),
+        4 => Just("rejected"),
+        1 => Just("unresolved"),
+        1 => Just("maybe"),
+    ];
+    let cited = prop_oneof![
+        4 => Just(at),
+        1 => (path(), lines()).prop_map(|(p, (s, e))| (p, s, e)),
+    ];
+    (id, verdict, cited, proptest::bool::weighted(0.8)).prop_map(
+        |(id, verdict, (path, s, e), with_finding)| {
+            let citation = json!({"revision": "head", "path": path, "startLine": s, "endLine": e});
+            let finding = (with_finding && verdict == "verified").then(|| {
+                json!({"path": path, "startLine": s, "endLine": e, "severity": "low", "claim": "c"})
+            });
+            json!({"candidateId": id, "decision": verdict, "evidence": "e",
+                   "citations": [citation], "finding": finding})
+        },
+    )
+}
+
+/// Decisions for `candidates` (sometimes one dropped or duplicated).
+fn decisions_reply(candidates: &[Value]) -> BoxedStrategy<String> {
+    let all: Vec<_> = candidates
+        .iter()
+        .enumerate()
+        .map(|(i, c)| decision(i, c).boxed())
+        .collect();
+    (all, 0usize..8)
+        .prop_map(|(mut d, twist)| {
+            match twist {
+                0 if !d.is_empty() => {
+                    d.pop();
+                }
+                1 if !d.is_empty() => d.push(d[0].clone()),
+                _ => {}
+            }
+            json!({"decisions": d}).to_string()
+        })
+        .boxed()
+}
+
+#[derive(Debug, Clone)]
+struct RunScript {
+    investigator: Vec<Reply>,
+    verifier: Vec<Reply>,
+    others: Vec<Reply>,
+}
+
+fn run_script() -> impl Strategy<Value = RunScript> {
+    proptest::collection::vec(candidate(), 0..3).prop_flat_map(|candidates| {
+        (
+            execution(candidate_reply(candidates.clone())),
+            execution(decisions_reply(&candidates)),
+            proptest::collection::vec(final_reply(candidate_reply(candidates)), 0..2),
+        )
+            .prop_map(|(investigator, verifier, others)| RunScript {
+                investigator,
+                verifier,
+                others,
+            })
+    })
+}
+
+fn registry() -> Registry {
+    let mut registry = Registry::new();
+    for table in [
+        vouch_plugin_investigator::plugin_table(),
+        vouch_plugin_verifier::plugin_table(),
+    ] {
+        registry.add_builtin(table).expect("built-in plugin");
+    }
+    registry
+}
+
+async fn review(
+    repo: &Path,
+    base: &str,
+    head: &str,
+    script: &RunScript,
+) -> (ReviewRun, Vec<String>) {
+    let server = ScriptedServer::start(
+        Script::new()
+            .rule(
+                Rule::when(Match::any_message_contains(INVESTIGATOR))
+                    .replies(script.investigator.clone()),
+            )
+            .rule(
+                Rule::when(Match::any_message_contains(VERIFIER)).replies(script.verifier.clone()),
+            )
+            .rule(Rule::when(Match::any()).replies(script.others.clone())),
+    )
+    .await;
+    let snapshot = Arc::new(vouch_git::snapshot(repo, Some(base), head).expect("snapshot"));
+    let reader = Arc::new(SourceReader::open(repo, &snapshot).expect("reader"));
+    let mut config = EndpointConfig::new(server.base_url(), "scripted");
+    config.max_retries = 0;
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/e2e/minimal.toml");
+    let composition = Composition::load(&manifest).expect("minimal composition");
+    let plan = build_plan(&composition, &mut registry()).expect("plan");
+    let diagnostics = Arc::new(Collector::default());
+    let env = Arc::new(ReviewEnv {
+        intent: None,
+        policy: collect_policy(&reader, &snapshot),
+        snapshot,
+        reader,
+        client: Arc::new(ModelClient::new(config).expect("client")),
+        model_clients: Default::default(),
+        tools: ToolsMode::On,
+        tools_rejected: Default::default(),
+        inline_bytes: 12_000,
+        presenter: Arc::new(Silent),
+        diagnostics: diagnostics.clone(),
+        job_id: "fuzz".into(),
+        cancel: CancellationToken::new(),
+    });
+    let run = run_review(env, &plan).await;
+    let labels = diagnostics
+        .lines()
+        .into_iter()
+        .filter_map(|d| d.label)
+        .collect();
+    (run, labels)
+}
+
+fn check(run: &ReviewRun, labels: &[String]) -> Result<(), TestCaseError> {
+    let o = &run.opinion;
+    if std::env::var_os("VOUCH_FUZZ_TRACE").is_some() {
+        eprintln!(
+            "FUZZ {:?} {:?} clean={} findings={}",
+            o.outcome,
+            o.coverage,
+            o.clean,
+            run.findings.len()
+        );
+    }
+    // Every changed file is either reviewed or listed with a reason, once.
+    let reviewed: BTreeSet<&str> = run.files_reviewed.iter().map(String::as_str).collect();
+    let listed: BTreeSet<&str> = run
+        .files_not_reviewed
+        .iter()
+        .map(|f| f.path.as_str())
+        .collect();
+    prop_assert!(reviewed.is_disjoint(&listed));
+    let all: BTreeSet<&str> = reviewed.union(&listed).copied().collect();
+    prop_assert_eq!(all, FILES.iter().copied().collect::<BTreeSet<_>>());
+    // No clean opinion unless every changed file was reviewed.
+    if o.clean {
+        prop_assert!(
+            run.files_not_reviewed.is_empty(),
+            "clean with unreviewed files"
+        );
+        prop_assert!(run.limitations.is_empty() && run.failures.is_empty());
+    }
+    // Nothing published unless the opinion publishes findings.
+    if matches!(o.outcome, Outcome::Incomplete | Outcome::Aborted) {
+        prop_assert!(run.findings.is_empty());
+    }
+    prop_assert_eq!(o.publish_findings, o.outcome == Outcome::Findings);
+    prop_assert_eq!(!run.findings.is_empty(), o.outcome == Outcome::Findings);
+    // Every published citation lies inside a verifier pass's ledger.
+    for f in &run.findings {
+        for c in &f.citations {
+            let inside = run.stages.iter().filter(|s| s.role == "verifier").any(|s| {
+                SourceLedger {
+                    windows: s.ledger.clone(),
+                }
+                .check(c)
+                .is_ok()
+            });
+            prop_assert!(inside, "citation {:?} outside every verifier ledger", c);
+        }
+    }
+    // The exit code follows the opinion.
+    let code = exit_code(o, FailOn::Finding);
+    let want = match o.outcome {
+        Outcome::Findings => 1,
+        Outcome::Incomplete => 2,
+        Outcome::Aborted => 130,
+        Outcome::NoFindings | Outcome::NothingToReview => 0,
+    };
+    prop_assert_eq!(code, want);
+    // Diagnostics name only stage labels, never a path.
+    for label in labels {
+        prop_assert!(
+            label.starts_with("generic-investigator #1") || label.starts_with("verifier"),
+            "diagnostic label {}",
+            label
+        );
+    }
+    Ok(())
+}
+
+#[test]
+fn no_generated_model_behaviour_breaks_the_promise() {
+    let cases = std::env::var("VOUCH_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100);
+    let config = Config {
+        cases,
+        failure_persistence: None,
+        ..Config::default()
+    };
+    let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &[9; 32]);
+    let mut runner = TestRunner::new_with_rng(config, rng);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let (repo, base, head) = change();
+    let result = runner.run(&run_script(), |script| {
+        let (run, labels) = runtime.block_on(review(repo.path(), &base, &head, &script));
+        check(&run, &labels)
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+}

@@ -1,0 +1,402 @@
+//! Issue 9, review-level promises end to end: files reviewed means seen (a 61-file
+//! change where 58 files were never shown to or read by any stage), candidate intake
+//! (a sloppy or out-of-file candidate is not verified and costs no other finding), and
+//! model selection (each request names the model the rule chooses; the report names
+//! each stage's model).
+
+use serde_json::{Value, json};
+use vouch_testkit::git::TestRepo;
+use vouch_testkit::openai::{Match, Reply, Rule, Script, ScriptedServer};
+use vouch_workspace_tests::{
+    Output, candidate, candidates_reply, citation, decision, finding, review_json, workspace,
+};
+
+const INVESTIGATOR: &str = "Instance: generic-investigator #1";
+const VERIFIER: &str = "Instance: verifier";
+
+/// `tests/data/e2e/<name>` as an absolute path.
+fn manifest(name: &str) -> String {
+    workspace()
+        .join("tests/data/e2e")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+async fn review(
+    repo: &TestRepo,
+    base: &str,
+    head: &str,
+    server: &ScriptedServer,
+    extra: &[&str],
+    envs: &[(&str, &str)],
+) -> Output {
+    let minimal = manifest("minimal.toml");
+    let mut args = vec!["--manifest", minimal.as_str()];
+    args.extend_from_slice(extra);
+    review_json(
+        repo.path(),
+        base,
+        head,
+        &server.base_url(),
+        "scripted",
+        &args,
+        envs,
+    )
+    .await
+}
+
+fn stderr_is_diagnostics_only(out: &Output) {
+    for line in out.stderr.lines() {
+        let v: Value = serde_json::from_str(line)
+            .unwrap_or_else(|_| panic!("stderr line is not a diagnostic: {line}"));
+        assert!(
+            v.get("reason").is_some() && v.get("jobId").is_some(),
+            "{line}"
+        );
+        assert!(!line.contains("src/"), "a path leaked to stderr: {line}");
+    }
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array()
+        .unwrap_or_else(|| panic!("not an array: {v}"))
+        .iter()
+        .map(|s| s.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// 61 changed files `src/f00.rs` … `src/f60.rs`, each gaining one line.
+fn wide_change() -> (TestRepo, String, String, Vec<String>) {
+    let repo = TestRepo::new();
+    let paths: Vec<String> = (0..61).map(|i| format!("src/f{i:02}.rs")).collect();
+    for p in &paths {
+        repo.write(p, "pub fn f() {}\n");
+    }
+    let base = repo.commit("base");
+    for p in &paths {
+        repo.write(p, "pub fn f() {}\npub fn g() {}\n");
+    }
+    let head = repo.commit("touch every file");
+    (repo, base, head, paths)
+}
+
+/// The investigator reads the first three files and then claims it reviewed all 61.
+fn reads_three_claims_all(paths: &[String]) -> Vec<Reply> {
+    let mut replies: Vec<Reply> = paths[..3]
+        .iter()
+        .map(|p| Reply::tool_call("read_file", json!({ "path": p }).to_string()))
+        .collect();
+    let all: Vec<&str> = paths.iter().map(String::as_str).collect();
+    replies.push(Reply::content(candidates_reply(json!([]), true, &all)));
+    replies
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_61_file_change_with_58_unseen_files_claims_only_the_3_it_saw() {
+    let (repo, base, head, paths) = wide_change();
+    // Nothing is given inline: a file is seen only when the model reads it.
+    let envs = [("VOUCH_INLINE_BYTES", "0")];
+    let script = || {
+        Script::new().rule(
+            Rule::when(Match::any_message_contains(INVESTIGATOR))
+                .replies(reads_three_claims_all(&paths)),
+        )
+    };
+    let server = ScriptedServer::start(script()).await;
+    let out = review(&repo, &base, &head, &server, &[], &envs).await;
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    stderr_is_diagnostics_only(&out);
+    let report = out.json();
+    let seen: Vec<String> = paths[..3].to_vec();
+    let unseen: Vec<String> = paths[3..].to_vec();
+    assert_eq!(report["opinion"]["coverage"], "limited");
+    assert_eq!(report["opinion"]["clean"], false);
+    // Every count and list of reviewed files counts only the 3 seen files.
+    let summary = report["summary"].as_str().unwrap();
+    assert!(summary.contains(" 3 reviewed file(s)"), "{summary}");
+    assert!(!summary.contains("61 reviewed"), "{summary}");
+    assert_eq!(strings(&report["filesReviewed"]), seen);
+    assert_eq!(
+        strings(&report["finalReport"]["diffReview"]["filesReviewed"]),
+        seen
+    );
+    // Every one of the 58 others is listed by name with its reason, in JSON.
+    let not_reviewed = report["filesNotReviewed"].as_array().unwrap();
+    let listed: Vec<String> = not_reviewed
+        .iter()
+        .map(|f| f["path"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(listed, unseen);
+    assert!(
+        not_reviewed.iter().all(|f| f["reason"] == "not-fully-seen"),
+        "{not_reviewed:?}"
+    );
+    // The stage's gap names all 58, not "10 and 48 more".
+    let gap = report["limitations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["kind"] == "source-lookup-gap")
+        .unwrap_or_else(|| panic!("{report:#}"));
+    let detail = gap["detail"].as_str().unwrap();
+    assert!(!detail.contains("more"), "{detail}");
+    assert!(
+        unseen.iter().all(|p| detail.contains(p.as_str())),
+        "{detail}"
+    );
+
+    // Markdown: the count, "and 48 more" only beside a collapsible list of all 58.
+    let server = ScriptedServer::start(script()).await;
+    let (repo_path, minimal, base_url) = (
+        repo.path().display().to_string(),
+        manifest("minimal.toml"),
+        server.base_url(),
+    );
+    let args = [
+        "review",
+        "--repo",
+        &repo_path,
+        "--base",
+        &base,
+        "--head",
+        &head,
+        "--base-url",
+        &base_url,
+        "--model",
+        "scripted",
+        "--manifest",
+        &minimal,
+    ];
+    let md = vouch_workspace_tests::run_vouch(&args, &envs).await;
+    assert_eq!(md.code, 0, "{}", md.stderr);
+    assert!(md.stdout.contains("in 3 reviewed file(s)"), "{}", md.stdout);
+    assert!(
+        md.stdout.contains("Reviewed 3 of 61 changed file(s)"),
+        "{}",
+        md.stdout
+    );
+    assert!(md.stdout.contains("- and 48 more"), "{}", md.stdout);
+    let folded = md
+        .stdout
+        .split("<details>")
+        .nth(1)
+        .and_then(|rest| rest.split("</details>").next())
+        .unwrap_or_else(|| panic!("no collapsible list:\n{}", md.stdout));
+    for p in &unseen {
+        assert!(folded.contains(&format!("`{p}` (not-fully-seen)")), "{p}");
+    }
+    for p in &seen {
+        assert!(!folded.contains(&format!("`{p}`")), "{p} is reviewed");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_incomplete_review_lists_no_file_as_reviewed_that_no_stage_accepted() {
+    let (repo, base, head, paths) = wide_change();
+    let script = Script::new().rule(
+        Rule::when(Match::any_message_contains(INVESTIGATOR))
+            .always(Reply::status(503).header("Retry-After", "0")),
+    );
+    let server = ScriptedServer::start(script).await;
+    let out = review(&repo, &base, &head, &server, &[], &[]).await;
+    assert_eq!(out.code, 2, "{}\n{}", out.stdout, out.stderr);
+    let report = out.json();
+    assert_eq!(report["opinion"]["outcome"], "incomplete");
+    assert_eq!(report["filesReviewed"], json!([]));
+    assert_eq!(
+        report["finalReport"]["diffReview"]["filesReviewed"],
+        json!([])
+    );
+    let not_reviewed = report["filesNotReviewed"].as_array().unwrap();
+    assert_eq!(not_reviewed.len(), paths.len());
+    assert!(not_reviewed.iter().all(|f| f["reason"] == "stage-failed"));
+}
+
+const LIB_BASE: &str = "/// Parses a port number.\npub fn parse_port(s: &str) -> Option<u16> {\n    s.trim().parse().ok()\n}\n\n/// Clamps a percentage.\npub fn clamp_pct(v: i32) -> i32 {\n    v.clamp(0, 100)\n}\n";
+const LIB_HEAD: &str = "/// Parses a port number.\npub fn parse_port(s: &str) -> Option<u16> {\n    let n: u32 = s.trim().parse().ok()?;\n    Some(n as u16)\n}\n\n/// Clamps a percentage.\npub fn clamp_pct(v: i32) -> i32 {\n    v.clamp(0, 101)\n}\n";
+
+/// A repository whose head changes `src/limits.rs` (11 lines at head).
+fn limits_repo() -> (TestRepo, String, String) {
+    let repo = TestRepo::new();
+    repo.write("src/limits.rs", LIB_BASE);
+    let base = repo.commit("base");
+    repo.write("src/limits.rs", LIB_HEAD);
+    let head = repo.commit("widen port parsing");
+    (repo, base, head)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_candidate_that_does_not_resolve_is_not_verified_and_the_good_one_is_published() {
+    // (the sloppy candidate's path, lines, the reason code recorded)
+    let cases: &[(&str, u32, u32, &str)] = &[
+        ("./src/limits.rs", 3, 4, "path-not-canonical"),
+        ("src\\limits.rs", 3, 4, "path-not-canonical"),
+        ("/src/limits.rs", 3, 4, "path-not-canonical"),
+        ("SRC/Limits.rs", 3, 4, "no-such-file"),
+        ("src/limits.rs", 400, 410, "past-end-of-file"),
+    ];
+    for &(path, start, end, code) in cases {
+        let (repo, base, head) = limits_repo();
+        let candidates = json!([
+            candidate(path, start, end, "ports above 65535 wrap silently"),
+            candidate("src/limits.rs", 10, 10, "clamp allows 101"),
+        ]);
+        // The verifier decides only the good candidate: the sloppy one never reaches it.
+        let good = "generic-investigator #1/1";
+        let decisions = json!({"decisions": [decision(
+            good,
+            "verified",
+            json!([citation("src/limits.rs", 10, 10)]),
+            Some(finding("src/limits.rs", 10, 10, "clamp allows 101")),
+        )]});
+        let script = Script::new()
+            .rule(
+                Rule::when(Match::any_message_contains(INVESTIGATOR)).replies([
+                    Reply::tool_call("read_file", r#"{"path": "src/limits.rs"}"#),
+                    Reply::content(candidates_reply(candidates, true, &["src/limits.rs"])),
+                ]),
+            )
+            .rule(
+                Rule::when(Match::any_message_contains(VERIFIER))
+                    .named("verifier")
+                    .replies([Reply::content(decisions.to_string())]),
+            );
+        let server = ScriptedServer::start(script).await;
+        let out = review(&repo, &base, &head, &server, &[], &[]).await;
+        let case = format!("{path}:{start}-{end}");
+        assert_eq!(out.code, 1, "{case}: {}\n{}", out.stdout, out.stderr);
+        stderr_is_diagnostics_only(&out);
+        let report = out.json();
+        // The review is limited, not incomplete, and the good finding is published.
+        assert_eq!(report["opinion"]["outcome"], "findings", "{case}");
+        assert_eq!(report["opinion"]["coverage"], "limited", "{case}");
+        let findings = report["findings"].as_array().unwrap();
+        assert_eq!(findings.len(), 1, "{case}: {report:#}");
+        assert_eq!(findings[0]["startLine"], 10, "{case}");
+        // The sloppy candidate never reached the verifier.
+        let verifier = server.served_by("verifier");
+        assert_eq!(verifier.len(), 1, "{case}");
+        let sent = verifier[0].body.to_string();
+        assert!(!sent.contains("generic-investigator #1/0"), "{case}");
+        assert!(sent.contains(good), "{case}");
+        // It is recorded with its reason code and limits coverage.
+        let limitation = report["limitations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["kind"] == "unverifiable-candidate")
+            .unwrap_or_else(|| panic!("{case}: {report:#}"));
+        assert!(
+            limitation["detail"].as_str().unwrap().contains(code),
+            "{case}: {limitation}"
+        );
+        assert!(
+            report["observations"].as_array().unwrap().iter().any(|o| o
+                .as_str()
+                .unwrap()
+                .contains(&format!("generic-investigator #1/0 ({path}"))
+                && o.as_str().unwrap().contains(code)),
+            "{case}: {report:#}"
+        );
+        assert!(
+            out.stderr.contains("\"reason\":\"candidate-not-resolved\""),
+            "{case}: {}",
+            out.stderr
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pinned_specialist_keeps_its_model_and_the_flag_or_variable_sets_the_default() {
+    // (--model flag, VOUCH_MODEL, the default the verifier must be sent)
+    let cases: &[(Option<&str>, Option<&str>, &str)] = &[
+        (Some("flag-model"), None, "flag-model"),
+        (Some("flag-model"), Some("env-model"), "flag-model"),
+        (None, Some("env-model"), "env-model"),
+    ];
+    for &(flag, variable, default) in cases {
+        let (repo, base, head) = limits_repo();
+        let candidates = json!([candidate("src/limits.rs", 10, 10, "clamp allows 101")]);
+        let decisions = json!({"decisions": [decision(
+            "generic-investigator #1/0",
+            "rejected",
+            json!([citation("src/limits.rs", 10, 10)]),
+            None,
+        )]});
+        let script = Script::new()
+            .rule(
+                Rule::when(Match::any_message_contains(INVESTIGATOR))
+                    .named("investigator")
+                    .replies([
+                        Reply::tool_call("read_file", r#"{"path": "src/limits.rs"}"#),
+                        Reply::content(candidates_reply(candidates, true, &["src/limits.rs"])),
+                    ]),
+            )
+            .rule(
+                Rule::when(Match::any_message_contains(VERIFIER))
+                    .named("verifier")
+                    .replies([Reply::content(decisions.to_string())]),
+            );
+        let server = ScriptedServer::start(script).await;
+        let own_model = manifest("own-model.toml");
+        let repo_path = repo.path().display().to_string();
+        let base_url = server.base_url();
+        let mut args = vec![
+            "review",
+            "--repo",
+            &repo_path,
+            "--base",
+            &base,
+            "--head",
+            &head,
+            "--format",
+            "json",
+            "--base-url",
+            &base_url,
+            "--manifest",
+            &own_model,
+        ];
+        if let Some(f) = flag {
+            args.extend(["--model", f]);
+        }
+        let envs: Vec<(&str, &str)> = variable.map(|v| ("VOUCH_MODEL", v)).into_iter().collect();
+        let out = vouch_workspace_tests::run_vouch(&args, &envs).await;
+        let case = format!("flag {flag:?}, VOUCH_MODEL {variable:?}");
+        assert_eq!(out.code, 0, "{case}: {}\n{}", out.stdout, out.stderr);
+        // Each request names the model the rule chooses.
+        let models = |rule: &str| -> Vec<String> {
+            server
+                .served_by(rule)
+                .iter()
+                .map(|r| r.body["model"].as_str().unwrap().to_string())
+                .collect()
+        };
+        assert_eq!(models("investigator"), ["investigator-model"; 2], "{case}");
+        assert_eq!(models("verifier"), [default], "{case}");
+        // The report names the model each stage used.
+        let report = out.json();
+        let stage_models: Vec<(String, String)> = report["stages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                (
+                    s["label"].as_str().unwrap().to_string(),
+                    s["model"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            stage_models,
+            [
+                (
+                    "generic-investigator #1".to_string(),
+                    "investigator-model".to_string()
+                ),
+                ("verifier".to_string(), default.to_string()),
+            ],
+            "{case}"
+        );
+    }
+}
