@@ -46,7 +46,7 @@ impl Output {
 }
 
 /// Runs `vouch` with `args` in a clean, non-interactive environment (no inherited
-/// OPENAI_* or VOUCH_* variables, `CI=true`) plus `envs`.
+/// OPENAI_* or VOUCH_* variables, no user configuration, `CI=true`) plus `envs`.
 pub async fn run_vouch(args: &[&str], envs: &[(&str, &str)]) -> Output {
     let mut command = tokio::process::Command::new(vouch_bin());
     command
@@ -60,6 +60,8 @@ pub async fn run_vouch(args: &[&str], envs: &[(&str, &str)]) -> Output {
         }
     }
     command.env("CI", "true");
+    // No user configuration of the machine running the tests (a test sets VOUCH_CONFIG).
+    command.env("XDG_CONFIG_HOME", "/nonexistent-vouch-test-config");
     for (k, v) in envs {
         command.env(k, v);
     }

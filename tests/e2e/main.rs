@@ -4,8 +4,11 @@
 
 mod composition;
 mod diagnostics;
+mod endpoint;
 mod fixture_range;
 mod intake;
 mod panel;
 mod publish;
 mod review;
+mod terminal;
+mod user_config;

@@ -1,5 +1,6 @@
 //! The `vouch` binary: `vouch review`, `vouch publish`, `vouch validate-report`,
-//! `vouch mcp`, `vouch specialist new`.
+//! `vouch mcp`, `vouch specialist new|pin`, `vouch specialists list`, `vouch config show`,
+//! `vouch completions`, `vouch man`.
 //!
 //! Exit codes (every subcommand): 0 completed and nothing at or above the failure
 //! threshold · 1 verified findings at or above `--fail-on` (for `validate-report`: the
@@ -7,11 +8,17 @@
 //! unreadable input · 130 aborted.
 
 mod builtins;
+mod completions;
+mod config;
+mod endpoint;
 mod mcp;
+mod pin;
 mod presenter;
 mod publish;
 mod review;
 mod scaffold;
+mod specialists;
+mod ui;
 mod validate;
 
 use std::io::IsTerminal;
@@ -28,8 +35,10 @@ pub struct UsageError(pub String);
 /// vouch reviews a git change with a panel of LLM specialists and reports only findings
 /// that an independent verification pass proves from repository source.
 #[derive(Debug, Parser)]
-#[command(name = "vouch", version, about)]
+#[command(name = "vouch", version, about, after_help = ui::AFTER_HELP)]
 struct Cli {
+    #[command(flatten)]
+    global: ui::GlobalArgs,
     #[command(subcommand)]
     command: Command,
 }
@@ -37,6 +46,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Review a change: merge-base(base, head)..head.
+    #[command(after_help = ui::AFTER_HELP)]
     Review(Box<review::ReviewArgs>),
     /// Publish a saved JSON report to a pull request on GitHub, GitLab or Gitea: one
     /// summary comment updated in place, inline comments on verified findings.
@@ -48,6 +58,26 @@ enum Command {
     /// Work with specialist plugins.
     #[command(subcommand)]
     Specialist(SpecialistCommand),
+    /// Print a shell completion script to stdout.
+    Completions {
+        /// The shell to complete for.
+        #[arg(value_enum)]
+        shell: completions::Shell,
+    },
+    /// List the built-in specialists and the plugins the composition pins.
+    #[command(subcommand)]
+    Specialists(SpecialistsCommand),
+    /// Inspect vouch's configuration.
+    #[command(subcommand)]
+    Config(config::ConfigCommand),
+    /// Print vouch's man page (roff) to stdout: `vouch man | man -l -`.
+    Man,
+}
+
+#[derive(Debug, Subcommand)]
+enum SpecialistsCommand {
+    /// Built-in specialists, and the composition's entries with their pins.
+    List(specialists::ListArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -56,21 +86,20 @@ enum SpecialistCommand {
     New {
         /// Plugin id (lowercase kebab-case).
         name: String,
-        /// Folder to create the crate in (default: ./NAME).
+        /// Parent folder: the crate is created at DIR/NAME (default: the current folder,
+        /// so ./NAME).
         #[arg(long)]
         dir: Option<PathBuf>,
     },
-}
-
-fn init_logging() {
-    // Logs only on request: in non-interactive runs stderr carries diagnostics alone.
-    if let Ok(filter) = std::env::var("VOUCH_LOG") {
-        let _ = tracing_subscriber::fmt()
-            .with_env_filter(filter)
-            .with_ansi(std::io::stderr().is_terminal())
-            .with_writer(std::io::stderr)
-            .try_init();
-    }
+    /// Print the manifest entry that pins a built plugin library: id, version and role
+    /// read from the library, its absolute path and sha256.
+    Pin {
+        /// The built library (e.g. target/release/libmy_review.so).
+        library: PathBuf,
+        /// The plugin id, when the file name does not imply it.
+        #[arg(long)]
+        id: Option<String>,
+    },
 }
 
 fn exit(code: i32) -> ExitCode {
@@ -101,7 +130,6 @@ fn quiet_panics() {
 }
 
 fn main() -> ExitCode {
-    init_logging();
     quiet_panics();
     // Usage errors exit 3 (help and --version exit 0), as for every other bad input.
     let cli = match Cli::try_parse() {
@@ -111,6 +139,7 @@ fn main() -> ExitCode {
             return exit(if e.use_stderr() { 3 } else { 0 });
         }
     };
+    ui::init(&cli.global);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -122,6 +151,19 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
+        Command::Completions { shell } => {
+            let mut text = Vec::new();
+            completions::write_completions::<Cli>(shell, &mut text);
+            Ok(completions::print(&text))
+        }
+        Command::Config(config::ConfigCommand::Show(args)) => config::show(&args),
+        Command::Specialists(SpecialistsCommand::List(args)) => specialists::list(&args),
+        Command::Man => {
+            let mut text = Vec::new();
+            completions::write_man::<Cli>(&mut text)
+                .map(|()| completions::print(&text))
+                .map_err(|e| anyhow::anyhow!("cannot render the man page: {e}"))
+        }
         Command::Review(args) => runtime.block_on(review::run(*args)),
         Command::Publish(args) => runtime.block_on(publish::run(args)),
         Command::ValidateReport(args) => validate::run(&args),
@@ -137,6 +179,14 @@ fn main() -> ExitCode {
                     exit(3)
                 }
             };
+        }
+        Command::Specialist(SpecialistCommand::Pin { library, id }) => {
+            pin::entry(&library, id.as_deref())
+                .map(|text| {
+                    print!("{text}");
+                    0
+                })
+                .map_err(anyhow::Error::new)
         }
         Command::Specialist(SpecialistCommand::New { name, dir }) => {
             let dir = dir.unwrap_or_else(|| PathBuf::from("."));

@@ -14,7 +14,7 @@ use vouch_git::SourceReader;
 use vouch_host::diagnostics::{DiagnosticSink, JsonLines};
 use vouch_host::manifest::{
     Composition, EndpointFlags, REPO_OVERRIDE_PATH, RepoOverrides, ResolvedEndpoint,
-    ToolsMode as ManifestTools, resolve_endpoint,
+    ToolsMode as ManifestTools,
 };
 use vouch_host::progress::{Presenter, Silent};
 use vouch_host::registry::Registry;
@@ -120,16 +120,13 @@ pub struct ReviewArgs {
     /// Ignore the reviewed repository's .vouch/review.toml.
     #[arg(long)]
     pub no_repo_config: bool,
+    /// Endpoint profile of the user configuration (VOUCH_CONFIG, else
+    /// $XDG_CONFIG_HOME/vouch/config.toml); default: its `profile` key.
+    #[arg(long)]
+    pub profile: Option<String>,
     /// Reading the change from CI and publishing to the pull request.
     #[command(flatten)]
     pub ci: crate::publish::ReviewPublishArgs,
-}
-
-fn load_composition(args: &ReviewArgs) -> Result<Composition> {
-    match &args.manifest {
-        Some(path) => Composition::load(path).map_err(|e| UsageError(e.to_string()).into()),
-        None => Ok(Composition::builtin_default()),
-    }
 }
 
 fn pr_text(args: &ReviewArgs) -> Result<PullRequestText> {
@@ -324,7 +321,8 @@ pub async fn run(mut args: ReviewArgs) -> Result<i32> {
         None
     };
     let repo = args.repo.clone();
-    let mut composition = load_composition(&args)?;
+    let user = crate::config::UserSettings::load(args.profile.as_deref())?;
+    let mut composition = user.composition(args.manifest.as_ref())?;
     if let Some(n) = args.concurrency {
         composition.concurrency = usize::from(n);
     }
@@ -357,42 +355,50 @@ pub async fn run(mut args: ReviewArgs) -> Result<i32> {
     let endpoint = if snapshot.is_empty() {
         None
     } else {
-        Some(
-            resolve_endpoint(&flags, &|name| std::env::var(name).ok(), &composition.model)
-                .map_err(|e| UsageError(e.to_string()))?,
-        )
+        Some(user.endpoint(&flags, &composition.model)?)
     };
-    let mut config = match &endpoint {
-        Some(e) => EndpointConfig::new(e.base_url.clone(), e.model.clone()),
-        None => EndpointConfig::new("http://127.0.0.1:9/v1", "none"),
+    let (mut config, url_note) = match &endpoint {
+        Some(e) => crate::endpoint::client_config(e),
+        None => (EndpointConfig::new("http://127.0.0.1:9/v1", "none"), None),
     };
-    if let Some(e) = &endpoint {
-        if let Some(key) = &e.api_key {
-            config = config.with_api_key(key.expose());
-        }
-        config.request_timeout = e.request_timeout;
-        config.max_retries = e.max_retries;
-        config.structured_outputs = e.structured_outputs;
-    }
+    notes.extend(url_note);
     if let Some(t) = args.timeout {
         config.request_timeout = std::time::Duration::from_secs(t);
     }
     let requested = config.structured_outputs;
-    let model_clients = stage_models(&mut plan, endpoint.as_ref(), &config)?;
     let client = Arc::new(
         ModelClient::new(config)
             .map_err(|e| UsageError(format!("cannot configure the model client: {e}")))?,
     );
+    let model_clients = stage_models(&mut plan, endpoint.as_ref(), &client)?;
     let intent = detect_intent(&pr_text(&args)?, &snapshot);
     let policy = collect_policy(&reader, &snapshot);
     let cancel = CancellationToken::new();
-    let interactive = std::io::stderr().is_terminal() && std::env::var_os("CI").is_none();
+    let interactive = std::io::stderr().is_terminal()
+        && std::env::var_os("CI").is_none()
+        && !crate::ui::get().quiet;
+    // On a terminal the progress display owns stderr: diagnostics wait for its end.
+    let held = Arc::new(crate::presenter::HeldDiagnostics::default());
+    let diagnostics: Arc<dyn DiagnosticSink> = if interactive {
+        held.clone()
+    } else {
+        Arc::new(JsonLines::new(std::io::stderr()))
+    };
+    let job_id = job_id();
+    if let Some(endpoint) = endpoint
+        .as_ref()
+        .filter(|_| calls_a_model(&snapshot, &plan))
+    {
+        let checked =
+            crate::endpoint::check(&client, endpoint, &diagnostics, &job_id, &cancel).await;
+        held.flush();
+        checked?;
+    }
     let presenter: Arc<dyn Presenter> = if interactive {
         Arc::new(TerminalPresenter::new())
     } else {
         Arc::new(Silent)
     };
-    let diagnostics: Arc<dyn DiagnosticSink> = Arc::new(JsonLines::new(std::io::stderr()));
     let env = Arc::new(ReviewEnv {
         snapshot: snapshot.clone(),
         reader,
@@ -405,7 +411,7 @@ pub async fn run(mut args: ReviewArgs) -> Result<i32> {
         inline_bytes: composition_inline_bytes(),
         presenter,
         diagnostics,
-        job_id: job_id(),
+        job_id,
         cancel: cancel.clone(),
     });
     // Register for SIGINT and SIGTERM before any request is sent, so Ctrl-C or a
@@ -424,8 +430,24 @@ pub async fn run(mut args: ReviewArgs) -> Result<i32> {
             cancel.cancel();
         })
     };
-    let run = run_review(env, &plan).await;
+    let mut run = run_review(env, &plan).await;
     ctrl_c.abort();
+    held.flush();
+    // Every request sent counts, failed and retried ones and the endpoint check too.
+    run.usage.requests = u64::from(client.requests_sent());
+    if args.base.is_none() && snapshot.merge_base == snapshot.head.sha {
+        run.messages.push(format!(
+            "With no --base, the base is the default branch ({}), and its merge base with \
+             {} is {} itself: you are on the default branch (or behind it), so the range is \
+             empty. Pick the base to review against with --base, for example --base HEAD~1 \
+             for the last commit.",
+            snapshot.base.spec, args.head, args.head
+        ));
+    }
+    if let (Some(status), Some(e)) = (client.refused_key(), &endpoint) {
+        run.messages
+            .push(crate::endpoint::refused_during_review(status, e));
+    }
     let report = build_report(
         &repo,
         &plan.composition,
@@ -466,13 +488,21 @@ pub async fn run(mut args: ReviewArgs) -> Result<i32> {
     Ok(exit_code(&report.opinion, fail_on))
 }
 
+/// Whether the review will call a model: some changed text file is not excluded.
+fn calls_a_model(snapshot: &ChangeSnapshot, plan: &vouch_host::review::ReviewPlan) -> bool {
+    snapshot
+        .files
+        .iter()
+        .any(|f| !f.binary && (plan.exclusion)(&f.path).is_none())
+}
+
 /// Applies the model rule ([`ResolvedEndpoint::model_for`]: a specialist's own model
 /// wins, every other instance gets the run's default) to every instance of `plan`, and
 /// builds one client (same endpoint) per model other than the default.
 fn stage_models(
     plan: &mut ReviewPlan,
     endpoint: Option<&ResolvedEndpoint>,
-    config: &EndpointConfig,
+    client: &ModelClient,
 ) -> Result<BTreeMap<String, Arc<ModelClient>>> {
     let mut clients = BTreeMap::new();
     let Some(endpoint) = endpoint else {
@@ -480,17 +510,14 @@ fn stage_models(
     };
     for spec in plan.instances_mut() {
         let model = endpoint.model_for(spec.model.as_deref()).to_string();
-        if model != config.model && !clients.contains_key(&model) {
-            let own = EndpointConfig {
-                model: model.clone(),
-                ..config.clone()
-            };
-            let client = ModelClient::new(own).map_err(|e| {
+        if model != client.config().model && !clients.contains_key(&model) {
+            // Same endpoint: the request count and a refused key are shared.
+            let own = client.for_model(&model).map_err(|e| {
                 UsageError(format!(
                     "cannot configure the model client for {model}: {e}"
                 ))
             })?;
-            clients.insert(model.clone(), Arc::new(client));
+            clients.insert(model.clone(), Arc::new(own));
         }
         spec.model = Some(model);
     }

@@ -1,21 +1,55 @@
 //! `vouch specialist new NAME`: writes a custom specialist plugin crate that builds and
 //! loads out of the box.
 //!
-//! The crate is a standalone cargo workspace (cdylib + rlib) depending on the `vouch-abi`
-//! crate this binary was built from, by absolute path. Its one specialist is a panel
-//! reviewer with the standard candidate contract, exported with
-//! `vouch_abi::export_specialist!`.
+//! The crate is a standalone cargo workspace (cdylib + rlib) depending on a copy of the
+//! `vouch-abi` source this binary was built from, written into the crate's
+//! `vendor/vouch-abi` (so it builds for a user who installed vouch, with no source tree
+//! and no registry release of the ABI crate). Its one specialist is a panel reviewer with
+//! the standard candidate contract, exported with `vouch_abi::export_specialist!`.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 
-/// Absolute path of the `vouch-abi` crate of this workspace, fixed at compile time.
-fn abi_crate_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .map(|crates| crates.join("abi"))
-        .unwrap_or_else(|| PathBuf::from("../abi"))
+/// Where the ABI copy goes inside the new crate.
+const ABI_DIR: &str = "vendor/vouch-abi";
+
+/// The `vouch-abi` sources this binary was built from, embedded at compile time.
+const ABI_SOURCES: [(&str, &str); 9] = [
+    ("src/lib.rs", include_str!("../../abi/src/lib.rs")),
+    ("src/contract.rs", include_str!("../../abi/src/contract.rs")),
+    ("src/export.rs", include_str!("../../abi/src/export.rs")),
+    ("src/payload.rs", include_str!("../../abi/src/payload.rs")),
+    ("src/render.rs", include_str!("../../abi/src/render.rs")),
+    ("src/sample.rs", include_str!("../../abi/src/sample.rs")),
+    (
+        "src/specialist.rs",
+        include_str!("../../abi/src/specialist.rs"),
+    ),
+    ("src/table.rs", include_str!("../../abi/src/table.rs")),
+    ("src/testing.rs", include_str!("../../abi/src/testing.rs")),
+];
+
+/// A standalone manifest for the ABI copy (the original inherits from vouch's workspace).
+fn abi_cargo_toml() -> String {
+    format!(
+        r#"# The vouch-abi source of vouch {version}, written by `vouch specialist new`.
+# vouch checks the ABI version of a plugin when it loads it; after upgrading vouch,
+# run `vouch specialist new` again and copy this folder over.
+[package]
+name = "vouch-abi"
+version = "{version}"
+edition = "2024"
+license = "MIT OR Apache-2.0"
+publish = false
+
+[dependencies]
+serde = {{ version = "1", features = ["derive"] }}
+serde_json = "1"
+thiserror = "2"
+"#,
+        version = env!("CARGO_PKG_VERSION")
+    )
 }
 
 /// Rust keywords and standard crate names that cannot be a crate or macro identifier.
@@ -148,7 +182,7 @@ fn toml_string(text: &str) -> String {
 }
 
 fn cargo_toml(name: &str) -> String {
-    let abi = toml_string(&abi_crate_dir().to_string_lossy());
+    let abi = toml_string(ABI_DIR);
     format!(
         r#"[package]
 name = "{name}"
@@ -161,6 +195,7 @@ publish = false
 crate-type = ["cdylib", "rlib"]
 
 [dependencies]
+# A copy of the ABI crate of the vouch that created this crate (see its Cargo.toml).
 vouch-abi = {{ path = {abi} }}
 serde_json = "1"
 
@@ -267,8 +302,8 @@ vouch_abi::export_specialist!({symbol_id}, {ty});
 }
 
 /// Writes a new specialist plugin crate named `name` into `dir/name` and returns that
-/// directory: `Cargo.toml` (cdylib + rlib, `vouch-abi` by absolute path, a standalone
-/// `[workspace]`), `src/lib.rs` (a reviewer with the candidate contract, exported with
+/// directory: `Cargo.toml` (cdylib + rlib, `vouch-abi` from `vendor/vouch-abi`, a
+/// standalone `[workspace]`), the ABI copy, `src/lib.rs` (a reviewer with the candidate contract, exported with
 /// `export_specialist!`) and `.gitignore`. The crate builds with `cargo build` and loads
 /// through a manifest pin of its library's sha256.
 ///
@@ -284,11 +319,15 @@ pub fn scaffold(name: &str, dir: &Path) -> anyhow::Result<PathBuf> {
             root.display()
         );
     }
-    let files = [
-        ("Cargo.toml", cargo_toml(name)),
-        ("src/lib.rs", lib_rs(name)),
-        (".gitignore", "/target\n".to_string()),
+    let mut files = vec![
+        ("Cargo.toml".to_owned(), cargo_toml(name)),
+        ("src/lib.rs".to_owned(), lib_rs(name)),
+        (".gitignore".to_owned(), "/target\n".to_string()),
+        (format!("{ABI_DIR}/Cargo.toml"), abi_cargo_toml()),
     ];
+    for (relative, text) in ABI_SOURCES {
+        files.push((format!("{ABI_DIR}/{relative}"), text.to_owned()));
+    }
     for (relative, text) in files {
         let path = root.join(relative);
         if let Some(parent) = path.parent() {

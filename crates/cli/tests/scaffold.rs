@@ -40,13 +40,31 @@ fn scaffolded_plugin_builds_and_loads_with_its_sha256_pin() {
 
     let root = scaffold::scaffold("probe-review", &dir).expect("scaffold");
     assert_eq!(root, dir.join("probe-review"));
-    for file in ["Cargo.toml", "src/lib.rs", ".gitignore"] {
+    for file in [
+        "Cargo.toml",
+        "src/lib.rs",
+        ".gitignore",
+        "vendor/vouch-abi/Cargo.toml",
+        "vendor/vouch-abi/src/lib.rs",
+    ] {
         assert!(root.join(file).is_file(), "{file} missing");
     }
     let again = scaffold::scaffold("probe-review", &dir).unwrap_err();
     assert!(again.to_string().contains("already exists"), "{again}");
     assert!(scaffold::scaffold("Bad_Name", &dir).is_err());
 
+    // The crate depends on nothing of the folder vouch was built from: an installed
+    // vouch has no such folder.
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    assert!(
+        !manifest.contains(workspace_root().canonicalize().unwrap().to_str().unwrap())
+            && !manifest.contains("crates/abi"),
+        "{manifest}"
+    );
+    assert!(
+        manifest.contains(r#"vouch-abi = { path = "vendor/vouch-abi" }"#),
+        "{manifest}"
+    );
     std::fs::copy(workspace_root().join("Cargo.lock"), root.join("Cargo.lock"))
         .expect("copy the workspace lock file");
     let target = target_dir();
@@ -78,6 +96,31 @@ fn scaffolded_plugin_builds_and_loads_with_its_sha256_pin() {
         library,
         sha256,
     };
+    // `vouch specialist pin` prints the entry a manifest needs, read from the library.
+    let printed = Command::new(env!("CARGO_BIN_EXE_vouch"))
+        .args(["specialist", "pin"])
+        .arg(&pin.library)
+        .output()
+        .expect("run vouch specialist pin");
+    assert!(printed.status.success(), "{printed:?}");
+    let entry: toml::Value = toml::from_str(&String::from_utf8_lossy(&printed.stdout)).unwrap();
+    let entry = &entry["specialist"][0];
+    assert_eq!(entry["id"].as_str(), Some("probe-review"));
+    assert_eq!(entry["version"].as_str(), Some("0.1.0"));
+    assert_eq!(entry["role"].as_str(), Some("reviewer"));
+    assert_eq!(entry["sha256"].as_str(), Some(pin.sha256.as_str()));
+    assert_eq!(
+        Path::new(entry["library"].as_str().unwrap()),
+        pin.library.canonicalize().unwrap()
+    );
+    let wrong_id = Command::new(env!("CARGO_BIN_EXE_vouch"))
+        .args(["specialist", "pin", "--id", "other-review"])
+        .arg(&pin.library)
+        .output()
+        .unwrap();
+    assert_eq!(wrong_id.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&wrong_id.stdout).contains("--id"));
+
     let mut registry = Registry::new();
     let handle = registry.load(&pin).expect("load the scaffolded plugin");
     assert_eq!(handle.descriptor().id, "probe-review");

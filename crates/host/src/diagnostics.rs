@@ -52,9 +52,43 @@ pub enum ReasonCode {
     Cancelled,
     /// The review finished.
     ReviewFinished,
+    /// The endpoint check could not connect (DNS, refused, unreachable).
+    EndpointUnreachable,
+    /// The endpoint check's TLS handshake failed.
+    EndpointTls,
+    /// The endpoint check got no answer in time.
+    EndpointTimeout,
+    /// Nothing OpenAI-compatible answers under the base URL.
+    EndpointPath,
+    /// The endpoint refused the credentials (HTTP 401/403).
+    EndpointAuth,
+    /// The endpoint does not serve the configured model.
+    EndpointModel,
+    /// The endpoint rate-limited the check (HTTP 429).
+    EndpointRateLimited,
+    /// The endpoint failed during the check (HTTP 5xx or unexpected).
+    EndpointServerError,
     /// A panic was caught (in a built-in plugin or in vouch); its message is withheld
     /// from stderr because it may quote source or paths.
     Panic,
+}
+
+impl ReasonCode {
+    /// The reason of an endpoint check's problem (the same kebab-case code
+    /// [`vouch_llm::EndpointProblem::code`] names).
+    pub fn from_endpoint_problem(problem: &vouch_llm::EndpointProblem) -> Self {
+        use vouch_llm::EndpointProblem as P;
+        match problem {
+            P::Unreachable { .. } => ReasonCode::EndpointUnreachable,
+            P::Tls { .. } => ReasonCode::EndpointTls,
+            P::Timeout { .. } => ReasonCode::EndpointTimeout,
+            P::WrongPath { .. } => ReasonCode::EndpointPath,
+            P::Refused { .. } => ReasonCode::EndpointAuth,
+            P::UnknownModel { .. } => ReasonCode::EndpointModel,
+            P::RateLimited { .. } => ReasonCode::EndpointRateLimited,
+            P::ServerError { .. } => ReasonCode::EndpointServerError,
+        }
+    }
 }
 
 /// One diagnostic line.
@@ -65,7 +99,7 @@ pub struct Diagnostic {
     pub job_id: String,
     /// Stage instance label (e.g. `bug-review #2`), or `null` for review-level lines.
     pub label: Option<String>,
-    /// Stage kind: `snapshot`, `lane`, `repair`, `retry`, `verification`, `audit`, `report`.
+    /// Stage kind: `endpoint` (the check before a review), `snapshot`, `lane`, `repair`, `retry`, `verification`, `audit`, `report`.
     pub stage: &'static str,
     /// Source windows read or given so far (`null` when unknown).
     pub source_count: Option<u64>,
@@ -120,6 +154,52 @@ impl DiagnosticSink for Collector {
     fn emit(&self, diagnostic: &Diagnostic) {
         if let Ok(mut l) = self.lines.lock() {
             l.push(diagnostic.clone());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vouch_llm::EndpointProblem as P;
+
+    #[test]
+    fn endpoint_reasons_spell_the_problem_codes() {
+        let problems = [
+            P::Unreachable {
+                url: String::new(),
+                detail: String::new(),
+            },
+            P::Tls {
+                url: String::new(),
+                detail: String::new(),
+            },
+            P::Timeout { url: String::new() },
+            P::WrongPath {
+                url: String::new(),
+                suggestion: None,
+            },
+            P::Refused {
+                status: 401,
+                key_sent: true,
+                detail: String::new(),
+            },
+            P::UnknownModel {
+                model: String::new(),
+                available: vec![],
+            },
+            P::RateLimited {
+                retry_after: None,
+                detail: String::new(),
+            },
+            P::ServerError {
+                status: 500,
+                detail: String::new(),
+            },
+        ];
+        for problem in problems {
+            let reason = ReasonCode::from_endpoint_problem(&problem);
+            assert_eq!(serde_json::to_value(reason).unwrap(), problem.code());
         }
     }
 }

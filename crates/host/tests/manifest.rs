@@ -303,6 +303,9 @@ fn every_key_manifest_is_read_into_the_composition() {
             request_timeout_secs: Some(300),
             max_retries: Some(5),
             structured_outputs: Some(false),
+            auth: Some(vouch_llm::AuthScheme::ApiKeyHeader),
+            api_version: Some("2024-10-21".into()),
+            headers: [("X-Title".to_owned(), "vouch".to_owned())].into(),
         }
     );
     let defaults = Budget {

@@ -13,19 +13,25 @@ use tokio_util::sync::CancellationToken;
 use crate::chat::{ChatReply, ChatRequest, parse_reply, request_body};
 use crate::config::EndpointConfig;
 use crate::error::{LlmError, scrub};
-use crate::http::{CapturingService, EndpointAuth, NotJson, StatusFailure};
+use crate::http::{CapturingService, EndpointAuth, EndpointState, NotJson, StatusFailure};
 use crate::retry::{is_retryable_status, wait_before_retry};
 
 /// A client for one OpenAI-compatible endpoint. Cheap to clone; clones share the
 /// endpoint's learned state (whether it rejected structured outputs).
 #[derive(Clone)]
 pub struct ModelClient {
-    inner: Arc<Inner>,
+    pub(crate) inner: Arc<Inner>,
 }
 
-struct Inner {
-    config: EndpointConfig,
+pub(crate) struct Inner {
+    pub(crate) config: EndpointConfig,
     client: Client<EndpointAuth>,
+    /// The endpoint's URL and headers, for requests outside async-openai (the check).
+    pub(crate) auth: EndpointAuth,
+    /// The HTTP client every request of this endpoint goes through.
+    pub(crate) http: reqwest::Client,
+    /// Shared with every client of the same endpoint ([`ModelClient::for_model`]).
+    pub(crate) endpoint: Arc<EndpointState>,
     structured_fell_back: AtomicBool,
     call_ids: AtomicU64,
 }
@@ -53,24 +59,64 @@ impl ModelClient {
     /// [`LlmError::Config`] when the API key is not a valid header value or the HTTP
     /// client cannot be built.
     pub fn new(config: EndpointConfig) -> Result<ModelClient, LlmError> {
-        let auth = EndpointAuth::new(&config.base_url, config.api_key.as_deref())?;
+        Self::with_state(config, Arc::default())
+    }
+
+    /// A client for `model` on the same endpoint, sharing its request count and its
+    /// memory of a refused key (so one 401 stops every client of the endpoint).
+    ///
+    /// # Errors
+    /// As [`ModelClient::new`].
+    pub fn for_model(&self, model: &str) -> Result<ModelClient, LlmError> {
+        let config = EndpointConfig {
+            model: model.to_owned(),
+            ..self.inner.config.clone()
+        };
+        Self::with_state(config, self.inner.endpoint.clone())
+    }
+
+    fn with_state(
+        config: EndpointConfig,
+        endpoint: Arc<EndpointState>,
+    ) -> Result<ModelClient, LlmError> {
+        let auth = EndpointAuth::new(&config)?;
         let http = reqwest::Client::builder()
             .build()
             .map_err(|e| LlmError::Config {
                 message: format!("cannot build the HTTP client: {e}"),
             })?;
-        let service = CapturingService::new(http.clone(), config.api_key.as_deref());
+        let service = CapturingService::new(
+            http.clone(),
+            config.api_key.as_deref(),
+            endpoint.sent.clone(),
+        );
         // Installing our own service replaces async-openai's default executor, and with
         // it the library's built-in retry layer: all retries happen in `complete`.
-        let client = Client::build(http, auth).with_http_service(service);
+        let client = Client::build(http.clone(), auth.clone()).with_http_service(service);
         Ok(ModelClient {
             inner: Arc::new(Inner {
                 config,
                 client,
+                auth,
+                http,
+                endpoint,
                 structured_fell_back: AtomicBool::new(false),
                 call_ids: AtomicU64::new(0),
             }),
         })
+    }
+
+    /// HTTP requests sent to this endpoint so far by every client sharing it (see
+    /// [`ModelClient::for_model`]), failed and retried ones and the endpoint check
+    /// included.
+    pub fn requests_sent(&self) -> u32 {
+        self.inner.endpoint.sent.load(Ordering::Relaxed)
+    }
+
+    /// The HTTP status (401 or 403) with which the endpoint refused the key during
+    /// this run, if it did. After a refusal no further request is sent.
+    pub fn refused_key(&self) -> Option<u16> {
+        self.inner.endpoint.refused()
     }
 
     /// The endpoint configuration this client was built with.
@@ -122,6 +168,12 @@ impl ModelClient {
         cancel: &CancellationToken,
     ) -> Result<ChatReply, LlmError> {
         let config = &self.inner.config;
+        if let Some(status) = self.refused_key() {
+            return Err(LlmError::Http {
+                status,
+                body: "the endpoint refused the API key on an earlier request; no further request was sent".to_owned(),
+            });
+        }
         let mut send_schema = self.sends_schema(&request);
         let mut requests = 0u32;
         let mut attempts = 0u32;
@@ -155,6 +207,7 @@ impl ModelClient {
                     continue;
                 }
                 AttemptError::Status(status) => {
+                    self.inner.endpoint.note_status(status.status);
                     let retryable = is_retryable_status(status.status);
                     let wait = status.retry_after;
                     let error = LlmError::Http {

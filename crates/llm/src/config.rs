@@ -11,11 +11,17 @@ use std::time::Duration;
 pub struct EndpointConfig {
     /// Base URL up to and including the API version, e.g. `https://api.openai.com/v1`
     /// or `http://127.0.0.1:8080/v1`; `/chat/completions` is appended. A trailing
-    /// `/` is ignored.
+    /// `/` is ignored; see [`BaseUrl::parse`] for the forms users give.
     pub base_url: String,
-    /// Bearer token sent as `Authorization: Bearer <key>`; `None` sends no
-    /// `Authorization` header (local servers).
+    /// The key, sent as [`auth`](Self::auth) says; `None` sends no key (local servers).
     pub api_key: Option<String>,
+    /// How the key is sent: `Authorization: Bearer <key>` or `api-key: <key>` (Azure).
+    pub auth: AuthScheme,
+    /// Extra headers sent with every request (e.g. OpenRouter's `HTTP-Referer` and
+    /// `X-Title`). Names and values must be valid HTTP header text.
+    pub extra_headers: Vec<(String, String)>,
+    /// Query parameters sent with every request (e.g. Azure's `api-version`).
+    pub query: Vec<(String, String)>,
     /// Model name sent in every request's `model` field.
     pub model: String,
     /// Limit on one HTTP attempt (connect, send, wait, read the body). A timed-out
@@ -52,6 +58,9 @@ impl EndpointConfig {
         EndpointConfig {
             base_url: base_url.into(),
             api_key: None,
+            auth: AuthScheme::Bearer,
+            extra_headers: Vec::new(),
+            query: Vec::new(),
             model: model.into(),
             request_timeout: Self::DEFAULT_REQUEST_TIMEOUT,
             max_retries: Self::DEFAULT_MAX_RETRIES,
@@ -73,6 +82,16 @@ impl fmt::Debug for EndpointConfig {
         f.debug_struct("EndpointConfig")
             .field("base_url", &self.base_url)
             .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
+            .field("auth", &self.auth)
+            .field(
+                "extra_headers",
+                &self
+                    .extra_headers
+                    .iter()
+                    .map(|(n, _)| n)
+                    .collect::<Vec<_>>(),
+            )
+            .field("query", &self.query)
             .field("model", &self.model)
             .field("request_timeout", &self.request_timeout)
             .field("max_retries", &self.max_retries)
@@ -81,6 +100,115 @@ impl fmt::Debug for EndpointConfig {
             .field("structured_outputs", &self.structured_outputs)
             .finish()
     }
+}
+
+/// How the API key travels. Spelled `bearer` / `api-key` in manifests.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(try_from = "String")]
+pub enum AuthScheme {
+    /// `Authorization: Bearer <key>` (OpenAI and every compatible server).
+    #[default]
+    Bearer,
+    /// `api-key: <key>` (Azure OpenAI).
+    ApiKeyHeader,
+}
+
+impl AuthScheme {
+    /// The manifest spelling: `bearer` or `api-key`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AuthScheme::Bearer => "bearer",
+            AuthScheme::ApiKeyHeader => "api-key",
+        }
+    }
+
+    /// The header the key is sent in.
+    pub fn header_name(self) -> &'static str {
+        match self {
+            AuthScheme::Bearer => "authorization",
+            AuthScheme::ApiKeyHeader => "api-key",
+        }
+    }
+}
+
+impl TryFrom<String> for AuthScheme {
+    type Error = String;
+
+    fn try_from(value: String) -> Result<Self, Self::Error> {
+        value.parse()
+    }
+}
+
+impl std::str::FromStr for AuthScheme {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "bearer" => Ok(AuthScheme::Bearer),
+            "api-key" => Ok(AuthScheme::ApiKeyHeader),
+            other => Err(format!(
+                "unknown auth scheme {other:?}: use \"bearer\" (Authorization: Bearer) or \"api-key\" (Azure's api-key header)"
+            )),
+        }
+    }
+}
+
+/// A base URL as users give it, reduced to the root `/chat/completions` is appended to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BaseUrl {
+    /// The root, without a trailing `/` and without `/chat/completions`.
+    pub root: String,
+    /// The given URL ended in `/chat/completions`, which was removed.
+    pub stripped_endpoint: bool,
+    /// Query parameters that were part of the given URL (e.g. `?api-version=...`).
+    pub query: Vec<(String, String)>,
+}
+
+impl BaseUrl {
+    /// Rule: a base URL is accepted with or without a trailing `/`, with a full
+    /// `…/chat/completions` endpoint URL (the suffix is removed, so requests never go
+    /// to `…/chat/completions/chat/completions`), and with a query string (kept as query
+    /// parameters of every request). Whether the root needs `/v1` is the endpoint
+    /// check's question, not this one's: some servers (Azure deployments) have none.
+    pub fn parse(given: &str) -> BaseUrl {
+        let (path, query) = match given.split_once('?') {
+            Some((p, q)) => (p, parse_query(q)),
+            None => (given, Vec::new()),
+        };
+        let mut root = path.trim_end_matches('/');
+        let mut stripped_endpoint = false;
+        for suffix in ["/chat/completions", "/completions", "/models"] {
+            if let Some(rest) = root.strip_suffix(suffix) {
+                root = rest.trim_end_matches('/');
+                stripped_endpoint = true;
+                break;
+            }
+        }
+        BaseUrl {
+            root: root.to_owned(),
+            stripped_endpoint,
+            query,
+        }
+    }
+
+    /// Whether the root's last path segment is a version like `v1` or `v1beta`.
+    pub fn has_version_segment(&self) -> bool {
+        let last = self.root.rsplit('/').next().unwrap_or_default();
+        last.len() >= 2
+            && last.starts_with('v')
+            && last[1..].starts_with(|c: char| c.is_ascii_digit())
+    }
+}
+
+fn parse_query(query: &str) -> Vec<(String, String)> {
+    query
+        .split('&')
+        .filter(|pair| !pair.is_empty())
+        .map(|pair| match pair.split_once('=') {
+            Some((k, v)) => (k.to_owned(), v.to_owned()),
+            None => (pair.to_owned(), String::new()),
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -93,5 +221,100 @@ mod tests {
         let text = format!("{config:?}");
         assert!(!text.contains("sk-MARKER"), "{text}");
         assert!(text.contains("[redacted]"), "{text}");
+    }
+
+    #[test]
+    fn debug_shows_extra_header_names_only() {
+        let mut config = EndpointConfig::new("http://127.0.0.1:1/v1", "m");
+        config.extra_headers = vec![("X-Secret".into(), "VALUE-MARKER".into())];
+        let text = format!("{config:?}");
+        assert!(
+            text.contains("X-Secret") && !text.contains("VALUE-MARKER"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn base_urls_as_users_give_them() {
+        /// (given, root, stripped, query, has /vN)
+        type Case<'a> = (&'a str, &'a str, bool, &'a [(&'a str, &'a str)], bool);
+        let cases: &[Case] = &[
+            (
+                "https://api.openai.com/v1",
+                "https://api.openai.com/v1",
+                false,
+                &[],
+                true,
+            ),
+            (
+                "https://api.openai.com/v1/",
+                "https://api.openai.com/v1",
+                false,
+                &[],
+                true,
+            ),
+            (
+                "http://h:8000/v1/chat/completions",
+                "http://h:8000/v1",
+                true,
+                &[],
+                true,
+            ),
+            (
+                "http://h:8000/v1/chat/completions/",
+                "http://h:8000/v1",
+                true,
+                &[],
+                true,
+            ),
+            (
+                "http://h:8000/v1/models",
+                "http://h:8000/v1",
+                true,
+                &[],
+                true,
+            ),
+            ("http://h:8080", "http://h:8080", false, &[], false),
+            ("http://h:8080/", "http://h:8080", false, &[], false),
+            (
+                "http://h/api/v1beta",
+                "http://h/api/v1beta",
+                false,
+                &[],
+                true,
+            ),
+            ("http://h/vault", "http://h/vault", false, &[], false),
+            (
+                "https://r.openai.azure.com/openai/deployments/d/chat/completions?api-version=2024-10-21",
+                "https://r.openai.azure.com/openai/deployments/d",
+                true,
+                &[("api-version", "2024-10-21")],
+                false,
+            ),
+        ];
+        for (given, root, stripped, query, versioned) in cases {
+            let url = BaseUrl::parse(given);
+            assert_eq!(url.root, *root, "{given}");
+            assert_eq!(url.stripped_endpoint, *stripped, "{given}");
+            let query: Vec<(String, String)> = query
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            assert_eq!(url.query, query, "{given}");
+            assert_eq!(url.has_version_segment(), *versioned, "{given}");
+        }
+    }
+
+    #[test]
+    fn auth_schemes_round_trip() {
+        for scheme in [AuthScheme::Bearer, AuthScheme::ApiKeyHeader] {
+            assert_eq!(scheme.as_str().parse::<AuthScheme>(), Ok(scheme));
+        }
+        assert!(
+            "basic"
+                .parse::<AuthScheme>()
+                .unwrap_err()
+                .contains("api-key")
+        );
     }
 }

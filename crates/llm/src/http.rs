@@ -6,51 +6,92 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU16, AtomicU32, Ordering};
 use std::task::{Context, Poll};
 use std::time::{Duration, SystemTime};
 
 use async_openai::config::Config;
 use async_openai::error::OpenAIError;
 use async_openai::middleware::HttpRequestFactory;
-use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use secrecy::{ExposeSecret, SecretString};
 use serde::de::IgnoredAny;
 
+use crate::config::{AuthScheme, BaseUrl, EndpointConfig};
 use crate::error::LlmError;
 use crate::retry::{parse_retry_after, parse_retry_after_ms};
 
-/// async-openai [`Config`] for one endpoint: base URL and optional bearer key. Unlike
-/// `OpenAIConfig` it reads no environment variables (the host owns precedence) and
-/// sends no `Authorization` header without a key.
+/// async-openai [`Config`] for one endpoint: base URL, the key in the header its
+/// [`AuthScheme`] names, extra headers and query parameters. Unlike `OpenAIConfig` it
+/// reads no environment variables (the host owns precedence) and sends no key header
+/// without a key.
 #[derive(Clone)]
 pub(crate) struct EndpointAuth {
     api_base: String,
     api_key: SecretString,
-    authorization: Option<HeaderValue>,
+    headers: HeaderMap,
+    query: Vec<(String, String)>,
 }
 
 impl EndpointAuth {
-    /// Validates that the key can be sent as a header value; the error never
-    /// contains the key.
-    pub(crate) fn new(base_url: &str, api_key: Option<&str>) -> Result<Self, LlmError> {
-        let authorization = match api_key {
-            None => None,
-            Some(key) => {
-                let mut value = HeaderValue::from_str(&format!("Bearer {key}")).map_err(|_| {
-                    LlmError::Config {
-                        message: "the API key contains characters not allowed in an HTTP header"
-                            .to_owned(),
-                    }
-                })?;
-                value.set_sensitive(true);
-                Some(value)
-            }
-        };
+    /// Validates that the key and the extra headers can be sent as header text; the
+    /// error never contains the key or a header's value.
+    pub(crate) fn new(config: &EndpointConfig) -> Result<Self, LlmError> {
+        let base = BaseUrl::parse(&config.base_url);
+        let mut headers = HeaderMap::new();
+        for (name, value) in &config.extra_headers {
+            let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| LlmError::Config {
+                message: format!("the extra header name {name:?} is not a valid HTTP header name"),
+            })?;
+            let mut value = HeaderValue::from_str(value).map_err(|_| LlmError::Config {
+                message: format!(
+                    "the value of the extra header {name} contains characters not allowed in an HTTP header"
+                ),
+            })?;
+            value.set_sensitive(true);
+            headers.insert(name, value);
+        }
+        if let Some(key) = config.api_key.as_deref() {
+            let text = match config.auth {
+                AuthScheme::Bearer => format!("Bearer {key}"),
+                AuthScheme::ApiKeyHeader => key.to_owned(),
+            };
+            let mut value = HeaderValue::from_str(&text).map_err(|_| LlmError::Config {
+                message: "the API key contains characters not allowed in an HTTP header".to_owned(),
+            })?;
+            value.set_sensitive(true);
+            headers.insert(HeaderName::from_static(config.auth.header_name()), value);
+        }
+        let mut query = base.query;
+        query.extend(config.query.iter().cloned());
         Ok(EndpointAuth {
-            api_base: base_url.trim_end_matches('/').to_owned(),
-            api_key: SecretString::from(api_key.unwrap_or_default().to_owned()),
-            authorization,
+            api_base: base.root,
+            api_key: SecretString::from(config.api_key.clone().unwrap_or_default()),
+            headers,
+            query,
         })
+    }
+
+    /// The full URL of `path` (e.g. `/models`) with the query parameters.
+    pub(crate) fn url_with_query(&self, path: &str) -> String {
+        let mut url = format!("{}{}", self.api_base, path);
+        for (i, (k, v)) in self.query.iter().enumerate() {
+            url.push(if i == 0 { '?' } else { '&' });
+            url.push_str(k);
+            url.push('=');
+            url.push_str(v);
+        }
+        url
+    }
+
+    /// The root requests are sent under (no trailing `/`, no `/chat/completions`).
+    pub(crate) fn root(&self) -> &str {
+        &self.api_base
+    }
+
+    /// Key and extra headers, as sent with every request.
+    pub(crate) fn header_map(&self) -> HeaderMap {
+        self.headers.clone()
     }
 }
 
@@ -64,11 +105,7 @@ impl fmt::Debug for EndpointAuth {
 
 impl Config for EndpointAuth {
     fn headers(&self) -> HeaderMap {
-        let mut headers = HeaderMap::new();
-        if let Some(value) = &self.authorization {
-            headers.insert(AUTHORIZATION, value.clone());
-        }
-        headers
+        self.headers.clone()
     }
 
     fn url(&self, path: &str) -> String {
@@ -76,7 +113,10 @@ impl Config for EndpointAuth {
     }
 
     fn query(&self) -> Vec<(&str, &str)> {
-        Vec::new()
+        self.query
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect()
     }
 
     fn api_base(&self) -> &str {
@@ -126,13 +166,16 @@ impl std::error::Error for NotJson {}
 pub(crate) struct CapturingService {
     http: reqwest::Client,
     secret: Option<Arc<SecretString>>,
+    sent: Arc<AtomicU32>,
 }
 
 impl CapturingService {
-    pub(crate) fn new(http: reqwest::Client, secret: Option<&str>) -> Self {
+    /// `sent` counts every request handed to the network, whatever its outcome.
+    pub(crate) fn new(http: reqwest::Client, secret: Option<&str>, sent: Arc<AtomicU32>) -> Self {
         CapturingService {
             http,
             secret: secret.map(|s| Arc::new(SecretString::from(s.to_owned()))),
+            sent,
         }
     }
 }
@@ -152,8 +195,10 @@ impl tower::Service<HttpRequestFactory> for CapturingService {
     fn call(&mut self, factory: HttpRequestFactory) -> Self::Future {
         let client = self.http.clone();
         let secret = self.secret.clone();
+        let sent = self.sent.clone();
         Box::pin(async move {
             let request = factory.build().await?;
+            sent.fetch_add(1, Ordering::Relaxed);
             let response = client
                 .execute(request)
                 .await
@@ -195,4 +240,33 @@ fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     header("retry-after-ms")
         .and_then(parse_retry_after_ms)
         .or_else(|| header("retry-after").and_then(|v| parse_retry_after(v, SystemTime::now())))
+}
+
+/// What every client of one endpoint shares during a run: the count of requests sent
+/// and whether the endpoint refused the key.
+#[derive(Debug, Default)]
+pub(crate) struct EndpointState {
+    /// Requests handed to the network, failed ones included.
+    pub(crate) sent: Arc<AtomicU32>,
+    /// The status (401 or 403) of the first refused request; 0 while none was refused.
+    refused: AtomicU16,
+}
+
+impl EndpointState {
+    /// Remembers an authentication refusal (HTTP 401 or 403); other statuses are ignored.
+    pub(crate) fn note_status(&self, status: u16) {
+        if matches!(status, 401 | 403) {
+            let _ = self
+                .refused
+                .compare_exchange(0, status, Ordering::Relaxed, Ordering::Relaxed);
+        }
+    }
+
+    /// The status of the first refused request, if the endpoint refused the key.
+    pub(crate) fn refused(&self) -> Option<u16> {
+        match self.refused.load(Ordering::Relaxed) {
+            0 => None,
+            status => Some(status),
+        }
+    }
 }

@@ -18,6 +18,7 @@ mod error;
 pub mod extract;
 mod http;
 mod message;
+mod preflight;
 mod retry;
 
 pub use agent::{
@@ -26,6 +27,7 @@ pub use agent::{
 };
 pub use chat::{ChatReply, ChatRequest, FinishReason, ResponseSchema, Usage};
 pub use client::ModelClient;
-pub use config::EndpointConfig;
+pub use config::{AuthScheme, BaseUrl, EndpointConfig};
 pub use error::{BODY_EXCERPT_CHARS, LlmError};
 pub use message::{ChatMessage, ToolCall, ToolSpec};
+pub use preflight::{EndpointCheck, EndpointProblem, without_credentials};

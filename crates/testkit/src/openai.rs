@@ -4,12 +4,15 @@
 //! list of [`Rule`]s; each rule has a [`Match`] and a queue of [`Reply`]s. Requests
 //! from concurrent lanes arrive in any order, so a request is served by the **first
 //! rule that matches it and still has a reply left** (rules are consulted in the
-//! order they were added). A request no rule can serve gets HTTP 500 with a body
+//! order they were added). An endpoint check's minimal request (`max_tokens: 1`) no
+//! rule serves is answered `pong`. Any other request no rule can serve gets HTTP 500 with a body
 //! saying `no scripted reply for request` and is recorded as unmatched, so a test
 //! can assert `server.unmatched().is_empty()`.
 //!
 //! Served routes: `POST /v1/chat/completions` (scripted) and `GET /v1/models`
-//! (a fixed one-model list). Every request, including unknown routes, is recorded
+//! (the server's model list, [`DEFAULT_MODELS`] unless started with
+//! [`ScriptedServer::start_as`], which also imitates a provider's paths, authentication
+//! and errors: see [`Dialect`]). Every request, including unknown routes, is recorded
 //! with its parsed JSON body, headers, arrival [`std::time::Instant`] and the rule
 //! that served it.
 //!
@@ -32,6 +35,7 @@
 //! # }
 //! ```
 
+mod dialect;
 mod matcher;
 mod record;
 mod reply;
@@ -41,6 +45,7 @@ mod server;
 #[cfg(test)]
 mod tests;
 
+pub use dialect::{DEFAULT_MODELS, Dialect};
 pub use matcher::Match;
 pub use record::{RecordedRequest, ServedBy};
 pub use reply::{DEFAULT_USAGE, Reply, SCRIPTED_MODEL};

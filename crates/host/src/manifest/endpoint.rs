@@ -1,10 +1,12 @@
 //! The model endpoint: where requests go, which model, which key, and the precedence
 //! that decides it (design, "Configuration and trust": flags > environment > manifest).
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Duration;
 
 use serde::Deserialize;
+use vouch_llm::AuthScheme;
 
 /// Environment variable holding the OpenAI-compatible base URL.
 pub const ENV_BASE_URL: &str = "OPENAI_BASE_URL";
@@ -36,6 +38,14 @@ pub struct ModelSection {
     /// Whether final answers are requested with `response_format: json_schema`
     /// (default true).
     pub structured_outputs: Option<bool>,
+    /// How the key is sent: `bearer` (default) or `api-key` (Azure OpenAI).
+    pub auth: Option<AuthScheme>,
+    /// Azure OpenAI's `api-version` query parameter, sent with every request.
+    pub api_version: Option<String>,
+    /// Extra headers sent with every request (e.g. OpenRouter's `HTTP-Referer`,
+    /// `X-Title`). Never a credential: keys travel only through `api_key_env`.
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
 }
 
 /// Endpoint settings given as command-line flags (highest precedence).
@@ -58,8 +68,23 @@ pub enum SettingSource {
     Environment,
     /// The composition manifest.
     Manifest,
+    /// A profile of the user configuration (`--profile`, or its `profile` key).
+    UserConfig,
     /// vouch's built-in default.
     Default,
+}
+
+impl SettingSource {
+    /// How `vouch config show` names it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SettingSource::Flag => "flag",
+            SettingSource::Environment => "environment",
+            SettingSource::Manifest => "manifest",
+            SettingSource::UserConfig => "user config",
+            SettingSource::Default => "default",
+        }
+    }
 }
 
 /// An API key. Its `Debug` output is redacted and it has no `Display`, so it cannot leak
@@ -106,6 +131,12 @@ pub struct ResolvedEndpoint {
     pub max_retries: u32,
     /// Whether final answers are requested with `response_format: json_schema`.
     pub structured_outputs: bool,
+    /// How the key is sent.
+    pub auth: AuthScheme,
+    /// Query parameters of every request (`api-version`).
+    pub query: Vec<(String, String)>,
+    /// Extra headers of every request.
+    pub headers: Vec<(String, String)>,
 }
 
 impl ResolvedEndpoint {
@@ -222,6 +253,17 @@ pub fn resolve_endpoint(
         ),
         max_retries: manifest.max_retries.unwrap_or(DEFAULT_MAX_RETRIES),
         structured_outputs: manifest.structured_outputs.unwrap_or(true),
+        auth: manifest.auth.unwrap_or_default(),
+        query: manifest
+            .api_version
+            .iter()
+            .map(|v| ("api-version".to_owned(), v.clone()))
+            .collect(),
+        headers: manifest
+            .headers
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
     })
 }
 
@@ -244,6 +286,23 @@ pub(crate) fn is_http_url(value: &str) -> bool {
     rest.is_some_and(|r| {
         !r.is_empty() && !r.starts_with('/') && !r.chars().any(char::is_whitespace)
     })
+}
+
+/// Headers that carry credentials: never set in a manifest, only through `api_key_env`.
+pub(crate) const CREDENTIAL_HEADERS: &[&str] = &[
+    "authorization",
+    "api-key",
+    "proxy-authorization",
+    "cookie",
+    "x-api-key",
+];
+
+/// Whether `name` is an HTTP header name (RFC 9110 token characters).
+pub(crate) fn is_header_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
 }
 
 /// Whether `name` is a portable environment variable name (`[A-Za-z_][A-Za-z0-9_]*`).

@@ -15,6 +15,7 @@ mod locate;
 mod plan;
 mod repo;
 mod select;
+mod user;
 mod validate;
 
 pub use budget::{Budget, BudgetOverride};
@@ -34,3 +35,6 @@ pub use plan::{
 };
 pub use repo::{MAX_INSTRUCTIONS_BYTES, REPO_OVERRIDE_PATH, RepoOverrides, SpecialistOverride};
 pub use select::{Exclusion, ExclusionSource, FileExclusions, FileSelection, LANGUAGES, Selection};
+pub use user::{
+    ConfigLocation, ENV_CONFIG, UserConfig, UserConfigError, attribute, locate, overlay,
+};

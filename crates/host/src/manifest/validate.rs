@@ -12,7 +12,7 @@ use super::composition::{
     Composition, GENERIC_INVESTIGATOR_ID, MAX_CONCURRENCY, SpecialistEntry, ToolsMode,
     VerifierEntry,
 };
-use super::endpoint::{ModelSection, is_env_name, is_http_url};
+use super::endpoint::{CREDENTIAL_HEADERS, ModelSection, is_env_name, is_header_name, is_http_url};
 use super::error::{ErrorKind, ManifestError, Reporter};
 use super::locate::KeyPath;
 use super::plan::PluginSource;
@@ -246,6 +246,40 @@ fn check_model(
             false,
             "`api_key_env` is not an environment variable name",
             "give the NAME of the variable holding the key (e.g. \"OPENAI_API_KEY\"), never the key itself",
+        ));
+    }
+    for (name, value) in &model.headers {
+        let at = path.key("headers").key(name);
+        if !is_header_name(name) || value.chars().any(char::is_control) {
+            return Err(reporter.at(
+                ErrorKind::BadValue,
+                &at,
+                false,
+                "not a valid HTTP header name or value",
+                "use a header name of letters, digits and dashes (e.g. \"X-Title\") and a one-line value",
+            ));
+        }
+        if CREDENTIAL_HEADERS.contains(&name.to_ascii_lowercase().as_str()) {
+            return Err(reporter.at(
+                ErrorKind::BadValue,
+                &at,
+                false,
+                "a credential header cannot be set in a manifest",
+                "put the key in an environment variable, name it with `api_key_env`, and choose how it is sent with `auth = \"bearer\"` or `auth = \"api-key\"`",
+            ));
+        }
+    }
+    if model
+        .api_version
+        .as_deref()
+        .is_some_and(|v| v.trim().is_empty() || v.contains(['&', '?', '#', ' ']))
+    {
+        return Err(reporter.at(
+            ErrorKind::BadValue,
+            &path.key("api_version"),
+            false,
+            "`api_version` is not an API version",
+            "give the version alone, e.g. \"2024-10-21\"",
         ));
     }
     if model.request_timeout_secs == Some(0) {

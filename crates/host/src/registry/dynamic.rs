@@ -70,6 +70,32 @@ pub fn load_dynamic(pin: &DynamicPin) -> Result<SpecialistHandle, PluginError> {
             found,
         });
     }
+    let handle = open_checked(path, &pin.id, found)?;
+    check_pin(&handle, &pin.id, &pin.version, handle.origin())?;
+    Ok(handle)
+}
+
+/// Loads the library at `path` to read what it is (`vouch specialist pin`): the same
+/// checks as [`load_dynamic`] except the pin's, which it is about to produce. Loading
+/// runs the library's initialisers, so only the user's own command may call this, for a
+/// file the user names.
+///
+/// # Errors
+/// The first failing check as a [`PluginError`] naming the file.
+pub fn inspect_dynamic(path: &Path, id: &str) -> Result<SpecialistHandle, PluginError> {
+    let found = sha256_file(path)?;
+    open_checked(path, id, found)
+}
+
+/// `dlopen`, the export symbol of `id`, the table header and `describe`.
+fn open_checked(path: &Path, id: &str, found: String) -> Result<SpecialistHandle, PluginError> {
+    let path = &path.to_path_buf();
+    let pin = DynamicPin {
+        id: id.to_owned(),
+        version: String::new(),
+        library: path.clone(),
+        sha256: found.clone(),
+    };
     // SAFETY: loading runs the library's initialisers; the user pinned this exact file
     // by its sha256, which is the trust decision. (The file could still be replaced
     // between hashing and loading by someone who can write to it.)
@@ -97,8 +123,7 @@ pub fn load_dynamic(pin: &DynamicPin) -> Result<SpecialistHandle, PluginError> {
     let table = export();
     // SAFETY: the table is static data of a library that is never unloaded; its header
     // is checked before any other field is read.
-    let handle = unsafe { SpecialistHandle::from_table(table, origin.clone()) }?;
-    check_pin(&handle, &pin.id, &pin.version, &origin)?;
+    let handle = unsafe { SpecialistHandle::from_table(table, origin) }?;
     Ok(handle)
 }
 

@@ -9,7 +9,7 @@ mod dynamic;
 mod error;
 mod handle;
 
-pub use dynamic::{DynamicPin, load_dynamic, sha256_file};
+pub use dynamic::{DynamicPin, inspect_dynamic, load_dynamic, sha256_file};
 pub use error::PluginError;
 pub use handle::{MIN_PAYLOAD_VERSION, Origin, REQUIRED_ABI_MINOR, SpecialistHandle};
 

@@ -31,6 +31,18 @@ async fn api_key_never_appears_in_errors() {
     let client = client(&server, |c| c.api_key = Some(MARKER.to_owned()));
     let cancel = CancellationToken::new();
 
+    let server_error = client.complete(ask("server"), &cancel).await.unwrap_err();
+    assert!(
+        matches!(server_error, LlmError::RetriesExhausted { .. }),
+        "{server_error:?}"
+    );
+    assert_no_marker(&server_error);
+
+    let decode = client.complete(ask("decode"), &cancel).await.unwrap_err();
+    assert!(matches!(decode, LlmError::Decode { .. }), "{decode:?}");
+    assert_no_marker(&decode);
+
+    // Last: after a refusal the client sends nothing more (see `refusal_stops_every_client`).
     let unauthorized = client
         .complete(ask("unauthorized"), &cancel)
         .await
@@ -45,17 +57,6 @@ async fn api_key_never_appears_in_errors() {
         unauthorized.to_string().contains("Bearer [redacted]"),
         "{unauthorized}"
     );
-
-    let server_error = client.complete(ask("server"), &cancel).await.unwrap_err();
-    assert!(
-        matches!(server_error, LlmError::RetriesExhausted { .. }),
-        "{server_error:?}"
-    );
-    assert_no_marker(&server_error);
-
-    let decode = client.complete(ask("decode"), &cancel).await.unwrap_err();
-    assert!(matches!(decode, LlmError::Decode { .. }), "{decode:?}");
-    assert_no_marker(&decode);
 
     // The key was really sent, so the assertions above could have failed.
     let sent = server.chat_requests()[0]

@@ -2,6 +2,7 @@
 //! OpenAI-compatible server on 127.0.0.1 through async-openai.
 
 mod agent;
+mod endpoint;
 mod errors;
 mod retry;
 mod structured;

@@ -16,7 +16,7 @@ pub enum ServedBy {
         /// The rule's label, if it was named.
         label: Option<String>,
     },
-    /// `GET /v1/models`, answered with the fixed model list.
+    /// `GET /v1/models`, answered with the server's model list.
     ModelList,
     /// A chat request no rule could serve (answered HTTP 500
     /// `no scripted reply for request`).
@@ -25,6 +25,12 @@ pub enum ServedBy {
     InvalidBody,
     /// A route the server does not serve (answered HTTP 404).
     UnknownRoute,
+    /// An endpoint check's minimal request (`max_tokens: 1`) no rule served, answered
+    /// with a one-word completion as a real server would.
+    Probe,
+    /// The imitated provider refused it (credentials, query, deployment or model),
+    /// with that provider's status and error body.
+    Refused,
 }
 
 /// One request as the server received it.
@@ -36,6 +42,8 @@ pub struct RecordedRequest {
     pub method: String,
     /// Request path, e.g. `/v1/chat/completions`.
     pub path: String,
+    /// The query string, if any (e.g. `api-version=2024-10-21`).
+    pub query: Option<String>,
     /// Headers in arrival order, names lower-cased.
     pub headers: Vec<(String, String)>,
     /// The parsed JSON body (`Value::Null` for an empty or non-JSON body).

@@ -70,6 +70,7 @@ impl Rule {
 #[derive(Clone, Debug, Default)]
 pub struct Script {
     pub(crate) rules: Vec<Rule>,
+    pub(crate) models_reply: Option<Reply>,
 }
 
 impl Script {
@@ -87,6 +88,13 @@ impl Script {
     /// Appends an unnamed rule with `matcher` and the queue `replies`.
     pub fn on(self, matcher: Match, replies: impl IntoIterator<Item = Reply>) -> Self {
         self.rule(Rule::when(matcher).replies(replies))
+    }
+
+    /// Answers every `GET …/models` with `reply` instead of the model list (e.g. a 429
+    /// or a 500 for the endpoint check).
+    pub fn models_reply(mut self, reply: Reply) -> Self {
+        self.models_reply = Some(reply);
+        self
     }
 
     /// Picks the rule serving `body`: its index and the reply taken from it.

@@ -12,8 +12,9 @@ use axum::response::Response;
 use serde_json::{Value, json};
 use tokio::task::JoinHandle;
 
+use super::dialect::{DEFAULT_MODELS, Dialect, Gate, Route};
 use super::record::{RecordedRequest, ServedBy};
-use super::reply::{Reply, SCRIPTED_MODEL};
+use super::reply::Reply;
 use super::script::Script;
 
 /// Body text of the HTTP 500 sent for a chat request no rule could serve.
@@ -28,6 +29,8 @@ pub struct ScriptedServer {
 
 struct Shared {
     state: Mutex<ServerState>,
+    dialect: Dialect,
+    models: Vec<String>,
 }
 
 struct ServerState {
@@ -50,6 +53,15 @@ impl ScriptedServer {
     /// # Panics
     /// When no local port can be bound (a broken test environment).
     pub async fn start(script: Script) -> ScriptedServer {
+        Self::start_as(Dialect::Generic, DEFAULT_MODELS, script).await
+    }
+
+    /// Like [`ScriptedServer::start`], imitating `dialect`'s paths, authentication and
+    /// errors, with `models` as the models it serves (and lists).
+    ///
+    /// # Panics
+    /// When no local port can be bound (a broken test environment).
+    pub async fn start_as(dialect: Dialect, models: &[&str], script: Script) -> ScriptedServer {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind 127.0.0.1:0 for the scripted OpenAI server");
@@ -61,6 +73,8 @@ impl ScriptedServer {
                 script,
                 requests: Vec::new(),
             }),
+            dialect,
+            models: models.iter().map(|m| (*m).to_owned()).collect(),
         });
         let app = Router::new().fallback(handle).with_state(shared.clone());
         let task = tokio::spawn(async move {
@@ -70,9 +84,15 @@ impl ScriptedServer {
         ScriptedServer { addr, shared, task }
     }
 
-    /// The OpenAI base URL to configure clients with: `http://127.0.0.1:PORT/v1`.
+    /// The base URL to configure clients with: `http://127.0.0.1:PORT/v1` (for the
+    /// dialects with another root, theirs: see [`Dialect::base_url`]).
     pub fn base_url(&self) -> String {
-        format!("http://{}/v1", self.addr)
+        self.shared.dialect.base_url(&self.root_url())
+    }
+
+    /// `http://127.0.0.1:PORT`, with no path.
+    pub fn root_url(&self) -> String {
+        format!("http://{}", self.addr)
     }
 
     /// The bound socket address.
@@ -90,11 +110,11 @@ impl ScriptedServer {
         self.shared.lock().requests.len()
     }
 
-    /// Chat-completion requests (`POST /v1/chat/completions`), in arrival order.
+    /// Chat-completion requests (`POST …/chat/completions`), in arrival order.
     pub fn chat_requests(&self) -> Vec<RecordedRequest> {
         self.requests()
             .into_iter()
-            .filter(|r| r.path == "/v1/chat/completions")
+            .filter(|r| r.path.ends_with("/chat/completions"))
             .collect()
     }
 
@@ -159,20 +179,43 @@ async fn handle(
     let parsed: Option<Value> = serde_json::from_slice(&body).ok();
     let path = uri.path().to_owned();
 
+    let query = uri.query().map(str::to_owned);
+    let header = |name: &str| {
+        headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.clone())
+    };
+    let model = parsed
+        .as_ref()
+        .and_then(|b| b.get("model"))
+        .and_then(Value::as_str);
+    let gate = shared
+        .dialect
+        .gate(&path, query.as_deref(), &header, model, &shared.models);
     let (seq, reply) = {
         let mut state = shared.lock();
-        let (served_by, reply) = match (&method, path.as_str(), &parsed) {
-            (&Method::POST, "/v1/chat/completions", Some(request)) => {
+        let (served_by, reply) = match (gate, &method, &parsed) {
+            (Gate::Refuse(reply), _, _) => (ServedBy::Refused, reply),
+            (Gate::Pass(Route::Chat), &Method::POST, Some(request)) => {
                 match state.script.serve(request) {
                     Some((index, label, reply)) => (ServedBy::Rule { index, label }, reply),
+                    None if is_probe(request) => (ServedBy::Probe, Reply::content("pong")),
                     None => (ServedBy::Unmatched, unmatched_reply(request)),
                 }
             }
-            (&Method::POST, "/v1/chat/completions", None) => (
+            (Gate::Pass(Route::Chat), &Method::POST, None) => (
                 ServedBy::InvalidBody,
                 error_reply(400, "request body is not JSON"),
             ),
-            (&Method::GET, "/v1/models", _) => (ServedBy::ModelList, models_reply()),
+            (Gate::Pass(Route::Models), &Method::GET, _) => (
+                ServedBy::ModelList,
+                state
+                    .script
+                    .models_reply
+                    .clone()
+                    .unwrap_or_else(|| models_reply(&shared.models)),
+            ),
             _ => (
                 ServedBy::UnknownRoute,
                 error_reply(404, &format!("unknown route {method} {path}")),
@@ -183,6 +226,7 @@ async fn handle(
             seq,
             method: method.to_string(),
             path: path.clone(),
+            query,
             headers: headers.clone(),
             body: parsed.clone().unwrap_or(Value::Null),
             raw_body,
@@ -200,6 +244,12 @@ async fn handle(
     render(&reply, reply.render_body(seq, &request, &headers))
 }
 
+/// An endpoint check's minimal request (`max_tokens: 1`), which a real server answers
+/// whatever the script says; rules still come first.
+fn is_probe(request: &Value) -> bool {
+    request.get("max_tokens").and_then(Value::as_u64) == Some(1)
+}
+
 fn unmatched_reply(request: &Value) -> Reply {
     let summary = json!({
         "messages": request.get("messages").map(|m| m.as_array().map_or(0, Vec::len)),
@@ -213,11 +263,12 @@ fn error_reply(status: u16, message: &str) -> Reply {
     Reply::raw(status, body.to_string())
 }
 
-fn models_reply() -> Reply {
-    let body = json!({
-        "object": "list",
-        "data": [{"id": SCRIPTED_MODEL, "object": "model", "created": 0, "owned_by": "vouch-testkit"}],
-    });
+fn models_reply(models: &[String]) -> Reply {
+    let data: Vec<Value> = models
+        .iter()
+        .map(|id| json!({"id": id, "object": "model", "created": 0, "owned_by": "vouch-testkit"}))
+        .collect();
+    let body = json!({"object": "list", "data": data});
     Reply::raw(200, body.to_string())
 }
 

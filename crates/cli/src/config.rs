@@ -1,0 +1,197 @@
+//! The user configuration as the commands use it, and `vouch config show`: the
+//! effective endpoint and composition with where each value came from (keys redacted).
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::{Args, Subcommand};
+use vouch_host::manifest::{
+    Composition, ConfigLocation, ENV_API_KEY, ENV_BASE_URL, ENV_MODEL, EndpointFlags, ModelSection,
+    ResolvedEndpoint, SettingSource, UserConfig, attribute, locate, overlay, resolve_endpoint,
+};
+
+use crate::UsageError;
+
+/// `vouch config`.
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Print the effective configuration and where each value came from (keys redacted).
+    Show(ShowArgs),
+}
+
+/// Arguments of `vouch config show` (the endpoint flags of `vouch review`).
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// Endpoint profile of the user configuration.
+    #[arg(long)]
+    pub profile: Option<String>,
+    /// Composition manifest.
+    #[arg(long)]
+    pub manifest: Option<PathBuf>,
+    /// Base URL flag, as for `vouch review`.
+    #[arg(long)]
+    pub base_url: Option<String>,
+    /// Model flag, as for `vouch review`.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// API key variable flag, as for `vouch review`.
+    #[arg(long)]
+    pub api_key_env: Option<String>,
+}
+
+/// The user configuration of this run.
+pub struct UserSettings {
+    /// Where the file is (or would be).
+    pub location: Option<ConfigLocation>,
+    /// Its contents (empty when there is no file).
+    pub config: UserConfig,
+    /// The chosen profile's name and settings.
+    pub profile: Option<(String, ModelSection)>,
+}
+
+impl UserSettings {
+    /// Reads the user configuration and picks the profile (`--profile` first).
+    ///
+    /// # Errors
+    /// A [`UsageError`] naming the file and key.
+    pub fn load(requested_profile: Option<&str>) -> Result<UserSettings, UsageError> {
+        let location = locate(&|name| std::env::var(name).ok());
+        let config = match &location {
+            Some(l) => UserConfig::load(l).map_err(|e| UsageError(e.to_string()))?,
+            None => UserConfig::default(),
+        };
+        let profile = config
+            .profile(requested_profile, location.as_ref())
+            .map_err(|e| UsageError(e.to_string()))?
+            .map(|(name, p)| (name.to_owned(), p.clone()));
+        Ok(UserSettings {
+            location,
+            config,
+            profile,
+        })
+    }
+
+    /// The composition: `--manifest`, else the user's default composition, else the
+    /// built-in default.
+    pub fn composition(&self, manifest: Option<&PathBuf>) -> Result<Composition, UsageError> {
+        match manifest.or(self.config.composition.as_ref()) {
+            Some(path) => Composition::load(path).map_err(|e| UsageError(e.to_string())),
+            None => Ok(Composition::builtin_default()),
+        }
+    }
+
+    /// The endpoint: flags > environment > this profile > the manifest's `[model]`.
+    pub fn endpoint(
+        &self,
+        flags: &EndpointFlags,
+        manifest: &ModelSection,
+    ) -> Result<ResolvedEndpoint, UsageError> {
+        let profile = self.profile.as_ref().map(|(_, p)| p);
+        let merged = overlay(profile, manifest);
+        let mut endpoint = resolve_endpoint(flags, &|name| std::env::var(name).ok(), &merged)
+            .map_err(|e| UsageError(e.to_string()))?;
+        attribute(&mut endpoint, profile);
+        Ok(endpoint)
+    }
+}
+
+fn source_of(source: SettingSource, flag: &str, env: &str) -> String {
+    match source {
+        SettingSource::Flag => flag.to_owned(),
+        SettingSource::Environment => env.to_owned(),
+        other => other.as_str().to_owned(),
+    }
+}
+
+/// `vouch config show`.
+pub fn show(args: &ShowArgs) -> Result<i32> {
+    let user = UserSettings::load(args.profile.as_deref())?;
+    let composition = user.composition(args.manifest.as_ref())?;
+    println!("# vouch's effective configuration");
+    println!(
+        "# precedence: flags > environment > user config > --manifest > repository file > built-in default"
+    );
+    match &user.location {
+        Some(l) if l.path.exists() => {
+            println!(
+                "user_config = {:?}  # found through {}",
+                l.path.display().to_string(),
+                l.from
+            )
+        }
+        Some(l) => println!(
+            "user_config = none  # {} (through {}) does not exist",
+            l.path.display(),
+            l.from
+        ),
+        None => {
+            println!("user_config = none  # neither VOUCH_CONFIG, XDG_CONFIG_HOME nor HOME is set")
+        }
+    }
+    match &user.profile {
+        Some((name, _)) => println!(
+            "profile = {name:?}  # from {}",
+            if args.profile.is_some() {
+                "--profile"
+            } else {
+                "user config"
+            }
+        ),
+        None => println!("profile = none"),
+    }
+    let composition_from = if args.manifest.is_some() {
+        "--manifest"
+    } else if user.config.composition.is_some() {
+        "user config"
+    } else {
+        "default"
+    };
+    println!(
+        "composition = {:?}  # {} ({composition_from})",
+        composition.name,
+        composition.origin.display()
+    );
+    let flags = EndpointFlags {
+        base_url: args.base_url.clone(),
+        model: args.model.clone(),
+        api_key_env: args.api_key_env.clone(),
+    };
+    match user.endpoint(&flags, &composition.model) {
+        Ok(e) => print_endpoint(&e),
+        Err(e) => println!("# endpoint: not configured: {e}"),
+    }
+    Ok(0)
+}
+
+fn print_endpoint(e: &ResolvedEndpoint) {
+    println!("[model]");
+    println!(
+        "base_url = {:?}  # {}",
+        vouch_llm::without_credentials(&e.base_url),
+        source_of(e.base_url_source, "--base-url", ENV_BASE_URL)
+    );
+    println!(
+        "model = {:?}  # {}",
+        e.model,
+        source_of(e.model_source, "--model", ENV_MODEL)
+    );
+    let key = if e.api_key.is_some() {
+        "set, [redacted]"
+    } else {
+        "unset"
+    };
+    println!("api_key_env = {:?}  # the key: {key}", e.api_key_env);
+    if e.api_key_env != ENV_API_KEY {
+        println!("# (the default variable would be {ENV_API_KEY})");
+    }
+    println!("auth = {:?}", e.auth.as_str());
+    for (k, v) in &e.query {
+        println!("# query parameter {k} = {v:?}");
+    }
+    for (name, _) in &e.headers {
+        println!("# extra header {name}: [value not shown]");
+    }
+    println!("request_timeout_secs = {}", e.request_timeout.as_secs());
+    println!("max_retries = {}", e.max_retries);
+    println!("structured_outputs = {}", e.structured_outputs);
+}

@@ -1,0 +1,207 @@
+//! The model endpoint as `vouch review` uses it: the client configuration built from
+//! the resolved endpoint, the check before any stage starts, and the paragraphs that
+//! say what to fix when the endpoint refuses.
+
+use std::sync::Arc;
+
+use vouch_host::diagnostics::{Diagnostic, DiagnosticSink, ReasonCode};
+use vouch_host::manifest::{ENV_BASE_URL, ENV_MODEL, ResolvedEndpoint, SettingSource};
+use vouch_llm::{AuthScheme, BaseUrl, EndpointConfig, EndpointProblem, ModelClient};
+
+use crate::UsageError;
+
+/// Most model names listed in an unknown-model message.
+const LISTED_MODELS: usize = 20;
+
+/// The client configuration for `endpoint`, and a note for the report when the base
+/// URL was given as a full `…/chat/completions` URL (its root is used).
+pub fn client_config(endpoint: &ResolvedEndpoint) -> (EndpointConfig, Option<String>) {
+    let base = BaseUrl::parse(&endpoint.base_url);
+    let note = base.stripped_endpoint.then(|| {
+        format!(
+            "the base URL named an endpoint path; vouch sends requests under its root {}",
+            base.root
+        )
+    });
+    let mut config = EndpointConfig::new(endpoint.base_url.clone(), endpoint.model.clone());
+    if let Some(key) = &endpoint.api_key {
+        config = config.with_api_key(key.expose());
+    }
+    config.auth = endpoint.auth;
+    config.query = endpoint.query.clone();
+    config.extra_headers = endpoint.headers.clone();
+    config.request_timeout = endpoint.request_timeout;
+    config.max_retries = endpoint.max_retries;
+    config.structured_outputs = endpoint.structured_outputs;
+    (config, note)
+}
+
+/// Checks the endpoint before any stage starts. A problem is a configuration error:
+/// one diagnostic line (`stage: "endpoint"`, its code) on the sink and a
+/// [`UsageError`] whose text says what to fix.
+pub async fn check(
+    client: &ModelClient,
+    endpoint: &ResolvedEndpoint,
+    diagnostics: &Arc<dyn DiagnosticSink>,
+    job_id: &str,
+    cancel: &tokio_util::sync::CancellationToken,
+) -> Result<(), UsageError> {
+    let Err(problem) = client.check_endpoint(cancel).await else {
+        return Ok(());
+    };
+    diagnostics.emit(&Diagnostic {
+        job_id: job_id.to_owned(),
+        label: None,
+        stage: "endpoint",
+        source_count: None,
+        hunk_count: None,
+        reason: ReasonCode::from_endpoint_problem(&problem),
+    });
+    Err(UsageError(explain(&problem, endpoint)))
+}
+
+/// Where a setting came from, as the user would change it.
+fn setting(source: SettingSource, flag: &str, env: &str, key: &str) -> String {
+    match source {
+        SettingSource::Flag => flag.to_owned(),
+        SettingSource::Environment => env.to_owned(),
+        SettingSource::Manifest => format!("[model].{key} in the manifest"),
+        SettingSource::UserConfig => format!("{key} of the user configuration's profile"),
+        SettingSource::Default => "vouch's default".to_owned(),
+    }
+}
+
+fn base_url_setting(endpoint: &ResolvedEndpoint) -> String {
+    setting(
+        endpoint.base_url_source,
+        "--base-url",
+        ENV_BASE_URL,
+        "base_url",
+    )
+}
+
+fn key_header(auth: AuthScheme) -> &'static str {
+    match auth {
+        AuthScheme::Bearer => "as `Authorization: Bearer`",
+        AuthScheme::ApiKeyHeader => "in the `api-key` header",
+    }
+}
+
+/// The paragraph for `problem`: what failed, which setting it came from, what to do.
+/// Never the key itself.
+pub fn explain(problem: &EndpointProblem, endpoint: &ResolvedEndpoint) -> String {
+    let base = base_url_setting(endpoint);
+    match problem {
+        EndpointProblem::Unreachable { url, detail } => format!(
+            "cannot reach the model endpoint at {url} ({detail}). Is the server running and \
+             listening on that host and port? The base URL comes from {base}; for a local \
+             server start it first (for example `ollama serve`, `vllm serve MODEL`, or \
+             `llama-server -m FILE --port 8080`)."
+        ),
+        EndpointProblem::Tls { url, detail } => format!(
+            "the TLS handshake with {url} failed ({detail}). If the server speaks plain HTTP \
+             (most local servers do), use an http:// base URL in {base}; otherwise check the \
+             server's certificate."
+        ),
+        EndpointProblem::Timeout { url } => format!(
+            "the model endpoint at {url} did not answer in time. Check that the base URL \
+             ({base}) points at the server and that it is not overloaded."
+        ),
+        EndpointProblem::WrongPath { url, suggestion } => match suggestion {
+            Some(root) => format!(
+                "nothing OpenAI-compatible answers at {url}, but the server answers under \
+                 {root}: set the base URL ({base}) to {root}."
+            ),
+            None => format!(
+                "nothing OpenAI-compatible answers at {url}. Set the base URL ({base}) to the \
+                 server's OpenAI-compatible root, the part before /chat/completions: for example \
+                 https://api.openai.com/v1, http://127.0.0.1:11434/v1 (Ollama), \
+                 http://127.0.0.1:8000/v1 (vLLM), or an Azure OpenAI deployment URL with \
+                 api_version and auth = \"api-key\" under [model] (see the README's recipes)."
+            ),
+        },
+        EndpointProblem::Refused {
+            status,
+            key_sent: true,
+            detail,
+        } => format!(
+            "the model endpoint refused the API key (HTTP {status}: {detail}). The key was read \
+             from the environment variable {var} and sent {how}. Check that {var} holds a valid \
+             key for this endpoint, or name the variable that does with --api-key-env{azure}.",
+            var = endpoint.api_key_env,
+            how = key_header(endpoint.auth),
+            azure = if endpoint.auth == AuthScheme::Bearer {
+                " (Azure OpenAI expects its key in the `api-key` header: set auth = \"api-key\" under [model])"
+            } else {
+                ""
+            },
+        ),
+        EndpointProblem::Refused {
+            status,
+            key_sent: false,
+            detail,
+        } => format!(
+            "the model endpoint requires an API key (HTTP {status}: {detail}), and none was sent: \
+             the environment variable {var} is unset or empty. Export the key in {var}, or name \
+             the variable that holds it with --api-key-env.",
+            var = endpoint.api_key_env,
+        ),
+        EndpointProblem::UnknownModel { model, available } => {
+            let from = setting(endpoint.model_source, "--model", ENV_MODEL, "model");
+            if endpoint.auth == AuthScheme::ApiKeyHeader {
+                return format!(
+                    "the model endpoint has no deployment or model \"{model}\" at {url}. For \
+                     Azure OpenAI the deployment name in the base URL ({base}) selects the model: \
+                     check it against the deployments of your resource.",
+                    url = endpoint.base_url,
+                );
+            }
+            let offer = if available.is_empty() {
+                "It lists no models; use the name the server was started with.".to_owned()
+            } else {
+                let mut shown: Vec<&str> = available.iter().map(String::as_str).collect();
+                shown.sort_unstable();
+                shown.dedup();
+                let more = shown.len().saturating_sub(LISTED_MODELS);
+                shown.truncate(LISTED_MODELS);
+                let more = if more > 0 {
+                    format!(" (and {more} more)")
+                } else {
+                    String::new()
+                };
+                format!("It offers: {}{more}.", shown.join(", "))
+            };
+            format!(
+                "the model endpoint does not serve the model \"{model}\" (set by {from}). {offer} \
+                 Choose one with --model or {ENV_MODEL}."
+            )
+        }
+        EndpointProblem::RateLimited {
+            retry_after,
+            detail,
+        } => format!(
+            "the model endpoint is refusing requests for now: rate limited or out of quota \
+             (HTTP 429: {detail}).{wait} Try again later, lower --concurrency, or check the \
+             account's quota and billing.",
+            wait = retry_after
+                .map(|w| format!(" It asks to wait {} s.", w.as_secs()))
+                .unwrap_or_default(),
+        ),
+        EndpointProblem::ServerError { status, detail } => format!(
+            "the model endpoint failed before the review started (HTTP {status}: {detail}). \
+             Check the server's logs and try again."
+        ),
+    }
+}
+
+/// The message of a review during which the endpoint refused the key: the remaining
+/// stages sent nothing.
+pub fn refused_during_review(status: u16, endpoint: &ResolvedEndpoint) -> String {
+    format!(
+        "The model endpoint refused the API key (HTTP {status}) during the review, so the \
+         remaining stages sent no request. The key was read from the environment variable {var} \
+         and sent {how}; check that it holds a valid key for this endpoint.",
+        var = endpoint.api_key_env,
+        how = key_header(endpoint.auth),
+    )
+}

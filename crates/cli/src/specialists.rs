@@ -1,0 +1,78 @@
+//! `vouch specialists list`: the built-in specialists, and the plugins the composition in
+//! force (`--manifest`, else the user configuration's, else the built-in default) pins.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use vouch_host::manifest::PluginSource;
+use vouch_host::registry::Registry;
+
+use crate::builtins;
+use crate::config::UserSettings;
+
+/// Arguments of `vouch specialists list`.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Composition manifest whose pinned plugins to list.
+    #[arg(long)]
+    pub manifest: Option<PathBuf>,
+}
+
+/// Prints one line per built-in specialist and one per entry of the composition.
+pub fn list(args: &ListArgs) -> Result<i32> {
+    let mut registry = Registry::new();
+    for table in builtins::tables() {
+        registry
+            .add_builtin(table)
+            .context("registering a built-in specialist (a bug in vouch)")?;
+    }
+    println!("Built in:");
+    for handle in registry.specialists() {
+        let d = handle.descriptor();
+        println!("  {} {}  ({})", d.id, d.version, d.role.as_str());
+    }
+    let user = UserSettings::load(None)?;
+    let composition = user.composition(args.manifest.as_ref())?;
+    println!(
+        "Composition {:?} ({}):",
+        composition.name,
+        composition.origin.display()
+    );
+    let entries = composition
+        .specialists
+        .iter()
+        .map(|s| {
+            (
+                &s.id,
+                &s.version,
+                s.role.as_str(),
+                &s.source,
+                s.instances,
+                s.enabled,
+            )
+        })
+        .chain(std::iter::once((
+            &composition.verifier.id,
+            &composition.verifier.version,
+            "verifier",
+            &composition.verifier.source,
+            1,
+            true,
+        )));
+    for (id, version, role, source, instances, enabled) in entries {
+        let state = if enabled {
+            format!("×{instances}")
+        } else {
+            "disabled".into()
+        };
+        match source {
+            PluginSource::BuiltIn => println!("  {id} {version}  ({role}, {state}, built in)"),
+            PluginSource::Dynamic { library, sha256 } => println!(
+                "  {id} {version}  ({role}, {state}) library {} sha256 {sha256}",
+                library.display()
+            ),
+        }
+    }
+    Ok(0)
+}

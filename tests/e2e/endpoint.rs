@@ -1,0 +1,344 @@
+//! Provider errors that say what to fix, and the README's provider recipes, through the
+//! real binary against local servers imitating each provider.
+
+use serde_json::{Value, json};
+use vouch_testkit::git::TestRepo;
+use vouch_testkit::openai::{Dialect, Match, Reply, Rule, Script, ScriptedServer, ServedBy};
+use vouch_workspace_tests::{Output, candidates_reply, review_json, workspace};
+
+const KEY: &str = "sk-e2e-endpoint-SECRET-91c2";
+const INVESTIGATOR: &str = "Instance: generic-investigator #1";
+
+fn repo() -> (TestRepo, String, String) {
+    let repo = TestRepo::new();
+    repo.write("src/lib.rs", "pub fn one() -> u32 {\n    1\n}\n");
+    let base = repo.commit("base");
+    repo.write("src/lib.rs", "pub fn one() -> u32 {\n    2\n}\n");
+    let head = repo.commit("change one");
+    (repo, base, head)
+}
+
+fn investigator_clean() -> Script {
+    Script::new().rule(
+        Rule::when(Match::any_message_contains(INVESTIGATOR))
+            .named("investigator")
+            .reply(Reply::content(candidates_reply(
+                json!([]),
+                true,
+                &["src/lib.rs"],
+            ))),
+    )
+}
+
+async fn review(
+    base_url: &str,
+    model: &str,
+    manifest: &str,
+    extra: &[&str],
+    envs: &[(&str, &str)],
+) -> Output {
+    let (repo, base, head) = repo();
+    let manifest = workspace().join(manifest).display().to_string();
+    let mut args = vec!["--manifest", manifest.as_str()];
+    args.extend_from_slice(extra);
+    review_json(repo.path(), &base, &head, base_url, model, &args, envs).await
+}
+
+/// The one diagnostic line of a configuration error.
+fn diagnostic_reason(out: &Output) -> String {
+    let lines: Vec<Value> = out
+        .stderr
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|_| panic!("not a diagnostic: {l}")))
+        .collect();
+    assert_eq!(lines.len(), 1, "{}", out.stderr);
+    assert_eq!(lines[0]["stage"], "endpoint");
+    lines[0]["reason"].as_str().unwrap().to_owned()
+}
+
+fn no_stage_ran(server: &ScriptedServer) {
+    assert!(
+        server.requests().iter().all(|r| !r.is_matched()),
+        "a stage reached the model: {:?}",
+        server
+            .requests()
+            .iter()
+            .map(|r| &r.served_by)
+            .collect::<Vec<_>>()
+    );
+}
+
+const MINIMAL: &str = "tests/data/e2e/minimal.toml";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_wrong_model_is_a_configuration_error_listing_the_models() {
+    let server = ScriptedServer::start_as(
+        Dialect::OpenAi { key: KEY.into() },
+        &["gpt-4.1", "gpt-4.1-mini"],
+        investigator_clean(),
+    )
+    .await;
+    let out = review(
+        &server.base_url(),
+        "gpt-5x",
+        MINIMAL,
+        &[],
+        &[("OPENAI_API_KEY", KEY)],
+    )
+    .await;
+    assert_eq!(out.code, 3, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout
+            .contains("does not serve the model \"gpt-5x\" (set by --model)"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("It offers: gpt-4.1, gpt-4.1-mini."),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("VOUCH_MODEL"), "{}", out.stdout);
+    assert_eq!(diagnostic_reason(&out), "endpoint-model");
+    no_stage_ran(&server);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_wrong_key_names_the_variable_never_the_value() {
+    let server = ScriptedServer::start_as(
+        Dialect::OpenAi { key: KEY.into() },
+        &["gpt-4.1"],
+        investigator_clean(),
+    )
+    .await;
+    let out = review(
+        &server.base_url(),
+        "gpt-4.1",
+        MINIMAL,
+        &["--api-key-env", "TEAM_OPENAI_KEY"],
+        &[("TEAM_OPENAI_KEY", "sk-wrong-VALUE-77")],
+    )
+    .await;
+    assert_eq!(out.code, 3, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("refused the API key (HTTP 401"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("environment variable TEAM_OPENAI_KEY"),
+        "{}",
+        out.stdout
+    );
+    assert!(!out.stdout.contains("VALUE-77") && !out.stderr.contains("VALUE-77"));
+    assert_eq!(diagnostic_reason(&out), "endpoint-auth");
+    no_stage_ran(&server);
+
+    let unset = review(&server.base_url(), "gpt-4.1", MINIMAL, &[], &[]).await;
+    assert_eq!(unset.code, 3);
+    assert!(
+        unset.stdout.contains("OPENAI_API_KEY is unset or empty"),
+        "{}",
+        unset.stdout
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_base_url_without_v1_is_explained_with_the_one_that_answers() {
+    let server = ScriptedServer::start(investigator_clean()).await;
+    let out = review(&server.root_url(), "scripted", MINIMAL, &[], &[]).await;
+    assert_eq!(out.code, 3, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains(&format!(
+            "set the base URL (--base-url) to {}.",
+            server.base_url()
+        )),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(diagnostic_reason(&out), "endpoint-path");
+    no_stage_ran(&server);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unreachable_host_and_a_rate_limit_are_configuration_errors() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let out = review(
+        &format!("http://127.0.0.1:{port}/v1"),
+        "m",
+        MINIMAL,
+        &[],
+        &[],
+    )
+    .await;
+    assert_eq!(out.code, 3, "{}", out.stdout);
+    assert!(
+        out.stdout.contains("cannot reach the model endpoint"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(diagnostic_reason(&out), "endpoint-unreachable");
+
+    let limited = ScriptedServer::start(
+        investigator_clean().models_reply(Reply::status(429).header("Retry-After", "30")),
+    )
+    .await;
+    let out = review(&limited.base_url(), "scripted", MINIMAL, &[], &[]).await;
+    assert_eq!(out.code, 3, "{}", out.stdout);
+    assert!(
+        out.stdout.contains("rate limited or out of quota"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("wait 30 s"), "{}", out.stdout);
+    assert_eq!(diagnostic_reason(&out), "endpoint-rate-limited");
+    no_stage_ran(&limited);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_auth_failure_during_the_review_stops_the_remaining_stages() {
+    // The model list passes the check; the first chat request is refused.
+    let server = ScriptedServer::start(
+        Script::new().rule(
+            Rule::when(Match::any())
+                .named("refuse")
+                .always(Reply::status(401)),
+        ),
+    )
+    .await;
+    let out = review(
+        &server.base_url(),
+        "scripted",
+        "manifests/default.toml",
+        &["--concurrency", "1"],
+        &[("OPENAI_API_KEY", KEY)],
+    )
+    .await;
+    assert_eq!(out.code, 2, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(
+        server.chat_requests().len(),
+        1,
+        "one refusal, then nothing more"
+    );
+    let report = out.json();
+    assert_eq!(report["opinion"]["outcome"], "incomplete");
+    let messages = report["messages"].to_string();
+    assert!(
+        messages.contains("remaining stages sent no request"),
+        "{messages}"
+    );
+    assert!(messages.contains("OPENAI_API_KEY"), "{messages}");
+    assert!(!out.stdout.contains(KEY));
+    // Usage counts every request sent: the model list and the refused request.
+    assert_eq!(report["usage"]["requests"], json!(server.request_count()));
+    assert_eq!(server.request_count(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn usage_counts_failed_and_retried_requests() {
+    let server = ScriptedServer::start(
+        Script::new().rule(Rule::when(Match::any()).always(Reply::status(500))),
+    )
+    .await;
+    let out = review(&server.base_url(), "scripted", MINIMAL, &[], &[]).await;
+    assert_eq!(out.code, 2, "{}\n{}", out.stdout, out.stderr);
+    let report = out.json();
+    let chat = server.chat_requests().len();
+    assert!(chat >= 3, "retries were sent: {chat}");
+    assert_eq!(report["usage"]["requests"], json!(server.request_count()));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn azure_recipe_reviews_through_the_deployment_url() {
+    let server = ScriptedServer::start_as(
+        Dialect::Azure {
+            key: KEY.into(),
+            deployment: "review-gpt".into(),
+            api_version: "2024-10-21".into(),
+        },
+        &[],
+        investigator_clean(),
+    )
+    .await;
+    let out = review(
+        &server.base_url(),
+        "gpt-4.1",
+        "tests/data/e2e/recipes/azure.toml",
+        &[],
+        &[("AZURE_OPENAI_API_KEY", KEY)],
+    )
+    .await;
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let served = server.served_by("investigator");
+    assert_eq!(served.len(), 1);
+    assert_eq!(served[0].header("api-key"), Some(KEY));
+    assert_eq!(served[0].query.as_deref(), Some("api-version=2024-10-21"));
+    assert!(
+        server
+            .requests()
+            .iter()
+            .all(|r| r.served_by != ServedBy::Refused)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn openrouter_recipe_sends_its_attribution_headers() {
+    let server = ScriptedServer::start_as(
+        Dialect::OpenRouter { key: KEY.into() },
+        &["openai/gpt-4.1"],
+        investigator_clean(),
+    )
+    .await;
+    let out = review(
+        &server.base_url(),
+        "openai/gpt-4.1",
+        "tests/data/e2e/recipes/openrouter.toml",
+        &[],
+        &[("OPENROUTER_API_KEY", KEY)],
+    )
+    .await;
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let served = server.served_by("investigator");
+    assert_eq!(served[0].header("x-title"), Some("vouch"));
+    assert_eq!(
+        served[0].header("http-referer"),
+        Some("https://example.com/my-repo")
+    );
+    assert_eq!(
+        served[0].header("authorization"),
+        Some(format!("Bearer {KEY}").as_str())
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ollama_vllm_and_llama_cpp_recipes_review() {
+    for (dialect, models, model, key) in [
+        (Dialect::Ollama, &["llama3.2:latest"][..], "llama3.2", None),
+        (
+            Dialect::Vllm {
+                key: Some(KEY.into()),
+            },
+            &["Qwen/Qwen2.5-Coder-32B-Instruct"][..],
+            "Qwen/Qwen2.5-Coder-32B-Instruct",
+            Some(KEY),
+        ),
+        (Dialect::LlamaCpp, &["smollm2.gguf"][..], "local", None),
+    ] {
+        let server = ScriptedServer::start_as(dialect.clone(), models, investigator_clean()).await;
+        let envs: Vec<(&str, &str)> = key.map(|k| ("OPENAI_API_KEY", k)).into_iter().collect();
+        let out = review(
+            &server.base_url(),
+            model,
+            "tests/data/e2e/tools-off-small-budget.toml",
+            &[],
+            &envs,
+        )
+        .await;
+        assert_eq!(out.code, 0, "{dialect:?}: {}\n{}", out.stdout, out.stderr);
+        assert_eq!(server.served_by("investigator").len(), 1, "{dialect:?}");
+    }
+}
