@@ -14,7 +14,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use vouch_final_report::{
     EXIT_UNREADABLE, TranscriptEntry, Verdict, parse_report, parse_transcript,
-    transcript_from_values, validate,
+    transcript_from_values,
 };
 
 use crate::validate::read_source;
@@ -71,7 +71,7 @@ pub fn verdict_for(req: &ValidateRequest) -> Verdict {
         Err(e) => return Verdict::unreadable(e),
     };
     match transcript_entries(req) {
-        Ok(transcript) => Verdict::from_violations(validate(&report, transcript.as_deref())),
+        Ok(transcript) => vouch_final_report::verdict(&report, transcript.as_deref()),
         Err(e) => Verdict::unreadable(e),
     }
 }

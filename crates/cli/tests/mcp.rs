@@ -152,3 +152,66 @@ async fn mcp_client_lists_and_calls_the_validator_tool() {
 
     client.cancel().await.expect("shutdown");
 }
+
+/// The verdict the library gives for a report file and its transcript, as JSON.
+fn library_verdict(report: &Value, transcript: Option<&str>) -> Value {
+    let entries = transcript.map(|t| vouch_final_report::parse_transcript(t).expect("transcript"));
+    serde_json::to_value(vouch_final_report::verdict(report, entries.as_deref())).expect("verdict")
+}
+
+#[tokio::test]
+async fn mcp_verdicts_equal_the_library_verdicts() {
+    let transport = TokioChildProcess::new(
+        tokio::process::Command::new(env!("CARGO_BIN_EXE_vouch")).configure(|cmd| {
+            cmd.arg("mcp");
+        }),
+    )
+    .expect("spawn vouch mcp");
+    let client = ().serve(transport).await.expect("initialize");
+
+    let mut inputs: Vec<(Value, Option<String>)> = Vec::new();
+    for name in [
+        "approved-after-simulation",
+        "changes-requested",
+        "collision-stop",
+        "merged-pr",
+    ] {
+        let report: Value = serde_json::from_str(&read(&format!("{name}.json"))).expect("json");
+        inputs.push((report, Some(read(&format!("{name}.transcript.jsonl")))));
+    }
+    // An unmentioned profile activation through an MCP tool, with strict compliance.
+    let mut transcript = read("merged-pr.transcript.jsonl");
+    transcript.insert_str(
+        0,
+        "{\"seq\": 0, \"kind\": \"tool\", \"name\": \"gitea_activate_profile\", \"arguments\": {}}\n",
+    );
+    let merged: Value = serde_json::from_str(&read("merged-pr.json")).expect("json");
+    inputs.push((merged.clone(), Some(transcript)));
+    // An unknown key with a Cyrillic look-alike.
+    let mut hostile = merged.clone();
+    hostile["strictCоmpliance"] = json!(true);
+    inputs.push((hostile, None));
+
+    let mut invalid = 0;
+    for (report, transcript) in inputs {
+        let expected = library_verdict(&report, transcript.as_deref());
+        let mut arguments = json!({"report": report});
+        if let Some(t) = &transcript {
+            arguments["transcript"] = json!(t);
+        }
+        let result = client
+            .call_tool(CallToolRequestParams::new(TOOL).with_arguments(args(arguments)))
+            .await
+            .expect("tools/call");
+        let verdict = result.structured_content.expect("structured verdict");
+        assert_eq!(verdict, expected);
+        if verdict["valid"] == false {
+            invalid += 1;
+        }
+    }
+    assert_eq!(
+        invalid, 2,
+        "the two hostile inputs are rejected, the four fixtures accepted"
+    );
+    client.cancel().await.expect("shutdown");
+}

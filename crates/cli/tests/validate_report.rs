@@ -77,8 +77,38 @@ fn valid_json_and_markdown_reports_exit_zero() {
             "{args:?}: {}",
             text(&out.stdout)
         );
-        assert_eq!(text(&out.stdout), "report is valid\n");
+        let stdout = text(&out.stdout);
+        let (last, rest) = stdout
+            .trim_end()
+            .lines()
+            .collect::<Vec<_>>()
+            .split_last()
+            .map(|(l, r)| (l.to_string(), r.to_vec()))
+            .expect("output");
+        assert_eq!(last, "report is valid", "{stdout}");
+        // Anything before the summary is a warning, never a violation.
+        assert!(
+            rest.iter()
+                .all(|l| l.starts_with("warning /narrative line ")),
+            "{stdout}"
+        );
     }
+    // The collision report's "merged externally by bob" is shown as not checked.
+    let out = vouch(&[
+        "validate-report",
+        path_str(&accept("collision-stop.json")),
+        "--format",
+        "json",
+    ]);
+    let verdict: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json verdict");
+    assert_eq!(verdict["valid"], true);
+    assert_eq!(verdict["warnings"][0]["line"], 1, "{verdict}");
+    assert!(
+        verdict["warnings"][0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("someone else")),
+        "{verdict}"
+    );
 }
 
 #[test]

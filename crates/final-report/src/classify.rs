@@ -217,7 +217,7 @@ const PROFILE_VARS: &[&str] = &[
     "TOKEN", "PROFILE", "GH_HOST", "GITEA", "FORGEJO", "GITHUB", "GITLAB", "TEA_",
 ];
 
-fn classify_simple(simple: &SimpleCommand) -> Vec<Kind> {
+pub(crate) fn classify_simple(simple: &SimpleCommand) -> Vec<Kind> {
     let mut kinds = Vec::new();
     if !simple.writes_to.is_empty() {
         kinds.push(Kind::FileEdit);
@@ -315,39 +315,104 @@ fn classify_simple(simple: &SimpleCommand) -> Vec<Kind> {
     kinds
 }
 
-/// Files whose reading is local config/profile inspection.
-const CONFIG_PATHS: &[&str] = &[
-    ".config/gh",
-    "hosts.yml",
-    ".config/tea",
-    "tea/config.yml",
-    ".config/glab",
-    ".netrc",
-    ".gitconfig",
-    ".git-credentials",
-    ".config/git",
-    "credentials",
-    "auth.json",
-    ".npmrc",
-    ".pypirc",
-    "mcp.json",
-    ".claude",
-    ".codex",
-    ".config/forgejo",
-    ".config/gitea",
-    "token",
-];
+/// The class of configuration, credential or profile material a path names, if any.
+///
+/// Classes, by path shape rather than a fixed list of files: credentials (`.netrc`,
+/// `.git-credentials`, `.ssh/`, `.aws/`, keys, names with `token`/`secret`/`credential`),
+/// forge-client configuration (`~/.config/gh|tea|glab|...`, `hosts.yml`), agent
+/// configuration (`.claude`, `.codex`, `mcp.json`), git configuration (`.gitconfig`,
+/// `.config/git`, `.git/config`), environment files (`.env*`), package-registry
+/// configuration (`.npmrc`, `.pypirc`), profiles (names with `profile`) and any other
+/// dotfile or `.config/` entry of a home directory.
+pub(crate) fn config_path_class(arg: &str) -> Option<&'static str> {
+    let lower = arg.trim_matches(|c| c == '"' || c == '\'').to_lowercase();
+    let path_like = lower.contains('/') || lower.starts_with('.') || lower.starts_with('~');
+    let parts: Vec<&str> = lower.split('/').filter(|p| !p.is_empty()).collect();
+    let name = parts.last().copied().unwrap_or("");
+    const SOURCE: &[&str] = &[
+        ".rs", ".py", ".go", ".ts", ".js", ".java", ".c", ".h", ".md", ".kt", ".rb", ".snap",
+    ];
+    let named_secret = ["token", "secret", "credential"]
+        .iter()
+        .any(|w| name.contains(w))
+        && !SOURCE.iter().any(|x| name.ends_with(x));
+    let has = |c: &str| parts.contains(&c);
+    if !path_like && !matches!(name, "hosts.yml" | "mcp.json" | "auth.json" | "credentials") {
+        return None;
+    }
+    if [
+        ".netrc",
+        "_netrc",
+        ".git-credentials",
+        ".ssh",
+        ".aws",
+        ".gnupg",
+        ".docker",
+        ".kube",
+    ]
+    .iter()
+    .any(|c| has(c))
+        || named_secret
+        || name == "auth.json"
+        || name.starts_with("id_rsa")
+        || name.starts_with("id_ed25519")
+        || [".pem", ".key", ".p12", ".pfx"]
+            .iter()
+            .any(|x| name.ends_with(x))
+    {
+        return Some("credentials");
+    }
+    let after_config = parts.windows(2).find(|w| w[0] == ".config").map(|w| w[1]);
+    if matches!(
+        after_config,
+        Some("gh" | "tea" | "glab" | "gitea" | "forgejo" | "hub" | "glab-cli" | "codeberg")
+    ) || name == "hosts.yml"
+    {
+        return Some("forge-client configuration");
+    }
+    if [".claude", ".codex", ".cursor", ".gemini"]
+        .iter()
+        .any(|c| has(c))
+        || name == "mcp.json"
+        || name == ".mcp.json"
+    {
+        return Some("agent configuration");
+    }
+    if name == ".gitconfig" || after_config == Some("git") || lower.ends_with(".git/config") {
+        return Some("git configuration");
+    }
+    if name == ".env" || name.starts_with(".env.") || name == ".envrc" {
+        return Some("environment file");
+    }
+    if matches!(name, ".npmrc" | ".pypirc" | ".yarnrc" | ".pip")
+        || lower.ends_with(".cargo/credentials.toml")
+    {
+        return Some("package-registry configuration");
+    }
+    if name.contains("profile") {
+        return Some("profile");
+    }
+    let home = lower.starts_with("~/")
+        || lower.starts_with("$home/")
+        || lower.starts_with("${home}/")
+        || lower.starts_with("/root/")
+        || (parts.first() == Some(&"home") && lower.starts_with('/'));
+    if has(".config") || (home && parts.iter().skip(1).any(|p| p.starts_with('.'))) {
+        return Some("home configuration");
+    }
+    None
+}
 
 fn is_config_read(program: &str, args: &[&str]) -> bool {
-    const READERS: &[&str] = &[
-        "cat", "less", "more", "head", "tail", "bat", "grep", "rg", "jq", "yq", "sed", "awk",
-        "stat", "ls", "view", "nl",
-    ];
-    READERS.contains(&program)
-        && args
-            .iter()
-            .filter(|a| !a.starts_with('-'))
-            .any(|a| CONFIG_PATHS.iter().any(|p| a.contains(p)))
+    if matches!(
+        program,
+        "cd" | "pushd" | "echo" | "printf" | "git" | "source" | "."
+    ) {
+        return false;
+    }
+    args.iter()
+        .filter(|a| !a.starts_with('-'))
+        .any(|a| config_path_class(a).is_some())
 }
 
 fn is_test_run(program: &str, args: &[&str]) -> bool {
@@ -377,7 +442,7 @@ fn is_test_run(program: &str, args: &[&str]) -> bool {
 }
 
 /// Skip git's global options (`-C <path>`, `-c k=v`, `--git-dir=...`, ...).
-fn git_subcommand<'a>(args: &'a [&'a str]) -> (&'a str, &'a [&'a str]) {
+pub(crate) fn git_subcommand<'a>(args: &'a [&'a str]) -> (&'a str, &'a [&'a str]) {
     let mut i = 0;
     while i < args.len() {
         let a = args[i];
@@ -659,18 +724,147 @@ fn tool_words(name: &str) -> (Vec<String>, bool, String) {
         .map(str::to_owned)
         .collect();
     let lower = name.to_lowercase();
-    let forge = lower.starts_with("mcp__")
-        || ["gitea", "github", "gitlab", "forgejo"]
-            .iter()
-            .any(|f| lower.contains(f));
+    let forge = FORGES.iter().any(|f| lower.contains(f));
     (words, forge, spaced)
 }
 
+/// Names that mark a tool as a forge's.
+const FORGES: &[&str] = &[
+    "gitea",
+    "github",
+    "gitlab",
+    "forgejo",
+    "codeberg",
+    "bitbucket",
+];
+
+/// The MCP server part of `mcp__server__tool`, lower-case.
+fn tool_server(name: &str) -> Option<String> {
+    let mut parts = name.split("__");
+    (parts.next() == Some("mcp"))
+        .then(|| parts.next().map(str::to_lowercase))
+        .flatten()
+}
+
+/// The file path argument of a file tool (`file_path`, `path`, ...).
+pub(crate) fn tool_path(arguments: &Value) -> Option<&str> {
+    [
+        "file_path",
+        "filePath",
+        "path",
+        "filename",
+        "file",
+        "notebook_path",
+        "target",
+    ]
+    .iter()
+    .find_map(|k| arguments.get(*k).and_then(Value::as_str))
+}
+
+/// The repository directory argument of a local git tool.
+pub(crate) fn tool_repo_dir(arguments: &Value) -> Option<&str> {
+    [
+        "repo_path",
+        "repoPath",
+        "repository_path",
+        "cwd",
+        "directory",
+        "working_dir",
+        "workdir",
+        "path",
+    ]
+    .iter()
+    .find_map(|k| arguments.get(*k).and_then(Value::as_str))
+}
+
+/// Whether a tool's name has a read verb (`get_pull_request`, `pull_request_read`).
+pub(crate) fn is_read_tool(name: &str) -> bool {
+    let (words, _, _) = tool_words(name);
+    words.iter().any(|w| READ_VERBS.contains(&w.as_str()))
+}
+
+/// Whether a tool is a local git tool (`mcp__git__git_merge`, `git_checkout`).
+pub(crate) fn is_local_git_tool(name: &str) -> bool {
+    let (words, forge, _) = tool_words(name);
+    !forge
+        && (tool_server(name).as_deref() == Some("git")
+            || words.first().is_some_and(|w| w == "git"))
+}
+
+/// What a local git tool does, by its git verb (`git_merge` → a local merge).
+fn classify_git_tool(words: &[String], arguments: &Value) -> Option<Kind> {
+    let verbs: Vec<&str> = words
+        .iter()
+        .map(String::as_str)
+        .filter(|w| *w != "git")
+        .collect();
+    let flag = |k: &str| arguments.get(k).and_then(Value::as_bool).unwrap_or(false);
+    let mode = arguments
+        .get("mode")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_lowercase();
+    let verb = verbs.first().copied().unwrap_or("");
+    let has = |w: &str| verbs.contains(&w);
+    Some(match verb {
+        "merge" if has("abort") || flag("abort") => Kind::MergeRestore,
+        "merge" | "pull" => Kind::LocalMerge,
+        "reset" if has("hard") || mode == "hard" || flag("hard") => Kind::MergeRestore,
+        "checkout" | "switch" | "reset" | "add" | "rm" | "restore" | "stash" | "clean"
+        | "rebase" | "cherry" | "revert" | "apply" | "unstage" => Kind::WorktreeChange,
+        "commit" | "fetch" | "tag" | "branch" | "create" | "delete" | "update" => Kind::RefUpdate,
+        "worktree" if has("add") || has("remove") || has("prune") => Kind::WorktreeAddRemove,
+        "push" => Kind::Push,
+        _ => return None,
+    })
+}
+
 /// What an MCP/agent tool call does. `None` for reads and unknown tools.
+///
+/// Local git tools are classified by their git verb; profile/login activation and
+/// reads of configuration material are classified before the forge verbs; forge tools
+/// by their verb words; local file tools as file edits.
 pub(crate) fn classify_tool(name: &str, arguments: &Value) -> Option<Kind> {
     let (words, forge, base) = tool_words(name);
     let has = |w: &str| words.iter().any(|x| x == w);
     let first = words.first().map(String::as_str).unwrap_or("");
+    if is_local_git_tool(name) {
+        return classify_git_tool(&words, arguments);
+    }
+    let path_class = tool_path(arguments).and_then(config_path_class);
+    const READ_TOOLS: &[&str] = &[
+        "read",
+        "read_file",
+        "read_text_file",
+        "view",
+        "cat",
+        "open",
+        "get_file_contents",
+        "read_multiple_files",
+    ];
+    if !forge && READ_TOOLS.contains(&base.as_str()) {
+        return path_class.map(|_| Kind::ConfigInspection);
+    }
+    if [
+        "profile",
+        "login",
+        "account",
+        "credential",
+        "credentials",
+        "identity",
+        "context",
+    ]
+    .iter()
+    .any(|w| has(w))
+        && [
+            "activate", "switch", "use", "set", "select", "login", "default", "add",
+        ]
+        .iter()
+        .any(|w| has(w))
+        && !READ_VERBS.contains(&first)
+    {
+        return Some(Kind::ProfileActivation);
+    }
     // "pull request" and "merge request" are nouns: neither word is a verb there.
     let noun_at = |i: usize| {
         let w = words[i].as_str();
@@ -712,17 +906,10 @@ pub(crate) fn classify_tool(name: &str, arguments: &Value) -> Option<Kind> {
     if !forge && LOCAL_EDIT_TOOLS.contains(&base.as_str()) {
         let command = arguments.get("command").and_then(Value::as_str);
         return if command == Some("view") {
-            None
+            path_class.map(|_| Kind::ConfigInspection)
         } else {
             Some(Kind::FileEdit)
         };
-    }
-    if has("profile")
-        && ["activate", "switch", "use", "set", "select"]
-            .iter()
-            .any(|w| has(w))
-    {
-        return Some(Kind::ProfileActivation);
     }
     if writes {
         return Some(Kind::ForgeWrite);
@@ -885,10 +1072,79 @@ mod tests {
                 json!({"event": "APPROVE"}),
                 Some(ForgeReview { approve: true }),
             ),
+            ("gitea_activate_profile", json!({}), Some(ProfileActivation)),
+            (
+                "mcp__gitea__activate_profile",
+                json!({}),
+                Some(ProfileActivation),
+            ),
+            (
+                "mcp__forge__switch_account",
+                json!({}),
+                Some(ProfileActivation),
+            ),
+            ("mcp__gitea__get_profile", json!({}), None),
+            ("mcp__git__git_merge", json!({}), Some(LocalMerge)),
+            ("mcp__git__git_checkout", json!({}), Some(WorktreeChange)),
+            ("mcp__git__git_commit", json!({}), Some(RefUpdate)),
+            (
+                "mcp__git__git_reset",
+                json!({"mode": "hard"}),
+                Some(MergeRestore),
+            ),
+            ("mcp__git__git_status", json!({}), None),
+            ("git_log", json!({}), None),
+            (
+                "mcp__filesystem__write_file",
+                json!({"path": "/w/a"}),
+                Some(FileEdit),
+            ),
+            ("mcp__gitea__close_issue", json!({}), Some(ForgeWrite)),
+            (
+                "Read",
+                json!({"file_path": "/root/.config/gh/hosts.yml"}),
+                Some(ConfigInspection),
+            ),
+            ("Read", json!({"file_path": "/src/w/src/main.rs"}), None),
         ];
         for (name, args, expected) in table {
             assert_eq!(classify_tool(name, args), *expected, "{name}");
         }
+    }
+
+    #[test]
+    fn configuration_paths_are_classified_by_shape() {
+        let table: &[(&str, Option<&str>)] = &[
+            ("~/.netrc", Some("credentials")),
+            ("/home/ci/.git-credentials", Some("credentials")),
+            ("./deploy/gitea_token.txt", Some("credentials")),
+            ("src/token.rs", None),
+            (
+                "~/.config/tea/config.yml",
+                Some("forge-client configuration"),
+            ),
+            ("hosts.yml", Some("forge-client configuration")),
+            ("/root/.claude/settings.json", Some("agent configuration")),
+            (".mcp.json", Some("agent configuration")),
+            ("~/.gitconfig", Some("git configuration")),
+            (".git/config", Some("git configuration")),
+            (".env.local", Some("environment file")),
+            ("~/.npmrc", Some("package-registry configuration")),
+            ("~/.bash_profile", Some("profile")),
+            ("~/.config/some-tool/x.toml", Some("home configuration")),
+            ("/root/.cache/thing", Some("home configuration")),
+            (".github/workflows/ci.yml", None),
+            ("README.md", None),
+            ("token", None),
+        ];
+        for (path, class) in table {
+            assert_eq!(config_path_class(path), *class, "{path}");
+        }
+        assert_eq!(classify_command("grep -rn token src/"), []);
+        assert_eq!(
+            classify_command("cat ~/.config/gh/hosts.yml"),
+            [Kind::ConfigInspection]
+        );
     }
 
     #[test]

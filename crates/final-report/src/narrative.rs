@@ -51,6 +51,19 @@ const PATTERNS: &[Pattern] = &[
     p(Claim::FullSuitePassed, &["entire", "suite", "passed"], 2),
     p(Claim::FullSuitePassed, &["all", "tests", "passed"], 2),
     p(Claim::FullSuitePassed, &["all", "tests", "pass"], 2),
+    p(Claim::FullSuitePassed, &["all", "checks", "passed"], 2),
+    p(Claim::FullSuitePassed, &["all", "checks", "succeeded"], 2),
+    p(Claim::FullSuitePassed, &["all", "checks", "green"], 2),
+    p(Claim::FullSuitePassed, &["tests", "green"], 1),
+    p(Claim::FullSuitePassed, &["suite", "green"], 1),
+    p(Claim::FullSuitePassed, &["ci", "green"], 1),
+    p(Claim::FullSuitePassed, &["everything", "passed"], 1),
+    p(Claim::FullSuitePassed, &["everything", "green"], 1),
+    p(Claim::FullSuitePassed, &["all", "green"], 1),
+    p(Claim::FullSuitePassed, &["checks", "green"], 1),
+    p(Claim::FullSuitePassed, &["validation", "pass"], 0),
+    p(Claim::FullSuitePassed, &["tests", "pass"], 0),
+    p(Claim::FullSuitePassed, &["validation", "passed"], 1),
     p(Claim::IssueClosed, &["issue", "closed"], 3),
     p(Claim::IssueClosed, &["issues", "closed"], 3),
     p(Claim::IssueClosed, &["closed", "issue"], 2),
@@ -152,8 +165,10 @@ pub(crate) fn words(text: &str) -> Vec<String> {
 pub(crate) struct Label {
     /// Lower-case label words joined by single spaces, e.g. `files reviewed`.
     pub name: String,
-    /// The label as written.
+    /// The label after Unicode normalisation (see `unicode::skeleton`).
     pub raw: String,
+    /// The label exactly as written.
+    pub original: String,
     /// The value, decorations stripped.
     pub value: String,
     /// 0-based line index.
@@ -173,24 +188,64 @@ pub(crate) struct Narrative {
     lines: Vec<String>,
     labels: Vec<Label>,
     hits: Vec<ClaimHit>,
+    unrelated: Vec<Unrelated>,
+}
+
+/// A sentence that asserts state but is not checked against the handoff.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Unrelated {
+    /// 0-based line.
+    pub line: usize,
+    pub sentence: String,
+    pub reason: String,
+}
+
+/// What the narrative is about: the reviewed pull request's number, when there is one.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Subject {
+    pub pull_request: Option<u64>,
 }
 
 impl Narrative {
     pub(crate) fn parse(text: &str) -> Self {
-        let lines: Vec<String> = text.lines().map(str::to_owned).collect();
+        Self::parse_about(text, Subject::default())
+    }
+
+    /// Parse a narrative about `subject`: merge and approval claims about another
+    /// pull request, a historical merge or a merge simulation are set aside.
+    pub(crate) fn parse_about(text: &str, subject: Subject) -> Self {
+        let originals: Vec<&str> = text.lines().collect();
+        let lines: Vec<String> = originals
+            .iter()
+            .map(|l| crate::unicode::skeleton(l))
+            .collect();
         let labels: Vec<Label> = lines
             .iter()
             .enumerate()
-            .filter_map(|(i, line)| parse_label(line, i))
+            .filter_map(|(i, line)| {
+                parse_label(line, i).map(|mut l| {
+                    l.original = label_part(originals[i]).unwrap_or(&l.raw).to_owned();
+                    l
+                })
+            })
             .collect();
         let mut hits = Vec::new();
+        let mut unrelated = Vec::new();
         for (index, line) in lines.iter().enumerate() {
             let label = labels.iter().find(|l| l.line == index);
             for sentence in sentences(line) {
-                for claim in claims_in_sentence(sentence, label) {
+                let found = claims_in_sentence(sentence, label, subject);
+                for claim in &found.claims {
                     hits.push(ClaimHit {
-                        claim,
+                        claim: *claim,
                         sentence: sentence.trim().to_owned(),
+                    });
+                }
+                if let Some(reason) = found.unrelated {
+                    unrelated.push(Unrelated {
+                        line: index,
+                        sentence: sentence.trim().to_owned(),
+                        reason,
                     });
                 }
             }
@@ -199,7 +254,13 @@ impl Narrative {
             lines,
             labels,
             hits,
+            unrelated,
         }
+    }
+
+    /// Sentences that assert state but are not related to the handoff.
+    pub(crate) fn unrelated(&self) -> &[Unrelated] {
+        &self.unrelated
     }
 
     /// The first sentence making `claim`, if any.
@@ -328,9 +389,21 @@ fn parse_label(line: &str, index: usize) -> Option<Label> {
     Some(Label {
         name: words(raw).join(" "),
         raw: raw.to_owned(),
+        original: raw.to_owned(),
         value: strip_emphasis(value).to_owned(),
         line: index,
     })
+}
+
+/// The label part of a line as written (before normalisation), without checks.
+fn label_part(line: &str) -> Option<&str> {
+    let s = strip_decorations(line);
+    let raw = if let Some(row) = s.strip_prefix('|') {
+        row.split('|').next()?
+    } else {
+        &s[..s.find(':')?]
+    };
+    Some(strip_emphasis(raw))
 }
 
 /// Split a line into sentences at `.`, `!`, `?` or `;` followed by whitespace.
@@ -352,8 +425,131 @@ fn sentences(line: &str) -> Vec<&str> {
     out
 }
 
+/// What one sentence claims, and why it was set aside when it asserts state that is not
+/// this change's.
+struct SentenceClaims {
+    claims: Vec<Claim>,
+    unrelated: Option<String>,
+}
+
+/// Words that place a merge in the past, before this session.
+const HISTORICAL: &[&str] = &[
+    "ago",
+    "previously",
+    "earlier",
+    "yesterday",
+    "historically",
+    "historical",
+    "formerly",
+    "originally",
+];
+
+/// Words that make a merge a simulation (recorded and aborted), not this PR's merge.
+const SIMULATION: &[&str] = &[
+    "simulation",
+    "simulated",
+    "simulate",
+    "simulating",
+    "scratch",
+    "trial",
+    "throwaway",
+    "dry",
+    "aborted",
+    "abort",
+];
+
+/// Words whose presence means a sentence asserts state.
+const STATE_WORDS: &[&str] = &[
+    "merged",
+    "approved",
+    "landed",
+    "shipped",
+    "lgtm",
+    "passed",
+    "green",
+    "succeeded",
+    "closed",
+];
+
+/// Why a sentence is about another change than `subject`'s, if it is: it names
+/// another pull request, places the act in the past, or describes a simulation.
+fn other_change(sentence: &str, tokens: &[String], subject: Subject) -> (Option<String>, bool) {
+    let refs = pr_references(sentence);
+    let other = subject
+        .pull_request
+        .and_then(|own| refs.iter().find(|n| **n != own));
+    let names_own = subject.pull_request.is_some_and(|own| refs.contains(&own));
+    let simulation = tokens.iter().any(|t| SIMULATION.contains(&t.as_str()))
+        || tokens
+            .windows(2)
+            .any(|w| w[0] == "test" && (w[1] == "merged" || w[1] == "merge"));
+    if let (Some(n), false) = (other, names_own) {
+        return (
+            Some(format!("it names pull request #{n}, not the reviewed one")),
+            simulation,
+        );
+    }
+    if tokens.windows(2).any(|w| {
+        matches!(
+            w[0].as_str(),
+            "another" | "other" | "previous" | "older" | "earlier"
+        ) && matches!(
+            w[1].as_str(),
+            "pr" | "prs" | "pull" | "mr" | "change" | "changes"
+        )
+    }) {
+        return (
+            Some("it is about another pull request".to_owned()),
+            simulation,
+        );
+    }
+    let historical = tokens.iter().any(|t| HISTORICAL.contains(&t.as_str()))
+        || tokens.windows(2).any(|w| {
+            w[0] == "last"
+                && matches!(
+                    w[1].as_str(),
+                    "week" | "month" | "year" | "sprint" | "release" | "quarter"
+                )
+        });
+    if historical {
+        return (
+            Some("it describes an earlier, historical merge".to_owned()),
+            simulation,
+        );
+    }
+    (None, simulation)
+}
+
+/// Pull-request numbers a sentence names: `PR #12`, `PR 12`, `pull request #12`,
+/// `MR !12`, `!12`.
+fn pr_references(sentence: &str) -> Vec<u64> {
+    let tokens: Vec<String> = sentence
+        .split(|c: char| c.is_whitespace() || matches!(c, ',' | '(' | ')' | ';' | ':' | '.'))
+        .filter(|t| !t.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let mut out = Vec::new();
+    for (i, t) in tokens.iter().enumerate() {
+        let (glued, raw) = match t.strip_prefix("pr#") {
+            Some(rest) => (true, rest),
+            None => (false, t.as_str()),
+        };
+        let Ok(n) = raw.trim_start_matches(['#', '!']).parse::<u64>() else {
+            continue;
+        };
+        let prev = i.checked_sub(1).map(|p| tokens[p].as_str());
+        let prev2 = i.checked_sub(2).map(|p| tokens[p].as_str());
+        let pr_word = matches!(prev, Some("pr" | "pull" | "mr" | "prs"))
+            || (matches!(prev, Some("request")) && matches!(prev2, Some("pull" | "merge")));
+        if glued || pr_word || raw.starts_with('!') {
+            out.push(n);
+        }
+    }
+    out
+}
+
 /// The claims one sentence makes. `label` is the label of the sentence's line, if any.
-fn claims_in_sentence(sentence: &str, label: Option<&Label>) -> Vec<Claim> {
+fn claims_in_sentence(sentence: &str, label: Option<&Label>, subject: Subject) -> SentenceClaims {
     let tokens = words(sentence);
     // Clause number of each token: a comma ends the scope of a preceding negation
     // ("No findings, so I merged it" still claims a merge).
@@ -365,6 +561,7 @@ fn claims_in_sentence(sentence: &str, label: Option<&Label>) -> Vec<Claim> {
     let external = tokens
         .iter()
         .any(|t| EXTERNAL_MARKERS.contains(&t.as_str()));
+    let (other, simulation) = other_change(sentence, &tokens, subject);
     // Tokens of the label part, when this sentence begins with the line's label.
     let label_len = label
         .filter(|l| words(sentence).starts_with(&words(&l.raw)))
@@ -375,41 +572,78 @@ fn claims_in_sentence(sentence: &str, label: Option<&Label>) -> Vec<Claim> {
             .is_some_and(|w| NEGATIVE_VALUES.contains(&w.as_str()))
     });
     let mut claims = Vec::new();
+    let mut any_match = false;
+    let mut set_aside: Option<String> = None;
     for pattern in PATTERNS {
         if claims.contains(&pattern.claim) {
             continue;
         }
-        if external && matches!(pattern.claim, Claim::Merged | Claim::Approved) {
+        let matches = find_matches(&tokens, pattern);
+        any_match |= !matches.is_empty();
+        let affirmed = matches.into_iter().any(|(first, last)| {
+            let in_label = label_len.is_some_and(|n| first < n);
+            let before = first.saturating_sub(4)..first;
+            let hedged = before.clone().any(|i| {
+                let t = tokens[i].as_str();
+                clauses[i] == clauses[first] && (NEGATORS.contains(&t) || HEDGES.contains(&t))
+            });
+            let negated_inside = (first..=last).any(|i| {
+                let t = tokens[i].as_str();
+                !pattern.words.contains(&t) && NEGATORS.contains(&t)
+            });
+            let negated = hedged || negated_inside;
+            // "approved by @alice" attributes the act to someone else.
+            let by_other = matches!(pattern.claim, Claim::Merged | Claim::Approved)
+                && tokens.get(last + 1).is_some_and(|t| t == "by")
+                && !tokens[last + 2..tokens.len().min(last + 4)]
+                    .iter()
+                    .any(|t| SELF_WORDS.contains(&t.as_str()));
+            let negated = negated || by_other;
+            !(negated || (in_label && label_denied))
+        });
+        if !affirmed {
             continue;
         }
-        let affirmed = find_matches(&tokens, pattern)
-            .into_iter()
-            .any(|(first, last)| {
-                let in_label = label_len.is_some_and(|n| first < n);
-                let before = first.saturating_sub(4)..first;
-                let hedged = before.clone().any(|i| {
-                    let t = tokens[i].as_str();
-                    clauses[i] == clauses[first] && (NEGATORS.contains(&t) || HEDGES.contains(&t))
-                });
-                let negated_inside = (first..=last).any(|i| {
-                    let t = tokens[i].as_str();
-                    !pattern.words.contains(&t) && NEGATORS.contains(&t)
-                });
-                let negated = hedged || negated_inside;
-                // "approved by @alice" attributes the act to someone else.
-                let by_other = matches!(pattern.claim, Claim::Merged | Claim::Approved)
-                    && tokens.get(last + 1).is_some_and(|t| t == "by")
-                    && !tokens[last + 2..tokens.len().min(last + 4)]
-                        .iter()
-                        .any(|t| SELF_WORDS.contains(&t.as_str()));
-                let negated = negated || by_other;
-                !(negated || (in_label && label_denied))
-            });
-        if affirmed {
-            claims.push(pattern.claim);
+        let about_change = matches!(
+            pattern.claim,
+            Claim::Merged | Claim::Approved | Claim::ReadyState
+        );
+        let reason = if external && matches!(pattern.claim, Claim::Merged | Claim::Approved) {
+            Some("it attributes the act to someone else".to_owned())
+        } else if about_change && other.is_some() {
+            other.clone()
+        } else if pattern.claim == Claim::Merged && simulation {
+            Some("it describes a merge simulation, not a merge of the pull request".to_owned())
+        } else {
+            None
+        };
+        match reason {
+            Some(r) => {
+                set_aside.get_or_insert(r);
+            }
+            None => claims.push(pattern.claim),
         }
     }
-    claims
+    let unrelated = set_aside
+        .map(|r| format!("not read as a claim about this change: {r}"))
+        .or_else(|| {
+            if any_match {
+                return None;
+            }
+            // "212 passed, 0 failed" is a count, not an assertion of state.
+            tokens
+                .iter()
+                .enumerate()
+                .find(|(i, t)| {
+                    STATE_WORDS.contains(&t.as_str())
+                        && !i
+                            .checked_sub(1)
+                            .is_some_and(|p| tokens[p].chars().all(|c| c.is_ascii_digit()))
+                })
+                .map(|(_, t)| t)
+                .map(|w| format!("asserts state (`{w}`) but matches no claim of the grammar, so it is not checked against the handoff"))
+        });
+    SentenceClaims { claims, unrelated }
 }
 
 /// Every (first, last) token index where the pattern's words occur in order with at
@@ -492,9 +726,48 @@ mod tests {
             ("The merge is not blocked.", &[]),
             ("Nothing to see; ready to merge", &[ReadyState]),
             ("Not ready to merge.", &[]),
+            (
+                "Everything is green, approved.",
+                &[Approved, FullSuitePassed],
+            ),
+            ("Validation: PASS", &[FullSuitePassed]),
+            ("PR #12 was merged last week.", &[]),
+            (
+                "I test-merged origin/main into a scratch branch and aborted it.",
+                &[],
+            ),
         ];
         for (text, expected) in table {
             assert_eq!(claims(text), *expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn claims_about_other_changes_are_set_aside_with_a_reason() {
+        let subject = Subject {
+            pull_request: Some(42),
+        };
+        let table: &[(&str, &[Claim], bool)] = &[
+            ("Merged PR #42 into main.", &[Claim::Merged], false),
+            ("PR #12, which was merged last week, broke this.", &[], true),
+            ("It was introduced by PR 9, merged in March.", &[], true),
+            ("The same module was merged two weeks ago.", &[], true),
+            ("I test-merged origin/main and aborted it.", &[], true),
+            ("Merged by another agent.", &[], false),
+            ("The change landed.", &[], true),
+            ("212 passed, 0 failed.", &[], false),
+            ("Nothing was merged.", &[], false),
+        ];
+        for (text, expected, warned) in table {
+            let n = Narrative::parse_about(text, subject);
+            let got: Vec<Claim> = n.hits.iter().map(|h| h.claim).collect();
+            assert_eq!(got, *expected, "{text}");
+            assert_eq!(
+                !n.unrelated().is_empty(),
+                *warned,
+                "{text}: {:?}",
+                n.unrelated()
+            );
         }
     }
 

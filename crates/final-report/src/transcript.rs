@@ -3,7 +3,11 @@
 //! Format (documented in docs/final-report.md):
 //! `{"seq":N,"kind":"command","command":"...","cwd":"..."}`,
 //! `{"seq":N,"kind":"tool","name":"...","arguments":{...}}`,
-//! `{"seq":N,"kind":"event","name":"mcp-failure"|"mcp-restart"|"external-mutation",...}`.
+//! `{"seq":N,"kind":"event","name":"mcp-failure"|"mcp-restart"|"external-mutation",...}`,
+//! `{"seq":N,"kind":"result","for":M,"result":{...}}`.
+//! `command` and `tool` lines may carry their own `result` (what came back: an exit code
+//! and output for commands, the response or its metadata for tools); a `result` line
+//! records it separately for the call at seq `for`.
 //! Entries are ordered by `seq` (strictly increasing). Blank lines are ignored. Unknown
 //! `kind`s are kept as [`TranscriptEntry::Other`] so the format can grow.
 
@@ -20,6 +24,8 @@ pub enum TranscriptEntry {
         command: String,
         /// Working directory, when recorded.
         cwd: Option<String>,
+        /// What came back (`{"exitCode": N, "output": "..."}`), when recorded.
+        result: Option<Value>,
     },
     /// An MCP (or agent) tool call.
     Tool {
@@ -29,6 +35,17 @@ pub enum TranscriptEntry {
         name: String,
         /// Tool arguments (`null` when absent).
         arguments: Value,
+        /// The tool's response or its metadata, when recorded.
+        result: Option<Value>,
+    },
+    /// The result of an earlier command or tool call, recorded on its own line.
+    Result {
+        /// Order key.
+        seq: u64,
+        /// The `seq` of the call this is the result of.
+        of: u64,
+        /// What came back.
+        result: Value,
     },
     /// A session event.
     Event {
@@ -55,6 +72,7 @@ impl TranscriptEntry {
             Self::Command { seq, .. }
             | Self::Tool { seq, .. }
             | Self::Event { seq, .. }
+            | Self::Result { seq, .. }
             | Self::Other { seq, .. } => *seq,
         }
     }
@@ -146,11 +164,22 @@ pub fn entry_from_value(value: Value) -> Result<TranscriptEntry, String> {
             seq,
             command: take_string(&mut map, "command")?,
             cwd: map.get("cwd").and_then(Value::as_str).map(str::to_owned),
+            result: map.remove("result"),
         },
         "tool" => TranscriptEntry::Tool {
             seq,
             name: take_string(&mut map, "name")?,
             arguments: map.remove("arguments").unwrap_or(Value::Null),
+            result: map.remove("result"),
+        },
+        "result" => TranscriptEntry::Result {
+            seq,
+            of: map.get("for").and_then(Value::as_u64).ok_or(
+                "`result` entry lacks the non-negative integer `for` (the seq of its call)",
+            )?,
+            result: map
+                .remove("result")
+                .ok_or("`result` entry lacks `result`")?,
         },
         "event" => {
             let name = EventName::parse(&take_string(&mut map, "name")?);

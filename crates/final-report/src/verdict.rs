@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::input::{ReportParseError, parse_report};
 use crate::transcript::{TranscriptError, parse_transcript};
-use crate::violation::Violation;
+use crate::violation::{Violation, Warning};
 
 /// Exit code: the report is valid.
 pub const EXIT_VALID: i32 = 0;
@@ -35,6 +35,10 @@ pub struct Verdict {
     pub exit_code: i32,
     /// Every violation, in rule order.
     pub violations: Vec<Violation>,
+    /// Narrative sentences that assert state but were not checked against the handoff
+    /// (about another change, or outside the claim grammar). Never affect validity.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Warning>,
     /// Why the input could not be read (only for exit code 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -48,6 +52,7 @@ impl Verdict {
             valid,
             exit_code: if valid { EXIT_VALID } else { EXIT_INVALID },
             violations,
+            warnings: Vec::new(),
             error: None,
         }
     }
@@ -58,6 +63,7 @@ impl Verdict {
             valid: false,
             exit_code: EXIT_UNREADABLE,
             violations: Vec::new(),
+            warnings: Vec::new(),
             error: Some(error.to_string()),
         }
     }
@@ -79,6 +85,12 @@ impl Verdict {
             out.push_str(&format!(
                 "{} [rule {}] {pointer}: {}\n",
                 v.code, v.rule, v.message
+            ));
+        }
+        for w in &self.warnings {
+            out.push_str(&format!(
+                "warning {} line {}: {}: \"{}\"\n",
+                w.pointer, w.line, w.message, w.sentence
             ));
         }
         if self.valid {
@@ -104,8 +116,14 @@ pub fn check_inputs(report: &str, transcript: Option<&str>) -> Result<Vec<Violat
 
 /// [`check_inputs`] as a [`Verdict`] (unreadable input becomes exit code 3).
 pub fn check_text(report: &str, transcript: Option<&str>) -> Verdict {
-    match check_inputs(report, transcript) {
-        Ok(violations) => Verdict::from_violations(violations),
+    let parsed = parse_report(report)
+        .map_err(InputError::from)
+        .and_then(|r| {
+            let t = transcript.map(parse_transcript).transpose()?;
+            Ok((r, t))
+        });
+    match parsed {
+        Ok((report, transcript)) => crate::verdict(&report, transcript.as_deref()),
         Err(error) => Verdict::unreadable(error),
     }
 }

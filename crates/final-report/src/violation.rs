@@ -64,6 +64,11 @@ codes! {
     MissingField = "MISSING_FIELD", rule 1;
     /// Rule 1: a field has the wrong type or value.
     InvalidField = "INVALID_FIELD", rule 1;
+    /// Rule 1: a key the schema does not define (fail closed on shape).
+    UnknownField = "UNKNOWN_FIELD", rule 1;
+    /// Rule 1: a key or label with invisible, non-ASCII-space, look-alike or
+    /// compatibility characters.
+    ConfusableCharacter = "CONFUSABLE_CHARACTER", rule 1;
     /// Rule 2: a legacy field or Markdown label is used.
     LegacyField = "LEGACY_FIELD", rule 2;
     /// Rule 3: the mutation ledger lacks one of the nine explicit category lists.
@@ -119,4 +124,19 @@ impl std::fmt::Display for ViolationCode {
 /// Escape one JSON-pointer reference token (RFC 6901: `~` → `~0`, `/` → `~1`).
 pub(crate) fn escape_token(token: &str) -> String {
     token.replace('~', "~0").replace('/', "~1")
+}
+
+/// A narrative sentence the validator could not relate to the handoff: not a
+/// violation, but shown so that what the check did not read is visible.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Warning {
+    /// Always `/narrative` (or the handoff field the sentence is in).
+    pub pointer: String,
+    /// 1-based line of the narrative (or field).
+    pub line: usize,
+    /// The sentence.
+    pub sentence: String,
+    /// Why it was not checked.
+    pub message: String,
 }

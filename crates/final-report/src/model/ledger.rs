@@ -116,7 +116,7 @@ impl MutationCategory {
 
 /// One recorded mutation (or read-only diagnostic).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct MutationEntry {
     /// What changed, in words.
     #[schemars(length(min = 1))]
@@ -156,7 +156,7 @@ impl MutationEntry {
 
 /// One command of the session, in session order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CommandEntry {
     /// The command line, as run (compared after whitespace normalisation).
     #[schemars(length(min = 1))]

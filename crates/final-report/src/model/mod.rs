@@ -38,7 +38,7 @@ pub const SCHEMA_ID: &str =
 /// Every section is required. Fields that do not apply to a session carry an explicit
 /// `{"notApplicable": "<reason>"}` value instead of being omitted.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schemars(
     title = "Review final report",
     extend("$id" = "https://example.invalid/vouch/schema/review-final-report.v1.schema.json")
@@ -124,7 +124,7 @@ impl NotApplicable {
 
 /// The controller handoff: disposition, next action and replay commands.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Handoff {
     /// The session's final disposition.
     pub disposition: Disposition,
@@ -190,7 +190,7 @@ impl Disposition {
 
 /// The change the session worked on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Target {
     /// Repository: `owner/name` on a forge, or a local path.
     #[schemars(length(min = 1))]
@@ -209,7 +209,7 @@ pub struct Target {
 
 /// A pull request on a forge.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PullRequestRef {
     /// The pull-request number.
     pub number: u64,
@@ -220,7 +220,7 @@ pub struct PullRequestRef {
 
 /// The branch the change targets.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TargetBranch {
     /// Branch name, e.g. `main`.
     #[schemars(length(min = 1))]

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 /// Whether and how a review was submitted to the forge.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ReviewRecord {
     /// Which of the four distinct review outcomes applies.
     pub submission: ReviewSubmission,
@@ -52,7 +52,7 @@ pub enum ReviewState {
 
 /// The validation (test) record.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ValidationRecord {
     /// Outcome of the validation run.
     pub status: ValidationStatus,
@@ -102,7 +102,7 @@ pub enum ValidationStatus {
 
 /// Test counts of one run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TestCounts {
     /// Tests that passed.
     pub passed: u64,
@@ -116,7 +116,7 @@ pub struct TestCounts {
 
 /// A named group of skipped or ignored tests.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct IgnoredTests {
     /// The test (or test group) name.
     #[schemars(length(min = 1))]
@@ -131,7 +131,7 @@ pub struct IgnoredTests {
 
 /// Baseline test counts on the target branch.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Baseline {
     /// What the baseline ran on, e.g. `main@<sha>`.
     #[schemars(length(min = 1))]
@@ -145,7 +145,7 @@ pub struct Baseline {
 
 /// The diff review.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DiffReview {
     /// Outcome of the diff review.
     pub status: DiffReviewStatus,
@@ -185,7 +185,7 @@ pub enum Coverage {
 
 /// The merge record.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct MergeRecord {
     /// What happened to the merge.
     pub result: MergeResult,
@@ -212,7 +212,7 @@ pub enum MergeResult {
 
 /// A linked issue and its verified state.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct LinkedIssue {
     /// The issue reference, e.g. `#12` or a URL.
     #[schemars(length(min = 1))]
@@ -224,19 +224,30 @@ pub struct LinkedIssue {
     /// The evidence of the live read (tool call, API response summary).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evidence: Option<String>,
+    /// Transcript `seq` of the live read of the issue (after the merge). With a
+    /// transcript, this (or a `seq N` named in `evidence`) must be a read of the issue
+    /// after the merge.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verified_at_seq: Option<u64>,
 }
 
 /// The pull-request queue inventory.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Inventory {
     /// Claim: the inventory is complete.
     pub complete: bool,
     /// The kind of pagination proof. A result count below the page size is not proof.
     pub pagination_proof: PaginationProof,
-    /// The proof itself (e.g. "page 3: Link header has no rel=next").
+    /// The proof in words (e.g. "page 3: Link header has no rel=next").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evidence: Option<String>,
+    /// Transcript `seq` of the listing call (or its `result` entry) whose recorded
+    /// response proves the last page: a false has-next flag, a null next link, a Link
+    /// header without `rel="next"`, or a total no larger than the items fetched.
+    /// Required when `complete` is true.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proof_seq: Option<u64>,
     /// `INVENTORY_PAGINATION_UNPROVEN` when completeness could not be proven: the claim
     /// is downgraded, not hidden.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -267,7 +278,7 @@ pub enum InventoryStatus {
 
 /// Concurrency and staleness observations.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Concurrency {
     /// Another reviewer or agent acting on the same change.
     pub concurrent_reviewer: ConcurrentReviewer,
@@ -287,7 +298,7 @@ pub struct Concurrency {
 
 /// A concurrent reviewer observation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ConcurrentReviewer {
     /// Whether one was detected.
     pub detected: bool,
@@ -301,7 +312,7 @@ pub struct ConcurrentReviewer {
 
 /// A stale selected pull request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SelectedPrStale {
     /// Whether the pull request changed after selection.
     pub stale: bool,
@@ -318,7 +329,7 @@ pub struct SelectedPrStale {
 
 /// A stale target branch.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TargetBranchStale {
     /// Whether the target branch moved after selection.
     pub stale: bool,
@@ -332,7 +343,7 @@ pub struct TargetBranchStale {
 
 /// An MCP failure or restart and the live re-verification after it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct McpInterruption {
     /// Failure or restart.
     pub kind: InterruptionKind,

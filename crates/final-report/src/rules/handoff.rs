@@ -21,21 +21,116 @@ pub(super) fn blocked_handoff_without_replays(ctx: &Ctx) -> Vec<Violation> {
     {
         return Vec::new();
     }
-    let replays: Vec<String> = ctx.get("/handoff/replayCommands").unwrap_or_default();
-    replays
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| is_direct_approve_or_merge(c))
-        .map(|(i, c)| {
-            Violation::new(
+    let Some(handoff) = ctx.report.get("handoff") else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    super::claims::walk_strings(handoff, "/handoff", &mut |pointer, text| {
+        let replay = pointer.starts_with("/handoff/replayCommands/");
+        let found = if replay {
+            approves_or_merges(text).then(|| text.to_owned())
+        } else {
+            command_fragments(text)
+                .into_iter()
+                .find(|f| approves_or_merges(f))
+        };
+        if let Some(command) = found {
+            out.push(Violation::new(
                 ViolationCode::BlockedHandoffReplaysMutation,
-                format!("/handoff/replayCommands/{i}"),
+                pointer,
                 format!(
-                    "a blocked/stopped handoff must not replay a direct approve or merge: `{c}`"
+                    "a blocked/stopped handoff must not carry a direct approve or merge command anywhere: `{command}`"
                 ),
-            )
-        })
-        .collect()
+            ));
+        }
+    });
+    out
+}
+
+/// Whether a command approves or merges: a forge, git or tool-call approve/merge, or
+/// a wrapper (a script or unknown program) whose name or arguments say approve/merge.
+fn approves_or_merges(command: &str) -> bool {
+    is_direct_approve_or_merge(command) || wrapper_approves_or_merges(command)
+}
+
+/// Programs the classifier knows; wrappers are everything else.
+const KNOWN: &[&str] = &[
+    "git", "gh", "tea", "glab", "curl", "wget", "http", "https", "xh", "bash", "sh", "zsh",
+];
+
+/// Flags whose value is the wrapper's action (`--action merge`).
+const ACTION_FLAGS: &[&str] = &[
+    "--action",
+    "--op",
+    "--mode",
+    "--event",
+    "--verb",
+    "--do",
+    "--cmd",
+    "--command",
+    "-a",
+];
+
+fn wrapper_approves_or_merges(command: &str) -> bool {
+    const WORDS: &[&str] = &["approve", "approved", "merge", "lgtm", "land"];
+    crate::classify::split_shell(command).iter().any(|simple| {
+        let words: Vec<&str> = simple.words.iter().map(String::as_str).collect();
+        let Some(first) = words.first() else {
+            return false;
+        };
+        let program = first.rsplit('/').next().unwrap_or(first).to_lowercase();
+        if KNOWN.contains(&program.as_str()) {
+            return false;
+        }
+        let named = program
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| WORDS.contains(&w));
+        named
+            || words.iter().enumerate().skip(1).any(|(i, a)| {
+                let lower = a.to_lowercase();
+                if let Some((flag, value)) = lower.split_once('=') {
+                    return ACTION_FLAGS.contains(&flag) && WORDS.contains(&value);
+                }
+                let bare = lower.trim_start_matches('-');
+                if !WORDS.contains(&bare) {
+                    return false;
+                }
+                if lower.starts_with('-') {
+                    return true;
+                }
+                let prev = words[i - 1].to_lowercase();
+                !prev.starts_with('-') || ACTION_FLAGS.contains(&prev.as_str())
+            })
+    })
+}
+
+/// Command-shaped fragments of prose: `code spans`, and the rest of a clause from a
+/// known program, a script path or a tool-call name on.
+fn command_fragments(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = text
+        .split('`')
+        .enumerate()
+        .filter(|(i, _)| i % 2 == 1)
+        .map(|(_, s)| s.to_owned())
+        .collect();
+    for clause in text.split(['`', ';', '\n']) {
+        let tokens: Vec<&str> = clause.split_whitespace().collect();
+        for (i, t) in tokens.iter().enumerate() {
+            let bare =
+                t.trim_matches(|c: char| matches!(c, '"' | '\'' | '(' | ')' | ',' | '.' | ':'));
+            let lower = bare.to_lowercase();
+            let program = KNOWN.contains(&lower.as_str()) && lower != "http" && lower != "https";
+            let script = lower.starts_with("./")
+                || lower.ends_with(".sh")
+                || lower == "make"
+                || (lower.contains('/') && !lower.contains("://") && i + 1 < tokens.len());
+            let tool = t.contains("__") || (t.contains('(') && t.contains('_'));
+            if program || script || tool {
+                out.push(tokens[i..].join(" ").trim_end_matches('.').to_owned());
+            }
+        }
+    }
+    out
 }
 
 /// The disposition named by a label value: the longest run of leading words that

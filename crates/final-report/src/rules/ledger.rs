@@ -7,6 +7,7 @@ use crate::model::{
     CommandLocation, CommandPhase, MergeResult, MutationCategory, ValidationStatus,
 };
 use crate::narrative::Claim;
+use crate::session::{Place, Route, Session};
 use crate::violation::{Violation, ViolationCode};
 
 fn has(c: &SessionCommand, kind: Kind) -> bool {
@@ -36,6 +37,9 @@ pub(super) fn validation_not_after_local_merge(ctx: &Ctx) -> Vec<Violation> {
         || !ctx.flag("/validation/official")
     {
         return Vec::new();
+    }
+    if let Some(model) = &ctx.model {
+        return contaminated_validation(ctx, model);
     }
     let validation: Vec<String> = ctx
         .get::<Vec<String>>("/validation/commands")
@@ -71,6 +75,37 @@ pub(super) fn validation_not_after_local_merge(ctx: &Ctx) -> Vec<Violation> {
         }
     }
     out
+}
+
+/// Rule 11 with a transcript: the official validation is contaminated when any
+/// mutation of the directory it ran in (merge, pull, rebase, cherry-pick, commit,
+/// stash pop, file write, through any route) since the candidate head was checked out
+/// there is still in effect when it runs (not undone by an abort or reset).
+fn contaminated_validation(ctx: &Ctx, model: &Session) -> Vec<Violation> {
+    let official = ctx.official_seqs();
+    let Some(run) = model
+        .tests
+        .iter()
+        .find(|r| official.contains(&r.seq) && !r.pending.is_empty())
+    else {
+        return Vec::new();
+    };
+    let what: Vec<String> = run
+        .pending
+        .iter()
+        .map(|p| format!("{} (seq {})", p.what, p.seq))
+        .collect();
+    vec![Violation::new(
+        ViolationCode::ValidationAfterLocalMerge,
+        "/validation/official",
+        format!(
+            "official validation `{}` (transcript seq {}) is marked passed but ran in {} after {} changed it since the candidate head was checked out; record that run as a diagnostic (official: false) or restore the PR head (abort/reset) before the official run",
+            run.command,
+            run.seq,
+            run.dir.as_deref().unwrap_or("its directory"),
+            what.join(", ")
+        ),
+    )]
 }
 
 /// Rule 12. "A local merge simulation must appear under Worktree/index mutations with
@@ -158,16 +193,9 @@ pub(super) fn whole_session_ledger(ctx: &Ctx) -> Vec<Violation> {
     }
     let isolation = ctx.narrative.claim(Claim::IsolatedWorktreeOnly);
     if ctx.flag("/validation/isolatedWorktreeOnly") || isolation.is_some() {
-        for c in ctx.session.iter().filter(|c| has(c, Kind::TestRun)) {
-            if location(c) == Some(CommandLocation::MainCheckout) {
-                out.push(Violation::new(
-                    ViolationCode::MainCheckoutValidation,
-                    c.pointer(),
-                    format!("the report says all validation ran in an isolated worktree but `{}` ran in the main checkout", c.text),
-                ));
-            }
-        }
+        out.extend(isolation_violations(ctx));
     }
+    out.extend(tool_classification(ctx));
     for c in ctx.session.iter().filter(|c| c.entry.is_some()) {
         let entry = c.entry.as_ref().expect("filtered");
         if has(c, Kind::ConfigInspection)
@@ -199,6 +227,19 @@ pub(super) fn whole_session_ledger(ctx: &Ctx) -> Vec<Violation> {
     }
     let strict = ctx.narrative.claim(Claim::StrictCompliance);
     if ctx.flag("/strictCompliance") || strict.is_some() {
+        let mut breaches: Vec<String> = out.iter().map(|v| v.message.clone()).collect();
+        breaches.extend(ledgers_agree(ctx).into_iter().map(|v| v.message));
+        breaches.extend(location_contradictions(ctx));
+        if !breaches.is_empty() {
+            out.push(Violation::new(
+                ViolationCode::StrictComplianceUnproven,
+                "/strictCompliance",
+                format!(
+                    "strict compliance is claimed but the session shows otherwise: {}",
+                    breaches.join("; ")
+                ),
+            ));
+        }
         let review_starts = ctx
             .session
             .iter()
@@ -222,6 +263,139 @@ pub(super) fn whole_session_ledger(ctx: &Ctx) -> Vec<Violation> {
                     format!("strict compliance is claimed but pre-review command `{}` ({}) is unclassified", c.text, c.origin()),
                 ));
             }
+        }
+    }
+    out
+}
+
+/// Test runs in the main checkout: by the directory the transcript shows when it can
+/// tell, else by the ledger's location.
+fn isolation_violations(ctx: &Ctx) -> Vec<Violation> {
+    let mut out = Vec::new();
+    let pointer_for = |seq: u64| {
+        ctx.session
+            .iter()
+            .find(|c| c.seq == Some(seq))
+            .map(SessionCommand::pointer)
+            .unwrap_or_else(|| "/commands".to_owned())
+    };
+    let mut judged: Vec<u64> = Vec::new();
+    if let Some(model) = &ctx.model {
+        for run in &model.tests {
+            let Some(dir) = &run.dir else { continue };
+            match model.place(dir) {
+                Place::Main => {
+                    out.push(Violation::new(
+                        ViolationCode::MainCheckoutValidation,
+                        pointer_for(run.seq),
+                        format!("the report says all validation ran in an isolated worktree but the transcript shows `{}` ran in the main checkout {dir} (seq {})", run.command, run.seq),
+                    ));
+                    judged.push(run.seq);
+                }
+                Place::Isolated => judged.push(run.seq),
+                Place::Unknown => {}
+            }
+        }
+    }
+    for c in ctx.session.iter().filter(|c| has(c, Kind::TestRun)) {
+        if c.seq.is_some_and(|s| judged.contains(&s)) {
+            continue;
+        }
+        if location(c) == Some(CommandLocation::MainCheckout) {
+            out.push(Violation::new(
+                ViolationCode::MainCheckoutValidation,
+                c.pointer(),
+                format!("the report says all validation ran in an isolated worktree but `{}` ran in the main checkout", c.text),
+            ));
+        }
+    }
+    out
+}
+
+/// Commands whose ledger location the transcript contradicts.
+fn location_contradictions(ctx: &Ctx) -> Vec<String> {
+    let Some(model) = &ctx.model else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for c in &ctx.session {
+        let (Some(seq), Some(entry)) = (c.seq, &c.entry) else {
+            continue;
+        };
+        let Some(dir) = model.command_dirs.get(&seq) else {
+            continue;
+        };
+        let place_of = |d: &str| match model.place(d) {
+            Place::Main => Some(CommandLocation::MainCheckout),
+            Place::Isolated => Some(CommandLocation::ReviewWorktree),
+            Place::Unknown => None,
+        };
+        // Either where the command started or where its `cd` took it may be meant.
+        let places: Vec<CommandLocation> = [Some(dir), model.command_end_dirs.get(&seq)]
+            .into_iter()
+            .flatten()
+            .filter_map(|d| place_of(d))
+            .collect();
+        let said = entry.location;
+        if !places.is_empty() && !places.contains(&said) && said != CommandLocation::Other {
+            out.push(format!(
+                "`{}` ({}) is recorded in the {} but ran in {dir}",
+                c.text,
+                c.origin(),
+                if said == CommandLocation::MainCheckout {
+                    "main checkout"
+                } else {
+                    "review worktree"
+                }
+            ));
+        }
+    }
+    out
+}
+
+/// Profile activations and configuration reads made through tool calls: each needs a
+/// command-ledger entry (same `seq`, or a command naming the tool) classified
+/// `runtime-session-mutation` with `capabilityProof`, or `local-config-inspection` with
+/// `justification`.
+fn tool_classification(ctx: &Ctx) -> Vec<Violation> {
+    let Some(model) = &ctx.model else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for a in model
+        .actions
+        .iter()
+        .filter(|a| a.route == Route::Tool && a.kind == Kind::ProfileActivation)
+    {
+        let entry = ctx.ledger_entry_for(a.seq, a.tool.as_deref());
+        let ok = entry.as_ref().is_some_and(|(_, e)| {
+            e.phase == CommandPhase::RuntimeSessionMutation
+                && e.capability_proof
+                    .as_deref()
+                    .is_some_and(|p| !p.trim().is_empty())
+        });
+        if !ok {
+            out.push(Violation::new(
+                ViolationCode::ProfileActivationUnclassified,
+                entry.map(|(i, _)| format!("/commands/{i}")).unwrap_or_else(|| "/commands".to_owned()),
+                format!("tool call `{}` (transcript seq {}) activates a profile; record it in the command ledger (seq {}) as `runtime-session-mutation` with capability/policy proof", a.text, a.seq, a.seq),
+            ));
+        }
+    }
+    for r in model.config_reads.iter().filter(|r| r.tool) {
+        let entry = ctx.ledger_entry_for(r.seq, Some(&r.text));
+        let ok = entry.as_ref().is_some_and(|(_, e)| {
+            e.phase == CommandPhase::LocalConfigInspection
+                && e.justification
+                    .as_deref()
+                    .is_some_and(|j| !j.trim().is_empty())
+        });
+        if !ok {
+            out.push(Violation::new(
+                ViolationCode::ConfigInspectionUnjustified,
+                entry.map(|(i, _)| format!("/commands/{i}")).unwrap_or_else(|| "/commands".to_owned()),
+                format!("tool call `{}` (transcript seq {}) reads {}; record it in the command ledger (seq {}) as `local-config-inspection` with a justification", r.text, r.seq, r.class, r.seq),
+            ));
         }
     }
     out
@@ -288,11 +462,20 @@ pub(super) fn ledgers_agree(ctx: &Ctx) -> Vec<Violation> {
                 .any(|e| e.tool.as_deref().is_some_and(|name| name == t.name))
         });
         if !recorded {
+            let place = ctx
+                .model
+                .as_ref()
+                .and_then(|m| m.actions.iter().find(|a| a.seq == t.seq))
+                .map(|a| match &a.dir {
+                    Some(dir) => format!(", a {} on {dir}", a.route.describe()),
+                    None => format!(", a {}", a.route.describe()),
+                })
+                .unwrap_or_default();
             out.push(Violation::new(
                 code,
                 format!("/mutations/{}", cats[0].key()),
                 format!(
-                    "tool call `{}` (transcript seq {}) is {} but {}",
+                    "tool call `{}` (transcript seq {}{place}) is {} but {}",
                     t.name,
                     t.seq,
                     t.kind.describe(),

@@ -14,6 +14,7 @@ use serde_json::Value;
 use crate::classify::{self, Kind};
 use crate::model::{CommandEntry, Disposition, MutationCategory, MutationEntry};
 use crate::narrative::Narrative;
+use crate::session::Session;
 use crate::transcript::{EventName, TranscriptEntry};
 use crate::violation::Violation;
 
@@ -44,10 +45,34 @@ const RULES: &[Rule] = &[
 
 /// Run every rule and return all violations, de-duplicated, in rule order.
 pub(crate) fn run_all(report: &Value, transcript: Option<&[TranscriptEntry]>) -> Vec<Violation> {
+    run_with_warnings(report, transcript).0
+}
+
+/// Every violation, and a warning for each narrative sentence that asserts state but
+/// is not checked against the handoff.
+pub(crate) fn run_with_warnings(
+    report: &Value,
+    transcript: Option<&[TranscriptEntry]>,
+) -> (Vec<Violation>, Vec<crate::violation::Warning>) {
     let ctx = Ctx::new(report, transcript);
+    let warnings = ctx
+        .narrative
+        .unrelated()
+        .iter()
+        .map(|u| crate::violation::Warning {
+            pointer: "/narrative".to_owned(),
+            line: u.line + 1,
+            sentence: u.sentence.clone(),
+            message: u.reason.clone(),
+        })
+        .collect();
+    (violations(&ctx), warnings)
+}
+
+fn violations(ctx: &Ctx) -> Vec<Violation> {
     let mut out: Vec<Violation> = Vec::new();
     for rule in RULES {
-        for v in rule(&ctx) {
+        for v in rule(ctx) {
             if !out.contains(&v) {
                 out.push(v);
             }
@@ -110,15 +135,22 @@ pub(crate) struct Ctx<'a> {
     pub tools: Vec<ToolMutation>,
     /// Schema violations (rules 1 and 3).
     pub schema: Vec<Violation>,
+    /// What the transcript shows the session did (only with a transcript).
+    pub model: Option<Session>,
 }
 
 impl<'a> Ctx<'a> {
     pub(crate) fn new(report: &'a Value, transcript: Option<&'a [TranscriptEntry]>) -> Self {
-        let narrative = Narrative::parse(
+        let narrative = Narrative::parse_about(
             report
                 .get("narrative")
                 .and_then(Value::as_str)
                 .unwrap_or(""),
+            crate::narrative::Subject {
+                pull_request: report
+                    .pointer("/target/pullRequest/number")
+                    .and_then(Value::as_u64),
+            },
         );
         let ledger: Vec<(usize, CommandEntry)> = report
             .get("commands")
@@ -140,6 +172,7 @@ impl<'a> Ctx<'a> {
                     seq,
                     name,
                     arguments,
+                    ..
                 } => classify::classify_tool(name, arguments).map(|kind| ToolMutation {
                     seq: *seq,
                     name: name.clone(),
@@ -148,6 +181,19 @@ impl<'a> Ctx<'a> {
                 _ => None,
             })
             .collect();
+        let model = transcript.map(|t| {
+            let mut model = Session::build(t);
+            // A directory the report itself calls the main checkout is one.
+            for c in &session {
+                if let (Some(seq), Some(entry)) = (c.seq, &c.entry)
+                    && entry.location == crate::model::CommandLocation::MainCheckout
+                    && let Some(dir) = model.command_dirs.get(&seq).cloned()
+                {
+                    model.add_main_dir(&dir);
+                }
+            }
+            model
+        });
         Self {
             report,
             transcript,
@@ -155,7 +201,54 @@ impl<'a> Ctx<'a> {
             session,
             tools,
             schema: structure::schema_violations(report),
+            model,
         }
+    }
+
+    /// Transcript seqs of the official validation commands: those listed in
+    /// `validation.commands` or classified `official-pr-head-validation`.
+    pub(crate) fn official_seqs(&self) -> Vec<u64> {
+        let listed: Vec<String> = self
+            .get::<Vec<String>>("/validation/commands")
+            .unwrap_or_default()
+            .iter()
+            .map(|c| classify::normalize(c))
+            .collect();
+        self.session
+            .iter()
+            .filter(|c| {
+                listed.contains(&c.text)
+                    || c.entry.as_ref().map(|e| e.phase)
+                        == Some(crate::model::CommandPhase::OfficialPrHeadValidation)
+            })
+            .filter_map(|c| c.seq)
+            .collect()
+    }
+
+    /// The command-ledger entry recording the transcript action at `seq`: same `seq`,
+    /// or (for tool calls) a command naming the tool.
+    pub(crate) fn ledger_entry_for(
+        &self,
+        seq: u64,
+        tool: Option<&str>,
+    ) -> Option<(usize, CommandEntry)> {
+        let items = self.report.get("commands").and_then(Value::as_array)?;
+        let entries: Vec<(usize, CommandEntry)> = items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, v)| CommandEntry::deserialize(v).ok().map(|e| (i, e)))
+            .collect();
+        entries
+            .iter()
+            .find(|(_, e)| e.seq == Some(seq))
+            .or_else(|| {
+                tool.and_then(|t| {
+                    entries
+                        .iter()
+                        .find(|(_, e)| e.seq.is_none() && e.command.trim().starts_with(t))
+                })
+            })
+            .cloned()
     }
 
     /// The value at `pointer` read as `T`, or `None` when absent or malformed.

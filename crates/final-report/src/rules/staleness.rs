@@ -2,6 +2,7 @@
 //! interruptions (17).
 
 use super::Ctx;
+use crate::classify;
 use crate::model::McpInterruption;
 use crate::narrative::Claim;
 use crate::transcript::{EventName, TranscriptEntry};
@@ -111,6 +112,40 @@ pub(super) fn collision_fails_closed(ctx: &Ctx) -> Vec<Violation> {
     out
 }
 
+/// Whether a transcript entry re-verifies live state: a read-only forge tool call
+/// (`get_…`, `list_…`, `…_read`), or a read-only forge query (`gh pr view`, `tea pr`,
+/// `glab mr view`, an HTTP GET) or `git fetch`/`ls-remote`/`rev-parse`. A mutation, an
+/// `echo`, a `sleep` or an unknown command does not verify anything.
+pub(super) fn verifies(entry: &TranscriptEntry) -> bool {
+    match entry {
+        TranscriptEntry::Tool {
+            name, arguments, ..
+        } => classify::classify_tool(name, arguments).is_none() && classify::is_read_tool(name),
+        TranscriptEntry::Command { command, .. } => {
+            classify::split_shell(command).iter().any(|simple| {
+                let words: Vec<&str> = simple.words.iter().map(String::as_str).collect();
+                let kinds = classify::classify_simple(simple);
+                let program = words
+                    .first()
+                    .map(|w| w.rsplit('/').next().unwrap_or(w))
+                    .unwrap_or("");
+                let read_only = kinds.iter().all(|k| k.categories().is_empty());
+                match program {
+                    "gh" | "tea" | "glab" | "curl" | "wget" | "http" | "xh" => {
+                        read_only && words.len() > 1
+                    }
+                    "git" => matches!(
+                        classify::git_subcommand(&words[1..]).0,
+                        "fetch" | "ls-remote" | "rev-parse" | "log" | "show"
+                    ),
+                    _ => false,
+                }
+            })
+        }
+        _ => false,
+    }
+}
+
 /// Rule 17. "Stale state: \"ready to merge\" carried across a recorded MCP failure or
 /// restart is rejected unless re-verified after it."
 ///
@@ -129,15 +164,8 @@ pub(super) fn ready_state_reverified(ctx: &Ctx) -> Vec<Violation> {
     let recorded: Vec<McpInterruption> =
         ctx.get("/concurrency/mcpInterruptions").unwrap_or_default();
     let action_at = |seq: u64| {
-        ctx.transcript.is_none_or(|t| {
-            t.iter().any(|e| {
-                e.seq() == seq
-                    && matches!(
-                        e,
-                        TranscriptEntry::Tool { .. } | TranscriptEntry::Command { .. }
-                    )
-            })
-        })
+        ctx.transcript
+            .is_none_or(|t| t.iter().any(|e| e.seq() == seq && verifies(e)))
     };
     let reverified = |x: &McpInterruption| {
         x.reverified_at_seq

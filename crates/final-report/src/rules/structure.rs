@@ -65,15 +65,29 @@ fn map_error(error: &ValidationError<'_>, schema: &Value, out: &mut Vec<Violatio
         ValidationErrorKind::AdditionalProperties { unexpected } => {
             for name in unexpected {
                 let pointer = format!("{path}/{}", escape_token(name));
-                out.push(Violation::new(
-                    if is_ledger_level(&pointer) {
-                        ViolationCode::MutationLedgerNotExplicit
-                    } else {
-                        ViolationCode::InvalidField
-                    },
-                    pointer,
-                    format!("`{name}` is not one of the nine mutation categories"),
-                ));
+                if is_legacy_key(name) {
+                    // Rule 2 names it.
+                    continue;
+                }
+                let folded = crate::unicode::skeleton(name);
+                let hint = if folded != *name {
+                    format!(" (it reads as `{folded}` after Unicode normalisation)")
+                } else {
+                    String::new()
+                };
+                out.push(if is_ledger_level(&pointer) {
+                    Violation::new(
+                        ViolationCode::MutationLedgerNotExplicit,
+                        pointer,
+                        format!("`{name}` is not one of the nine mutation categories{hint}"),
+                    )
+                } else {
+                    Violation::new(
+                        ViolationCode::UnknownField,
+                        pointer,
+                        format!("`{name}` is not a field of the schema here{hint}; unknown keys are rejected, not ignored"),
+                    )
+                });
             }
         }
         ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } => {
@@ -186,6 +200,7 @@ fn describe(schema: &Value, pointer: &str) -> Option<String> {
 /// one command; a `passed`/`findings` diff review needs a non-empty `filesReviewed`.
 pub(super) fn required_fields(ctx: &Ctx) -> Vec<Violation> {
     let mut out: Vec<Violation> = ctx.schema.iter().filter(|v| v.rule == 1).cloned().collect();
+    out.extend(confusable_keys(ctx));
     let status: Option<ValidationStatus> = ctx.get("/validation/status");
     if matches!(
         status,
@@ -260,7 +275,7 @@ const VAGUE_NONE: &[&str] = &[
 pub(super) fn legacy_fields(ctx: &Ctx) -> Vec<Violation> {
     let mut out = Vec::new();
     walk_keys(ctx.report, "", &mut |pointer, key, value| {
-        let norm: String = key
+        let norm: String = crate::unicode::skeleton(key)
             .chars()
             .filter(|c| c.is_alphanumeric())
             .collect::<String>()
@@ -308,6 +323,56 @@ pub(super) fn legacy_fields(ctx: &Ctx) -> Vec<Violation> {
                 ViolationCode::LegacyField,
                 "/narrative",
                 format!("vague `Mutations: {}` on narrative line {}; state each of the nine mutation categories", label.value, label.line + 1),
+            ));
+        }
+    }
+    out
+}
+
+fn is_legacy_key(key: &str) -> bool {
+    let norm: String = crate::unicode::skeleton(key)
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .collect::<String>()
+        .to_lowercase();
+    LEGACY_KEYS.iter().any(|(k, _)| *k == norm)
+}
+
+/// Rule 1 (shape). "Keys and labels are compared after Unicode normalisation (NFKC);
+/// confusable characters (look-alike letters, NBSP, zero-width characters) are
+/// violations of their own."
+///
+/// Every object key of the report, and every label of the narrative, must be free of
+/// invisible characters, non-ASCII spaces, Cyrillic/Greek look-alikes and
+/// compatibility forms that NFKC changes.
+pub(super) fn confusable_keys(ctx: &Ctx) -> Vec<Violation> {
+    let mut out = Vec::new();
+    walk_keys(ctx.report, "", &mut |pointer, key, _| {
+        let found = crate::unicode::suspicious(key);
+        if !found.is_empty() {
+            out.push(Violation::new(
+                ViolationCode::ConfusableCharacter,
+                pointer,
+                format!(
+                    "key `{}` contains {}; keys must be the schema's plain ASCII names",
+                    key.escape_default(),
+                    found.join(", ")
+                ),
+            ));
+        }
+    });
+    for label in ctx.narrative.labels() {
+        let found = crate::unicode::suspicious(&label.original);
+        if !found.is_empty() {
+            out.push(Violation::new(
+                ViolationCode::ConfusableCharacter,
+                "/narrative",
+                format!(
+                    "label `{}` on narrative line {} contains {}; write labels in plain characters",
+                    label.original.escape_default(),
+                    label.line + 1,
+                    found.join(", ")
+                ),
             ));
         }
     }
