@@ -19,8 +19,8 @@ mod snapshot;
 pub use error::GitError;
 pub use range_diff::{CONTEXT_LINES, SIMILARITY_THRESHOLD};
 pub use reader::{
-    DirEntry, DirEntryKind, DirListing, FileDiff, FileRead, GrepMatch, GrepResult, ReadError,
-    SourceReader,
+    BlobContent, DirEntry, DirEntryKind, DirListing, FileDiff, FileRead, GrepMatch, GrepResult,
+    ReadError, SourceReader, TreeFile,
 };
 pub use remote::remote_url;
 pub use snapshot::snapshot;

@@ -5,6 +5,10 @@
 //! in this execution's [`SourceLedger`]; citations are later checked against it. Tool
 //! failures are returned to the model as tool errors and counted, so a stage that could
 //! not retrieve source is reported as a source lookup gap.
+//!
+//! The graph tools (`definition`, `references`, `outline`) answer from
+//! [`vouch_graph::RepoGraph`]: syntax trees of the files that name the symbol, parsed on
+//! demand and cached by blob for the run. Everything they show is recorded like a read.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
@@ -12,19 +16,25 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Value, json};
 use vouch_core::{Revision, SourceLedger, SourceWindow};
 use vouch_git::{ReadError, SourceReader};
+use vouch_graph::{GraphError, GraphResult, RepoGraph};
 use vouch_llm::{ToolBox, ToolSpec};
 
-/// The read-only tools for one stage execution: `read_file`, `grep`, `list_dir`, `diff`.
+/// The read-only tools for one stage execution: `read_file`, `grep`, `list_dir`, `diff`,
+/// and the graph tools `definition`, `references`, `outline`.
 pub struct RepoTools {
     reader: Arc<SourceReader>,
+    graph: RepoGraph,
     ledger: Mutex<SourceLedger>,
     lookup_failures: AtomicU32,
 }
 
 impl RepoTools {
-    /// Tools over `reader` with an empty ledger.
+    /// Tools over `reader` with an empty ledger; the graph tools share the process-wide
+    /// parse cache ([`vouch_graph::ParseCache::shared`]), so a file parsed for one
+    /// execution is not parsed again in the run.
     pub fn new(reader: Arc<SourceReader>) -> Self {
         RepoTools {
+            graph: RepoGraph::new(reader.clone()),
             reader,
             ledger: Mutex::new(SourceLedger::default()),
             lookup_failures: AtomicU32::new(0),
@@ -65,6 +75,22 @@ impl RepoTools {
             self.lookup_failures.fetch_add(1, Ordering::Relaxed);
         }
         error.to_string()
+    }
+
+    /// A graph tool's result: its windows go to the ledger, its text to the model.
+    fn graph_result(&self, result: Result<GraphResult, GraphError>) -> Result<String, String> {
+        match result {
+            Ok(found) => {
+                self.record_all(found.windows);
+                Ok(found.text)
+            }
+            Err(e) => {
+                if e.is_lookup_failure() {
+                    self.lookup_failures.fetch_add(1, Ordering::Relaxed);
+                }
+                Err(e.to_string())
+            }
+        }
     }
 
     fn dispatch(&self, name: &str, args: &Value) -> Result<String, String> {
@@ -111,8 +137,24 @@ impl RepoTools {
                 self.record_all(diff.windows);
                 Ok(diff.text)
             }
+            "definition" => {
+                let symbol = str_arg(args, "symbol")?;
+                let hint = args
+                    .get("path_hint")
+                    .and_then(Value::as_str)
+                    .filter(|h| !h.is_empty());
+                self.graph_result(self.graph.definition(symbol, hint, revision))
+            }
+            "references" => {
+                let symbol = str_arg(args, "symbol")?;
+                self.graph_result(self.graph.references(symbol, revision))
+            }
+            "outline" => {
+                let path = str_arg(args, "path")?;
+                self.graph_result(self.graph.outline(path, revision))
+            }
             other => Err(format!(
-                "unknown tool `{other}`; the tools are read_file, grep, list_dir and diff"
+                "unknown tool `{other}`; the tools are read_file, grep, list_dir, diff, definition, references and outline"
             )),
         }
     }
@@ -189,6 +231,44 @@ impl ToolBox for RepoTools {
                 description: "Show the unified patch of one changed file of this change.".into(),
                 parameters: json!({"type": "object", "properties": {
                     "path": {"type": "string", "description": "current path of a changed file"}
+                }, "required": ["path"]}),
+            },
+            ToolSpec {
+                name: "definition".into(),
+                description: format!(
+                    "Find where a symbol (function, method, type, constant) is defined, from syntax trees of Rust, Python, JavaScript/TypeScript, Go, Java and C/C++ files; other languages are searched as text and marked so. Shows each definition whole with its parameters (keyword names included): at most {} definitions of at most {} lines, {} bytes per call.",
+                    vouch_graph::graph::MAX_DEFINITIONS,
+                    vouch_graph::graph::MAX_DEFINITION_LINES,
+                    vouch_graph::graph::MAX_BYTES
+                ),
+                parameters: json!({"type": "object", "properties": {
+                    "symbol": {"type": "string", "description": "a name such as parse_config, optionally qualified: Config::load or Mailer.deliver"},
+                    "path_hint": {"type": "string", "description": "optional part of a path; definitions in matching files come first"},
+                    "revision": revision
+                }, "required": ["symbol"]}),
+            },
+            ToolSpec {
+                name: "references".into(),
+                description: format!(
+                    "Find every use of a symbol across the repository, calls marked, then its callers (the functions that call it) with their signatures. Same languages as definition; others by text search, marked so. At most {} uses, {} callers, {} bytes per call.",
+                    vouch_graph::graph::MAX_REFERENCES,
+                    vouch_graph::graph::MAX_CALLERS,
+                    vouch_graph::graph::MAX_BYTES
+                ),
+                parameters: json!({"type": "object", "properties": {
+                    "symbol": {"type": "string", "description": "a name such as parse_config, optionally qualified"},
+                    "revision": revision
+                }, "required": ["symbol"]}),
+            },
+            ToolSpec {
+                name: "outline".into(),
+                description: format!(
+                    "List a file's top-level items (and the members of its classes, impls, traits and modules) with line ranges, parameters and signature lines. A file in a language without a grammar gets a text-search outline, marked so. At most {} items per call.",
+                    vouch_graph::graph::MAX_OUTLINE_ITEMS
+                ),
+                parameters: json!({"type": "object", "properties": {
+                    "path": {"type": "string", "description": "repository-relative path of a file"},
+                    "revision": revision
                 }, "required": ["path"]}),
             },
         ]

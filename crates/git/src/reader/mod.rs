@@ -9,6 +9,7 @@
 //! Text is split into lines at `\n`; a `\r` before the `\n` (CRLF files) is not shown, and
 //! line numbers are the same as git's. Invalid UTF-8 in file content is shown as U+FFFD.
 
+mod blob;
 mod dir;
 mod file;
 mod grep;
@@ -25,6 +26,7 @@ use vouch_core::source::Revision;
 
 use crate::{GitError, resolve, snapshot::tree_of};
 
+pub use blob::{BlobContent, TreeFile};
 pub use dir::{DirEntry, DirEntryKind, DirListing};
 pub use file::FileRead;
 pub use grep::{GrepMatch, GrepResult};

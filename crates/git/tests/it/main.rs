@@ -4,6 +4,7 @@
 mod errors;
 mod fixture;
 mod range;
+mod reader_blobs;
 mod reader_diff;
 mod reader_files;
 mod reader_search;

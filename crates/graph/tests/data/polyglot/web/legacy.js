@@ -1,0 +1,5 @@
+function formatName(first, last = "") {
+  return `${first} ${last}`.trim();
+}
+
+module.exports = { formatName };
