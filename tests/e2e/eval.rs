@@ -286,7 +286,8 @@ async fn three_case_eval_scores_match_the_hand_computation() {
         json!({"tp": 1, "fp": 2, "fn": 1})
     );
     assert_eq!(a["cost"]["judgeQuestions"], 6, "3 groups x 2 comments");
-    assert_eq!(a["cost"]["reviewCalls"], 2);
+    // Two chat requests plus the endpoint check's model list: every request sent counts.
+    assert_eq!(a["cost"]["reviewCalls"], 3);
     // Case b: one finding, matched by the judge and by location.
     let b = case("b");
     assert_eq!(

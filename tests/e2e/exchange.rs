@@ -298,8 +298,16 @@ async fn replay_meeting_an_unrecorded_request_fails_with_the_diff() {
     )
     .await;
     assert_eq!(out.code, 3, "{}\n{}", out.stdout, out.stderr);
-    // What a person sees (shown with --nocapture).
-    println!("{}", out.stdout);
+    // Stdout is the JSON format's failure document; the message is what a person sees
+    // (shown with --nocapture).
+    let failure = out.json();
+    assert_eq!(failure["schemaVersion"], "vouch.review-failure/1");
+    let message = failure["message"].as_str().unwrap_or_default().to_string();
+    println!("{message}");
+    let out = vouch_workspace_tests::Output {
+        stdout: message,
+        ..out
+    };
     assert!(
         out.stdout.contains("met a request that was not recorded"),
         "{}",
