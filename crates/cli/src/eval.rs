@@ -8,6 +8,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use clap::{Args, Parser};
 use tokio_util::sync::CancellationToken;
+use vouch_core::Outcome;
 use vouch_eval::case::{EvalCase, load_benchmark, load_cases};
 use vouch_eval::category::{Category, Severity};
 use vouch_eval::judge::judge_case;
@@ -426,11 +427,9 @@ async fn score_case(
     result.changed_lines = u64::from(counts.additions) + u64::from(counts.deletions);
     result.cost.review_tokens = report.usage.prompt_tokens + report.usage.completion_tokens;
     result.cost.review_calls = report.usage.requests;
-    let outcome = serde_json::to_value(report.opinion.outcome)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned));
-    result.outcome = outcome.clone();
-    if matches!(outcome.as_deref(), Some("incomplete" | "aborted")) {
+    let outcome = report.opinion.outcome;
+    result.outcome = Some(outcome.as_str().to_owned());
+    if matches!(outcome, Outcome::Incomplete | Outcome::Aborted) {
         result.status = CaseStatus::Incomplete;
         result.message = Some(report.summary.clone());
         return;

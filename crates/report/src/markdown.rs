@@ -504,7 +504,7 @@ impl Renderer {
     fn candidate(&self, c: &vouch_core::CandidateRecord) -> String {
         let verdict = c
             .verdict
-            .map(|v| name(&v))
+            .map(|v| v.as_str().to_string())
             .unwrap_or_else(|| "no valid decision".into());
         format!(
             "- {} {}:{}-{} — {} → **{verdict}**{}\n",
