@@ -946,14 +946,39 @@ async fn ci_script_on_github_reviews_publishes_and_defers_the_exit_code() {
         &r,
         &forge,
         &model,
-        &[("VOUCH_DEFER_EXIT", "true")],
+        &[
+            ("VOUCH_DEFER_EXIT", "true"),
+            ("VOUCH_RENDER", "sarif codequality"),
+        ],
     )
     .await;
     assert_eq!(out.code, 0, "deferred\n{}\n{}", out.stdout, out.stderr);
     let report = r.dir.path().join("out/report.json");
+    let sarif = r.dir.path().join("out/vouch.sarif");
+    let codequality = r.dir.path().join("out/vouch.codequality");
     assert_eq!(
         outputs,
-        format!("report={}\ncompleted=true\nexit-code=1\n", report.display())
+        format!(
+            "report={}\ncompleted=true\nexit-code=1\nsarif={}\ncodequality={}\n",
+            report.display(),
+            sarif.display(),
+            codequality.display()
+        )
+    );
+    // A completed review's documents are rendered from its report: the SARIF carries
+    // the verified finding, the Code Quality list one issue for it.
+    let sarif: Value = serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+    assert_eq!(sarif["version"], "2.1.0");
+    assert_eq!(
+        sarif["runs"][0]["results"].as_array().map(Vec::len),
+        Some(1)
+    );
+    let codequality: Value =
+        serde_json::from_str(&std::fs::read_to_string(&codequality).unwrap()).unwrap();
+    assert_eq!(
+        codequality.as_array().map(Vec::len),
+        Some(1),
+        "{codequality:#}"
     );
     assert!(
         out.stdout.contains("Published to GitHub acme/widgets#7"),
