@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use sha2::{Digest, Sha256};
 use vouch_core::{Finding, Outcome, Revision};
-use vouch_report::{ReviewReport, render_markdown};
+use vouch_report::{MarkdownOptions, ReviewReport, render_markdown_with};
 
 use crate::diff::DiffLines;
 
@@ -321,22 +321,25 @@ fn summary_body(
         }
         s.push('\n');
     }
-    let head = s.clone();
-    let full = render_markdown(report);
+    // The full report goes under the summary, cut at whole items by the report's own
+    // Markdown renderer so the comment stays within the forge's limit.
+    let wrapper = "<details><summary>Full report</summary>\n\n\n</details>\n";
+    let room = COMMENT_CAP.saturating_sub(s.chars().count() + wrapper.chars().count());
+    let full = render_markdown_with(
+        report,
+        &MarkdownOptions {
+            marker: None,
+            max_chars: Some(room),
+            full_report: Some(
+                "the JSON report this comment was published from (`vouch publish REPORT.json`)"
+                    .into(),
+            ),
+        },
+    );
     let _ = write!(
         s,
         "<details><summary>Full report</summary>\n\n{full}\n</details>\n"
     );
-    if s.chars().count() > COMMENT_CAP {
-        s = head;
-        let room = COMMENT_CAP.saturating_sub(s.chars().count() + 400);
-        let cut: String = full.chars().take(room).collect();
-        let dropped = full.chars().count() - cut.chars().count();
-        let _ = write!(
-            s,
-            "<details><summary>Full report (cut)</summary>\n\n{cut}\n\n</details>\n\n*The full report was cut here: {dropped} more character(s). The complete report is the JSON report this comment was published from (`vouch publish REPORT.json`).*\n"
-        );
-    }
     cap(&mut s, "\n\n*(cut at the comment size limit)*");
     s
 }
