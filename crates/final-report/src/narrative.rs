@@ -406,13 +406,15 @@ fn label_part(line: &str) -> Option<&str> {
     Some(strip_emphasis(raw))
 }
 
-/// Split a line into sentences at `.`, `!`, `?` or `;` followed by whitespace.
+/// Split a line into sentences at `.`, `!` or `?` followed by whitespace. A `;` joins two
+/// clauses of one sentence (so "simulated and aborted; it merged cleanly" is one
+/// sentence about the simulation), and ends a negation's scope like a comma.
 fn sentences(line: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = 0;
     let bytes = line.as_bytes();
     for (i, &b) in bytes.iter().enumerate() {
-        let ends = matches!(b, b'.' | b'!' | b'?' | b';')
+        let ends = matches!(b, b'.' | b'!' | b'?')
             && bytes.get(i + 1).is_none_or(|n| n.is_ascii_whitespace());
         if ends {
             out.push(&line[start..=i]);
@@ -554,7 +556,7 @@ fn claims_in_sentence(sentence: &str, label: Option<&Label>, subject: Subject) -
     // Clause number of each token: a comma ends the scope of a preceding negation
     // ("No findings, so I merged it" still claims a merge).
     let clauses: Vec<usize> = sentence
-        .split(',')
+        .split([',', ';'])
         .enumerate()
         .flat_map(|(i, part)| std::iter::repeat_n(i, words(part).len()))
         .collect();

@@ -515,7 +515,34 @@ fn count_against_page_size(evidence: &str, tokens: &[String]) -> bool {
             "limit" | "per" | "perpage" | "pagesize" | "page_size" | "per_page"
         )
     }) || tokens.windows(2).any(|w| w[0] == "page" && w[1] == "size");
-    compares || page_size
+    compares || page_size || count_against_a_bound(tokens)
+}
+
+/// Number words a count may be written with.
+const NUMBER_WORDS: &[&str] = &[
+    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+    "twelve", "fifteen", "twenty", "thirty", "forty", "fifty", "hundred",
+];
+
+/// Whether evidence sets a count against a per-request bound in other words ("seven rows
+/// came back while each request may return up to thirty"): two counts and a bound phrase.
+fn count_against_a_bound(tokens: &[String]) -> bool {
+    let counts = tokens
+        .iter()
+        .filter(|t| t.chars().all(|c| c.is_ascii_digit()) || NUMBER_WORDS.contains(&t.as_str()))
+        .count();
+    let bound = tokens.iter().any(|t| {
+        matches!(
+            t.as_str(),
+            "max" | "maximum" | "cap" | "capped" | "ceiling" | "pagination" | "paginated"
+        )
+    }) || tokens.windows(2).any(|w| {
+        matches!(
+            (w[0].as_str(), w[1].as_str()),
+            ("up", "to") | ("at", "most")
+        )
+    });
+    counts >= 2 && bound
 }
 
 /// Rule 13. "\"Inventory complete\" is rejected without explicit final-page /

@@ -71,37 +71,60 @@ const ACTION_FLAGS: &[&str] = &[
     "-a",
 ];
 
+/// Interpreters that run a script named by their first non-flag argument
+/// (`bash scripts/land.sh 9`), or a command string after `-c`.
+const INTERPRETERS: &[&str] = &[
+    "bash", "sh", "zsh", "dash", "env", "python", "python3", "node", "ruby", "perl",
+];
+
 fn wrapper_approves_or_merges(command: &str) -> bool {
-    const WORDS: &[&str] = &["approve", "approved", "merge", "lgtm", "land"];
     crate::classify::split_shell(command).iter().any(|simple| {
         let words: Vec<&str> = simple.words.iter().map(String::as_str).collect();
-        let Some(first) = words.first() else {
-            return false;
-        };
-        let program = first.rsplit('/').next().unwrap_or(first).to_lowercase();
-        if KNOWN.contains(&program.as_str()) {
-            return false;
-        }
-        let named = program
-            .split(|c: char| !c.is_alphanumeric())
-            .any(|w| WORDS.contains(&w));
-        named
-            || words.iter().enumerate().skip(1).any(|(i, a)| {
-                let lower = a.to_lowercase();
-                if let Some((flag, value)) = lower.split_once('=') {
-                    return ACTION_FLAGS.contains(&flag) && WORDS.contains(&value);
-                }
-                let bare = lower.trim_start_matches('-');
-                if !WORDS.contains(&bare) {
-                    return false;
-                }
-                if lower.starts_with('-') {
-                    return true;
-                }
-                let prev = words[i - 1].to_lowercase();
-                !prev.starts_with('-') || ACTION_FLAGS.contains(&prev.as_str())
-            })
+        simple_wrapper_approves_or_merges(&words)
     })
+}
+
+/// One simple command: an interpreter is looked through (`bash -c '…'` is checked as a
+/// command of its own, `bash script.sh …` as the script), then a program the classifier
+/// does not know is a wrapper whose name or arguments may say approve/merge.
+fn simple_wrapper_approves_or_merges(words: &[&str]) -> bool {
+    const WORDS: &[&str] = &["approve", "approved", "merge", "lgtm", "land"];
+    let Some(first) = words.first() else {
+        return false;
+    };
+    let program = first.rsplit('/').next().unwrap_or(first).to_lowercase();
+    if INTERPRETERS.contains(&program.as_str()) {
+        let rest = &words[1..];
+        if let Some(i) = rest.iter().position(|w| *w == "-c") {
+            return rest
+                .get(i + 1)
+                .is_some_and(|inner| approves_or_merges(inner));
+        }
+        let script = rest.iter().position(|w| !w.starts_with('-'));
+        return script.is_some_and(|i| simple_wrapper_approves_or_merges(&rest[i..]));
+    }
+    if KNOWN.contains(&program.as_str()) {
+        return false;
+    }
+    let named = program
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| WORDS.contains(&w));
+    named
+        || words.iter().enumerate().skip(1).any(|(i, a)| {
+            let lower = a.to_lowercase();
+            if let Some((flag, value)) = lower.split_once('=') {
+                return ACTION_FLAGS.contains(&flag) && WORDS.contains(&value);
+            }
+            let bare = lower.trim_start_matches('-');
+            if !WORDS.contains(&bare) {
+                return false;
+            }
+            if lower.starts_with('-') {
+                return true;
+            }
+            let prev = words[i - 1].to_lowercase();
+            !prev.starts_with('-') || ACTION_FLAGS.contains(&prev.as_str())
+        })
 }
 
 /// Command-shaped fragments of prose: `code spans`, and the rest of a clause from a
