@@ -10,7 +10,7 @@ use clap::{Args, Parser};
 use tokio_util::sync::CancellationToken;
 use vouch_core::Outcome;
 use vouch_eval::case::{EvalCase, load_benchmark, load_cases};
-use vouch_eval::category::{Category, Severity};
+use vouch_eval::category::Category;
 use vouch_eval::judge::judge_case;
 use vouch_eval::results::{
     CaseResult, CaseStatus, Cost, EvalResults, RESULTS_SCHEMA_VERSION, RunConfig, RunResult, csv,
@@ -409,7 +409,7 @@ fn eval_findings(report: &ReviewReport) -> Vec<EvalFinding> {
             path: f.path.clone(),
             start_line: f.start_line,
             end_line: f.end_line,
-            severity: f.severity.as_str().parse().unwrap_or(Severity::Low),
+            severity: f.severity,
             category: Category::of_area(&f.area),
             claim: f.claim.clone(),
         })

@@ -59,7 +59,7 @@ impl GoldenComment {
 
 fn severity_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Severity, D::Error> {
     let text = String::deserialize(d)?;
-    text.parse().map_err(serde::de::Error::custom)
+    crate::category::golden_severity(&text).map_err(serde::de::Error::custom)
 }
 
 fn category_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Category>, D::Error> {

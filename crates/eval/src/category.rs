@@ -151,53 +151,23 @@ impl Profile {
     }
 }
 
-/// Severity of a golden comment or a finding.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Severity {
-    /// Critical.
-    Critical,
-    /// High.
-    High,
-    /// Medium.
-    Medium,
-    /// Low.
-    Low,
-}
+/// Severity of a golden comment or a finding: the one severity type of vouch's findings.
+pub use vouch_core::Severity;
 
-impl Severity {
-    /// Every severity, most severe first.
-    pub const ALL: [Severity; 4] = [
-        Severity::Critical,
-        Severity::High,
-        Severity::Medium,
-        Severity::Low,
-    ];
-
-    /// The wire spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Critical => "critical",
-            Severity::High => "high",
-            Severity::Medium => "medium",
-            Severity::Low => "low",
-        }
-    }
-}
-
-impl FromStr for Severity {
-    type Err = String;
-    /// Case-insensitive (the public benchmark writes `High`); `info` and `nit` read as low.
-    fn from_str(text: &str) -> Result<Self, String> {
-        match text.trim().to_ascii_lowercase().as_str() {
-            "critical" => Ok(Severity::Critical),
-            "high" => Ok(Severity::High),
-            "medium" | "moderate" => Ok(Severity::Medium),
-            "low" | "info" | "nit" | "minor" => Ok(Severity::Low),
-            _ => Err(format!(
-                "unknown severity {text:?}; expected critical, high, medium or low"
-            )),
-        }
+/// A golden comment's severity as benchmarks write it: case-insensitive (the public
+/// benchmark writes `High`); `moderate` reads as medium, `info`, `nit` and `minor` as low.
+///
+/// # Errors
+/// A message naming the unknown severity and the expected ones.
+pub fn golden_severity(text: &str) -> Result<Severity, String> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "critical" => Ok(Severity::Critical),
+        "high" => Ok(Severity::High),
+        "medium" | "moderate" => Ok(Severity::Medium),
+        "low" | "info" | "nit" | "minor" => Ok(Severity::Low),
+        _ => Err(format!(
+            "unknown severity {text:?}; expected critical, high, medium or low"
+        )),
     }
 }
 
@@ -250,7 +220,7 @@ mod tests {
             assert_eq!(serde_json::to_value(c).unwrap(), c.as_str());
         }
         assert!("bugs".parse::<Category>().unwrap_err().contains("\"bugs\""));
-        assert_eq!("High".parse::<Severity>(), Ok(Severity::High));
-        assert!("urgent".parse::<Severity>().is_err());
+        assert_eq!(golden_severity("High"), Ok(Severity::High));
+        assert!(golden_severity("urgent").is_err());
     }
 }
