@@ -9,7 +9,7 @@ use super::{Api, Executed, PrState, id_of, str_of};
 use crate::compose::{RESOLVED_MARKER, SUMMARY_MARKER, marker_key};
 use crate::diff::DiffLines;
 use crate::error::ForgeError;
-use crate::plan::{Existing, ExistingInline, ExistingSummary, InlineAction, Plan, SummaryAction};
+use crate::plan::{Existing, ExistingInline, ExistingSummary, InlineAction, Plan};
 
 pub(super) async fn load(api: &Api) -> Result<PrState, ForgeError> {
     let t = &api.target;
@@ -115,30 +115,7 @@ pub(super) async fn execute(
             InlineAction::Keep { .. } => {}
         }
     }
-    let summary_id = match &plan.summary {
-        SummaryAction::Create { body } => {
-            let v = api
-                .send_json(
-                    Method::POST,
-                    &format!("repos/{}/issues/{}/comments", t.repo_slug, t.number),
-                    &json!({"body": body}),
-                    "posting the summary comment",
-                )
-                .await?;
-            id_of(&v, "id").unwrap_or_default()
-        }
-        SummaryAction::Update { id, body } => {
-            api.send_json(
-                Method::PATCH,
-                &format!("repos/{}/issues/comments/{id}", t.repo_slug),
-                &json!({"body": body}),
-                "updating the summary comment",
-            )
-            .await?;
-            id.clone()
-        }
-        SummaryAction::Unchanged { id } => id.clone(),
-    };
+    let summary_id = super::apply_issue_comment_summary(api, t, &plan.summary).await?;
     Ok(Executed {
         summary_id,
         warnings: Vec::new(),

@@ -166,3 +166,38 @@ fn id_of(v: &Value, key: &str) -> Option<String> {
 fn str_of<'v>(v: &'v Value, key: &str) -> &'v str {
     v.get(key).and_then(Value::as_str).unwrap_or("")
 }
+
+/// Carries out the summary action on forges whose pull-request comments are issue
+/// comments with the same REST shape (GitHub and Gitea); returns the summary's id.
+async fn apply_issue_comment_summary(
+    api: &Api,
+    t: &Target,
+    summary: &crate::plan::SummaryAction,
+) -> Result<String, ForgeError> {
+    use crate::plan::SummaryAction;
+    use serde_json::json;
+    Ok(match summary {
+        SummaryAction::Create { body } => {
+            let v = api
+                .send_json(
+                    Method::POST,
+                    &format!("repos/{}/issues/{}/comments", t.repo_slug, t.number),
+                    &json!({"body": body}),
+                    "posting the summary comment",
+                )
+                .await?;
+            id_of(&v, "id").unwrap_or_default()
+        }
+        SummaryAction::Update { id, body } => {
+            api.send_json(
+                Method::PATCH,
+                &format!("repos/{}/issues/comments/{id}", t.repo_slug),
+                &json!({"body": body}),
+                "updating the summary comment",
+            )
+            .await?;
+            id.clone()
+        }
+        SummaryAction::Unchanged { id } => id.clone(),
+    })
+}
