@@ -344,3 +344,138 @@ async fn ollama_vllm_and_llama_cpp_recipes_review() {
         assert_eq!(server.served_by("investigator").len(), 1, "{dialect:?}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_error_at_the_check_says_what_failed_and_what_to_do() {
+    // llama.cpp's server while it loads its model: 503 "Loading model" on every route.
+    let loading =
+        ScriptedServer::start_as(Dialect::LlamaCppLoading, &[], investigator_clean()).await;
+    let out = review(&loading.base_url(), "local", MINIMAL, &[], &[]).await;
+    assert_eq!(out.code, 3, "{}\n{}", out.stdout, out.stderr);
+    for needed in [
+        "is not ready: it answered HTTP 503 (Loading model)",
+        "still loading the model",
+        "GET /health",
+        "run vouch again",
+        "No review stage was started",
+    ] {
+        assert!(
+            out.stdout.contains(needed),
+            "{needed:?} in:\n{}",
+            out.stdout
+        );
+    }
+    assert_eq!(diagnostic_reason(&out), "endpoint-server-error");
+    no_stage_ran(&loading);
+    // An internal error of the server, and a gateway that gets no answer behind it.
+    for (status, needed) in [
+        (
+            500,
+            "not a refusal of your key or model name: read the server's log",
+        ),
+        (
+            502,
+            "a gateway in front of the model server answered HTTP 502",
+        ),
+    ] {
+        let failing = ScriptedServer::start(
+            investigator_clean()
+                .models_reply(Reply::status(status))
+                .rule(Rule::when(Match::any()).always(Reply::status(status))),
+        )
+        .await;
+        let out = review(&failing.base_url(), "scripted", MINIMAL, &[], &[]).await;
+        assert_eq!(out.code, 3, "{}", out.stdout);
+        assert!(
+            out.stdout.contains(needed),
+            "{needed:?} in:\n{}",
+            out.stdout
+        );
+        assert!(
+            out.stdout
+                .contains(&format!("{}/chat/completions", failing.base_url())),
+            "the failing URL is named:\n{}",
+            out.stdout
+        );
+        assert_eq!(diagnostic_reason(&out), "endpoint-server-error");
+        // The check's one-token request only: no stage was started.
+        assert_eq!(failing.chat_requests().len(), 1);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unknown_azure_deployment_names_the_url_segment_to_fix() {
+    let server = ScriptedServer::start_as(
+        Dialect::Azure {
+            key: KEY.into(),
+            deployment: "review-gpt".into(),
+            api_version: "2024-10-21".into(),
+        },
+        &[],
+        investigator_clean(),
+    )
+    .await;
+    let url = format!("{}/openai/deployments/gpt-4.1", server.root_url());
+    let out = review(
+        &url,
+        "gpt-4.1",
+        "tests/data/e2e/recipes/azure.toml",
+        &[],
+        &[("AZURE_OPENAI_API_KEY", KEY)],
+    )
+    .await;
+    assert_eq!(out.code, 3, "{}\n{}", out.stdout, out.stderr);
+    let message = out.json()["message"].as_str().unwrap().to_owned();
+    for needed in [
+        "Azure OpenAI has no deployment named \"gpt-4.1\"",
+        "DeploymentNotFound",
+        "path segment after /openai/deployments/ in the base URL (from --base-url)",
+        "--model does not choose it",
+        "az cognitiveservices account deployment list",
+    ] {
+        assert!(message.contains(needed), "{needed:?} in:\n{message}");
+    }
+    assert!(!out.stdout.contains(KEY));
+    assert_eq!(diagnostic_reason(&out), "endpoint-deployment");
+    no_stage_ran(&server);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_answering_any_model_name_is_reported_with_the_model_it_lists() {
+    let server =
+        ScriptedServer::start_as(Dialect::LlamaCpp, &["smollm2.gguf"], investigator_clean()).await;
+    let out = review(
+        &server.base_url(),
+        "gpt-4.1",
+        "tests/data/e2e/tools-off-small-budget.toml",
+        &[],
+        &[],
+    )
+    .await;
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let messages = out.json()["messages"].to_string();
+    for needed in [
+        "does not list the model \\\"gpt-4.1\\\" (set by --model)",
+        "it lists smollm2.gguf",
+        "set --model or VOUCH_MODEL to smollm2.gguf",
+    ] {
+        assert!(messages.contains(needed), "{needed:?} in {messages}");
+    }
+    // Named as the endpoint lists it, the model raises no message.
+    let server =
+        ScriptedServer::start_as(Dialect::LlamaCpp, &["smollm2.gguf"], investigator_clean()).await;
+    let out = review(
+        &server.base_url(),
+        "smollm2.gguf",
+        "tests/data/e2e/tools-off-small-budget.toml",
+        &[],
+        &[],
+    )
+    .await;
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert!(
+        !out.json()["messages"].to_string().contains("does not list"),
+        "{}",
+        out.json()["messages"]
+    );
+}

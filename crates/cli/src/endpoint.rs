@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use vouch_host::diagnostics::{Diagnostic, DiagnosticSink, ReasonCode};
 use vouch_host::manifest::{ENV_BASE_URL, ENV_MODEL, ResolvedEndpoint, SettingSource};
-use vouch_llm::{AuthScheme, BaseUrl, EndpointConfig, EndpointProblem, ModelClient};
+use vouch_llm::{AuthScheme, BaseUrl, EndpointCheck, EndpointConfig, EndpointProblem, ModelClient};
 
 use crate::UsageError;
 
@@ -38,16 +38,18 @@ pub fn client_config(endpoint: &ResolvedEndpoint) -> (EndpointConfig, Option<Str
 
 /// Checks the endpoint before any stage starts. A problem is a configuration error:
 /// one diagnostic line (`stage: "endpoint"`, its code) on the sink and a
-/// [`UsageError`] whose text says what to fix.
+/// [`UsageError`] whose text says what to fix. A passed check may return a message for
+/// the report (a server that ignores the model name).
 pub async fn check(
     client: &ModelClient,
     endpoint: &ResolvedEndpoint,
     diagnostics: &Arc<dyn DiagnosticSink>,
     job_id: &str,
     cancel: &tokio_util::sync::CancellationToken,
-) -> Result<(), UsageError> {
-    let Err(problem) = client.check_endpoint(cancel).await else {
-        return Ok(());
+) -> Result<Option<String>, UsageError> {
+    let problem = match client.check_endpoint(cancel).await {
+        Ok(passed) => return Ok(any_name_message(&passed, endpoint)),
+        Err(problem) => problem,
     };
     diagnostics.emit(&Diagnostic {
         job_id: job_id.to_owned(),
@@ -58,6 +60,28 @@ pub async fn check(
         reason: ReasonCode::from_endpoint_problem(&problem),
     });
     Err(UsageError(explain(&problem, endpoint)))
+}
+
+/// The message of an endpoint that answered a model name it does not list (llama.cpp's
+/// server answers every name with the model it loaded): the report would otherwise name
+/// a model that never answered.
+fn any_name_message(check: &EndpointCheck, endpoint: &ResolvedEndpoint) -> Option<String> {
+    if !check.unlisted_model_answered {
+        return None;
+    }
+    let mut listed: Vec<&str> = check.models.iter().map(String::as_str).collect();
+    listed.truncate(LISTED_MODELS);
+    let from = setting(endpoint.model_source, "--model", ENV_MODEL, "model");
+    Some(format!(
+        "The endpoint does not list the model \"{model}\" (set by {from}) but answered a request \
+         for it: it serves the model it has loaded whatever name a request gives (llama.cpp's \
+         server does this), so the model that answered is the one it serves (it lists {list}); the \
+         report names \"{model}\". To have the report name the model that answered, set \
+         --model or {ENV_MODEL} to {first}.",
+        model = endpoint.model,
+        list = listed.join(", "),
+        first = listed.first().copied().unwrap_or_default(),
+    ))
 }
 
 /// Where a setting came from, as the user would change it.
@@ -187,11 +211,58 @@ pub fn explain(problem: &EndpointProblem, endpoint: &ResolvedEndpoint) -> String
                 .map(|w| format!(" It asks to wait {} s.", w.as_secs()))
                 .unwrap_or_default(),
         ),
-        EndpointProblem::ServerError { status, detail } => format!(
-            "the model endpoint failed before the review started (HTTP {status}: {detail}). \
-             Check the server's logs and try again."
-        ),
+        EndpointProblem::UnknownDeployment { deployment, url } => {
+            let name = deployment
+                .as_deref()
+                .map(|d| format!(" named \"{d}\""))
+                .unwrap_or_default();
+            format!(
+                "Azure OpenAI has no deployment{name} on this resource: {url} answered HTTP 404 \
+                 DeploymentNotFound. The deployment is the path segment after \
+                 /openai/deployments/ in the base URL (from {base}); --model does not choose it. \
+                 Put the name of one of your resource's deployments there (Azure AI Foundry → \
+                 Deployments, or `az cognitiveservices account deployment list -g GROUP -n \
+                 RESOURCE`). A deployment created in the last few minutes may not answer yet: \
+                 wait and run vouch again."
+            )
+        }
+        EndpointProblem::ServerError {
+            status,
+            url,
+            detail,
+        } => server_error(*status, url, detail, &endpoint.model),
     }
+}
+
+/// The paragraph for an HTTP 5xx (or another unexpected status) at the check: the server
+/// took the request and failed, which no setting of vouch's fixes.
+fn server_error(status: u16, url: &str, detail: &str, model: &str) -> String {
+    let what = match status {
+        503 => format!(
+            "the model server at {url} is not ready: it answered HTTP 503 ({detail}) to vouch's \
+             one-token test request. A local server answers 503 while it is still loading the \
+             model (llama.cpp's server says \"Loading model\"), a hosted one when it is \
+             overloaded. Wait until the server is ready (llama.cpp: GET /health answers 200) and \
+             run vouch again."
+        ),
+        502 | 504 => format!(
+            "a gateway in front of the model server answered HTTP {status} ({detail}) at {url}: \
+             the proxy or load balancer got no answer from the server behind it. Check that the \
+             model server behind it is running, then run vouch again."
+        ),
+        500..=599 => format!(
+            "the model server at {url} failed with HTTP {status} ({detail}) on vouch's one-token \
+             test request for the model \"{model}\". This is an error inside the server, not a \
+             refusal of your key or model name: read the server's log (a model that failed to \
+             load or ran out of memory answers this way), fix it, then run vouch again."
+        ),
+        _ => format!(
+            "the model endpoint at {url} answered HTTP {status} ({detail}), which is not an \
+             OpenAI-compatible answer. Check that the base URL points at the server's \
+             OpenAI-compatible root (https, not http, for a hosted provider) and run vouch again."
+        ),
+    };
+    format!("{what} No review stage was started, so nothing else was sent.")
 }
 
 /// The message of a review during which the endpoint refused the key: the remaining

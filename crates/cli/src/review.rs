@@ -419,6 +419,7 @@ pub async fn review_report(
     let job_id = job_id();
     // A replay sends nothing, so there is no endpoint to check.
     let replaying = matches!(exchanges.as_deref(), Some(Exchanges::Replay(_)));
+    let mut endpoint_message = None;
     if let Some(endpoint) = endpoint
         .as_ref()
         .filter(|_| !replaying && calls_a_model(&snapshot, &plan))
@@ -426,7 +427,7 @@ pub async fn review_report(
         let checked =
             crate::endpoint::check(&client, endpoint, &diagnostics, &job_id, &cancel).await;
         held.flush();
-        checked?;
+        endpoint_message = checked?;
     }
     let presenter: Arc<dyn Presenter> = if interactive {
         Arc::new(TerminalPresenter::new())
@@ -478,6 +479,7 @@ pub async fn review_report(
             snapshot.base.spec, args.head, args.head
         ));
     }
+    run.messages.extend(endpoint_message);
     if let (Some(status), Some(e)) = (client.refused_key(), &endpoint) {
         run.messages
             .push(crate::endpoint::refused_during_review(status, e));

@@ -64,6 +64,8 @@ pub enum ReasonCode {
     EndpointAuth,
     /// The endpoint does not serve the configured model.
     EndpointModel,
+    /// Azure OpenAI has no deployment by the base URL's name.
+    EndpointDeployment,
     /// The endpoint rate-limited the check (HTTP 429).
     EndpointRateLimited,
     /// The endpoint failed during the check (HTTP 5xx or unexpected).
@@ -85,6 +87,7 @@ impl ReasonCode {
             P::WrongPath { .. } => ReasonCode::EndpointPath,
             P::Refused { .. } => ReasonCode::EndpointAuth,
             P::UnknownModel { .. } => ReasonCode::EndpointModel,
+            P::UnknownDeployment { .. } => ReasonCode::EndpointDeployment,
             P::RateLimited { .. } => ReasonCode::EndpointRateLimited,
             P::ServerError { .. } => ReasonCode::EndpointServerError,
         }
@@ -192,8 +195,13 @@ mod tests {
                 retry_after: None,
                 detail: String::new(),
             },
+            P::UnknownDeployment {
+                deployment: None,
+                url: String::new(),
+            },
             P::ServerError {
                 status: 500,
+                url: String::new(),
                 detail: String::new(),
             },
         ];

@@ -32,4 +32,4 @@ pub use config::{AuthScheme, BaseUrl, EndpointConfig};
 pub use error::{BODY_EXCERPT_CHARS, LlmError};
 pub use exchange::{ExchangeStats, Exchanges};
 pub use message::{ChatMessage, ToolCall, ToolSpec};
-pub use preflight::{EndpointCheck, EndpointProblem, without_credentials};
+pub use preflight::{EndpointCheck, EndpointProblem, azure_deployment, without_credentials};

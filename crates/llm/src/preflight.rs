@@ -76,10 +76,20 @@ pub enum EndpointProblem {
         /// The provider's message (API key redacted, bounded).
         detail: String,
     },
+    /// Azure OpenAI has no deployment by the name in the base URL (HTTP 404
+    /// `DeploymentNotFound`).
+    UnknownDeployment {
+        /// The deployment name the base URL carries (`…/openai/deployments/NAME`).
+        deployment: Option<String>,
+        /// The chat-completions URL that was tried.
+        url: String,
+    },
     /// The endpoint failed (HTTP 5xx) or answered with another unexpected status.
     ServerError {
         /// HTTP status.
         status: u16,
+        /// The URL whose request failed.
+        url: String,
         /// The provider's message (API key redacted, bounded).
         detail: String,
     },
@@ -88,7 +98,7 @@ pub enum EndpointProblem {
 impl EndpointProblem {
     /// The stable diagnostic code: `endpoint-unreachable`, `endpoint-tls`,
     /// `endpoint-timeout`, `endpoint-path`, `endpoint-auth`, `endpoint-model`,
-    /// `endpoint-rate-limited`, `endpoint-server-error`.
+    /// `endpoint-deployment`, `endpoint-rate-limited`, `endpoint-server-error`.
     pub fn code(&self) -> &'static str {
         match self {
             EndpointProblem::Unreachable { .. } => "endpoint-unreachable",
@@ -97,6 +107,7 @@ impl EndpointProblem {
             EndpointProblem::WrongPath { .. } => "endpoint-path",
             EndpointProblem::Refused { .. } => "endpoint-auth",
             EndpointProblem::UnknownModel { .. } => "endpoint-model",
+            EndpointProblem::UnknownDeployment { .. } => "endpoint-deployment",
             EndpointProblem::RateLimited { .. } => "endpoint-rate-limited",
             EndpointProblem::ServerError { .. } => "endpoint-server-error",
         }
@@ -110,6 +121,11 @@ pub struct EndpointCheck {
     pub models: Vec<String>,
     /// Whether the model was confirmed by a chat completion (it was not listed).
     pub probed_chat: bool,
+    /// Rule: the endpoint lists models, the configured one is not among them, and a
+    /// chat completion naming it was answered anyway — the server ignores the model
+    /// name (llama.cpp's server serves the model it loaded), so the configured name is
+    /// not the model that answers.
+    pub unlisted_model_answered: bool,
 }
 
 /// One answered request of the check.
@@ -145,6 +161,7 @@ impl ModelClient {
             return Ok(EndpointCheck {
                 models,
                 probed_chat: false,
+                unlisted_model_answered: false,
             });
         }
         let body = json!({
@@ -176,11 +193,18 @@ impl ModelClient {
                 .is_ok_and(|v| v.get("choices").is_some());
             if is_completion {
                 return Ok(EndpointCheck {
+                    unlisted_model_answered: !models.is_empty(),
                     models,
                     probed_chat: true,
                 });
             }
             return Err(self.wrong_path(cancel).await);
+        }
+        if status.as_u16() == 404 && names_missing_deployment(&answer.body) {
+            return Err(EndpointProblem::UnknownDeployment {
+                deployment: azure_deployment(self.inner.auth.root()),
+                url: self.chat_url(),
+            });
         }
         if matches!(status.as_u16(), 400 | 404 | 422) && names_missing_model(&answer.body) {
             return Err(EndpointProblem::UnknownModel {
@@ -195,16 +219,22 @@ impl ModelClient {
             400..=499 => Ok(EndpointCheck {
                 models,
                 probed_chat: true,
+                unlisted_model_answered: false,
             }),
             _ => Err(EndpointProblem::ServerError {
                 status: status.as_u16(),
+                url: self.chat_url(),
                 detail: self.excerpt(&answer.body),
             }),
         }
     }
 
+    fn chat_url(&self) -> String {
+        without_credentials(&self.inner.auth.url_with_query("/chat/completions"))
+    }
+
     async fn wrong_path(&self, cancel: &CancellationToken) -> EndpointProblem {
-        let url = without_credentials(&self.inner.auth.url_with_query("/chat/completions"));
+        let url = self.chat_url();
         let base = BaseUrl::parse(self.inner.auth.root());
         let mut suggestion = None;
         if !base.has_version_segment() {
@@ -316,7 +346,20 @@ fn nothing_learned() -> EndpointCheck {
     EndpointCheck {
         models: Vec::new(),
         probed_chat: false,
+        unlisted_model_answered: false,
     }
+}
+
+/// The Azure OpenAI deployment a root names: the segment after `/openai/deployments/`.
+pub fn azure_deployment(root: &str) -> Option<String> {
+    let (_, rest) = root.split_once("/openai/deployments/")?;
+    let name = rest.split(['/', '?']).next()?;
+    (!name.is_empty()).then(|| name.to_owned())
+}
+
+/// Whether an error body is Azure OpenAI's `DeploymentNotFound`.
+fn names_missing_deployment(body: &str) -> bool {
+    body.to_ascii_lowercase().contains("deploymentnotfound")
 }
 
 /// A 401/403 or 429 answer of any request of the check ends it.
@@ -458,6 +501,24 @@ mod tests {
     }
 
     #[test]
+    fn azure_deployment_names() {
+        for (root, expected) in [
+            (
+                "https://r.openai.azure.com/openai/deployments/review-gpt",
+                Some("review-gpt"),
+            ),
+            (
+                "https://r.openai.azure.com/openai/deployments/review-gpt/chat/completions?api-version=1",
+                Some("review-gpt"),
+            ),
+            ("https://r.openai.azure.com/openai/deployments/", None),
+            ("https://api.openai.com/v1", None),
+        ] {
+            assert_eq!(azure_deployment(root).as_deref(), expected, "{root}");
+        }
+    }
+
+    #[test]
     fn provider_messages() {
         assert_eq!(
             provider_message(r#"{"error":{"message":"bad key"}}"#),
@@ -496,8 +557,13 @@ mod tests {
                 retry_after: None,
                 detail: String::new(),
             },
+            EndpointProblem::UnknownDeployment {
+                deployment: None,
+                url: String::new(),
+            },
             EndpointProblem::ServerError {
                 status: 500,
+                url: String::new(),
                 detail: String::new(),
             },
         ];

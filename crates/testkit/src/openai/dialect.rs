@@ -49,6 +49,9 @@ pub enum Dialect {
     /// llama.cpp server: `/v1` and the same routes without it, no authentication, every
     /// model name accepted (it serves the one it loaded).
     LlamaCpp,
+    /// llama.cpp server while it loads its model: every route, `/v1` or not, answers
+    /// 503 `{"error":{"code":503,"message":"Loading model","type":"unavailable_error"}}`.
+    LlamaCppLoading,
     /// OpenRouter: `/api/v1`, `Authorization: Bearer KEY` required (401), unknown models
     /// answer 400 "x is not a valid model ID"; `HTTP-Referer` and `X-Title` are
     /// optional attribution headers.
@@ -91,7 +94,7 @@ impl Dialect {
                 .strip_prefix("/openai/deployments/")
                 .and_then(|r| r.split_once('/').map(|(_, rest)| rest)),
             Dialect::OpenRouter { .. } => path.strip_prefix("/api/v1/"),
-            Dialect::LlamaCpp => Some(
+            Dialect::LlamaCpp | Dialect::LlamaCppLoading => Some(
                 path.strip_prefix("/v1")
                     .unwrap_or(path)
                     .trim_start_matches('/'),
@@ -115,6 +118,13 @@ impl Dialect {
         models: &[String],
     ) -> Gate {
         let route = self.route(path);
+        if *self == Dialect::LlamaCppLoading {
+            return Gate::Refuse(Reply::raw(
+                503,
+                json!({"error": {"code": 503, "message": "Loading model", "type": "unavailable_error"}})
+                    .to_string(),
+            ));
+        }
         if route == Route::Unknown {
             return Gate::Pass(route);
         }
