@@ -118,7 +118,9 @@ impl Outputs {
             for m in &report.messages {
                 println!("{m}");
             }
-            self.say_where();
+            if !crate::ui::get().quiet {
+                self.say_where();
+            }
         }
         Ok(())
     }

@@ -416,6 +416,12 @@ pub async fn review_report(
     } else {
         Arc::new(JsonLines::new(std::io::stderr()))
     };
+    // --quiet: only the lines that report a problem, and the final one.
+    let diagnostics: Arc<dyn DiagnosticSink> = if crate::ui::get().quiet {
+        Arc::new(vouch_host::diagnostics::Quiet(diagnostics))
+    } else {
+        diagnostics
+    };
     let job_id = job_id();
     // A replay sends nothing, so there is no endpoint to check.
     let replaying = matches!(exchanges.as_deref(), Some(Exchanges::Replay(_)));

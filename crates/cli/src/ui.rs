@@ -33,7 +33,8 @@ pub enum ColorChoice {
 /// The global flags every subcommand accepts.
 #[derive(Debug, Clone, Default, Args)]
 pub struct GlobalArgs {
-    /// Errors and the final summary only: no progress display.
+    /// Errors and the final summary only: no progress display; JSON diagnostics keep only
+    /// lines reporting a problem and the final `review-finished`.
     #[arg(long, short, global = true, conflicts_with = "verbose")]
     pub quiet: bool,
     /// Log vouch's own steps to stderr (-v: info, -vv: debug). VOUCH_LOG=FILTER sets any

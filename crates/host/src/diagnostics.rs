@@ -94,6 +94,59 @@ impl ReasonCode {
     }
 }
 
+impl ReasonCode {
+    /// Rule (`--quiet`: errors and the final summary only): a line is kept when its
+    /// reason says something went wrong or was limited (a failure, a gap, a budget hit,
+    /// an endpoint problem, a cancellation, a panic) or is the final `review-finished`;
+    /// progress of a healthy run (started, completed, a retry or repair under way, a
+    /// fallback that changed nothing about the result) is dropped.
+    pub fn kept_when_quiet(self) -> bool {
+        use ReasonCode as R;
+        match self {
+            R::ReviewStarted
+            | R::StageCompleted
+            | R::RepairAttempted
+            | R::CoverageRetry
+            | R::StructuredOutputFallback
+            | R::ToolsFallback
+            | R::FocusedVerification => false,
+            R::RepairQuoteMissing
+            | R::InvalidOutput
+            | R::TruncatedOutput
+            | R::CoverageMismatch
+            | R::ProviderError
+            | R::SourceLookupGap
+            | R::BudgetHit
+            | R::InvalidDecision
+            | R::CandidateNotResolved
+            | R::PluginError
+            | R::Cancelled
+            | R::ReviewFinished
+            | R::EndpointUnreachable
+            | R::EndpointTls
+            | R::EndpointTimeout
+            | R::EndpointPath
+            | R::EndpointAuth
+            | R::EndpointModel
+            | R::EndpointDeployment
+            | R::EndpointRateLimited
+            | R::EndpointServerError
+            | R::Panic => true,
+        }
+    }
+}
+
+/// Passes on only the lines [`ReasonCode::kept_when_quiet`] keeps (`--quiet`).
+pub struct Quiet(pub std::sync::Arc<dyn DiagnosticSink>);
+
+impl DiagnosticSink for Quiet {
+    fn emit(&self, diagnostic: &Diagnostic) {
+        if diagnostic.reason.kept_when_quiet() {
+            self.0.emit(diagnostic);
+        }
+    }
+}
+
 /// One diagnostic line.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -165,6 +218,47 @@ impl DiagnosticSink for Collector {
 mod tests {
     use super::*;
     use vouch_llm::EndpointProblem as P;
+
+    #[test]
+    fn quiet_keeps_problems_and_the_final_line() {
+        use ReasonCode as R;
+        // (reason, kept under --quiet)
+        let cases = [
+            (R::ReviewStarted, false),
+            (R::StageCompleted, false),
+            (R::RepairAttempted, false),
+            (R::CoverageRetry, false),
+            (R::StructuredOutputFallback, false),
+            (R::ToolsFallback, false),
+            (R::FocusedVerification, false),
+            (R::InvalidOutput, true),
+            (R::TruncatedOutput, true),
+            (R::CoverageMismatch, true),
+            (R::ProviderError, true),
+            (R::BudgetHit, true),
+            (R::Cancelled, true),
+            (R::EndpointAuth, true),
+            (R::Panic, true),
+            (R::ReviewFinished, true),
+        ];
+        for (reason, kept) in cases {
+            assert_eq!(reason.kept_when_quiet(), kept, "{reason:?}");
+        }
+        let collector = std::sync::Arc::new(Collector::default());
+        let quiet = Quiet(collector.clone());
+        for reason in [R::ReviewStarted, R::ProviderError, R::ReviewFinished] {
+            quiet.emit(&Diagnostic {
+                job_id: "j".into(),
+                label: None,
+                stage: "lane",
+                source_count: None,
+                hunk_count: None,
+                reason,
+            });
+        }
+        let kept: Vec<_> = collector.lines().iter().map(|d| d.reason).collect();
+        assert_eq!(kept, [R::ProviderError, R::ReviewFinished]);
+    }
 
     #[test]
     fn endpoint_reasons_spell_the_problem_codes() {
