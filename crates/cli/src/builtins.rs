@@ -16,3 +16,13 @@ pub fn tables() -> Vec<&'static PluginTable> {
         vouch_plugin_objective_review::plugin_table(),
     ]
 }
+
+/// The ids of the built-in specialists.
+pub fn ids() -> Vec<String> {
+    let mut registry = vouch_host::registry::Registry::new();
+    tables()
+        .into_iter()
+        .filter_map(|t| registry.add_builtin(t).ok())
+        .map(|h| h.descriptor().id.clone())
+        .collect()
+}

@@ -6,8 +6,9 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::{Args, Subcommand};
 use vouch_host::manifest::{
-    Composition, ConfigLocation, ENV_API_KEY, ENV_BASE_URL, ENV_MODEL, EndpointFlags, ModelSection,
-    ResolvedEndpoint, SettingSource, UserConfig, attribute, locate, overlay, resolve_endpoint,
+    BudgetCap, Composition, ConfigLocation, ENV_API_KEY, ENV_BASE_URL, ENV_MODEL, EndpointFlags,
+    ModelSection, ResolvedEndpoint, SettingSource, UserConfig, apply_ceilings, apply_pins,
+    attribute, locate, overlay, resolve_endpoint,
 };
 
 use crate::UsageError;
@@ -37,6 +38,16 @@ pub struct ShowArgs {
     /// API key variable flag, as for `vouch review`.
     #[arg(long)]
     pub api_key_env: Option<String>,
+}
+
+/// The composition in force and what the user configuration changed in it.
+pub struct UserComposition {
+    /// The composition, pins and ceilings applied.
+    pub composition: Composition,
+    /// Every budget key a ceiling lowered.
+    pub caps: Vec<BudgetCap>,
+    /// The ids whose library the user configuration pins.
+    pub pinned: Vec<String>,
 }
 
 /// The user configuration of this run.
@@ -72,12 +83,41 @@ impl UserSettings {
     }
 
     /// The composition: `--manifest`, else the user's default composition, else the
-    /// built-in default.
+    /// built-in default; with the user's plugin pins and budget ceilings applied.
     pub fn composition(&self, manifest: Option<&PathBuf>) -> Result<Composition, UsageError> {
-        match manifest.or(self.config.composition.as_ref()) {
-            Some(path) => Composition::load(path).map_err(|e| UsageError(e.to_string())),
-            None => Ok(Composition::builtin_default()),
+        Ok(self.composition_applied(manifest)?.composition)
+    }
+
+    /// [`Self::composition`], with what the user configuration changed in it.
+    pub fn composition_applied(
+        &self,
+        manifest: Option<&PathBuf>,
+    ) -> Result<UserComposition, UsageError> {
+        let mut composition = match manifest.or(self.config.composition.as_ref()) {
+            Some(path) => Composition::load(path).map_err(|e| UsageError(e.to_string()))?,
+            None => Composition::builtin_default(),
+        };
+        let builtin = crate::builtins::ids();
+        if let Some(id) = self.config.plugins.keys().find(|id| builtin.contains(id)) {
+            return Err(UsageError(format!(
+                "{}: plugins.{id} pins a library for `{id}`, which is a built-in specialist\n  help: give your plugin its own id (its `describe` reports it) and name that id in the composition",
+                self.file_name()
+            )));
         }
+        let pinned = apply_pins(&mut composition, &self.config.plugins);
+        let caps = apply_ceilings(&mut composition, &self.config.budget);
+        Ok(UserComposition {
+            composition,
+            caps,
+            pinned,
+        })
+    }
+
+    fn file_name(&self) -> String {
+        self.location
+            .as_ref()
+            .map(|l| l.path.display().to_string())
+            .unwrap_or_else(|| "the user configuration".to_owned())
     }
 
     /// The endpoint: flags > environment > this profile > the manifest's `[model]`.
@@ -106,7 +146,8 @@ fn source_of(source: SettingSource, flag: &str, env: &str) -> String {
 /// `vouch config show`.
 pub fn show(args: &ShowArgs) -> Result<i32> {
     let user = UserSettings::load(args.profile.as_deref())?;
-    let composition = user.composition(args.manifest.as_ref())?;
+    let applied = user.composition_applied(args.manifest.as_ref())?;
+    let composition = &applied.composition;
     println!("# vouch's effective configuration");
     println!(
         "# precedence: flags > environment > user config > --manifest > repository file > built-in default"
@@ -160,7 +201,77 @@ pub fn show(args: &ShowArgs) -> Result<i32> {
         Ok(e) => print_endpoint(&e),
         Err(e) => println!("# endpoint: not configured: {e}"),
     }
+    print_budget(&applied);
+    print_plugins(&user, &applied);
     Ok(0)
+}
+
+/// `[budget]`: each key of the composition's default budget with where it came from,
+/// then every other stage budget a ceiling lowered.
+fn print_budget(applied: &UserComposition) {
+    let c = &applied.composition;
+    println!(
+        "[budget]  # every stage's limits; the reviewed repository's {} may lower them further",
+        vouch_host::manifest::REPO_OVERRIDE_PATH
+    );
+    let set = &c.budget_set;
+    let keys = [
+        ("max_turns", c.budget.max_turns, set.max_turns.is_some()),
+        (
+            "max_tool_calls",
+            c.budget.max_tool_calls,
+            set.max_tool_calls.is_some(),
+        ),
+        (
+            "max_output_tokens",
+            c.budget.max_output_tokens,
+            set.max_output_tokens.is_some(),
+        ),
+        (
+            "max_total_tokens",
+            c.budget.max_total_tokens,
+            set.max_total_tokens.is_some(),
+        ),
+    ];
+    for (key, value, from_manifest) in keys {
+        let builtin = c.origin.to_string_lossy().starts_with("builtin:");
+        let asked_from = match (from_manifest, builtin) {
+            (true, true) => "built-in composition",
+            (true, false) => "manifest",
+            (false, _) => "default",
+        };
+        match applied
+            .caps
+            .iter()
+            .find(|cap| cap.stage == "[budget]" && cap.key == key)
+        {
+            Some(cap) => println!(
+                "{key} = {value}  # capped by the user config's [budget] (the composition asks {} from its {asked_from})",
+                cap.asked
+            ),
+            None => println!("{key} = {value}  # {asked_from}"),
+        }
+    }
+    for cap in applied.caps.iter().filter(|cap| cap.stage != "[budget]") {
+        println!(
+            "# {}: {} capped from {} to {} by the user config's [budget]",
+            cap.stage, cap.key, cap.asked, cap.ceiling
+        );
+    }
+}
+
+/// `[plugins.ID]` of the user configuration, and which entries of the composition use each.
+fn print_plugins(user: &UserSettings, applied: &UserComposition) {
+    for (id, pin) in &user.config.plugins {
+        let used = if applied.pinned.contains(id) {
+            "used by this composition; it wins over the manifest's own library"
+        } else {
+            "not used by this composition"
+        };
+        println!("[plugins.{id}]  # user config, {used}");
+        println!("library = {:?}", pin.library.display().to_string());
+        println!("sha256 = {:?}", pin.sha256);
+    }
 }
 
 fn print_endpoint(e: &ResolvedEndpoint) {

@@ -33,7 +33,18 @@ pub fn list(args: &ListArgs) -> Result<i32> {
         println!("  {} {}  ({})", d.id, d.version, d.role.as_str());
     }
     let user = UserSettings::load(None)?;
-    let composition = user.composition(args.manifest.as_ref())?;
+    if !user.config.plugins.is_empty() {
+        println!("Pinned in the user configuration:");
+        for (id, pin) in &user.config.plugins {
+            println!(
+                "  {id}  library {} sha256 {}",
+                pin.library.display(),
+                pin.sha256
+            );
+        }
+    }
+    let applied = user.composition_applied(args.manifest.as_ref())?;
+    let composition = &applied.composition;
     println!(
         "Composition {:?} ({}):",
         composition.name,
@@ -69,7 +80,12 @@ pub fn list(args: &ListArgs) -> Result<i32> {
         match source {
             PluginSource::BuiltIn => println!("  {id} {version}  ({role}, {state}, built in)"),
             PluginSource::Dynamic { library, sha256 } => println!(
-                "  {id} {version}  ({role}, {state}) library {} sha256 {sha256}",
+                "  {id} {version}  ({role}, {state}{}) library {} sha256 {sha256}",
+                if applied.pinned.contains(id) {
+                    ", pinned by the user configuration"
+                } else {
+                    ""
+                },
                 library.display()
             ),
         }

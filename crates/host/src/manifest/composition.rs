@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use vouch_abi::Role;
 
-use super::budget::Budget;
+use super::budget::{Budget, BudgetOverride};
 use super::endpoint::ModelSection;
 use super::error::ManifestError;
 use super::plan::{InstancePlan, PluginSource};
@@ -92,6 +92,9 @@ pub struct Composition {
     pub model: ModelSection,
     /// Default budget of every stage instance.
     pub budget: Budget,
+    /// The keys the manifest's `[budget]` table set (every other key of `budget` is
+    /// vouch's built-in default).
+    pub budget_set: BudgetOverride,
     /// Files no instance receives.
     pub exclusions: FileExclusions,
     /// Candidate-producing specialists, in manifest order.

@@ -16,6 +16,7 @@ mod plan;
 mod repo;
 mod select;
 mod user;
+mod user_apply;
 mod validate;
 
 pub use budget::{Budget, BudgetOverride};
@@ -38,3 +39,4 @@ pub use select::{Exclusion, ExclusionSource, FileExclusions, FileSelection, LANG
 pub use user::{
     ConfigLocation, ENV_CONFIG, UserConfig, UserConfigError, attribute, locate, overlay,
 };
+pub use user_apply::{BudgetCap, PluginPin, apply_ceilings, apply_pins, cap_budget};

@@ -2,8 +2,9 @@
 //! `$XDG_CONFIG_HOME/vouch/config.toml`, else `~/.config/vouch/config.toml`.
 //!
 //! It holds endpoint profiles (each a `[model]` table, chosen with `--profile NAME` or
-//! its `profile` key) and a default composition (used when no `--manifest` is given).
-//! Precedence of an endpoint setting: flags > environment > user profile > `[model]` of
+//! its `profile` key), a default composition (used when no `--manifest` is given),
+//! budget ceilings (`[budget]`) and pinned dynamic plugins (`[plugins.ID]`), which
+//! `user_apply` applies to the composition. Precedence of an endpoint setting: flags > environment > user profile > `[model]` of
 //! the manifest > built-in default; the `--manifest` flag itself beats the user's
 //! default composition.
 
@@ -12,10 +13,12 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use super::budget::BudgetOverride;
 use super::endpoint::{
     CREDENTIAL_HEADERS, ModelSection, ResolvedEndpoint, SettingSource, is_env_name, is_header_name,
     is_http_url,
 };
+use super::user_apply::PluginPin;
 
 /// Environment variable naming the user configuration file.
 pub const ENV_CONFIG: &str = "VOUCH_CONFIG";
@@ -32,6 +35,12 @@ pub struct UserConfig {
     /// Endpoint profiles by name.
     #[serde(default)]
     pub profiles: BTreeMap<String, ModelSection>,
+    /// Budget ceilings: every stage's limits are capped at these (never raised).
+    #[serde(default)]
+    pub budget: BudgetOverride,
+    /// Pinned dynamic plugins by id, used by every composition entry with that id.
+    #[serde(default)]
+    pub plugins: BTreeMap<String, PluginPin>,
 }
 
 /// Where the user configuration file is, and which rule found it.
@@ -113,6 +122,16 @@ impl UserConfig {
             check_profile(profile)
                 .map_err(|(key, help)| fail(format!("profiles.{name}.{key} is not valid"), help))?;
         }
+        check_ceilings(&config.budget)
+            .map_err(|(key, help)| fail(format!("budget.{key} is 0"), help))?;
+        for (id, pin) in &mut config.plugins {
+            check_pin(id, pin)
+                .map_err(|(key, help)| fail(format!("plugins.{id}{key} is not valid"), help))?;
+            pin.sha256 = pin.sha256.to_ascii_lowercase();
+            if let Some(folder) = location.path.parent() {
+                pin.library = folder.join(&pin.library);
+            }
+        }
         if let (Some(path), Some(folder)) = (&config.composition, location.path.parent()) {
             config.composition = Some(folder.join(path));
         }
@@ -150,6 +169,50 @@ impl UserConfig {
             }),
         }
     }
+}
+
+fn check_ceilings(b: &BudgetOverride) -> Result<(), (&'static str, &'static str)> {
+    let keys = [
+        ("max_turns", b.max_turns),
+        ("max_tool_calls", b.max_tool_calls),
+        ("max_output_tokens", b.max_output_tokens),
+        ("max_total_tokens", b.max_total_tokens),
+    ];
+    match keys.into_iter().find(|(_, v)| *v == Some(0)) {
+        Some((key, _)) => Err((
+            key,
+            "a ceiling of 0 would stop every stage; use a positive number or remove the key",
+        )),
+        None => Ok(()),
+    }
+}
+
+fn check_pin(id: &str, pin: &PluginPin) -> Result<(), (&'static str, &'static str)> {
+    let kebab = id.split('-').all(|part| {
+        !part.is_empty()
+            && part
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+    });
+    if !kebab {
+        return Err((
+            "",
+            "name the table after the plugin's id, in lowercase kebab-case: [plugins.my-review]",
+        ));
+    }
+    if pin.library.as_os_str().is_empty() {
+        return Err((
+            ".library",
+            "give the path of the plugin's shared library; `vouch specialist pin LIBRARY` prints it",
+        ));
+    }
+    if pin.sha256.len() != 64 || !pin.sha256.chars().all(|c| c.is_ascii_hexdigit()) {
+        return Err((
+            ".sha256",
+            "use the 64 hex digits `vouch specialist pin LIBRARY` (or `sha256sum LIBRARY`) prints",
+        ));
+    }
+    Ok(())
 }
 
 fn check_profile(p: &ModelSection) -> Result<(), (&'static str, &'static str)> {
@@ -336,6 +399,41 @@ mod tests {
             from: "HOME",
         });
         assert_eq!(absent, Ok(UserConfig::default()));
+    }
+
+    #[test]
+    fn ceilings_and_pins_are_checked_and_resolved() {
+        let sha = "AB".repeat(32);
+        let good = load_text(&format!(
+            "[budget]\nmax_turns = 6\n[plugins.my-review]\nlibrary = \"lib/libmy_review.so\"\nsha256 = \"{sha}\"\n"
+        ))
+        .unwrap();
+        assert_eq!(good.budget.max_turns, Some(6));
+        let pin = &good.plugins["my-review"];
+        assert!(pin.library.is_absolute() && pin.library.ends_with("lib/libmy_review.so"));
+        assert_eq!(pin.sha256, "ab".repeat(32));
+        // (file, the key its error names)
+        let cases = [
+            ("[budget]\nmax_tool_calls = 0\n", "budget.max_tool_calls"),
+            ("[budget]\nmax_turn = 3\n", "max_turn"),
+            (
+                "[plugins.my-review]\nlibrary = \"x.so\"\nsha256 = \"abc\"\n",
+                "plugins.my-review.sha256",
+            ),
+            (
+                "[plugins.my-review]\nlibrary = \"\"\nsha256 = \"ab\"\n",
+                "plugins.my-review.library",
+            ),
+            (
+                &format!("[plugins.My_Review]\nlibrary = \"x.so\"\nsha256 = \"{sha}\"\n"),
+                "plugins.My_Review",
+            ),
+            ("[plugins.my-review]\nlibrary = \"x.so\"\n", "sha256"),
+        ];
+        for (text, key) in cases {
+            let error = load_text(text).unwrap_err();
+            assert!(error.to_string().contains(key), "{key}: {error}");
+        }
     }
 
     #[test]

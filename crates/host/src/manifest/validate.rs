@@ -205,6 +205,7 @@ pub(crate) fn composition(text: &str, origin: &Path) -> Result<Composition, Mani
         tools: header.tools.unwrap_or_default(),
         model,
         budget,
+        budget_set: budget_override,
         exclusions,
         specialists,
         verifier,
