@@ -1,8 +1,10 @@
-//! The terminal presenter: one live line per running stage (label, phase, elapsed) under
-//! a header with the done/total count; milestones and retries printed above them.
+//! The terminal presenter: one live line per running stage (label, phase, turns and tool
+//! calls, elapsed) under a header with the done/total count; finished stages, model
+//! retries and coverage retries are printed above them as they happen.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
+use std::time::Instant;
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use vouch_host::progress::{Presenter, ProgressEvent};
@@ -15,9 +17,29 @@ pub struct TerminalPresenter {
     state: Mutex<State>,
 }
 
+/// One running stage's line and what it shows.
+struct Running {
+    bar: ProgressBar,
+    phase: String,
+    turns: u32,
+    tool_calls: u32,
+    started: Instant,
+}
+
+impl Running {
+    fn counts(&self) -> String {
+        format!("{} turn(s), {} tool call(s)", self.turns, self.tool_calls)
+    }
+
+    fn redraw(&self) {
+        self.bar
+            .set_message(format!("{} · {}", self.phase, self.counts()));
+    }
+}
+
 #[derive(Default)]
 struct State {
-    running: BTreeMap<String, ProgressBar>,
+    running: BTreeMap<String, Running>,
     done: usize,
     total: usize,
 }
@@ -45,7 +67,7 @@ impl TerminalPresenter {
     }
 
     fn count(&self, state: &mut State) {
-        // The plan's count leaves out the audit and the verifier: grow it as they start.
+        // The plan's count leaves out the verifier: grow it as it starts.
         state.total = state.total.max(state.done + state.running.len());
         self.header.set_message(format!(
             "vouch: {}/{} stage(s) done, {} running",
@@ -59,12 +81,44 @@ impl TerminalPresenter {
         let bar = self.multi.add(ProgressBar::new_spinner());
         bar.set_style(stage_style());
         bar.set_prefix(label.to_owned());
-        bar.set_message(phase.to_owned());
         bar.enable_steady_tick(std::time::Duration::from_millis(120));
-        if let Some(old) = state.running.insert(label.to_owned(), bar) {
-            old.finish_and_clear();
+        let running = Running {
+            bar,
+            phase: phase.to_owned(),
+            turns: 0,
+            tool_calls: 0,
+            started: Instant::now(),
+        };
+        running.redraw();
+        if let Some(old) = state.running.insert(label.to_owned(), running) {
+            old.bar.finish_and_clear();
         }
         self.count(state);
+    }
+
+    fn finish(&self, state: &mut State, label: &str, outcome: &str) {
+        let line = match state.running.remove(label) {
+            Some(r) => {
+                r.bar.finish_and_clear();
+                format!(
+                    "  {label}: {outcome} · {} in {:.1}s",
+                    r.counts(),
+                    r.started.elapsed().as_secs_f64()
+                )
+            }
+            None => format!("  {label}: {outcome}"),
+        };
+        state.done += 1;
+        let _ = self.multi.println(line);
+        self.count(state);
+    }
+
+    fn retry(&self, state: &mut State, label: &str, line: String, phase: String) {
+        let _ = self.multi.println(format!("  {label}: {line}"));
+        if let Some(r) = state.running.get_mut(label) {
+            r.phase = phase;
+            r.redraw();
+        }
     }
 }
 
@@ -79,23 +133,43 @@ impl Presenter for TerminalPresenter {
                 ));
                 self.count(&mut state);
             }
-            ProgressEvent::StageStarted { label } => self.start(&mut state, label, "investigating"),
+            ProgressEvent::StageStarted { label } => self.start(&mut state, label, "reviewing"),
+            ProgressEvent::StageActivity {
+                label,
+                turns,
+                tool_calls,
+            } => {
+                if let Some(r) = state.running.get_mut(label) {
+                    r.turns = *turns;
+                    r.tool_calls = *tool_calls;
+                    r.redraw();
+                }
+            }
             ProgressEvent::StageFinished {
                 label,
                 candidates,
                 failed,
             } => {
-                if let Some(bar) = state.running.remove(label) {
-                    bar.finish_and_clear();
-                }
-                state.done += 1;
                 let outcome = if *failed {
                     "failed".to_string()
                 } else {
                     format!("{candidates} candidate(s)")
                 };
-                let _ = self.multi.println(format!("  {label}: {outcome}"));
-                self.count(&mut state);
+                self.finish(&mut state, label, &outcome);
+            }
+            ProgressEvent::ModelRetry {
+                label,
+                attempt,
+                status,
+                wait_ms,
+            } => {
+                let why =
+                    status.map_or_else(|| "the request failed".to_owned(), |s| format!("HTTP {s}"));
+                let line = format!(
+                    "model request {attempt} failed ({why}); retrying in {:.1}s",
+                    *wait_ms as f64 / 1000.0
+                );
+                self.retry(&mut state, label, line, format!("retrying after {why}"));
             }
             ProgressEvent::ReviewerCoverageRetry {
                 label,
@@ -111,10 +185,7 @@ impl Presenter for TerminalPresenter {
                         ""
                     }
                 );
-                let _ = self.multi.println(format!("  {label}: {retry}"));
-                if let Some(bar) = state.running.get(label) {
-                    bar.set_message(retry);
-                }
+                self.retry(&mut state, label, retry.clone(), retry);
             }
             ProgressEvent::VerificationStarted { candidates } => {
                 let phase = format!("verifying {candidates} candidate(s)");
@@ -122,9 +193,9 @@ impl Presenter for TerminalPresenter {
             }
             ProgressEvent::ReviewFinished { outcome } => {
                 // Stages still shown (the verifier reports no finish) ended with the review.
-                for (_, bar) in std::mem::take(&mut state.running) {
-                    bar.finish_and_clear();
-                    state.done += 1;
+                let labels: Vec<String> = state.running.keys().cloned().collect();
+                for label in labels {
+                    self.finish(&mut state, &label, "done");
                 }
                 state.total = state.total.max(state.done);
                 self.header.finish_and_clear();

@@ -37,6 +37,29 @@ pub enum ProgressEvent {
         /// True when it ended without a usable result.
         failed: bool,
     },
+    /// A running stage's agent loop moved on: its counts so far (of the current model
+    /// exchange: a repair or a coverage retry starts again from zero).
+    #[serde(rename = "stage-activity")]
+    StageActivity {
+        /// Instance label.
+        label: String,
+        /// Model replies received.
+        turns: u32,
+        /// Tool calls answered.
+        tool_calls: u32,
+    },
+    /// A stage's model request failed and is sent again after a wait.
+    #[serde(rename = "model-retry")]
+    ModelRetry {
+        /// Instance label.
+        label: String,
+        /// The failed attempt's number (1 for the first).
+        attempt: u32,
+        /// The HTTP status, when the endpoint answered.
+        status: Option<u16>,
+        /// The wait before the next attempt, in milliseconds.
+        wait_ms: u64,
+    },
     /// Rule (coverage contract, "Progress"): before a retry the host emits a
     /// `reviewer-coverage-retry` event with the label, missing-file count,
     /// unexpected-file count and whether the reviewer said `complete: false`.

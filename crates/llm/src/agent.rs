@@ -69,6 +69,31 @@ pub const DEFAULT_FORCED_SYNTHESIS_PROMPT: &str = "Your tool budget for this tas
 you cannot call tools any more. Give your final answer now, in the required output format, \
 based only on what you have already read.";
 
+/// What an agent run reports while it runs (for a progress display; never needed for
+/// its result).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AgentEvent {
+    /// A reply arrived or a tool call was answered: the run's counts so far.
+    Progress {
+        /// Model replies received.
+        turns: u32,
+        /// Tool calls answered.
+        tool_calls: u32,
+    },
+    /// A model request failed and will be sent again after `wait`.
+    Retrying {
+        /// The failed attempt's number (1 for the first).
+        attempt: u32,
+        /// The HTTP status, when the endpoint answered.
+        status: Option<u16>,
+        /// The wait before the next attempt.
+        wait: std::time::Duration,
+    },
+}
+
+/// Receives an agent run's [`AgentEvent`]s.
+pub type AgentObserver<'a> = &'a (dyn Fn(AgentEvent) + Send + Sync);
+
 /// One agent run: the conversation start, the tools, the budget and the cancel signal.
 pub struct AgentRequest<'a> {
     /// System message (role prompt and host policy text).
@@ -89,6 +114,8 @@ pub struct AgentRequest<'a> {
     pub temperature: Option<f32>,
     /// Cancels the run; the in-flight request is dropped.
     pub cancel: CancellationToken,
+    /// Told of the run's progress and of each retried request.
+    pub observer: Option<AgentObserver<'a>>,
 }
 
 impl<'a> AgentRequest<'a> {
@@ -107,7 +134,14 @@ impl<'a> AgentRequest<'a> {
             forced_synthesis_prompt: DEFAULT_FORCED_SYNTHESIS_PROMPT.to_owned(),
             temperature: None,
             cancel,
+            observer: None,
         }
+    }
+
+    /// Reports progress and retries to `observer`.
+    pub fn with_observer(mut self, observer: AgentObserver<'a>) -> Self {
+        self.observer = Some(observer);
+        self
     }
 
     /// Offers `tools`.
@@ -210,19 +244,32 @@ pub async fn run_agent(
         ],
         ..Run::default()
     };
+    let observe = |event: AgentEvent| {
+        if let Some(observer) = request.observer {
+            observer(event);
+        }
+    };
+    let on_retry = |attempt: u32, status: Option<u16>, wait: std::time::Duration| {
+        observe(AgentEvent::Retrying {
+            attempt,
+            status,
+            wait,
+        });
+    };
+    let complete = |messages: &[ChatMessage], tools: Vec<ToolSpec>| {
+        client.complete_observed(turn(messages, tools), &request.cancel, &on_retry)
+    };
     let Some(toolbox) = toolbox else {
-        let reply = client
-            .complete(turn(&run.messages, Vec::new()), &request.cancel)
-            .await?;
+        let reply = complete(&run.messages, Vec::new()).await?;
         run.record(&reply);
+        observe(run.progress());
         return Ok(run.finish(reply, None));
     };
 
     loop {
-        let reply = client
-            .complete(turn(&run.messages, specs.clone()), &request.cancel)
-            .await?;
+        let reply = complete(&run.messages, specs.clone()).await?;
         run.record(&reply);
+        observe(run.progress());
         if reply.tool_calls.is_empty() {
             return Ok(run.finish(reply, None));
         }
@@ -241,6 +288,7 @@ pub async fn run_agent(
                 call_tool(toolbox, &known, call)
             };
             run.answer(call, answer);
+            observe(run.progress());
         }
         let hit = if run.turns >= max_turns {
             Some(BudgetKind::Turns)
@@ -255,10 +303,9 @@ pub async fn run_agent(
             tracing::info!(budget = ?kind, turns = run.turns, "agent budget hit; forcing synthesis");
             run.messages
                 .push(ChatMessage::user(&request.forced_synthesis_prompt));
-            let reply = client
-                .complete(turn(&run.messages, Vec::new()), &request.cancel)
-                .await?;
+            let reply = complete(&run.messages, Vec::new()).await?;
             run.record(&reply);
+            observe(run.progress());
             return Ok(run.finish(reply, Some(kind)));
         }
     }
@@ -276,6 +323,13 @@ struct Run {
 }
 
 impl Run {
+    fn progress(&self) -> AgentEvent {
+        AgentEvent::Progress {
+            turns: self.turns,
+            tool_calls: self.tool_calls,
+        }
+    }
+
     fn record(&mut self, reply: &ChatReply) {
         self.turns += 1;
         self.usage.add(reply.usage);

@@ -197,6 +197,20 @@ impl ModelClient {
         request: ChatRequest,
         cancel: &CancellationToken,
     ) -> Result<ChatReply, LlmError> {
+        self.complete_observed(request, cancel, &|_, _, _| {}).await
+    }
+
+    /// [`Self::complete`], telling `on_retry` of each failed attempt that will be sent
+    /// again: its number, HTTP status (when the endpoint answered) and the wait.
+    ///
+    /// # Errors
+    /// As [`Self::complete`].
+    pub async fn complete_observed(
+        &self,
+        request: ChatRequest,
+        cancel: &CancellationToken,
+        on_retry: &(dyn Fn(u32, Option<u16>, std::time::Duration) + Send + Sync),
+    ) -> Result<ChatReply, LlmError> {
         let config = &self.inner.config;
         if let Some(status) = self.refused_key() {
             return Err(LlmError::Http {
@@ -270,6 +284,11 @@ impl ModelClient {
                 wait_ms = wait.as_millis() as u64,
                 "model request failed; retrying"
             );
+            let status = match &error {
+                LlmError::Http { status, .. } => Some(*status),
+                _ => None,
+            };
+            on_retry(attempts, status, wait);
             tokio::select! {
                 biased;
                 _ = cancel.cancelled() => return Err(LlmError::Cancelled),

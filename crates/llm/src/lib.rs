@@ -23,8 +23,8 @@ mod preflight;
 mod retry;
 
 pub use agent::{
-    AgentOutcome, AgentRequest, Budget, BudgetKind, DEFAULT_FORCED_SYNTHESIS_PROMPT, ToolBox,
-    run_agent,
+    AgentEvent, AgentObserver, AgentOutcome, AgentRequest, Budget, BudgetKind,
+    DEFAULT_FORCED_SYNTHESIS_PROMPT, ToolBox, run_agent,
 };
 pub use chat::{ChatReply, ChatRequest, FinishReason, ResponseSchema, Usage};
 pub use client::ModelClient;

@@ -13,7 +13,11 @@ use vouch_core::{
     check_decision_repair, truncation_step,
 };
 use vouch_llm::extract::extract_json;
-use vouch_llm::{AgentOutcome, AgentRequest, Budget, LlmError, ResponseSchema, run_agent};
+use vouch_llm::{
+    AgentEvent, AgentOutcome, AgentRequest, Budget, LlmError, ResponseSchema, run_agent,
+};
+
+use crate::progress::ProgressEvent;
 
 use super::env::{ReviewEnv, ToolsMode};
 use crate::diagnostics::ReasonCode;
@@ -310,6 +314,27 @@ fn check_repair(prior: &str, reply: &TypedReply) -> Result<(), String> {
     result.map_err(|v| v.to_string())
 }
 
+/// The progress event of an agent loop's event, for the stage `label`.
+fn stage_event(label: &str, event: AgentEvent) -> ProgressEvent {
+    match event {
+        AgentEvent::Progress { turns, tool_calls } => ProgressEvent::StageActivity {
+            label: label.to_owned(),
+            turns,
+            tool_calls,
+        },
+        AgentEvent::Retrying {
+            attempt,
+            status,
+            wait,
+        } => ProgressEvent::ModelRetry {
+            label: label.to_owned(),
+            attempt,
+            status,
+            wait_ms: u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
+        },
+    }
+}
+
 /// The agent loop of an exchange (with the tools fallback of `tools = "auto"`).
 async fn agent(
     env: &ReviewEnv,
@@ -317,6 +342,7 @@ async fn agent(
     user: &str,
     budget: Budget,
 ) -> Result<AgentOutcome, ExchangeError> {
+    let observer = |event: AgentEvent| env.progress(stage_event(ex.label, event));
     let request = |with_tools: bool| {
         let request = AgentRequest::new(ex.system, user, env.cancel.clone())
             .with_response_schema(ResponseSchema {
@@ -324,7 +350,8 @@ async fn agent(
                 schema: ex.schema.clone(),
             })
             .with_budget(budget)
-            .with_forced_synthesis_prompt(FORCED_SYNTHESIS);
+            .with_forced_synthesis_prompt(FORCED_SYNTHESIS)
+            .with_observer(&observer);
         if with_tools {
             request.with_tools(ex.tools)
         } else {
