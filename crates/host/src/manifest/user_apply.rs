@@ -7,8 +7,7 @@ use std::path::PathBuf;
 use serde::Deserialize;
 
 use super::budget::{Budget, BudgetOverride};
-use super::composition::Composition;
-use super::plan::PluginSource;
+use super::composition::{Composition, PluginSource};
 
 /// One `[plugins.ID]` table of the user configuration: a dynamic plugin's library and
 /// its pin, used by every composition entry with that id.
