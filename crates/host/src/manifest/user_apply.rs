@@ -177,6 +177,50 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// For every budget and ceiling: no limit is raised, each ceiling holds, a reply
+        /// never exceeds the whole, and exactly the changed keys are reported.
+        #[test]
+        fn a_ceiling_only_lowers(
+            turns in 1u32..100, tools in 1u32..100, output in 1u32..100_000,
+            total_extra in 0u32..100_000,
+            ceiling in proptest::option::of(1u32..100),
+            tool_ceiling in proptest::option::of(1u32..100),
+            output_ceiling in proptest::option::of(1u32..100_000),
+            total_ceiling in proptest::option::of(1u32..200_000),
+        ) {
+            let budget = Budget {
+                max_turns: turns,
+                max_tool_calls: tools,
+                max_output_tokens: output,
+                max_total_tokens: output + total_extra,
+            };
+            let cap = BudgetOverride {
+                max_turns: ceiling,
+                max_tool_calls: tool_ceiling,
+                max_output_tokens: output_ceiling,
+                max_total_tokens: total_ceiling,
+            };
+            let (got, lowered) = cap_budget(budget, &cap);
+            let keys = [
+                (budget.max_turns, got.max_turns, cap.max_turns),
+                (budget.max_tool_calls, got.max_tool_calls, cap.max_tool_calls),
+                (budget.max_output_tokens, got.max_output_tokens, cap.max_output_tokens),
+                (budget.max_total_tokens, got.max_total_tokens, cap.max_total_tokens),
+            ];
+            for (asked, now, ceiling) in keys {
+                proptest::prop_assert!(now <= asked);
+                proptest::prop_assert!(now >= 1);
+                if let Some(c) = ceiling {
+                    proptest::prop_assert!(now <= c);
+                }
+            }
+            proptest::prop_assert!(got.max_output_tokens <= got.max_total_tokens);
+            let changed = keys.iter().filter(|(asked, now, _)| now < asked).count();
+            proptest::prop_assert_eq!(lowered.len(), changed);
+        }
+    }
+
     #[test]
     fn ceilings_and_pins_reach_every_entry() {
         let mut c = Composition::builtin_panel();

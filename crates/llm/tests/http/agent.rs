@@ -2,7 +2,7 @@
 
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
-use vouch_llm::{AgentRequest, Budget, BudgetKind, FinishReason, run_agent};
+use vouch_llm::{AgentEvent, AgentRequest, Budget, BudgetKind, FinishReason, run_agent};
 use vouch_testkit::openai::{Match, Reply, Rule, Script, ScriptedServer};
 
 use super::{RepoTools, client};
@@ -231,4 +231,41 @@ async fn length_finish_is_surfaced_as_truncated() {
     assert!(outcome.is_truncated());
     assert_eq!(outcome.finish_reason, FinishReason::Length);
     assert_eq!(outcome.final_text, r#"{"findings": [{"path": "a"#);
+}
+
+#[tokio::test]
+async fn the_observer_sees_each_turn_tool_call_and_retry_as_they_happen() {
+    let server = ScriptedServer::start(Script::new().on(
+        Match::any(),
+        [
+            Reply::status(503).header("Retry-After", "0"),
+            Reply::tool_call("read_file", r#"{"path":"a.rs"}"#),
+            Reply::content(r#"{"findings": []}"#),
+        ],
+    ))
+    .await;
+    let tools = RepoTools::default();
+    let seen = std::sync::Mutex::new(Vec::new());
+    let observer = |event: AgentEvent| seen.lock().unwrap().push(event);
+    let outcome = run_agent(
+        &client(&server, |_| {}),
+        request(&tools).with_observer(&observer),
+    )
+    .await
+    .unwrap();
+    assert_eq!((outcome.turns, outcome.tool_calls), (2, 1));
+    let progress = |turns, tool_calls| AgentEvent::Progress { turns, tool_calls };
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [
+            AgentEvent::Retrying {
+                attempt: 1,
+                status: Some(503),
+                wait: std::time::Duration::ZERO,
+            },
+            progress(1, 0),
+            progress(1, 1),
+            progress(2, 1),
+        ]
+    );
 }

@@ -130,12 +130,13 @@ async fn azure_recipe_deployment_url_api_key_header_and_api_version() {
     pasted.auth = AuthScheme::ApiKeyHeader;
     works(pasted).await;
 
-    // Another deployment is Azure's DeploymentNotFound: reported as the unknown model.
+    // Another deployment is Azure's DeploymentNotFound: reported with the deployment
+    // name the base URL carries.
     let mut other = azure;
     other.base_url = format!("{}/openai/deployments/nope", server.root_url());
     let missing = check(other).await;
     assert!(
-        matches!(missing, Err(EndpointProblem::UnknownModel { .. })),
+        matches!(missing, Err(EndpointProblem::UnknownDeployment { ref deployment, .. }) if deployment.as_deref() == Some("nope")),
         "{missing:?}"
     );
 }
