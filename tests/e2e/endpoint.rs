@@ -479,3 +479,37 @@ async fn a_server_answering_any_model_name_is_reported_with_the_model_it_lists()
         out.json()["messages"]
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_azure_deployment_url_without_api_version_says_to_set_it() {
+    let server = ScriptedServer::start_as(
+        Dialect::Azure {
+            key: KEY.into(),
+            deployment: "review-gpt".into(),
+            api_version: "2024-10-21".into(),
+        },
+        &[],
+        investigator_clean(),
+    )
+    .await;
+    let out = review(
+        &server.base_url(),
+        "gpt-4.1",
+        "tests/data/e2e/recipes/azure-without-api-version.toml",
+        &[],
+        &[("AZURE_OPENAI_API_KEY", KEY)],
+    )
+    .await;
+    assert_eq!(out.code, 3, "{}\n{}", out.stdout, out.stderr);
+    let message = out.json()["message"].as_str().unwrap().to_owned();
+    for needed in [
+        "Azure OpenAI deployment URL",
+        "404 to every request without an api-version",
+        "Set api_version under [model]",
+        "api_version = \"2024-10-21\"",
+    ] {
+        assert!(message.contains(needed), "{needed:?} in:\n{message}");
+    }
+    assert_eq!(diagnostic_reason(&out), "endpoint-path");
+    no_stage_ran(&server);
+}

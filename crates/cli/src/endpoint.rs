@@ -84,6 +84,13 @@ fn any_name_message(check: &EndpointCheck, endpoint: &ResolvedEndpoint) -> Optio
     ))
 }
 
+/// Whether the base URL names an Azure OpenAI deployment and no `api-version` is sent.
+fn azure_without_version(endpoint: &ResolvedEndpoint) -> bool {
+    vouch_llm::azure_deployment(&endpoint.base_url).is_some()
+        && !endpoint.query.iter().any(|(k, _)| k == "api-version")
+        && !endpoint.base_url.contains("api-version=")
+}
+
 /// Where a setting came from, as the user would change it.
 fn setting(source: SettingSource, flag: &str, env: &str, key: &str) -> String {
     match source {
@@ -130,6 +137,16 @@ pub fn explain(problem: &EndpointProblem, endpoint: &ResolvedEndpoint) -> String
         EndpointProblem::Timeout { url } => format!(
             "the model endpoint at {url} did not answer in time. Check that the base URL \
              ({base}) points at the server and that it is not overloaded."
+        ),
+        EndpointProblem::WrongPath {
+            url,
+            suggestion: None,
+        } if azure_without_version(endpoint) => format!(
+            "nothing answers at {url}: the base URL ({base}) is an Azure OpenAI deployment URL, \
+             and Azure OpenAI answers 404 to every request without an api-version. Set \
+             api_version under [model] (in the manifest, or in your profile), for example \
+             api_version = \"2024-10-21\", with auth = \"api-key\" (see the README's Azure \
+             OpenAI recipe)."
         ),
         EndpointProblem::WrongPath { url, suggestion } => match suggestion {
             Some(root) => format!(
