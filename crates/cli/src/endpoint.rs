@@ -74,10 +74,10 @@ fn any_name_message(check: &EndpointCheck, endpoint: &ResolvedEndpoint) -> Optio
     let from = setting(endpoint.model_source, "--model", ENV_MODEL, "model");
     Some(format!(
         "The endpoint does not list the model \"{model}\" (set by {from}) but answered a request \
-         for it: it serves the model it has loaded whatever name a request gives (llama.cpp's \
-         server does this), so the model that answered is the one it serves (it lists {list}); the \
-         report names \"{model}\". To have the report name the model that answered, set \
-         --model or {ENV_MODEL} to {first}.",
+         for it, so the model that answered may not be \"{model}\": llama.cpp's server answers \
+         every name with the model it loaded (this one: it lists {list}), and a proxy may route an \
+         unlisted name elsewhere. The report names \"{model}\". To have it name the model that \
+         answered, set --model or {ENV_MODEL} to {first}, one the endpoint lists.",
         model = endpoint.model,
         list = listed.join(", "),
         first = listed.first().copied().unwrap_or_default(),
