@@ -187,9 +187,9 @@ impl Presenter for TerminalPresenter {
                 );
                 self.retry(&mut state, label, retry.clone(), retry);
             }
-            ProgressEvent::VerificationStarted { candidates } => {
+            ProgressEvent::VerificationStarted { label, candidates } => {
                 let phase = format!("verifying {candidates} candidate(s)");
-                self.start(&mut state, "verifier", &phase);
+                self.start(&mut state, label, &phase);
             }
             ProgressEvent::ReviewFinished { outcome } => {
                 // Stages still shown (the verifier reports no finish) ended with the review.

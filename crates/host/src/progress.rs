@@ -77,6 +77,8 @@ pub enum ProgressEvent {
     /// Verification starts.
     #[serde(rename = "verification-started")]
     VerificationStarted {
+        /// The verifier's label (its id): the label of its activity events.
+        label: String,
         /// Candidates to decide.
         candidates: usize,
     },

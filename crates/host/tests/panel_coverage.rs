@@ -327,6 +327,24 @@ async fn coverage_retry_event_has_counts_and_precedes_the_retry() {
         reported_incomplete: false,
     };
     assert_eq!(retry_events(&events), vec![&retry]);
+    // Every started instance reports its agent loop's counts while it runs, under its
+    // own label, before it finishes.
+    for (i, event) in events.iter().enumerate() {
+        let ProgressEvent::StageStarted { label } = event else {
+            continue;
+        };
+        let finished = events[i..]
+            .iter()
+            .position(|e| matches!(e, ProgressEvent::StageFinished { label: l, .. } if l == label))
+            .expect("the instance finishes");
+        assert!(
+            events[i..i + finished].iter().any(|e| matches!(
+                e,
+                ProgressEvent::StageActivity { label: l, turns, .. } if l == label && *turns >= 1
+            )),
+            "{label} reported no activity: {events:?}"
+        );
+    }
     let (at, (_, retries_then)) = seen
         .iter()
         .enumerate()

@@ -436,6 +436,7 @@ pub async fn verify(
         return run;
     }
     env.progress(ProgressEvent::VerificationStarted {
+        label: plan.label.clone(),
         candidates: candidates.len(),
     });
     let batch = match pass(env, plan, &plan.label, candidates, StageKind::Verification).await {
