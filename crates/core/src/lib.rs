@@ -49,5 +49,6 @@ pub use reviewed::{
 };
 pub use snapshot::{
     ChangeCounts, ChangeSnapshot, ChangedFile, CommitRef, EntryKind, FileStatus, Hunk, RangeCommit,
+    RenameLimitHit, rename_limitation,
 };
 pub use source::{Citation, CitationError, Revision, SourceLedger, SourceWindow};

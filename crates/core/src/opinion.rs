@@ -66,6 +66,9 @@ pub enum LimitationKind {
     UnverifiableCandidate,
     /// Changed files no stage both listed in an accepted receipt and saw in full.
     UnreviewedFiles,
+    /// Rename detection stopped at its limit: some renames may show as a deletion plus
+    /// an addition (both still reviewed in full).
+    RenameLimit,
 }
 
 /// One coverage limitation, stated in the report.

@@ -7,7 +7,7 @@ use git2::{
     Binding, Delta, Diff, DiffDelta, DiffFile, DiffFindOptions, DiffOptions, FileMode, Oid, Patch,
     Repository,
 };
-use vouch_core::snapshot::{ChangedFile, EntryKind, FileStatus, Hunk};
+use vouch_core::snapshot::{ChangedFile, EntryKind, FileStatus, Hunk, RenameLimitHit};
 
 use crate::GitError;
 
@@ -17,17 +17,31 @@ pub const CONTEXT_LINES: u32 = 3;
 /// Minimum similarity, in percent, for a rename or copy (git's default, `-M50% -C50%`).
 pub const SIMILARITY_THRESHOLD: u16 = 50;
 
+/// Most rename (or copy) sources each added file is compared with. Below it, every
+/// rename is paired as `git diff -M` pairs it; above it (more deleted files than this),
+/// libgit2 stops looking and some renames show as a deletion plus an addition, which
+/// the snapshot states ([`RenameLimitHit`]).
+pub const RENAME_LIMIT: u32 = 10_000;
+
+/// Most source × target comparisons copy detection may cost. Copy sources are the
+/// modified files too (`git diff -C`), so on a large change copy detection alone would
+/// be quadratic in the change; past this budget only renames are detected (a copy then
+/// shows as an added file, every line of it reviewed: nothing is hidden).
+pub const COPY_PAIR_BUDGET: u64 = 1_000_000;
+
 /// Diffs the merge base's tree against head's tree, with type changes reported as such
 /// (not as a deletion plus an addition), submodules included, and rename and copy
 /// detection as `git diff -M -C` does it: copy sources are files modified in the same
 /// change (not `--find-copies-harder`, which would compare against every file of the
-/// tree). Settings are explicit, so the user's git configuration does not change what is
-/// reviewed.
+/// tree). Copies are looked for only within [`COPY_PAIR_BUDGET`]; renames always, up
+/// to [`RENAME_LIMIT`] sources per added file (the returned hit says when that cut).
+/// Settings are explicit, so the user's git configuration does not change what is
+/// reviewed. Runs once per review: the snapshot's pairing is what every later patch uses.
 pub(crate) fn tree_diff(
     repo: &Repository,
     old_tree: Oid,
     new_tree: Oid,
-) -> Result<Diff<'_>, GitError> {
+) -> Result<(Diff<'_>, Option<RenameLimitHit>), GitError> {
     let old = repo
         .find_tree(old_tree)
         .map_err(GitError::git("reading the merge base's tree"))?;
@@ -41,14 +55,31 @@ pub(crate) fn tree_diff(
     let mut diff = repo
         .diff_tree_to_tree(Some(&old), Some(&new), Some(&mut opts))
         .map_err(GitError::git("diffing the merge base against head"))?;
+    let (mut deleted, mut modified, mut added) = (0u64, 0u64, 0u64);
+    for delta in diff.deltas() {
+        match delta.status() {
+            Delta::Deleted => deleted += 1,
+            Delta::Modified | Delta::Typechange => modified += 1,
+            Delta::Added => added += 1,
+            _ => {}
+        }
+    }
+    let copies = (deleted + modified) * added <= COPY_PAIR_BUDGET;
+    let sources = if copies { deleted + modified } else { deleted };
     let mut find = DiffFindOptions::new();
     find.renames(true)
-        .copies(true)
+        .copies(copies)
         .rename_threshold(SIMILARITY_THRESHOLD)
-        .copy_threshold(SIMILARITY_THRESHOLD);
+        .copy_threshold(SIMILARITY_THRESHOLD)
+        .rename_limit(RENAME_LIMIT as usize);
     diff.find_similar(Some(&mut find))
         .map_err(GitError::git("detecting renames and copies"))?;
-    Ok(diff)
+    let hit = (added > 0 && sources > u64::from(RENAME_LIMIT)).then(|| RenameLimitHit {
+        limit: RENAME_LIMIT,
+        sources: sources.min(u64::from(u32::MAX)) as u32,
+        targets: added.min(u64::from(u32::MAX)) as u32,
+    });
+    Ok((diff, hit))
 }
 
 /// Hunk settings shared by the tree diff and type-change patches.
@@ -81,8 +112,8 @@ pub(crate) fn with_patch<T>(
         let patch = Patch::from_diff(diff, idx).map_err(GitError::git("loading a file's patch"))?;
         return f(patch.as_ref());
     }
-    let old = side_content(repo, &delta.old_file())?;
-    let new = side_content(repo, &delta.new_file())?;
+    let old = side_of(repo, &delta.old_file())?;
+    let new = side_of(repo, &delta.new_file())?;
     let old_path = delta.old_file().path().map(Path::to_path_buf);
     let new_path = delta.new_file().path().map(Path::to_path_buf);
     let patch = Patch::from_buffers(
@@ -96,13 +127,40 @@ pub(crate) fn with_patch<T>(
     f(Some(&patch))
 }
 
-/// The content one side of a type change shows.
-fn side_content(repo: &Repository, file: &DiffFile<'_>) -> Result<Vec<u8>, GitError> {
-    match file.mode() {
-        FileMode::Commit => Ok(format!("Subproject commit {}\n", file.id()).into_bytes()),
+/// The patch between two sides' contents with the tree diff's hunk settings: what
+/// [`with_patch`] yields for the same pair, without a tree diff.
+pub(crate) fn file_patch<'a>(
+    old: &'a [u8],
+    old_path: &Path,
+    new: &'a [u8],
+    new_path: &Path,
+) -> Result<Patch<'a>, GitError> {
+    Patch::from_buffers(
+        old,
+        Some(old_path),
+        new,
+        Some(new_path),
+        Some(&mut diff_options()),
+    )
+    .map_err(GitError::git("diffing a changed file"))
+}
+
+fn side_of(repo: &Repository, file: &DiffFile<'_>) -> Result<Vec<u8>, GitError> {
+    side_content(repo, file.mode(), file.id())
+}
+
+/// The content one side of a change shows: a blob's bytes, a symlink's link text, for a
+/// submodule `Subproject commit <sha>` as git prints it, nothing for an absent side.
+pub(crate) fn side_content(
+    repo: &Repository,
+    mode: FileMode,
+    id: Oid,
+) -> Result<Vec<u8>, GitError> {
+    match mode {
+        FileMode::Commit => Ok(format!("Subproject commit {id}\n").into_bytes()),
         FileMode::Unreadable | FileMode::Tree => Ok(Vec::new()),
         _ => repo
-            .find_blob(file.id())
+            .find_blob(id)
             .map(|b| b.content().to_vec())
             .map_err(GitError::git("reading a blob")),
     }

@@ -45,7 +45,7 @@ pub fn snapshot(
 
     let old_tree = tree_of(&repo, merge_base)?;
     let new_tree = tree_of(&repo, head_oid)?;
-    let diff = tree_diff(&repo, old_tree, new_tree)?;
+    let (diff, rename_limit) = tree_diff(&repo, old_tree, new_tree)?;
     let mut files = Vec::with_capacity(diff.deltas().len());
     for idx in 0..diff.deltas().len() {
         if let Some(file) = changed_file(&repo, &diff, idx)? {
@@ -61,6 +61,7 @@ pub fn snapshot(
         merge_base: merge_base.to_string(),
         files,
         commits,
+        rename_limit,
     })
 }
 

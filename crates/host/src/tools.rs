@@ -134,8 +134,8 @@ impl RepoTools {
             "diff" => {
                 let path = str_arg(args, "path")?;
                 let diff = self.reader.diff(path).map_err(|e| self.fail(e))?;
-                self.record_all(diff.windows);
-                Ok(diff.text)
+                self.record_all(diff.windows.iter().cloned());
+                Ok(diff.text.clone())
             }
             "definition" => {
                 let symbol = str_arg(args, "symbol")?;

@@ -94,7 +94,7 @@ impl SourceReader {
 }
 
 /// The mode of a tree entry as git2's enum (entry modes are always one of the known ones).
-fn file_mode(raw: i32) -> git2::FileMode {
+pub(crate) fn file_mode(raw: i32) -> git2::FileMode {
     match raw {
         0o100755 => git2::FileMode::BlobExecutable,
         0o120000 => git2::FileMode::Link,

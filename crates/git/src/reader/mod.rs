@@ -17,11 +17,12 @@ mod patch;
 pub(crate) mod paths;
 mod text;
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 
 use git2::{ErrorCode, Oid, Repository, Tree, TreeEntry};
-use vouch_core::snapshot::ChangeSnapshot;
+use vouch_core::snapshot::{ChangeSnapshot, ChangedFile};
 use vouch_core::source::Revision;
 
 use crate::{GitError, resolve, snapshot::tree_of};
@@ -30,7 +31,7 @@ pub use blob::{BlobContent, TreeFile};
 pub use dir::{DirEntry, DirEntryKind, DirListing};
 pub use file::FileRead;
 pub use grep::{GrepMatch, GrepResult};
-pub use patch::FileDiff;
+pub use patch::{FileDiff, MAX_CACHED_PATCH_BYTES};
 
 /// Most lines one `read_file` or `diff` call returns.
 pub const MAX_LINES: u32 = 400;
@@ -132,6 +133,10 @@ pub struct SourceReader {
     repo: Mutex<Repository>,
     head_tree: Oid,
     base_tree: Oid,
+    /// The snapshot's changed files by current path: the one pairing (renames, copies)
+    /// every patch is computed from.
+    changed: HashMap<String, ChangedFile>,
+    patches: Mutex<patch::PatchCache>,
 }
 
 impl std::fmt::Debug for SourceReader {
@@ -153,10 +158,17 @@ impl SourceReader {
         let repo = resolve::open(repo_path)?;
         let head_tree = tree_of(&repo, resolve::oid(&snapshot.head.sha)?)?;
         let base_tree = tree_of(&repo, resolve::oid(&snapshot.merge_base)?)?;
+        let changed = snapshot
+            .files
+            .iter()
+            .map(|f| (f.path.clone(), f.clone()))
+            .collect();
         Ok(SourceReader {
             repo: Mutex::new(repo),
             head_tree,
             base_tree,
+            changed,
+            patches: Mutex::new(patch::PatchCache::default()),
         })
     }
 

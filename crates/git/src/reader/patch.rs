@@ -1,6 +1,9 @@
 //! `diff`: the unified patch of one changed file, from the snapshot's own diff.
 
+use std::collections::{HashMap, VecDeque};
 use std::fmt::Write as _;
+use std::path::Path;
+use std::sync::Arc;
 
 use git2::{DiffLineType, Patch};
 use vouch_core::snapshot::{ChangedFile, FileStatus};
@@ -8,7 +11,7 @@ use vouch_core::source::{Revision, SourceWindow};
 
 use super::{MAX_BYTES, MAX_LINES, ReadError, SourceReader, cut, paths};
 use crate::GitError;
-use crate::range_diff::{changed_file, delta_paths, tree_diff, with_patch};
+use crate::range_diff::{file_patch, side_content};
 
 /// The result of one `diff` call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,44 +36,112 @@ struct Shown {
     truncated: bool,
 }
 
+/// Most bytes of rendered patch text the cache keeps; past it the oldest entries are
+/// dropped (a dropped patch is recomputed from its two blobs when asked again, never
+/// from the whole change).
+pub const MAX_CACHED_PATCH_BYTES: usize = 64 * 1024 * 1024;
+
+/// Rendered patches by current path, filled lazily, bounded in bytes (oldest out first).
+#[derive(Debug, Default)]
+pub(crate) struct PatchCache {
+    map: HashMap<String, Arc<FileDiff>>,
+    order: VecDeque<String>,
+    bytes: usize,
+    computed: u64,
+}
+
+impl PatchCache {
+    fn get(&self, path: &str) -> Option<Arc<FileDiff>> {
+        self.map.get(path).cloned()
+    }
+
+    fn insert(&mut self, path: String, diff: Arc<FileDiff>) {
+        self.computed += 1;
+        self.bytes += diff.text.len();
+        self.order.push_back(path.clone());
+        self.map.insert(path, diff);
+        while self.bytes > MAX_CACHED_PATCH_BYTES && self.order.len() > 1 {
+            let Some(old) = self.order.pop_front() else {
+                break;
+            };
+            if let Some(gone) = self.map.remove(&old) {
+                self.bytes -= gone.text.len();
+            }
+        }
+    }
+}
+
 impl SourceReader {
     /// The patch of the changed file whose current path is `path` (for deletions, the
-    /// deleted path), computed from the same `merge_base..head` diff as the snapshot,
-    /// with the same rename and copy detection.
+    /// deleted path), exactly as the snapshot paired it: renames and copies are the
+    /// snapshot's own (detected once, when the snapshot was taken), and the hunks are
+    /// those of the snapshot's diff settings. Computed from that file's two blobs the
+    /// first time it is asked for and shared afterwards (the `diff` tool, inline patches
+    /// and every lane read the same `Arc`); no call re-walks the change.
     ///
     /// Binary files, mode-only changes and pure renames have a header and no hunks.
     ///
     /// # Errors
     /// [`ReadError::Refused`] for an invalid path, [`ReadError::NotChanged`] when the path
     /// did not change, [`ReadError::Git`].
-    pub fn diff(&self, path: &str) -> Result<FileDiff, ReadError> {
+    pub fn diff(&self, path: &str) -> Result<Arc<FileDiff>, ReadError> {
         let path = paths::normalize(path, false)?;
-        let repo = self.repo();
-        let diff = tree_diff(&repo, self.base_tree, self.head_tree).map_err(git_error)?;
-        for idx in 0..diff.deltas().len() {
-            let Some(delta) = diff.get_delta(idx) else {
-                continue;
-            };
-            // Paths that are not UTF-8 can never be named by the caller; skip them.
-            let Ok((current, _)) = delta_paths(&delta) else {
-                continue;
-            };
-            if current != path {
-                continue;
-            }
-            let Some(file) = changed_file(&repo, &diff, idx).map_err(git_error)? else {
-                continue;
-            };
-            return with_patch(&repo, &diff, idx, |patch| {
-                render(file, patch).map_err(GitError::git("rendering a patch"))
-            })
-            .map_err(git_error);
+        let Some(file) = self.changed.get(&path) else {
+            return Err(ReadError::NotChanged { path });
+        };
+        if let Some(hit) = self.patch_cache().get(&path) {
+            return Ok(hit);
         }
-        Err(ReadError::NotChanged { path })
+        let rendered = {
+            let repo = self.repo();
+            let (old, new) = (
+                self.side(&repo, file, Side::Old)?,
+                self.side(&repo, file, Side::New)?,
+            );
+            let old_path = file.previous_path.as_deref().unwrap_or(&file.path);
+            let patch = file_patch(&old, Path::new(old_path), &new, Path::new(&file.path))
+                .map_err(git_error)?;
+            Arc::new(render(file.clone(), Some(&patch))?)
+        };
+        self.patch_cache().insert(path, rendered.clone());
+        Ok(rendered)
+    }
+
+    /// How many patches this reader has computed (cache misses). A change's patches are
+    /// each computed once while the cache holds them; tests use this to prove it.
+    pub fn patches_computed(&self) -> u64 {
+        self.patch_cache().computed
+    }
+
+    fn patch_cache(&self) -> std::sync::MutexGuard<'_, PatchCache> {
+        self.patches.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The content one side of a changed file shows (empty when the side is absent).
+    fn side(
+        &self,
+        repo: &git2::Repository,
+        file: &ChangedFile,
+        side: Side,
+    ) -> Result<Vec<u8>, ReadError> {
+        let (tree, path, mode) = match side {
+            Side::Old if file.status == FileStatus::Added => return Ok(Vec::new()),
+            Side::New if file.status == FileStatus::Deleted => return Ok(Vec::new()),
+            Side::Old => (
+                self.base_tree,
+                file.previous_path.as_deref().unwrap_or(&file.path),
+                file.old_mode,
+            ),
+            Side::New => (self.head_tree, file.path.as_str(), file.new_mode),
+        };
+        let tree = repo.find_tree(tree)?;
+        let entry = tree.get_path(Path::new(path))?;
+        let mode = super::file::file_mode(mode.map_or(entry.filemode(), |m| m as i32));
+        side_content(repo, mode, entry.id()).map_err(git_error)
     }
 }
 
-/// Maps a snapshot-building error into the tool's error type.
+/// Maps a patch-building error into the tool's error type.
 fn git_error(e: GitError) -> ReadError {
     match e {
         GitError::Git { source, .. } => ReadError::Git { source },
@@ -80,8 +151,15 @@ fn git_error(e: GitError) -> ReadError {
     }
 }
 
+/// Which side of a changed file.
+#[derive(Clone, Copy)]
+enum Side {
+    Old,
+    New,
+}
+
 /// Renders the header and as many hunk lines as the bounds allow.
-fn render(file: ChangedFile, patch: Option<&Patch<'_>>) -> Result<FileDiff, git2::Error> {
+fn render(file: ChangedFile, patch: Option<&Patch<'_>>) -> Result<FileDiff, ReadError> {
     let old_path = file
         .previous_path
         .clone()
