@@ -11,6 +11,7 @@ mod eval;
 mod exchange;
 mod fixture_range;
 mod intake;
+mod long_lines;
 mod outputs;
 mod panel;
 mod publish;

@@ -96,6 +96,32 @@ pub struct ChangedFile {
     pub additions: u32,
     /// Deleted lines over all hunks.
     pub deletions: u32,
+    /// Changed lines too long for one read ([`LONG_LINE_BYTES`]), with the byte ranges
+    /// that changed in each: for such a line, being "seen" means those ranges were shown
+    /// (see [`crate::files_not_fully_seen`]). Empty for ordinary files.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub long_lines: Vec<LongLineChange>,
+}
+
+/// A changed line at or above this many bytes is a long line: no single read shows it
+/// whole, so the snapshot records which of its bytes changed.
+pub const LONG_LINE_BYTES: u32 = 16 * 1024;
+
+/// One changed long line and the byte ranges of it that changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LongLineChange {
+    /// Head for an added or rewritten line (under the current path), base for a removed
+    /// one (under the previous path for renames and copies).
+    pub revision: crate::source::Revision,
+    /// The line number at that revision.
+    pub line: u32,
+    /// The line's length in bytes (without its line ending).
+    pub len: u32,
+    /// Byte ranges `[start, end)` of the line that differ from the other side, sorted and
+    /// disjoint; a range may be empty-width only for a pure deletion point (then it is
+    /// widened to one byte on each side).
+    pub changed: Vec<(u32, u32)>,
 }
 
 impl ChangedFile {

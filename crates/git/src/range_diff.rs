@@ -4,10 +4,12 @@
 use std::path::Path;
 
 use git2::{
-    Binding, Delta, Diff, DiffDelta, DiffFile, DiffFindOptions, DiffOptions, FileMode, Oid, Patch,
-    Repository,
+    Binding, Delta, Diff, DiffDelta, DiffFile, DiffFindOptions, DiffLineType, DiffOptions,
+    FileMode, Oid, Patch, Repository,
 };
 use vouch_core::snapshot::{ChangedFile, EntryKind, FileStatus, Hunk, RenameLimitHit};
+use vouch_core::snapshot::{LONG_LINE_BYTES, LongLineChange};
+use vouch_core::source::Revision;
 
 use crate::GitError;
 
@@ -250,12 +252,12 @@ pub(crate) fn changed_file(
 
     // Loading the patch reads this file's two blobs (not the rest of the tree) and settles
     // whether git considers either side binary.
-    let (binary, hunks, additions, deletions) = with_patch(repo, diff, idx, |patch| {
+    let (binary, hunks, additions, deletions, long_lines) = with_patch(repo, diff, idx, |patch| {
         let Some(patch) = patch else {
-            return Ok((delta.flags().is_binary(), Vec::new(), 0, 0));
+            return Ok((delta.flags().is_binary(), Vec::new(), 0, 0, Vec::new()));
         };
         if patch.delta().flags().is_binary() || delta.flags().is_binary() {
-            return Ok((true, Vec::new(), 0, 0));
+            return Ok((true, Vec::new(), 0, 0, Vec::new()));
         }
         let mut hunks = Vec::with_capacity(patch.num_hunks());
         for h in 0..patch.num_hunks() {
@@ -271,7 +273,8 @@ pub(crate) fn changed_file(
         let (_, adds, dels) = patch
             .line_stats()
             .map_err(GitError::git("counting changed lines"))?;
-        Ok((false, hunks, adds as u32, dels as u32))
+        let long_lines = long_lines(patch).map_err(GitError::git("reading a hunk"))?;
+        Ok((false, hunks, adds as u32, dels as u32, long_lines))
     })?;
     Ok(Some(ChangedFile {
         path,
@@ -285,7 +288,119 @@ pub(crate) fn changed_file(
         hunks,
         additions,
         deletions,
+        long_lines,
     }))
+}
+
+/// The changed lines of `patch` at or over [`LONG_LINE_BYTES`], each with the byte ranges
+/// that changed: an added line paired with the removed line it replaces (the k-th
+/// addition of a run with the k-th removal before it) gets [`changed_ranges`]; an added
+/// line with no partner is changed whole; a removed line counts (at base) only in a
+/// hunk that adds nothing, where "seen" is judged on base lines.
+fn long_lines(patch: &Patch<'_>) -> Result<Vec<LongLineChange>, git2::Error> {
+    let mut out = Vec::new();
+    for h in 0..patch.num_hunks() {
+        let (hunk, count) = patch.hunk(h)?;
+        let only_removes = hunk.new_lines() == 0;
+        let mut removed: Vec<Vec<u8>> = Vec::new();
+        let mut paired = 0usize;
+        for l in 0..count {
+            let line = patch.line_in_hunk(h, l)?;
+            let body = trim_eol(line.content());
+            match line.origin_value() {
+                DiffLineType::Deletion => {
+                    if paired > 0 {
+                        removed.clear();
+                        paired = 0;
+                    }
+                    if only_removes && body.len() >= LONG_LINE_BYTES as usize {
+                        let n = line.old_lineno().unwrap_or(0);
+                        out.push(whole(Revision::Base, n, body.len()));
+                    }
+                    removed.push(body.to_vec());
+                }
+                DiffLineType::Addition => {
+                    if body.len() >= LONG_LINE_BYTES as usize {
+                        let n = line.new_lineno().unwrap_or(0);
+                        out.push(match removed.get(paired) {
+                            Some(old) => LongLineChange {
+                                revision: Revision::Head,
+                                line: n,
+                                len: body.len() as u32,
+                                changed: changed_ranges(old, body),
+                            },
+                            None => whole(Revision::Head, n, body.len()),
+                        });
+                    }
+                    paired += 1;
+                }
+                DiffLineType::Context => {
+                    removed.clear();
+                    paired = 0;
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn whole(revision: Revision, line: u32, len: usize) -> LongLineChange {
+    LongLineChange {
+        revision,
+        line,
+        len: len as u32,
+        changed: vec![(0, len as u32)],
+    }
+}
+
+fn trim_eol(content: &[u8]) -> &[u8] {
+    let c = content.strip_suffix(b"\n").unwrap_or(content);
+    c.strip_suffix(b"\r").unwrap_or(c)
+}
+
+/// Bytes compared at a time when both sides of a long line have the same length.
+const CHANGE_BLOCK: usize = 64;
+
+/// The byte ranges of `new` that differ from `old`, conservatively: everything between
+/// the common prefix and the common suffix; when both lines have the same length, only
+/// the [`CHANGE_BLOCK`]-byte blocks of that middle that differ in place (an in-place edit
+/// keeps every other byte at its offset, so identical blocks are unchanged text). A pure
+/// removal inside the line is the byte on each side of the removal point.
+pub(crate) fn changed_ranges(old: &[u8], new: &[u8]) -> Vec<(u32, u32)> {
+    let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    let max_suffix = old.len().min(new.len()) - prefix;
+    let suffix = old
+        .iter()
+        .rev()
+        .zip(new.iter().rev())
+        .take(max_suffix)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let (start, end) = (prefix, new.len() - suffix);
+    if start >= end {
+        if old.len() == new.len() {
+            return vec![];
+        }
+        let point = (start.saturating_sub(1), (start + 1).min(new.len()));
+        return vec![(point.0 as u32, point.1 as u32)];
+    }
+    if old.len() != new.len() {
+        return vec![(start as u32, end as u32)];
+    }
+    let mut ranges: Vec<(u32, u32)> = Vec::new();
+    let mut at = start;
+    while at < end {
+        let stop = (at + CHANGE_BLOCK).min(end);
+        if old[at..stop] != new[at..stop] {
+            match ranges.last_mut() {
+                Some(last) if last.1 as usize == at => last.1 = stop as u32,
+                _ => ranges.push((at as u32, stop as u32)),
+            }
+        }
+        at = stop;
+    }
+    ranges
 }
 
 /// A hunk header as text, without its line ending. The header's function context comes
@@ -303,4 +418,40 @@ fn similarity(delta: &DiffDelta<'_>) -> u8 {
     // git2 0.21 does not expose.
     let raw = unsafe { (*delta.raw()).similarity };
     raw.min(100) as u8
+}
+
+#[cfg(test)]
+mod tests {
+    use super::changed_ranges;
+
+    #[test]
+    fn changed_ranges_name_the_bytes_that_differ() {
+        let base: Vec<u8> = (0..1000u32).map(|i| b'a' + (i % 26) as u8).collect();
+        let mut three = base.clone();
+        for at in [100, 500, 900] {
+            three[at] = b'#';
+        }
+        let mut longer = base.clone();
+        longer.splice(300..300, *b"INSERTED");
+        let mut shorter = base.clone();
+        shorter.drain(400..410);
+        type Case<'a> = (&'a str, &'a [u8], Vec<(u32, u32)>);
+        let cases: Vec<Case> = vec![
+            ("identical", &base, vec![]),
+            (
+                "three in-place edits",
+                &three,
+                vec![(100, 164), (484, 548), (868, 901)],
+            ),
+            ("an insertion", &longer, vec![(300, 308)]),
+            ("a removal", &shorter, vec![(399, 401)]),
+        ];
+        for (name, new, want) in cases {
+            let got = changed_ranges(&base, new);
+            assert_eq!(got, want, "{name}");
+            for &(s, e) in &got {
+                assert!(s < e && e as usize <= new.len(), "{name}");
+            }
+        }
+    }
 }

@@ -326,6 +326,7 @@ fn check(run: &ReviewRun, labels: &[String]) -> Result<(), TestCaseError> {
             let inside = run.stages.iter().filter(|s| s.role == "verifier").any(|s| {
                 SourceLedger {
                     windows: s.ledger.clone(),
+                    spans: s.line_spans.clone(),
                 }
                 .check(c)
                 .is_ok()

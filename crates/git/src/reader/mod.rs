@@ -29,7 +29,7 @@ use crate::{GitError, resolve, snapshot::tree_of};
 
 pub use blob::{BlobContent, TreeFile};
 pub use dir::{DirEntry, DirEntryKind, DirListing};
-pub use file::FileRead;
+pub use file::{FileRead, MAX_LINE_WINDOW_BYTES};
 pub use grep::{GrepMatch, GrepResult};
 pub use patch::{FileDiff, MAX_CACHED_PATCH_BYTES};
 
@@ -201,6 +201,36 @@ fn lookup(
         },
         _ => ReadError::Git { source: e },
     })
+}
+
+/// How many leading bytes of `raw` fit in `max` without splitting a UTF-8 sequence
+/// (the bytes a cut line really shows; what its [`vouch_core::LineSpan`] records).
+pub(crate) fn cut_len(raw: &[u8], max: usize) -> usize {
+    if raw.len() <= max {
+        return raw.len();
+    }
+    let mut end = max;
+    while end > 0 && raw[end] & 0xC0 == 0x80 {
+        end -= 1;
+    }
+    end
+}
+
+/// The span recording bytes `[start, end)` of a line shown cut.
+pub(crate) fn span(
+    revision: Revision,
+    path: &str,
+    line: u32,
+    start: usize,
+    end: usize,
+) -> vouch_core::LineSpan {
+    vouch_core::LineSpan {
+        revision,
+        path: path.to_string(),
+        line,
+        start_byte: start as u32,
+        end_byte: end as u32,
+    }
 }
 
 /// Cuts `s` to at most `max` bytes at a char boundary.

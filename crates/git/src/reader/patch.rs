@@ -9,7 +9,7 @@ use git2::{DiffLineType, Patch};
 use vouch_core::snapshot::{ChangedFile, FileStatus};
 use vouch_core::source::{Revision, SourceWindow};
 
-use super::{MAX_BYTES, MAX_LINES, ReadError, SourceReader, cut, paths};
+use super::{MAX_BYTES, MAX_LINES, ReadError, SourceReader, cut_len, paths, span};
 use crate::GitError;
 use crate::range_diff::{file_patch, side_content};
 
@@ -23,6 +23,10 @@ pub struct FileDiff {
     /// (context and deletions, under `previous_path` for renames and copies). Only lines
     /// actually shown count, so a truncated patch yields shorter windows.
     pub windows: Vec<SourceWindow>,
+    /// For each patch line shown cut (longer than a quarter of [`MAX_BYTES`]), the bytes
+    /// of that line shown: recorded instead of a window, so a long line never counts as
+    /// seen whole.
+    pub spans: Vec<vouch_core::LineSpan>,
     /// True when the patch was cut at [`MAX_LINES`] lines or [`MAX_BYTES`] bytes.
     pub truncated: bool,
     /// The text for the model: a git-style header with real UTF-8 paths (never quoted),
@@ -166,6 +170,7 @@ fn render(file: ChangedFile, patch: Option<&Patch<'_>>) -> Result<FileDiff, Read
         .unwrap_or_else(|| file.path.clone());
     let mut text = header(&file, &old_path);
     let mut windows = Vec::new();
+    let mut spans = Vec::new();
     let mut shown = Shown {
         lines: 0,
         truncated: false,
@@ -180,15 +185,17 @@ fn render(file: ChangedFile, patch: Option<&Patch<'_>>) -> Result<FileDiff, Read
             if !push(&mut text, &mut shown, &format!("{header}\n")) {
                 break;
             }
-            let (mut new_seen, mut old_seen) = (None::<(u32, u32)>, None::<(u32, u32)>);
+            let (mut new_seen, mut old_seen) = (Vec::new(), Vec::new());
             for l in 0..count {
                 let line = patch.line_in_hunk(h, l)?;
-                let content = String::from_utf8_lossy(line.content());
-                let body = content.trim_end_matches('\n').trim_end_matches('\r');
+                let raw = trim_eol(line.content());
+                let shown_len = cut_len(raw, MAX_LINE_SHOWN);
+                let body = String::from_utf8_lossy(&raw[..shown_len]);
+                let cut_note = if shown_len < raw.len() { CUT_NOTE } else { "" };
                 let rendered = match line.origin_value() {
-                    DiffLineType::Context => format!(" {body}\n"),
-                    DiffLineType::Addition => format!("+{body}\n"),
-                    DiffLineType::Deletion => format!("-{body}\n"),
+                    DiffLineType::Context => format!(" {body}{cut_note}\n"),
+                    DiffLineType::Addition => format!("+{body}{cut_note}\n"),
+                    DiffLineType::Deletion => format!("-{body}{cut_note}\n"),
                     DiffLineType::ContextEOFNL
                     | DiffLineType::AddEOFNL
                     | DiffLineType::DeleteEOFNL => "\\ No newline at end of file\n".to_string(),
@@ -197,17 +204,22 @@ fn render(file: ChangedFile, patch: Option<&Patch<'_>>) -> Result<FileDiff, Read
                 if !push(&mut text, &mut shown, &rendered) {
                     break;
                 }
-                if let Some(n) = line.new_lineno() {
-                    new_seen = Some(extend(new_seen, n));
-                }
-                if let Some(n) = line.old_lineno() {
-                    old_seen = Some(extend(old_seen, n));
+                for (n, revision, path, seen) in [
+                    (line.new_lineno(), Revision::Head, &file.path, &mut new_seen),
+                    (line.old_lineno(), Revision::Base, &old_path, &mut old_seen),
+                ] {
+                    let Some(n) = n else { continue };
+                    if shown_len < raw.len() {
+                        spans.push(span(revision, path, n, 0, shown_len));
+                    } else {
+                        extend(seen, n);
+                    }
                 }
             }
-            if let Some((start, end)) = new_seen {
+            for (start, end) in new_seen {
                 windows.push(window(Revision::Head, &file.path, start, end));
             }
-            if let Some((start, end)) = old_seen {
+            for (start, end) in old_seen {
                 windows.push(window(Revision::Base, &old_path, start, end));
             }
         }
@@ -221,6 +233,7 @@ fn render(file: ChangedFile, patch: Option<&Patch<'_>>) -> Result<FileDiff, Read
     Ok(FileDiff {
         file,
         windows,
+        spans,
         truncated: shown.truncated,
         text,
     })
@@ -232,16 +245,28 @@ fn push(text: &mut String, shown: &mut Shown, line: &str) -> bool {
         shown.truncated = true;
         return false;
     }
-    text.push_str(cut(line, MAX_BYTES / 4));
+    text.push_str(line);
     shown.lines += 1;
     true
 }
 
-fn extend(seen: Option<(u32, u32)>, n: u32) -> (u32, u32) {
-    match seen {
-        None => (n, n),
-        Some((s, e)) => (s.min(n), e.max(n)),
+/// Most bytes of one patch line shown; a longer line is shown cut, with [`CUT_NOTE`].
+const MAX_LINE_SHOWN: usize = MAX_BYTES / 4 - 64;
+
+/// What follows a patch line shown cut.
+const CUT_NOTE: &str = " [line cut here: read the rest with read_file start_line and start_byte]";
+
+/// Adds line `n` to the runs of consecutive lines shown whole.
+fn extend(runs: &mut Vec<(u32, u32)>, n: u32) {
+    match runs.last_mut() {
+        Some(last) if (last.0..=last.1 + 1).contains(&n) => last.1 = last.1.max(n),
+        _ => runs.push((n, n)),
     }
+}
+
+fn trim_eol(content: &[u8]) -> &[u8] {
+    let c = content.strip_suffix(b"\n").unwrap_or(content);
+    c.strip_suffix(b"\r").unwrap_or(c)
 }
 
 fn window(revision: Revision, path: &str, start_line: u32, end_line: u32) -> SourceWindow {

@@ -39,6 +39,9 @@ pub fn patches(env: &ReviewEnv, tools: &RepoTools, paths: &[String]) -> InlineSo
                 for w in &diff.windows {
                     tools.record(w.clone());
                 }
+                for s in &diff.spans {
+                    tools.record_span(s.clone());
+                }
                 out.blocks.push(format!(
                     "<patch path={:?}>\n{}\n</patch>",
                     path,
