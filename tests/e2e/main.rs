@@ -3,6 +3,7 @@
 //! the C-ABI table.
 
 mod broken_output;
+mod cancel_prepare;
 mod composition;
 mod coverage_retry;
 mod diagnostics;
