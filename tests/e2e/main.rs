@@ -17,5 +17,6 @@ mod outputs;
 mod panel;
 mod publish;
 mod review;
+mod schema;
 mod terminal;
 mod user_config;
