@@ -52,7 +52,7 @@ pub(super) async fn run_verification(
     }
     let candidates = std::mem::take(&mut out.candidates);
     let candidates = intake(env, candidates, &mut out.limitations, &mut out.observations);
-    let verifier = plan_for(&plan.verifier, expected.to_vec());
+    let verifier = plan_for(env, &plan.verifier, expected.to_vec());
     let mut run = verify(env, &verifier, &candidates).await;
     let model = env.model_name(verifier.model.as_deref()).to_string();
     for record in &mut run.records {
@@ -91,6 +91,7 @@ fn reviewed_files(
         .iter()
         .zip(&ledgers)
         .map(|(a, (ledger, accepted))| StageCoverage {
+            lane: &a.lane,
             assigned: &a.assigned,
             receipt_accepted: *accepted,
             ledger,

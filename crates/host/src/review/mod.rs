@@ -14,6 +14,7 @@ mod lanes;
 mod partition;
 mod plan;
 mod reply;
+mod shard;
 mod stage;
 mod verify;
 
@@ -31,7 +32,7 @@ pub use context::{
 };
 pub use env::{ReviewEnv, ToolsMode};
 pub use plan::{PlanError, agent_budget, build_plan};
-pub use stage::{StagePlan, StageRun, run_candidate_stage};
+pub use stage::{ShardLimits, StagePlan, StageRun, run_candidate_stage};
 pub use verify::{FOCUSED_OUTPUT_TOKENS, VerificationRun, verify};
 
 pub(crate) use lanes::windows_beyond_policy;
@@ -57,6 +58,8 @@ pub struct InstanceSpec {
     /// the command line resolves it with the model rule
     /// (`ResolvedEndpoint::model_for`); `None` means the endpoint's default model.
     pub model: Option<String>,
+    /// Shard limits (`max_shard_tokens`, `max_shards`, `max_request_tokens`).
+    pub shards: ShardLimits,
 }
 
 /// The reason a changed path is excluded from review, if it is.
@@ -137,6 +140,8 @@ pub struct ReviewRun {
 pub(crate) struct StageFiles {
     /// The stage's label.
     pub label: String,
+    /// Its lane's label (the label without a shard suffix): shards of one lane share it.
+    pub lane: String,
     /// Its assigned canonical files.
     pub assigned: Vec<String>,
 }
@@ -167,7 +172,7 @@ pub async fn run_review(env: Arc<ReviewEnv>, plan: &ReviewPlan) -> ReviewRun {
             instances: plan.lanes.len(),
         });
         lanes::run_lanes(&env, plan.concurrency, lanes, &mut out).await;
-        audit = lanes::run_audit(&env, plan, &part.expected, &mut out).await;
+        audit = lanes::run_audit(&env, plan, plan.concurrency, &part.expected, &mut out).await;
         verification =
             facts::run_verification(&env, plan, &part.expected, &mut out, &mut audit).await;
     }

@@ -69,6 +69,19 @@ fn gap(label: &str, detail: String) -> Limitation {
     }
 }
 
+/// The changed files the candidates name (sorted, unique): what a verification pass's
+/// change summary and patches cover, rather than the whole canonical list.
+fn candidate_files(plan: &StagePlan, candidates: &[Candidate]) -> Vec<String> {
+    let mut paths: Vec<String> = candidates
+        .iter()
+        .map(|c| c.path.clone())
+        .filter(|p| plan.assigned.contains(p))
+        .collect();
+    paths.sort();
+    paths.dedup();
+    paths
+}
+
 /// The source a verification pass is given inline: the lines around each candidate
 /// and the patches of the candidates' assigned files.
 fn given_source(
@@ -78,14 +91,8 @@ fn given_source(
     candidates: &[Candidate],
 ) -> InlineSource {
     let mut blocks = inline::candidate_windows(env, tools, candidates);
-    let mut patch_paths: Vec<String> = candidates
-        .iter()
-        .map(|c| c.path.clone())
-        .filter(|p| plan.assigned.contains(p))
-        .collect();
-    patch_paths.sort();
-    patch_paths.dedup();
-    let patches = inline::patches(env, tools, &patch_paths);
+    let patch_paths = candidate_files(plan, candidates);
+    let patches = inline::patches(env, tools, &patch_paths, env.inline_bytes);
     blocks.extend(patches.blocks);
     InlineSource {
         blocks,
@@ -169,7 +176,7 @@ async fn pass(
             request: PromptRequest {
                 payload_version: PAYLOAD_VERSION,
                 label: label.to_string(),
-                change: env.change_summary(&plan.assigned),
+                change: env.change_summary(&candidate_files(plan, candidates)),
                 intent: None,
                 policy_evidence: env.policy.iter().map(|(p, _)| p.clone()).collect(),
                 candidates: candidates.iter().map(payload).collect(),
