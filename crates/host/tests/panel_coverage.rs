@@ -189,7 +189,7 @@ async fn review(
         model_clients: Default::default(),
         tools: ToolsMode::On,
         tools_rejected: Default::default(),
-        inline_bytes: 12_000,
+        inline_bytes: Some(12_000),
         presenter: setup.presenter,
         diagnostics: setup.diagnostics,
         job_id: "job-test".into(),

@@ -69,7 +69,7 @@ pub(crate) fn windows_beyond_policy(env: &ReviewEnv, source_windows: usize) -> u
 /// one that completed having read or been given no source beyond the policy evidence,
 /// while one of its files has text to read, records a source lookup gap (coverage
 /// `limited`, stage identity in the diagnostic).
-fn check_source_seen(env: &ReviewEnv, run: &mut StageRun, assigned: &[String]) {
+fn check_source_seen(env: &ReviewEnv, run: &mut StageRun, plan: &StagePlan) {
     let done = matches!(
         run.record.status,
         StageStatus::Accepted | StageStatus::Limited
@@ -85,7 +85,8 @@ fn check_source_seen(env: &ReviewEnv, run: &mut StageRun, assigned: &[String]) {
     let ledger = SourceLedger {
         windows: run.record.ledger.clone(),
     };
-    let files = || assigned.iter().filter_map(|p| env.snapshot.file(p));
+    let held = held_files(env, plan);
+    let files = || held.iter();
     let beyond_policy = windows_beyond_policy(env, run.record.source_windows);
     let detail = if zero_source_gap(files(), beyond_policy) {
         format!("{label} completed without reading or being given any source of its assigned files")
@@ -109,10 +110,26 @@ fn check_source_seen(env: &ReviewEnv, run: &mut StageRun, assigned: &[String]) {
     run.record.status = StageStatus::Limited;
 }
 
+/// The changed files a stage plan holds, as it holds them: a file split by hunks across
+/// shards with only this shard's hunks (what this shard must have seen).
+fn held_files(env: &ReviewEnv, plan: &StagePlan) -> Vec<vouch_core::ChangedFile> {
+    plan.assigned
+        .iter()
+        .filter_map(|p| env.snapshot.file(p))
+        .map(|f| {
+            let mut f = f.clone();
+            if let Some((_, range)) = plan.split.iter().find(|(p, _)| *p == f.path) {
+                f.hunks = f.hunks.get(range.clone()).unwrap_or(&[]).to_vec();
+            }
+            f
+        })
+        .collect()
+}
+
 /// Runs one candidate stage instance, checks what it saw and names its model.
 async fn run_stage(env: &ReviewEnv, plan: &StagePlan) -> StageRun {
     let mut run = run_candidate_stage(env, plan).await;
-    check_source_seen(env, &mut run, &plan.assigned);
+    check_source_seen(env, &mut run, plan);
     run.record.model = Some(env.model_name(plan.model.as_deref()).to_string());
     run
 }

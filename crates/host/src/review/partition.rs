@@ -89,7 +89,7 @@ pub(super) fn plan_for(env: &ReviewEnv, spec: &InstanceSpec, assigned: Vec<Strin
         model: spec.model.clone(),
         shards: spec.shards,
         split: vec![],
-        inline_bytes: env.inline_bytes,
+        inline_bytes: env.inline_bytes.unwrap_or(usize::MAX),
     }
 }
 

@@ -19,7 +19,8 @@ use crate::policy::{
 };
 use crate::tools::RepoTools;
 
-/// A shard's content budget below which a lane cannot run within `max_request_tokens`.
+/// Room for change-specific content under `max_request_tokens` below which a lane does
+/// not run (its requests would be all overhead).
 pub const MIN_SHARD_TOKENS: u64 = 256;
 
 /// A lane instance as shards.
@@ -83,10 +84,12 @@ fn stable_tokens(env: &ReviewEnv, plan: &StagePlan) -> Result<u64, String> {
     if env.tools_enabled() {
         bytes += json_value_len(&tools.specs());
     }
-    let answer = token_bound(&schema).min(u64::from(plan.budget.max_output_tokens_per_request));
-    // The previous answer is shown pretty-printed and escaped: count its characters
-    // twice, at one token per character.
-    Ok(estimate_tokens(bytes) + 2 * answer)
+    // The previous answer, at its contract's bound in characters (`token_bound` counts
+    // one per character; the fitted contract keeps it within the output budget), is
+    // shown pretty-printed inside a JSON string: count its characters twice.
+    let answer = token_bound(&schema).min(4 * u64::from(plan.budget.max_output_tokens_per_request));
+    let answer = usize::try_from(2 * answer).unwrap_or(usize::MAX);
+    Ok(estimate_tokens(bytes.saturating_add(answer)))
 }
 
 /// What `file` adds to any shard holding it besides its patch: its change-summary line
@@ -171,30 +174,29 @@ fn file_cost(env: &ReviewEnv, path: &str, cap: u64) -> FileCost {
 }
 
 /// Rule (issue 10, "Sharding" and "Prompt economy"): a shard's change-specific content
-/// fits the smallest of `max_shard_tokens`, the inline budget (`VOUCH_INLINE_BYTES` at
-/// [`vouch_core::BYTES_PER_TOKEN`] bytes per token) and what `max_request_tokens` leaves
-/// after the stable part of the stage's largest request; without tools a coverage retry
+/// fits the smaller of `max_shard_tokens` and what `max_request_tokens` leaves after the
+/// stable part of the stage's largest request (estimated at
+/// [`vouch_core::BYTES_PER_TOKEN`] bytes per token); without tools a coverage retry
 /// repeats the missing patches, so the shard gets half. Its receipt fits half the output
 /// cap, leaving the other half for candidates and the summary.
 fn shard_budget(env: &ReviewEnv, plan: &StagePlan) -> Result<ShardBudget, String> {
     let limits = plan.shards;
     let stable = stable_tokens(env, plan)?;
     let room = u64::from(limits.max_request_tokens).saturating_sub(stable);
-    let inline = estimate_tokens(plan.inline_bytes);
-    let mut max_tokens = u64::from(limits.max_shard_tokens).min(inline).min(room);
-    if !env.tools_enabled() {
-        max_tokens /= 2;
-    }
-    if max_tokens < MIN_SHARD_TOKENS {
+    if room < MIN_SHARD_TOKENS {
         return Err(format!(
-            "{}: the stable part of its requests (about {stable} tokens) leaves {max_tokens} \
-             tokens for the change under max_request_tokens ({}); raise max_request_tokens \
-             or shorten the policy evidence",
+            "{} did not run: the stable part of its requests (about {stable} tokens) leaves \
+             {room} tokens for the change under max_request_tokens ({}); raise \
+             max_request_tokens or shorten the policy evidence",
             plan.lane, limits.max_request_tokens
         ));
     }
+    let mut max_tokens = u64::from(limits.max_shard_tokens).min(room);
+    if !env.tools_enabled() {
+        max_tokens /= 2;
+    }
     Ok(ShardBudget {
-        max_tokens,
+        max_tokens: max_tokens.max(1),
         max_receipt_tokens: u64::from(plan.budget.max_output_tokens_per_request) / 2,
         max_shards: limits.max_shards.max(1) as usize,
     })

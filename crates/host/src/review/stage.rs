@@ -44,7 +44,8 @@ pub struct StagePlan {
     /// file too large for one shard, split by hunks). Every other assigned file is given
     /// whole.
     pub split: Vec<(String, Range<usize>)>,
-    /// Most bytes of source given inline to this execution.
+    /// Most bytes of source given inline to this execution: its shard's budget, lowered
+    /// by `VOUCH_INLINE_BYTES` when that is set.
     pub inline_bytes: usize,
 }
 

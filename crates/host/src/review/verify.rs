@@ -92,7 +92,12 @@ fn given_source(
 ) -> InlineSource {
     let mut blocks = inline::candidate_windows(env, tools, candidates);
     let patch_paths = candidate_files(plan, candidates);
-    let patches = inline::patches(env, tools, &patch_paths, env.inline_bytes);
+    let patches = inline::patches(
+        env,
+        tools,
+        &patch_paths,
+        env.inline_bytes.unwrap_or(super::env::DEFAULT_INLINE_BYTES),
+    );
     blocks.extend(patches.blocks);
     InlineSource {
         blocks,
