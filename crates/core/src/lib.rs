@@ -49,7 +49,7 @@ pub use reviewed::{
     FilesReviewed, NotReviewedFile, NotReviewedReason, StageCoverage, files_reviewed,
 };
 pub use shard::{
-    BYTES_PER_TOKEN, FileCost, FilePart, Shard, ShardBudget, ShardEntry, ShardPlan,
+    BYTES_PER_TOKEN, FileCost, FilePart, Shard, ShardBudget, ShardEntry, ShardPlan, batches,
     estimate_tokens, plan_shards, receipt_tokens,
 };
 pub use snapshot::{

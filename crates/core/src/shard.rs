@@ -239,6 +239,30 @@ fn limit(shards: Vec<Shard>, max: usize) -> ShardPlan {
     }
 }
 
+/// Rule (issue 10, "verification batches likewise when candidates are many"):
+/// consecutive items (in their given order) are grouped greedily so that each group's
+/// total cost fits `cap` and it holds at most `max_items` (at least one); an item whose
+/// cost alone is over `cap` forms a group of its own. Every item is in exactly one
+/// group, in order.
+pub fn batches(costs: &[u64], cap: u64, max_items: usize) -> Vec<Range<usize>> {
+    let max_items = max_items.max(1);
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut total = 0u64;
+    for (i, &cost) in costs.iter().enumerate() {
+        if i > start && (total.saturating_add(cost) > cap || i - start >= max_items) {
+            out.push(start..i);
+            start = i;
+            total = 0;
+        }
+        total = total.saturating_add(cost);
+    }
+    if start < costs.len() {
+        out.push(start..costs.len());
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -410,6 +434,37 @@ mod tests {
         assert_eq!(estimate_tokens(7), 3);
     }
 
+    #[test]
+    fn batches_follow_the_rule() {
+        type Case = (&'static str, Vec<u64>, u64, usize, Vec<(usize, usize)>);
+        let cases: [Case; 5] = [
+            ("nothing", vec![], 10, 3, vec![]),
+            ("all fit", vec![1, 2, 3], 10, 5, vec![(0, 3)]),
+            ("cost closes", vec![4, 4, 4, 4], 10, 5, vec![(0, 2), (2, 4)]),
+            (
+                "count closes",
+                vec![1, 1, 1, 1, 1],
+                100,
+                2,
+                vec![(0, 2), (2, 4), (4, 5)],
+            ),
+            (
+                "an item over the cap alone",
+                vec![1, 50, 1],
+                10,
+                5,
+                vec![(0, 1), (1, 2), (2, 3)],
+            ),
+        ];
+        for (name, costs, cap, max, want) in cases {
+            let got: Vec<(usize, usize)> = batches(&costs, cap, max)
+                .into_iter()
+                .map(|r| (r.start, r.end))
+                .collect();
+            assert_eq!(got, want, "{name}");
+        }
+    }
+
     fn hostile_files() -> impl Strategy<Value = Vec<FileCost>> {
         let file = (
             prop::sample::select(vec!["", "a/", "a/b/", "z/", "ünï/"]),
@@ -434,6 +489,27 @@ mod tests {
     }
 
     proptest! {
+        /// Every item once, in order; a group over the cap holds one item; no group over
+        /// `max_items`.
+        #[test]
+        fn batches_cover_every_item_once(
+            costs in prop::collection::vec(0u64..100, 0..60),
+            cap in 0u64..300,
+            max_items in 0usize..10,
+        ) {
+            let groups = batches(&costs, cap, max_items);
+            let mut next = 0;
+            for g in &groups {
+                prop_assert_eq!(g.start, next);
+                prop_assert!(g.end > g.start);
+                prop_assert!(g.len() <= max_items.max(1));
+                let total: u64 = costs[g.clone()].iter().sum();
+                prop_assert!(total <= cap || g.len() == 1);
+                next = g.end;
+            }
+            prop_assert_eq!(next, costs.len());
+        }
+
         /// Every file is in exactly one shard (a split file in consecutive shards, its
         /// pieces each once and in order) or named as left out; order is the canonical
         /// order; a shard over budget holds a single unit; at most `max_shards` shards.

@@ -136,7 +136,7 @@ async fn run_stage(env: &ReviewEnv, plan: &StagePlan) -> StageRun {
 
 /// One lane as the orchestrator runs it: its record (skipped), or its shard plans.
 enum Slot {
-    Record(StageRecord),
+    Record(Box<StageRecord>),
     Shards(usize),
 }
 
@@ -149,7 +149,7 @@ fn shard_plans(
     env: &ReviewEnv,
     plan: StagePlan,
     out: &mut Collected,
-) -> Result<Vec<StagePlan>, StageRecord> {
+) -> Result<Vec<StagePlan>, Box<StageRecord>> {
     let lane = plan.lane.clone();
     let sharded = shard::shard_lane(env, plan.clone());
     if let Some(problem) = sharded.problem {
@@ -158,11 +158,11 @@ fn shard_plans(
             stage: Some(lane),
             detail: problem.clone(),
         });
-        return Err(StageRecord {
+        return Err(Box::new(StageRecord {
             status: StageStatus::Skipped,
             problem: Some(problem),
             ..super::stage::stage_record(&plan.label, &plan.handle, plan.assigned.len())
-        });
+        }));
     }
     if !sharded.left_out.is_empty() {
         out.limitations.push(Limitation {
@@ -226,7 +226,7 @@ pub(super) async fn run_lanes(
     let mut plans = Vec::new();
     for lane in lanes {
         match lane {
-            Lane::Skipped(record) => slots.push(Slot::Record(*record)),
+            Lane::Skipped(record) => slots.push(Slot::Record(record)),
             Lane::Run(stage_plan) => match shard_plans(env, stage_plan, out) {
                 Ok(shards) => {
                     slots.push(Slot::Shards(shards.len()));
@@ -239,7 +239,7 @@ pub(super) async fn run_lanes(
     let mut runs = run_plans(env, concurrency, plans, out).await.into_iter();
     for slot in slots {
         match slot {
-            Slot::Record(record) => out.stages.push(record),
+            Slot::Record(record) => out.stages.push(*record),
             Slot::Shards(n) => {
                 for (run, plan) in runs.by_ref().take(n) {
                     out.absorb(run, plan.lane, plan.assigned);
@@ -275,7 +275,7 @@ pub(super) async fn run_audit(
     let shards = match shard_plans(env, audit_plan, out) {
         Ok(shards) => shards,
         Err(record) => {
-            out.stages.push(record);
+            out.stages.push(*record);
             return audit_state(0, AuditRun::NotStarted, 0);
         }
     };

@@ -1,12 +1,16 @@
 //! Verification: one pass over all candidates, then a focused single-candidate pass for
 //! each verified decision that omitted its finding.
 
-use vouch_abi::contract::{Area, ContractRequest};
+use std::sync::Arc;
+
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+use vouch_abi::contract::{Area, ContractRequest, token_bound};
 use vouch_abi::{CandidateForVerification, PAYLOAD_VERSION, PromptRequest, ProposedCandidate};
 use vouch_core::{
     Candidate, CandidateRecord, CandidateState, ConventionGap, Decision, DecisionProblem, Failure,
     FailureKind, Finding, Limitation, LimitationKind, Provenance, SourceWindow, StageRecord,
-    StageStatus, Verdict, account_decisions, convention_support,
+    StageStatus, Verdict, account_decisions, batches, convention_support, estimate_tokens,
 };
 
 use super::context::policy_paths;
@@ -424,7 +428,87 @@ fn failed_pass(
     why
 }
 
-/// Rule (verification): all candidates together in one pass, exactly one decision each;
+/// Rule (issue 10, "verification batches likewise when candidates are many"): the
+/// candidates, in order, are cut into batches ([`vouch_core::batches`]) whose decisions
+/// fit the largest answer any request asks for (the contract's [`token_bound`] within
+/// `MAX_OUTPUT_TOKENS_CAP`, so a decode is never cut) and whose candidate
+/// text, windows and patches fit its `max_shard_tokens`. One batch (the usual case) is
+/// the verifier's one pass under its own label; more are labelled `verifier [batch k/n]`.
+fn verification_batches(
+    env: &ReviewEnv,
+    plan: &StagePlan,
+    candidates: &[Candidate],
+) -> Vec<std::ops::Range<usize>> {
+    // The most any reply may ask for: a batch whose bound is over it could be cut.
+    let budget = u64::from(super::reply::MAX_OUTPUT_TOKENS_CAP);
+    let fits = |k: usize| {
+        let request = ContractRequest {
+            candidate_ids: candidates[..k].iter().map(|c| c.id.clone()).collect(),
+            ..ContractRequest::default()
+        };
+        plan.handle
+            .contract(&request)
+            .is_ok_and(|schema| token_bound(&schema) <= budget)
+    };
+    let mut max_items = 1;
+    while max_items < candidates.len() && fits(max_items + 1) {
+        max_items += 1;
+    }
+    let mut seen_paths: Vec<&str> = Vec::new();
+    let costs: Vec<u64> = candidates
+        .iter()
+        .map(|c| {
+            let mut bytes = c.claim.len() + c.evidence.len() + 200;
+            bytes += 2 * (inline::CANDIDATE_CONTEXT_LINES as usize + 1) * 100;
+            if !seen_paths.contains(&c.path.as_str()) {
+                seen_paths.push(&c.path);
+                bytes += env.reader.diff(&c.path).map_or(0, |d| d.text.len());
+            }
+            estimate_tokens(bytes)
+        })
+        .collect();
+    batches(&costs, u64::from(plan.shards.max_shard_tokens), max_items)
+}
+
+/// Runs the batch passes with at most `concurrency` at once; results in batch order.
+async fn run_batches(
+    env: &Arc<ReviewEnv>,
+    plan: &StagePlan,
+    candidates: &[Candidate],
+    groups: Vec<std::ops::Range<usize>>,
+    concurrency: usize,
+) -> Vec<(std::ops::Range<usize>, String, PassOutcome)> {
+    let n = groups.len();
+    let semaphore = Arc::new(Semaphore::new(concurrency.max(1)));
+    let mut set = JoinSet::new();
+    for (k, range) in groups.into_iter().enumerate() {
+        let label = if n > 1 {
+            format!("{} [batch {}/{n}]", plan.label, k + 1)
+        } else {
+            plan.label.clone()
+        };
+        let (env, plan, semaphore) = (env.clone(), plan.clone(), semaphore.clone());
+        let batch = candidates[range.clone()].to_vec();
+        set.spawn(async move {
+            let _permit = semaphore.acquire_owned().await;
+            let result = pass(&env, &plan, &label, &batch, StageKind::Verification).await;
+            (k, range, label, result)
+        });
+    }
+    let mut out = Vec::new();
+    while let Some(joined) = set.join_next().await {
+        if let Ok(r) = joined {
+            out.push(r);
+        }
+    }
+    out.sort_by_key(|(k, ..)| *k);
+    out.into_iter().map(|(_, r, l, p)| (r, l, p)).collect()
+}
+
+type PassOutcome = Result<PassResult, (StageRecord, ExchangeError)>;
+
+/// Rule (verification): all candidates together in one pass (or, when they are many, in
+/// batches: [`verification_batches`]), exactly one decision each;
 /// a verified decision that omits its finding is re-checked alone (same prompt and
 /// tools, a 4,000-token output budget) and a recovered finding records
 /// `verificationPasses: 2`; omitted again → `unresolved` (no clean opinion, other
@@ -432,9 +516,10 @@ fn failed_pass(
 /// citations make the review incomplete. A verified convention finding outside its
 /// boundary ([`convention_support`]) is `unresolved`, never published.
 pub async fn verify(
-    env: &ReviewEnv,
+    env: &Arc<ReviewEnv>,
     plan: &StagePlan,
     candidates: &[Candidate],
+    concurrency: usize,
 ) -> VerificationRun {
     let mut run = VerificationRun {
         records: vec![],
@@ -450,33 +535,45 @@ pub async fn verify(
     env.progress(ProgressEvent::VerificationStarted {
         candidates: candidates.len(),
     });
-    let batch = match pass(env, plan, &plan.label, candidates, StageKind::Verification).await {
-        Ok(p) => p,
-        Err((record, e)) => {
-            failed_pass(env, StageKind::Verification, record, e, &mut run);
-            run.candidates = candidates
-                .iter()
-                .map(|c| undecided(c, "verification did not complete", 1))
-                .collect();
-            return run;
+    let groups = verification_batches(env, plan, candidates);
+    let mut states: Vec<(String, CandidateState)> = Vec::new();
+    let mut batch_of: Vec<(std::ops::Range<usize>, String, bool)> = Vec::new();
+    for (range, label, result) in run_batches(env, plan, candidates, groups, concurrency).await {
+        let ok = match result {
+            Ok(batch) => {
+                run.records.push(batch.record);
+                run.limitations.extend(batch.limitations);
+                stray_failures(env, &label, batch.stray, &mut run);
+                states.extend(batch.states);
+                true
+            }
+            Err((record, e)) => {
+                failed_pass(env, StageKind::Verification, record, e, &mut run);
+                false
+            }
+        };
+        batch_of.push((range, label, ok));
+    }
+    for (i, c) in candidates.iter().enumerate() {
+        let Some((_, label, ok)) = batch_of.iter().find(|(r, ..)| r.contains(&i)) else {
+            continue;
+        };
+        if !ok {
+            run.candidates
+                .push(undecided(c, "verification did not complete", 1));
+            continue;
         }
-    };
-    run.records.push(batch.record);
-    run.limitations.extend(batch.limitations);
-    stray_failures(env, &plan.label, batch.stray, &mut run);
-    for c in candidates {
         if run.cancelled || env.cancel.is_cancelled() {
             run.cancelled = true;
             run.candidates
                 .push(undecided(c, "not decided: the review was cancelled", 1));
             continue;
         }
-        let state = batch
-            .states
+        let state = states
             .iter()
             .find(|(id, _)| id == &c.id)
             .map(|(_, s)| s.clone());
-        let record = match settle(env, &plan.label, &plan.label, c, state, 1, &mut run) {
+        let record = match settle(env, label, &plan.label, c, state, 1, &mut run) {
             Settled::Record(r) => *r,
             Settled::Focus => focused(env, plan, c, &mut run).await,
         };
