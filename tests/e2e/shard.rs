@@ -378,3 +378,105 @@ async fn a_hundred_file_change_reaches_full_coverage_within_the_request_bound() 
         "the lane was sharded"
     );
 }
+
+/// The ids a verification request asks to decide.
+fn ids_to_decide(body: &Value) -> Vec<String> {
+    let user = body["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|m| m["role"] == "user")
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or_default();
+    let marker = "Candidate ids to decide, one decision each: ";
+    user.lines()
+        .find_map(|l| l.strip_prefix(marker))
+        .and_then(|ids| serde_json::from_str(ids).ok())
+        .unwrap_or_default()
+}
+
+/// Issue #10 item 2: when candidates are many, verification runs in batches (at most
+/// twelve candidates each), each labelled `verifier [batch k/n]` and asked only for
+/// its own candidates; together they decide every candidate once.
+#[tokio::test(flavor = "multi_thread")]
+async fn many_candidates_are_verified_in_batches() {
+    let (repo, base, head) = change(4, 4);
+    // One candidate per file: 16 candidates, more than one verification pass decides.
+    let proposes_one = Reply::content_from(|body| {
+        let list = expected_list(body);
+        let paths: Vec<&str> = list.iter().map(String::as_str).collect();
+        let candidates: Vec<Value> = paths
+            .iter()
+            .map(|p| vouch_workspace_tests::candidate(p, 10, 10, "scripted claim"))
+            .collect();
+        candidates_reply(json!(candidates), true, &paths)
+    });
+    let rejects_all = Reply::content_from(|body| {
+        let decisions: Vec<Value> = ids_to_decide(body)
+            .iter()
+            .map(|id| vouch_workspace_tests::decision(id, "rejected", json!([]), None))
+            .collect();
+        json!({ "decisions": decisions }).to_string()
+    });
+    let script = Script::new()
+        .rule(Rule::when(Match::user_contains("Instance: verifier")).always(rejects_all))
+        .rule(
+            Rule::when(Match::user_contains(format!("Instance: {GENERIC}"))).always(proposes_one),
+        );
+    let server = ScriptedServer::start(script).await;
+    let report = review(
+        &repo,
+        &base,
+        &head,
+        &server,
+        Some("tests/data/e2e/sharded.toml"),
+    )
+    .await
+    .json();
+    let candidates = report["candidates"].as_array().unwrap();
+    assert_eq!(candidates.len(), 16, "{report:#}");
+    for c in candidates {
+        assert_eq!(c["verdict"], "rejected", "{c:#}");
+    }
+    let batches = shard_labels(&report, "verifier");
+    assert!(
+        batches.is_empty(),
+        "verification is not sharded, it is batched"
+    );
+    let labels: Vec<String> = report["stages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["label"].as_str())
+        .filter(|l| l.starts_with("verifier [batch "))
+        .map(str::to_string)
+        .collect();
+    let n = labels.len();
+    assert!(n >= 2, "{labels:?}");
+    let want: Vec<String> = (1..=n)
+        .map(|k| format!("verifier [batch {k}/{n}]"))
+        .collect();
+    assert_eq!(labels, want);
+    let mut asked: Vec<String> = server
+        .chat_requests()
+        .iter()
+        .filter(|r| label(r).is_some_and(|l| l.starts_with("verifier")))
+        .flat_map(|r| ids_to_decide(&r.body))
+        .collect();
+    asked.sort();
+    let mut ids: Vec<String> = candidates
+        .iter()
+        .map(|c| {
+            c["candidate"]["id"]
+                .as_str()
+                .unwrap_or_else(|| c["id"].as_str().unwrap())
+                .to_string()
+        })
+        .collect();
+    ids.sort();
+    assert_eq!(asked, ids, "each candidate asked once, in one batch");
+    assert!(
+        report["failures"].as_array().unwrap().is_empty(),
+        "{report:#}"
+    );
+}

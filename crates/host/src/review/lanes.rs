@@ -213,15 +213,27 @@ async fn run_plans(
     runs.into_iter().map(|(_, run, plan)| (run, plan)).collect()
 }
 
-/// Runs the lanes' shards with at most `concurrency` executions at once. Each shard does
-/// its own optional coverage retry before it counts as completed; siblings are never
-/// rerun. Records are kept in manifest order, shards in order within their lane.
-pub(super) async fn run_lanes(
-    env: &Arc<ReviewEnv>,
-    concurrency: usize,
-    lanes: Vec<Lane>,
-    out: &mut Collected,
-) {
+/// The lanes of a review as they will run: each skipped lane's record, or its shards.
+pub(super) struct LanePlan {
+    slots: Vec<Slot>,
+    plans: Vec<StagePlan>,
+}
+
+impl LanePlan {
+    /// Stage instances in the plan: skipped lanes and every shard to run.
+    pub fn instances(&self) -> usize {
+        self.slots
+            .iter()
+            .map(|s| match s {
+                Slot::Record(_) => 1,
+                Slot::Shards(n) => *n,
+            })
+            .sum()
+    }
+}
+
+/// Splits every lane to run into its shards ([`shard_plans`]).
+pub(super) fn shard_lanes(env: &ReviewEnv, lanes: Vec<Lane>, out: &mut Collected) -> LanePlan {
     let mut slots = Vec::new();
     let mut plans = Vec::new();
     for lane in lanes {
@@ -236,8 +248,22 @@ pub(super) async fn run_lanes(
             },
         }
     }
-    let mut runs = run_plans(env, concurrency, plans, out).await.into_iter();
-    for slot in slots {
+    LanePlan { slots, plans }
+}
+
+/// Runs the lanes' shards with at most `concurrency` executions at once. Each shard does
+/// its own optional coverage retry before it counts as completed; siblings are never
+/// rerun. Records are kept in manifest order, shards in order within their lane.
+pub(super) async fn run_lanes(
+    env: &Arc<ReviewEnv>,
+    concurrency: usize,
+    lanes: LanePlan,
+    out: &mut Collected,
+) {
+    let mut runs = run_plans(env, concurrency, lanes.plans, out)
+        .await
+        .into_iter();
+    for slot in lanes.slots {
         match slot {
             Slot::Record(record) => out.stages.push(*record),
             Slot::Shards(n) => {

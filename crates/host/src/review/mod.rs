@@ -151,7 +151,8 @@ pub(crate) struct StageFiles {
 ///
 /// Phases: partition the changed files (binary and excluded files leave the canonical
 /// list, listed with their reason, coverage `limited`) → assign them to the lanes (files
-/// no running lane receives are listed the same way) → run the lanes concurrently → the
+/// no running lane receives are listed the same way) → split each lane into shards that
+/// fit its request bound → run the shards concurrently → the
 /// clean-result audit (only when no lane proposed a candidate and nothing failed) →
 /// candidate intake and verification of every candidate in one pass → facts: merge,
 /// files reviewed, and the opinion from [`vouch_core::derive_opinion`].
@@ -167,9 +168,10 @@ pub async fn run_review(env: Arc<ReviewEnv>, plan: &ReviewPlan) -> ReviewRun {
     let mut verification = facts::not_verified(&[]);
     if !env.snapshot.is_empty() && !part.expected.is_empty() {
         env.diagnose(None, "snapshot", None, ReasonCode::ReviewStarted);
+        let lanes = lanes::shard_lanes(&env, lanes, &mut out);
         env.progress(ProgressEvent::ReviewStarted {
             files: env.snapshot.files.len(),
-            instances: plan.lanes.len(),
+            instances: lanes.instances(),
         });
         lanes::run_lanes(&env, plan.concurrency, lanes, &mut out).await;
         audit = lanes::run_audit(&env, plan, plan.concurrency, &part.expected, &mut out).await;

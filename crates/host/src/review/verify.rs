@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
-use vouch_abi::contract::{Area, ContractRequest, token_bound};
+use vouch_abi::contract::{Area, ContractRequest};
 use vouch_abi::{CandidateForVerification, PAYLOAD_VERSION, PromptRequest, ProposedCandidate};
 use vouch_core::{
     Candidate, CandidateRecord, CandidateState, ConventionGap, Decision, DecisionProblem, Failure,
@@ -428,32 +428,20 @@ fn failed_pass(
     why
 }
 
+/// Most candidates one verification pass decides (twice a lane's candidate cap).
+pub const MAX_BATCH_CANDIDATES: usize = 12;
+
 /// Rule (issue 10, "verification batches likewise when candidates are many"): the
-/// candidates, in order, are cut into batches ([`vouch_core::batches`]) whose decisions
-/// fit the largest answer any request asks for (the contract's [`token_bound`] within
-/// `MAX_OUTPUT_TOKENS_CAP`, so a decode is never cut) and whose candidate
-/// text, windows and patches fit its `max_shard_tokens`. One batch (the usual case) is
-/// the verifier's one pass under its own label; more are labelled `verifier [batch k/n]`.
+/// candidates, in order, are cut into batches ([`vouch_core::batches`]) of at most
+/// [`MAX_BATCH_CANDIDATES`] whose candidate text, context windows and patches fit half
+/// of the verifier's `max_request_tokens` (the other half for its prompt, contract and
+/// answer). One batch (the usual case) is the verifier's one pass under its own label;
+/// more are labelled `verifier [batch k/n]` and run concurrently.
 fn verification_batches(
     env: &ReviewEnv,
     plan: &StagePlan,
     candidates: &[Candidate],
 ) -> Vec<std::ops::Range<usize>> {
-    // The most any reply may ask for: a batch whose bound is over it could be cut.
-    let budget = u64::from(super::reply::MAX_OUTPUT_TOKENS_CAP);
-    let fits = |k: usize| {
-        let request = ContractRequest {
-            candidate_ids: candidates[..k].iter().map(|c| c.id.clone()).collect(),
-            ..ContractRequest::default()
-        };
-        plan.handle
-            .contract(&request)
-            .is_ok_and(|schema| token_bound(&schema) <= budget)
-    };
-    let mut max_items = 1;
-    while max_items < candidates.len() && fits(max_items + 1) {
-        max_items += 1;
-    }
     let mut seen_paths: Vec<&str> = Vec::new();
     let costs: Vec<u64> = candidates
         .iter()
@@ -467,7 +455,8 @@ fn verification_batches(
             estimate_tokens(bytes)
         })
         .collect();
-    batches(&costs, u64::from(plan.shards.max_shard_tokens), max_items)
+    let cap = u64::from(plan.shards.max_request_tokens) / 2;
+    batches(&costs, cap, MAX_BATCH_CANDIDATES)
 }
 
 /// Runs the batch passes with at most `concurrency` at once; results in batch order.
