@@ -15,6 +15,7 @@ mod outputs;
 mod panel;
 mod publish;
 mod review;
+mod schema;
 mod shard;
 mod terminal;
 mod user_config;

@@ -81,19 +81,6 @@ impl Budget {
             max_request_tokens: min(self.max_request_tokens, cap.max_request_tokens),
         }
     }
-
-    /// This budget as an override that sets every key.
-    pub fn as_override(self) -> BudgetOverride {
-        BudgetOverride {
-            max_turns: Some(self.max_turns),
-            max_tool_calls: Some(self.max_tool_calls),
-            max_output_tokens: Some(self.max_output_tokens),
-            max_total_tokens: Some(self.max_total_tokens),
-            max_shard_tokens: Some(self.max_shard_tokens),
-            max_shards: Some(self.max_shards),
-            max_request_tokens: Some(self.max_request_tokens),
-        }
-    }
 }
 
 /// A `[budget]` / `[specialist.budget]` table: every key optional, unset keys inherit.

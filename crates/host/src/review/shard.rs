@@ -4,12 +4,12 @@
 //! shard becomes a normal [`StagePlan`] with its own slice of the canonical list.
 
 use serde::Serialize;
-use vouch_abi::contract::token_bound;
 use vouch_core::{
     ChangedFile, CoverageComparison, FileCost, FilePart, ShardBudget, ShardPlan, estimate_tokens,
     plan_shards,
 };
 use vouch_llm::ToolBox;
+use vouch_specialist_kit::contract::token_bound;
 
 use super::env::ReviewEnv;
 use super::stage::{StagePlan, fitted_contract, prompt_request};
@@ -100,7 +100,10 @@ fn fixed_tokens(file: &ChangedFile) -> u64 {
     let summary = 2 * file.path.len()
         + file.previous_path.as_ref().map_or(0, |p| p.len())
         + 80
-        + 24 * file.hunks.len().min(vouch_abi::render::MAX_HUNKS_SHOWN);
+        + 24 * file
+            .hunks
+            .len()
+            .min(vouch_specialist_kit::render::MAX_HUNKS_SHOWN);
     estimate_tokens(summary + 4 * path)
 }
 

@@ -5,13 +5,13 @@ use std::sync::Arc;
 
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
-use vouch_abi::contract::{Area, ContractRequest};
 use vouch_abi::{CandidateForVerification, PAYLOAD_VERSION, PromptRequest, ProposedCandidate};
 use vouch_core::{
     Candidate, CandidateRecord, CandidateState, ConventionGap, Decision, DecisionProblem, Failure,
     FailureKind, Finding, Limitation, LimitationKind, Provenance, SourceWindow, StageRecord,
     StageStatus, Verdict, account_decisions, batches, convention_support, estimate_tokens,
 };
+use vouch_specialist_kit::contract::{Area, ContractRequest};
 
 use super::context::policy_paths;
 use super::env::ReviewEnv;
