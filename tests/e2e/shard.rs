@@ -139,7 +139,8 @@ fn strings(v: &Value) -> Vec<String> {
 
 /// Issue #10 item 2: a change larger than one shard where one shard's receipt misses a
 /// file: only that shard retries (recorded requests), every other shard is asked once,
-/// and the lane's coverage is the union: full coverage, every file reviewed.
+/// and the lane's coverage is the union: full coverage, every file reviewed; no request
+/// body exceeds the manifest's `max_request_tokens`.
 #[tokio::test(flavor = "multi_thread")]
 async fn only_the_shard_whose_receipt_missed_a_file_retries() {
     let (repo, base, head) = change(3, 4);
@@ -203,6 +204,10 @@ async fn only_the_shard_whose_receipt_missed_a_file_retries() {
     assert_eq!(report["opinion"]["outcome"], "no-findings", "{report:#}");
     assert_eq!(report["opinion"]["coverage"], "full", "{report:#}");
     assert_eq!(strings(&report["filesReviewed"]).len(), 12);
+    // The configured bound (16,000 estimated tokens, three bytes each) holds for every
+    // request, the coverage retry (the largest) included.
+    let largest = requests.iter().map(|r| r.raw_body.len()).max().unwrap();
+    assert!(largest <= 3 * 16_000, "largest request {largest} bytes");
 }
 
 /// Issue #10 item 2: `max_shards` reached names every file left out as a limitation,
