@@ -214,23 +214,34 @@ fn print_budget(applied: &UserComposition) {
         "[budget]  # every stage's limits; the reviewed repository's {} may lower them further",
         vouch_host::manifest::REPO_OVERRIDE_PATH
     );
-    let set = &c.budget_set;
+    let (b, set) = (&c.budget, &c.budget_set);
     let keys = [
-        ("max_turns", c.budget.max_turns, set.max_turns.is_some()),
+        ("max_turns", b.max_turns, set.max_turns.is_some()),
         (
             "max_tool_calls",
-            c.budget.max_tool_calls,
+            b.max_tool_calls,
             set.max_tool_calls.is_some(),
         ),
         (
             "max_output_tokens",
-            c.budget.max_output_tokens,
+            b.max_output_tokens,
             set.max_output_tokens.is_some(),
         ),
         (
             "max_total_tokens",
-            c.budget.max_total_tokens,
+            b.max_total_tokens,
             set.max_total_tokens.is_some(),
+        ),
+        (
+            "max_shard_tokens",
+            b.max_shard_tokens,
+            set.max_shard_tokens.is_some(),
+        ),
+        ("max_shards", b.max_shards, set.max_shards.is_some()),
+        (
+            "max_request_tokens",
+            b.max_request_tokens,
+            set.max_request_tokens.is_some(),
         ),
     ];
     for (key, value, from_manifest) in keys {

@@ -177,6 +177,9 @@ fn check_ceilings(b: &BudgetOverride) -> Result<(), (&'static str, &'static str)
         ("max_tool_calls", b.max_tool_calls),
         ("max_output_tokens", b.max_output_tokens),
         ("max_total_tokens", b.max_total_tokens),
+        ("max_shard_tokens", b.max_shard_tokens),
+        ("max_shards", b.max_shards),
+        ("max_request_tokens", b.max_request_tokens),
     ];
     match keys.into_iter().find(|(_, v)| *v == Some(0)) {
         Some((key, _)) => Err((

@@ -37,8 +37,9 @@ pub struct BudgetCap {
 
 /// Rule: each key of `ceiling` lowers that limit of `budget` to the ceiling (never
 /// raises it); a ceiling on `max_total_tokens` also caps `max_output_tokens`, since one
-/// reply cannot exceed the whole. Returns the capped budget and each lowered key with
-/// the value asked for.
+/// reply cannot exceed the whole, and one on `max_request_tokens` caps
+/// `max_shard_tokens` at half of it (a shard leaves room for the rest of its request).
+/// Returns the capped budget and each lowered key with the value asked for.
 pub fn cap_budget(
     budget: Budget,
     ceiling: &BudgetOverride,
@@ -47,22 +48,28 @@ pub fn cap_budget(
     if capped.max_output_tokens > capped.max_total_tokens {
         capped.max_output_tokens = capped.max_total_tokens;
     }
+    if capped.max_shard_tokens.saturating_mul(2) > capped.max_request_tokens {
+        capped.max_shard_tokens = (capped.max_request_tokens / 2)
+            .max(1)
+            .min(capped.max_shard_tokens);
+    }
+    let b = budget;
+    let c = capped;
     let pairs = [
-        ("max_turns", budget.max_turns, capped.max_turns),
-        (
-            "max_tool_calls",
-            budget.max_tool_calls,
-            capped.max_tool_calls,
-        ),
+        ("max_turns", b.max_turns, c.max_turns),
+        ("max_tool_calls", b.max_tool_calls, c.max_tool_calls),
         (
             "max_output_tokens",
-            budget.max_output_tokens,
-            capped.max_output_tokens,
+            b.max_output_tokens,
+            c.max_output_tokens,
         ),
+        ("max_total_tokens", b.max_total_tokens, c.max_total_tokens),
+        ("max_shard_tokens", b.max_shard_tokens, c.max_shard_tokens),
+        ("max_shards", b.max_shards, c.max_shards),
         (
-            "max_total_tokens",
-            budget.max_total_tokens,
-            capped.max_total_tokens,
+            "max_request_tokens",
+            b.max_request_tokens,
+            c.max_request_tokens,
         ),
     ];
     let lowered = pairs
@@ -131,6 +138,7 @@ mod tests {
             max_tool_calls: 24,
             max_output_tokens: 8192,
             max_total_tokens: 60_000,
+            ..Budget::default()
         };
         // (ceiling, expected budget, lowered keys)
         let cases: [(BudgetOverride, Budget, &[&str]); 4] = [
@@ -188,25 +196,33 @@ mod tests {
             tool_ceiling in proptest::option::of(1u32..100),
             output_ceiling in proptest::option::of(1u32..100_000),
             total_ceiling in proptest::option::of(1u32..200_000),
+            request_ceiling in proptest::option::of(2u32..50_000),
         ) {
             let budget = Budget {
                 max_turns: turns,
                 max_tool_calls: tools,
                 max_output_tokens: output,
                 max_total_tokens: output + total_extra,
+                ..Budget::default()
             };
             let cap = BudgetOverride {
                 max_turns: ceiling,
                 max_tool_calls: tool_ceiling,
                 max_output_tokens: output_ceiling,
                 max_total_tokens: total_ceiling,
+                max_request_tokens: request_ceiling,
+                ..BudgetOverride::default()
             };
             let (got, lowered) = cap_budget(budget, &cap);
+            let (b, g, c) = (budget, got, cap);
             let keys = [
-                (budget.max_turns, got.max_turns, cap.max_turns),
-                (budget.max_tool_calls, got.max_tool_calls, cap.max_tool_calls),
-                (budget.max_output_tokens, got.max_output_tokens, cap.max_output_tokens),
-                (budget.max_total_tokens, got.max_total_tokens, cap.max_total_tokens),
+                (b.max_turns, g.max_turns, c.max_turns),
+                (b.max_tool_calls, g.max_tool_calls, c.max_tool_calls),
+                (b.max_output_tokens, g.max_output_tokens, c.max_output_tokens),
+                (b.max_total_tokens, g.max_total_tokens, c.max_total_tokens),
+                (b.max_shard_tokens, g.max_shard_tokens, c.max_shard_tokens),
+                (b.max_shards, g.max_shards, c.max_shards),
+                (b.max_request_tokens, g.max_request_tokens, c.max_request_tokens),
             ];
             for (asked, now, ceiling) in keys {
                 proptest::prop_assert!(now <= asked);
@@ -216,6 +232,7 @@ mod tests {
                 }
             }
             proptest::prop_assert!(got.max_output_tokens <= got.max_total_tokens);
+            proptest::prop_assert!(got.max_shard_tokens * 2 <= got.max_request_tokens);
             let changed = keys.iter().filter(|(asked, now, _)| now < asked).count();
             proptest::prop_assert_eq!(lowered.len(), changed);
         }
