@@ -3,6 +3,7 @@
 //! the C-ABI table.
 
 mod broken_output;
+mod cancel_prepare;
 mod composition;
 mod coverage_retry;
 mod diagnostics;
@@ -11,6 +12,7 @@ mod eval;
 mod exchange;
 mod fixture_range;
 mod intake;
+mod long_lines;
 mod outputs;
 mod panel;
 mod publish;

@@ -53,6 +53,7 @@ pub use shard::{
     estimate_tokens, plan_shards, receipt_tokens,
 };
 pub use snapshot::{
-    ChangeCounts, ChangeSnapshot, ChangedFile, CommitRef, EntryKind, FileStatus, Hunk, RangeCommit,
+    ChangeCounts, ChangeSnapshot, ChangedFile, CommitRef, EntryKind, FileStatus, Hunk,
+    LONG_LINE_BYTES, LongLineChange, RangeCommit, RenameLimitHit, rename_limitation,
 };
-pub use source::{Citation, CitationError, Revision, SourceLedger, SourceWindow};
+pub use source::{Citation, CitationError, LineSpan, Revision, SourceLedger, SourceWindow};

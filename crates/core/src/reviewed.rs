@@ -116,6 +116,10 @@ pub fn files_reviewed(
                     .iter()
                     .flat_map(|s| s.ledger.windows.iter().cloned())
                     .collect(),
+                spans: shards
+                    .iter()
+                    .flat_map(|s| s.ledger.spans.iter().cloned())
+                    .collect(),
             };
             seen |= files_not_fully_seen([file], &union).is_empty();
         }
@@ -168,6 +172,7 @@ mod tests {
                 .collect(),
             additions: 1,
             deletions: 1,
+            long_lines: vec![],
         }
     }
 

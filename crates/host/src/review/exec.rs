@@ -84,6 +84,7 @@ pub fn stage_record(label: &str, handle: &SpecialistHandle, assigned: usize) -> 
         forced_synthesis: false,
         source_windows: 0,
         ledger: Vec::new(),
+        line_spans: Vec::new(),
         model: None,
         usage: TokenUsage::default(),
         summary: String::new(),
@@ -273,6 +274,7 @@ pub fn fail(
         Some((failure, reason)) => {
             let ledger = SourceLedger {
                 windows: record.ledger.clone(),
+                spans: record.line_spans.clone(),
             };
             env.diagnose_ledger(Some(&record.label), kind.as_str(), &ledger, reason);
             record.status = StageStatus::Failed;

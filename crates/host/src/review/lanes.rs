@@ -86,6 +86,7 @@ fn check_source_seen(env: &ReviewEnv, run: &mut StageRun, plan: &StagePlan) {
     let label = run.record.label.clone();
     let ledger = SourceLedger {
         windows: run.record.ledger.clone(),
+        spans: run.record.line_spans.clone(),
     };
     let held = held_files(env, plan);
     let files = || held.iter();
