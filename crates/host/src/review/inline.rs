@@ -253,7 +253,7 @@ mod tests {
             policy: vec![],
             tools: ToolsMode::On,
             tools_rejected: Default::default(),
-            inline_bytes: Some(12_000),
+            inline_bytes: None,
             presenter: Arc::new(Silent),
             diagnostics: Arc::new(Collector::default()),
             job_id: "test".into(),
