@@ -84,6 +84,7 @@ impl LimitationKind {
             LimitationKind::UnassignedFiles => "unassigned-files",
             LimitationKind::UnverifiableCandidate => "unverifiable-candidate",
             LimitationKind::UnreviewedFiles => "unreviewed-files",
+            LimitationKind::RenameLimit => "rename-limit",
         }
     }
 }
