@@ -16,6 +16,7 @@ pub mod opinion;
 pub mod record;
 pub mod reply;
 pub mod reviewed;
+pub mod shard;
 pub mod snapshot;
 pub mod source;
 
@@ -46,6 +47,10 @@ pub use reply::{
 };
 pub use reviewed::{
     FilesReviewed, NotReviewedFile, NotReviewedReason, StageCoverage, files_reviewed,
+};
+pub use shard::{
+    BYTES_PER_TOKEN, FileCost, FilePart, Shard, ShardBudget, ShardEntry, ShardPlan, batches,
+    estimate_tokens, plan_shards, receipt_tokens,
 };
 pub use snapshot::{
     ChangeCounts, ChangeSnapshot, ChangedFile, CommitRef, EntryKind, FileStatus, Hunk,
