@@ -148,7 +148,16 @@ fn hunk_lines(
                     out.failed.push(path.to_string());
                     break;
                 };
-                let Some(window) = read.window.clone() else {
+                // The last line shown, whole (window) or in part (spans, recorded as
+                // such: a long line shown in part never counts as read whole).
+                let shown = read
+                    .window
+                    .as_ref()
+                    .map(|w| w.end_line)
+                    .into_iter()
+                    .chain(read.spans.iter().map(|s| s.line))
+                    .max();
+                let Some(last) = shown.filter(|&l| l >= next) else {
                     break;
                 };
                 if *used + block.len() + read.text.len() > max_bytes {
@@ -157,11 +166,13 @@ fn hunk_lines(
                 block.push_str(read.text.trim_end());
                 block.push('\n');
                 *used += read.text.len();
-                tools.record(window.clone());
-                if window.end_line < next {
-                    break;
+                if let Some(window) = read.window {
+                    tools.record(window);
                 }
-                next = window.end_line + 1;
+                for span in read.spans {
+                    tools.record_span(span);
+                }
+                next = last + 1;
             }
             if next <= end {
                 block.push_str(&format!(

@@ -29,6 +29,8 @@ pub(super) struct Collected {
     pub messages: Vec<String>,
     pub observations: Vec<String>,
     pub cancelled: bool,
+    /// Patch sizes measured for sharding, shared by every lane and the audit.
+    pub patch_sizes: shard::PatchSizes,
 }
 
 impl Collected {
@@ -152,7 +154,7 @@ fn shard_plans(
     out: &mut Collected,
 ) -> Result<Vec<StagePlan>, Box<StageRecord>> {
     let lane = plan.lane.clone();
-    let sharded = shard::shard_lane(env, plan.clone());
+    let sharded = shard::shard_lane(env, plan.clone(), &mut out.patch_sizes);
     if let Some(problem) = sharded.problem {
         out.limitations.push(Limitation {
             kind: LimitationKind::BudgetHit,

@@ -23,6 +23,10 @@ use crate::tools::RepoTools;
 /// not run (its requests would be all overhead).
 pub const MIN_SHARD_TOKENS: u64 = 256;
 
+/// The JSON-escaped size of each sized file's whole patch (`None`: the `diff` tool cuts
+/// it, so it is never given whole), computed once per review and shared by its lanes.
+pub(super) type PatchSizes = std::collections::BTreeMap<String, Option<usize>>;
+
 /// A lane instance as shards.
 pub(super) struct LaneShards {
     /// The shard plans, in order (one plan, the lane's own label, when it fits).
@@ -148,7 +152,7 @@ fn piece_tokens(env: &ReviewEnv, file: &ChangedFile) -> Vec<u64> {
 
 /// The cost of `path` for the shard planner; its patch is computed (and its size kept,
 /// not its text). A patch the `diff` tool cuts at its own bound cannot be given whole.
-fn file_cost(env: &ReviewEnv, path: &str, cap: u64) -> FileCost {
+fn file_cost(env: &ReviewEnv, path: &str, cap: u64, sizes: &mut PatchSizes) -> FileCost {
     let Some(file) = env.snapshot.file(path) else {
         return FileCost {
             path: path.to_string(),
@@ -157,10 +161,16 @@ fn file_cost(env: &ReviewEnv, path: &str, cap: u64) -> FileCost {
             pieces: vec![],
         };
     };
-    let whole = match env.reader.diff(path) {
-        Ok(d) if !d.truncated => estimate_tokens(json_len(&d.text) + 40),
+    let patch = sizes
+        .entry(path.to_string())
+        .or_insert_with(|| match env.reader.diff(path) {
+            Ok(d) if !d.truncated => Some(json_len(&d.text)),
+            _ => None,
+        });
+    let whole = match *patch {
+        Some(bytes) => estimate_tokens(bytes + 40),
         // Never given whole: split by hunks (or, without hunks, named as not given).
-        _ => u64::MAX / 4,
+        None => u64::MAX / 4,
     };
     let fixed = fixed_tokens(file);
     let pieces = if fixed + whole > cap {
@@ -240,7 +250,7 @@ fn plans(plan: &StagePlan, shards: &ShardPlan, budget: &ShardBudget) -> Vec<Stag
 
 /// Splits a lane instance into shards (see [`shard_budget`] and
 /// [`vouch_core::plan_shards`]).
-pub(super) fn shard_lane(env: &ReviewEnv, plan: StagePlan) -> LaneShards {
+pub(super) fn shard_lane(env: &ReviewEnv, plan: StagePlan, sizes: &mut PatchSizes) -> LaneShards {
     let budget = match shard_budget(env, &plan) {
         Ok(b) => b,
         Err(problem) => {
@@ -254,7 +264,7 @@ pub(super) fn shard_lane(env: &ReviewEnv, plan: StagePlan) -> LaneShards {
     let costs: Vec<FileCost> = plan
         .assigned
         .iter()
-        .map(|p| file_cost(env, p, budget.max_tokens))
+        .map(|p| file_cost(env, p, budget.max_tokens, sizes))
         .collect();
     let shards = plan_shards(&costs, budget);
     LaneShards {
