@@ -299,6 +299,12 @@ pub(crate) fn changed_file(
 /// hunk that adds nothing, where "seen" is judged on base lines.
 fn long_lines(patch: &Patch<'_>) -> Result<Vec<LongLineChange>, git2::Error> {
     let mut out = Vec::new();
+    // A file smaller than a long line has none: skip the per-line walk (most files).
+    let delta = patch.delta();
+    let largest = delta.old_file().size().max(delta.new_file().size());
+    if largest > 0 && largest < u64::from(LONG_LINE_BYTES) {
+        return Ok(out);
+    }
     for h in 0..patch.num_hunks() {
         let (hunk, count) = patch.hunk(h)?;
         let only_removes = hunk.new_lines() == 0;
