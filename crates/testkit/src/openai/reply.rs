@@ -1,5 +1,7 @@
 //! Scripted replies and their OpenAI-shaped JSON bodies.
 
+use std::fmt;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
@@ -39,6 +41,18 @@ pub(crate) enum ReplyBody {
     Raw(String),
     /// The request's headers and body echoed back as JSON.
     EchoRequest,
+    /// A reply computed from the request body when it is served.
+    Computed(Responder),
+}
+
+/// A caller-supplied function from a request body to the reply it gets.
+#[derive(Clone)]
+pub(crate) struct Responder(Arc<dyn Fn(&Value) -> Reply + Send + Sync>);
+
+impl fmt::Debug for Responder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "responder")
+    }
 }
 
 impl Reply {
@@ -120,6 +134,31 @@ impl Reply {
             headers: Vec::new(),
             body: ReplyBody::EchoRequest,
             delay: None,
+        }
+    }
+
+    /// A reply computed from the request body when a request is served: `respond` is
+    /// called with the parsed body and its reply is sent (a model that answers what it
+    /// is asked, e.g. a receipt listing exactly the request's expected files). A delay
+    /// set on this reply applies when the computed reply sets none.
+    pub fn computed(respond: impl Fn(&Value) -> Reply + Send + Sync + 'static) -> Self {
+        Reply {
+            status: 200,
+            headers: Vec::new(),
+            body: ReplyBody::Computed(Responder(Arc::new(respond))),
+            delay: None,
+        }
+    }
+
+    /// The reply actually sent for `request`: a computed reply's result, else itself.
+    pub(crate) fn resolve(self, request: &Value) -> Reply {
+        match &self.body {
+            ReplyBody::Computed(Responder(respond)) => {
+                let mut reply = respond(request);
+                reply.delay = reply.delay.or(self.delay);
+                reply
+            }
+            _ => self,
         }
     }
 
@@ -207,6 +246,9 @@ impl Reply {
                 usage,
             } => {
                 completion_json(seq, request, content, tool_calls, finish_reason, usage).to_string()
+            }
+            ReplyBody::Computed(Responder(respond)) => {
+                respond(request).render_body(seq, request, headers)
             }
         }
     }
