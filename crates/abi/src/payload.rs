@@ -307,3 +307,35 @@ pub enum ParsedReply {
     /// From the verifier.
     Decisions(VerifierReply),
 }
+
+/// Most candidates a standard candidate reply may carry.
+pub const MAX_CANDIDATES: u64 = 6;
+
+/// What the host tells a plugin when asking for its contract.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContractRequest {
+    /// The instance's canonical expected files (candidate producers).
+    #[serde(default)]
+    pub expected_files: Vec<String>,
+    /// Host-assigned ids of the candidates to decide (verifier).
+    #[serde(default)]
+    pub candidate_ids: Vec<String>,
+    /// True for the repair contract, which adds `fullCoverageQuote`.
+    #[serde(default)]
+    pub repair: bool,
+    /// Most candidates the reply may carry (1 to [`MAX_CANDIDATES`]; `None` is the
+    /// maximum). The host lowers it so the contract's token bound (the standard contracts' `token_bound` in vouch-specialist-kit) fits the stage's
+    /// output-token budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_candidates: Option<u64>,
+}
+
+impl ContractRequest {
+    /// The candidate cap this request asks for, clamped to 1..=[`MAX_CANDIDATES`].
+    pub fn candidate_cap(&self) -> u64 {
+        self.max_candidates
+            .unwrap_or(MAX_CANDIDATES)
+            .clamp(1, MAX_CANDIDATES)
+    }
+}

@@ -1,7 +1,6 @@
 //! A candidate-producing stage instance: prompt → exchange → receipt check → at most one
 //! targeted coverage retry.
 
-use vouch_abi::contract::{ContractRequest, MAX_CANDIDATES, token_bound};
 use vouch_abi::{PAYLOAD_VERSION, PromptRequest, Role};
 use vouch_core::{
     Candidate, CoverageComparison, Failure, FailureKind, Limitation, LimitationKind, QuoteProblem,
@@ -9,6 +8,7 @@ use vouch_core::{
     mismatch_after_retry_message,
 };
 use vouch_llm::Budget;
+use vouch_specialist_kit::contract::{ContractRequest, MAX_CANDIDATES, token_bound};
 
 use super::env::ReviewEnv;
 pub(super) use super::exec::stage_record;

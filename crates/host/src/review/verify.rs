@@ -1,13 +1,13 @@
 //! Verification: one pass over all candidates, then a focused single-candidate pass for
 //! each verified decision that omitted its finding.
 
-use vouch_abi::contract::{Area, ContractRequest};
 use vouch_abi::{CandidateForVerification, PAYLOAD_VERSION, PromptRequest, ProposedCandidate};
 use vouch_core::{
     Candidate, CandidateRecord, CandidateState, ConventionGap, Decision, DecisionProblem, Failure,
     FailureKind, Finding, Limitation, LimitationKind, Provenance, SourceWindow, StageRecord,
     StageStatus, Verdict, account_decisions, convention_support,
 };
+use vouch_specialist_kit::contract::{Area, ContractRequest};
 
 use super::context::policy_paths;
 use super::env::ReviewEnv;
