@@ -459,4 +459,57 @@ mod tests {
         assert_eq!(written["specialist"], default["specialist"]);
         assert_eq!(written["budget"], default["budget"]);
     }
+
+    fn recorded(body: Value) -> RecordedRequest {
+        RecordedRequest {
+            seq: 0,
+            method: "POST".into(),
+            path: "/v1/chat/completions".into(),
+            query: None,
+            headers: vec![],
+            raw_body: body.to_string(),
+            body,
+            arrived_at: Instant::now(),
+            served_by: ServedBy::Rule {
+                index: 0,
+                label: None,
+            },
+            status: 200,
+        }
+    }
+
+    #[test]
+    fn steps_name_each_request_by_its_stage_instance() {
+        let user = |text: &str| {
+            recorded(serde_json::json!({"messages": [
+                {"role": "system", "content": "s"},
+                {"role": "user", "content": text},
+            ]}))
+        };
+        let probe = recorded(serde_json::json!({"max_tokens": 1, "messages": []}));
+        let requests = vec![
+            probe,
+            user("Review.\nInstance: generic-investigator #1 [shard 2/3]\nMore"),
+            user("Instance: clean-result-audit\n"),
+            user("Instance: verifier\n"),
+            user("no instance named"),
+        ];
+        let got: Vec<(Option<String>, Phase)> = steps(&requests)
+            .into_iter()
+            .map(|s| (s.label, s.phase))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (None, Phase::Probe),
+                (
+                    Some("generic-investigator #1 [shard 2/3]".into()),
+                    Phase::Lanes
+                ),
+                (Some("clean-result-audit".into()), Phase::Audit),
+                (Some("verifier".into()), Phase::Verify),
+                (None, Phase::Unattributed),
+            ]
+        );
+    }
 }
