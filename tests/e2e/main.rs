@@ -15,5 +15,6 @@ mod outputs;
 mod panel;
 mod publish;
 mod review;
+mod schema;
 mod terminal;
 mod user_config;

@@ -40,11 +40,6 @@ impl Role {
             Role::Verifier => "verifier",
         }
     }
-
-    /// True for roles that propose candidates and return a coverage receipt.
-    pub fn produces_candidates(self) -> bool {
-        !matches!(self, Role::Verifier)
-    }
 }
 
 /// What `describe` returns: who the plugin is.

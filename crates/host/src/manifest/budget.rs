@@ -54,16 +54,6 @@ impl Budget {
             max_total_tokens: min(self.max_total_tokens, cap.max_total_tokens),
         }
     }
-
-    /// This budget as an override that sets every key.
-    pub fn as_override(self) -> BudgetOverride {
-        BudgetOverride {
-            max_turns: Some(self.max_turns),
-            max_tool_calls: Some(self.max_tool_calls),
-            max_output_tokens: Some(self.max_output_tokens),
-            max_total_tokens: Some(self.max_total_tokens),
-        }
-    }
 }
 
 /// A `[budget]` / `[specialist.budget]` table: every key optional, unset keys inherit.
