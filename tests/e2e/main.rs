@@ -3,6 +3,7 @@
 //! the C-ABI table.
 
 mod broken_output;
+mod cancel_prepare;
 mod composition;
 mod coverage_retry;
 mod diagnostics;
@@ -11,10 +12,12 @@ mod eval;
 mod exchange;
 mod fixture_range;
 mod intake;
+mod long_lines;
 mod outputs;
 mod panel;
 mod publish;
 mod review;
 mod schema;
+mod shard;
 mod terminal;
 mod user_config;

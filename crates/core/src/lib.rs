@@ -16,6 +16,7 @@ pub mod opinion;
 pub mod record;
 pub mod reply;
 pub mod reviewed;
+pub mod shard;
 pub mod snapshot;
 pub mod source;
 
@@ -47,7 +48,12 @@ pub use reply::{
 pub use reviewed::{
     FilesReviewed, NotReviewedFile, NotReviewedReason, StageCoverage, files_reviewed,
 };
-pub use snapshot::{
-    ChangeCounts, ChangeSnapshot, ChangedFile, CommitRef, EntryKind, FileStatus, Hunk, RangeCommit,
+pub use shard::{
+    BYTES_PER_TOKEN, FileCost, FilePart, Shard, ShardBudget, ShardEntry, ShardPlan, batches,
+    estimate_tokens, plan_shards, receipt_tokens,
 };
-pub use source::{Citation, CitationError, Revision, SourceLedger, SourceWindow};
+pub use snapshot::{
+    ChangeCounts, ChangeSnapshot, ChangedFile, CommitRef, EntryKind, FileStatus, Hunk,
+    LONG_LINE_BYTES, LongLineChange, RangeCommit, RenameLimitHit, rename_limitation,
+};
+pub use source::{Citation, CitationError, LineSpan, Revision, SourceLedger, SourceWindow};

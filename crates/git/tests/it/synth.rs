@@ -169,6 +169,18 @@ fn a_generated_change_matches_git_and_the_snapshot() {
     }
     let minified = snap.file(MINIFIED_PATH).expect("minified file changed");
     assert_eq!(minified.hunks.len(), 1, "one line, one hunk");
+    // The one changed line is long: its three edited places are named by byte range.
+    assert_eq!(minified.long_lines.len(), 1);
+    let long_line = &minified.long_lines[0];
+    assert_eq!(long_line.line, 1);
+    assert_eq!(long_line.changed.len(), 3, "{:?}", long_line.changed);
+    for (&(start, end), pct) in long_line.changed.iter().zip([10, 50, 90]) {
+        let edit = (long_line.len as usize * pct / 100) as u32;
+        assert!(
+            start <= edit && edit + 8 <= end && end - start <= 128,
+            "{start}..{end} vs {edit}"
+        );
+    }
     let long = snap.file(LONG_FILE_PATH).expect("long file changed");
     assert_eq!(long.hunks.len(), 3, "three distant edits, three hunks");
 }

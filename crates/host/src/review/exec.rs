@@ -84,6 +84,7 @@ pub fn stage_record(label: &str, handle: &SpecialistHandle, assigned: usize) -> 
         forced_synthesis: false,
         source_windows: 0,
         ledger: Vec::new(),
+        line_spans: Vec::new(),
         model: None,
         usage: TokenUsage::default(),
         summary: String::new(),
@@ -119,9 +120,11 @@ pub struct Prepared<'a> {
     repair_schema: Value,
 }
 
-/// Assembles an execution's messages once: the plugin's role prompt, then the host's
-/// sections in one order — inline source, tools (when offered), expected files
-/// (receipts only), output contract. The policy evidence windows join the ledger.
+/// Assembles an execution's messages once, stable content first (issue 10, "Prompt
+/// economy"): the tools section (when offered), the plugin's prompt (policy evidence,
+/// then instance, change and task), then the change-specific host sections — inline
+/// source, expected files (receipts only), output contract. The expected list appears
+/// once; the contract repeats no path. The policy evidence windows join the ledger.
 pub fn prepare<'a>(
     env: &ReviewEnv,
     execution: Execution<'a>,
@@ -142,23 +145,24 @@ pub fn prepare<'a>(
     for w in env.policy.iter().filter_map(|(_, w)| w.clone()) {
         execution.tools.record(w);
     }
-    let mut sections = vec![inline_context_section(
-        &execution.inline.blocks,
-        &execution.inline.omitted,
-    )];
+    let mut prelude = Vec::new();
     if env.tools_enabled() {
-        sections.push(tools_section(
+        prelude.push(tools_section(
             vouch_git::reader::MAX_LINES,
             vouch_git::reader::MAX_BYTES as u32,
             vouch_git::reader::MAX_GREP_MATCHES as u32,
         ));
     }
+    let mut sections = vec![inline_context_section(
+        &execution.inline.blocks,
+        &execution.inline.omitted,
+    )];
     if execution.kind.reply() == ReplyKind::Candidates {
         sections.push(expected_files_section(&execution.plan.assigned));
     }
     sections.push(output_contract_section(&schema));
     Ok(Prepared {
-        user: compose_user_message(&prompt.user, &sections),
+        user: compose_user_message(&prelude, &prompt.user, &sections),
         system: prompt.system,
         schema,
         repair_schema,
@@ -270,6 +274,7 @@ pub fn fail(
         Some((failure, reason)) => {
             let ledger = SourceLedger {
                 windows: record.ledger.clone(),
+                spans: record.line_spans.clone(),
             };
             env.diagnose_ledger(Some(&record.label), kind.as_str(), &ledger, reason);
             record.status = StageStatus::Failed;

@@ -41,7 +41,7 @@ pub(super) fn not_verified(candidates: &[Candidate]) -> VerificationRun {
 /// or the run was cancelled, when every candidate stays undecided. An audit that passed
 /// but whose candidates were verified found defects.
 pub(super) async fn run_verification(
-    env: &ReviewEnv,
+    env: &std::sync::Arc<ReviewEnv>,
     plan: &ReviewPlan,
     expected: &[String],
     out: &mut Collected,
@@ -52,8 +52,8 @@ pub(super) async fn run_verification(
     }
     let candidates = std::mem::take(&mut out.candidates);
     let candidates = intake(env, candidates, &mut out.limitations, &mut out.observations);
-    let verifier = plan_for(&plan.verifier, expected.to_vec());
-    let mut run = verify(env, &verifier, &candidates).await;
+    let verifier = plan_for(env, &plan.verifier, expected.to_vec());
+    let mut run = verify(env, &verifier, &candidates, plan.concurrency).await;
     let model = env.model_name(verifier.model.as_deref()).to_string();
     for record in &mut run.records {
         record.model = Some(model.clone());
@@ -82,8 +82,11 @@ fn reviewed_files(
                 matches!(r.status, StageStatus::Accepted | StageStatus::Limited)
                     && r.coverage.as_ref().is_some_and(|c| c.complete)
             });
-            let windows = record.map(|r| r.ledger.clone()).unwrap_or_default();
-            (SourceLedger { windows }, accepted)
+            let ledger = record.map(|r| SourceLedger {
+                windows: r.ledger.clone(),
+                spans: r.line_spans.clone(),
+            });
+            (ledger.unwrap_or_default(), accepted)
         })
         .collect();
     let stages: Vec<StageCoverage> = out
@@ -91,6 +94,7 @@ fn reviewed_files(
         .iter()
         .zip(&ledgers)
         .map(|(a, (ledger, accepted))| StageCoverage {
+            lane: &a.lane,
             assigned: &a.assigned,
             receipt_accepted: *accepted,
             ledger,

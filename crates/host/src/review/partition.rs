@@ -69,6 +69,8 @@ pub(super) fn partition_files(snapshot: &ChangeSnapshot, exclusion: &ExclusionRu
             ),
         });
     }
+    part.limitations
+        .extend(vouch_core::rename_limitation(snapshot));
     part.expected = expected_files(reviewable);
     part
 }
@@ -79,13 +81,17 @@ pub(super) enum Lane {
     Run(StagePlan),
 }
 
-pub(super) fn plan_for(spec: &InstanceSpec, assigned: Vec<String>) -> StagePlan {
+pub(super) fn plan_for(env: &ReviewEnv, spec: &InstanceSpec, assigned: Vec<String>) -> StagePlan {
     StagePlan {
         label: spec.label.clone(),
+        lane: spec.label.clone(),
         handle: spec.handle.clone(),
         assigned,
         budget: spec.budget,
         model: spec.model.clone(),
+        shards: spec.shards,
+        split: vec![],
+        inline_bytes: env.inline_bytes.unwrap_or(usize::MAX),
     }
 }
 
@@ -152,6 +158,6 @@ fn assign(env: &ReviewEnv, spec: &InstanceSpec, expected: &[String]) -> Lane {
         let why = "no changed file matches its selection";
         Lane::Skipped(Box::new(skipped(spec, 0, why)))
     } else {
-        Lane::Run(plan_for(spec, assigned))
+        Lane::Run(plan_for(env, spec, assigned))
     }
 }

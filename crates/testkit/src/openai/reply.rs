@@ -70,6 +70,14 @@ impl Reply {
         }
     }
 
+    /// A 200 completion whose content `content` computes from the request body: a model
+    /// that answers what it is asked (e.g. a receipt of exactly the request's expected
+    /// list). Usage is [`DEFAULT_USAGE`]
+    /// (the content-only case of [`Reply::computed`]).
+    pub fn content_from(content: impl Fn(&Value) -> String + Send + Sync + 'static) -> Self {
+        Self::computed(move |request| Reply::content(content(request)))
+    }
+
     /// A 200 completion whose assistant message has `text` as content.
     pub fn content(text: impl Into<String>) -> Self {
         Self::completion(Some(text.into()), Vec::new())
