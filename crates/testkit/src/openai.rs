@@ -4,7 +4,8 @@
 //! list of [`Rule`]s; each rule has a [`Match`] and a queue of [`Reply`]s. Requests
 //! from concurrent lanes arrive in any order, so a request is served by the **first
 //! rule that matches it and still has a reply left** (rules are consulted in the
-//! order they were added). An endpoint check's minimal request (`max_tokens: 1`) no
+//! order they were added). A [`Reply::computed`] reply is built from the request body
+//! when it is served (a model that answers what it is asked). An endpoint check's minimal request (`max_tokens: 1`) no
 //! rule serves is answered `pong`. Any other request no rule can serve gets HTTP 500 with a body
 //! saying `no scripted reply for request` and is recorded as unmatched, so a test
 //! can assert `server.unmatched().is_empty()`.

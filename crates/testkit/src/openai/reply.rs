@@ -1,5 +1,7 @@
 //! Scripted replies and their OpenAI-shaped JSON bodies.
 
+use std::fmt;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
@@ -28,10 +30,7 @@ pub struct Reply {
     pub(crate) delay: Option<Duration>,
 }
 
-/// Computes a completion's content from the request body (see [`Reply::content_from`]).
-pub type ContentFn = std::sync::Arc<dyn Fn(&Value) -> String + Send + Sync>;
-
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub(crate) enum ReplyBody {
     Completion {
         content: Option<String>,
@@ -42,29 +41,17 @@ pub(crate) enum ReplyBody {
     Raw(String),
     /// The request's headers and body echoed back as JSON.
     EchoRequest,
-    /// A completion whose content is computed from the request.
-    Computed(ContentFn),
+    /// A reply computed from the request body when it is served.
+    Computed(Responder),
 }
 
-impl std::fmt::Debug for ReplyBody {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ReplyBody::Completion {
-                content,
-                tool_calls,
-                finish_reason,
-                usage,
-            } => f
-                .debug_struct("Completion")
-                .field("content", content)
-                .field("tool_calls", tool_calls)
-                .field("finish_reason", finish_reason)
-                .field("usage", usage)
-                .finish(),
-            ReplyBody::Raw(body) => f.debug_tuple("Raw").field(body).finish(),
-            ReplyBody::EchoRequest => f.write_str("EchoRequest"),
-            ReplyBody::Computed(_) => f.write_str("Computed"),
-        }
+/// A caller-supplied function from a request body to the reply it gets.
+#[derive(Clone)]
+pub(crate) struct Responder(Arc<dyn Fn(&Value) -> Reply + Send + Sync>);
+
+impl fmt::Debug for Responder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "responder")
     }
 }
 
@@ -85,14 +72,10 @@ impl Reply {
 
     /// A 200 completion whose content `content` computes from the request body: a model
     /// that answers what it is asked (e.g. a receipt of exactly the request's expected
-    /// list). Usage is [`DEFAULT_USAGE`].
+    /// list). Usage is [`DEFAULT_USAGE`]
+    /// (the content-only case of [`Reply::computed`]).
     pub fn content_from(content: impl Fn(&Value) -> String + Send + Sync + 'static) -> Self {
-        Reply {
-            status: 200,
-            headers: Vec::new(),
-            body: ReplyBody::Computed(std::sync::Arc::new(content)),
-            delay: None,
-        }
+        Self::computed(move |request| Reply::content(content(request)))
     }
 
     /// A 200 completion whose assistant message has `text` as content.
@@ -159,6 +142,31 @@ impl Reply {
             headers: Vec::new(),
             body: ReplyBody::EchoRequest,
             delay: None,
+        }
+    }
+
+    /// A reply computed from the request body when a request is served: `respond` is
+    /// called with the parsed body and its reply is sent (a model that answers what it
+    /// is asked, e.g. a receipt listing exactly the request's expected files). A delay
+    /// set on this reply applies when the computed reply sets none.
+    pub fn computed(respond: impl Fn(&Value) -> Reply + Send + Sync + 'static) -> Self {
+        Reply {
+            status: 200,
+            headers: Vec::new(),
+            body: ReplyBody::Computed(Responder(Arc::new(respond))),
+            delay: None,
+        }
+    }
+
+    /// The reply actually sent for `request`: a computed reply's result, else itself.
+    pub(crate) fn resolve(self, request: &Value) -> Reply {
+        match &self.body {
+            ReplyBody::Computed(Responder(respond)) => {
+                let mut reply = respond(request);
+                reply.delay = reply.delay.or(self.delay);
+                reply
+            }
+            _ => self,
         }
     }
 
@@ -231,15 +239,6 @@ impl Reply {
     ) -> String {
         match &self.body {
             ReplyBody::Raw(body) => body.clone(),
-            ReplyBody::Computed(content) => completion_json(
-                seq,
-                request,
-                &Some(content(request)),
-                &[],
-                &None,
-                &Some(DEFAULT_USAGE),
-            )
-            .to_string(),
             ReplyBody::EchoRequest => {
                 let headers: serde_json::Map<String, Value> = headers
                     .iter()
@@ -255,6 +254,9 @@ impl Reply {
                 usage,
             } => {
                 completion_json(seq, request, content, tool_calls, finish_reason, usage).to_string()
+            }
+            ReplyBody::Computed(Responder(respond)) => {
+                respond(request).render_body(seq, request, headers)
             }
         }
     }

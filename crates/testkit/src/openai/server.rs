@@ -199,7 +199,9 @@ async fn handle(
             (Gate::Refuse(reply), _, _) => (ServedBy::Refused, reply),
             (Gate::Pass(Route::Chat), &Method::POST, Some(request)) => {
                 match state.script.serve(request) {
-                    Some((index, label, reply)) => (ServedBy::Rule { index, label }, reply),
+                    Some((index, label, reply)) => {
+                        (ServedBy::Rule { index, label }, reply.resolve(request))
+                    }
                     None if is_probe(request) => (ServedBy::Probe, Reply::content("pong")),
                     None => (ServedBy::Unmatched, unmatched_reply(request)),
                 }

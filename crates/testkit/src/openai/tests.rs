@@ -289,3 +289,34 @@ async fn models_route_and_unknown_routes() {
     );
     assert_eq!(server.unmatched().len(), 2);
 }
+
+#[tokio::test]
+async fn computed_reply_answers_from_the_request_and_records_its_status() {
+    let server = ScriptedServer::start(
+        Script::new().rule(
+            Rule::when(Match::any())
+                .named("computed")
+                .always(Reply::computed(|request| {
+                    let user = request["messages"][1]["content"][0]["text"]
+                        .as_str()
+                        .unwrap_or("");
+                    if user == "refuse" {
+                        Reply::status(429)
+                    } else {
+                        Reply::content(format!("echo: {user}"))
+                    }
+                })),
+        ),
+    )
+    .await;
+    let (status, _, reply) = post(&server, &body("s", "first", false)).await;
+    assert_eq!(status, 200);
+    assert_eq!(reply["choices"][0]["message"]["content"], "echo: first");
+    let (_, _, reply) = post(&server, &body("s", "second", false)).await;
+    assert_eq!(reply["choices"][0]["message"]["content"], "echo: second");
+    let (status, _, _) = post(&server, &body("s", "refuse", false)).await;
+    assert_eq!(status, 429);
+    let statuses: Vec<u16> = server.requests().iter().map(|r| r.status).collect();
+    assert_eq!(statuses, vec![200, 200, 429]);
+    assert_eq!(server.served_by("computed").len(), 3);
+}

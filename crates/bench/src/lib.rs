@@ -1,0 +1,21 @@
+//! vouch's scale benchmark (issue "Scale without skipping", item 6; `BENCHMARKS.md`).
+//!
+//! For each size N it generates a synthetic repository ([`vouch_testkit::synth`]), then
+//! measures, in one run on one machine: vouch's snapshot of the change against
+//! `git diff -M --numstat` of the same range; a whole review by the built `vouch` binary
+//! against the instant, perfect scripted model ([`model`]): host CPU, wall, peak RSS,
+//! requests, prompt bytes per changed line, the largest request, coverage and opinion;
+//! and, for the sizes asked, the same review with a fixed-latency model against its
+//! critical path ([`critical`]). Never run in CI: only a small smoke test is.
+
+pub mod child;
+pub mod critical;
+pub mod model;
+pub mod run;
+pub mod table;
+
+pub use run::{Config, Row, bench_manifest, run};
+pub use table::{COLUMNS, markdown_table};
+
+/// vouch's default composition, which the benchmark reviews with (see [`bench_manifest`]).
+pub const DEFAULT_MANIFEST: &str = include_str!("../../../manifests/default.toml");

@@ -1,0 +1,103 @@
+//! `vouch-bench`: the scale benchmark table of `BENCHMARKS.md`.
+//!
+//! `cargo run --release -p vouch-bench` builds `vouch` in the same profile, then measures
+//! N = 100, 1,000 and 5,000 and prints the Markdown table.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use clap::Parser;
+use vouch_bench::{Config, DEFAULT_MANIFEST, bench_manifest, markdown_table, run};
+
+/// Measures vouch on generated repositories against a scripted model and prints the
+/// table of BENCHMARKS.md.
+#[derive(Debug, Parser)]
+#[command(name = "vouch-bench")]
+struct Args {
+    /// Sizes N (changed files), comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "100,1000,5000")]
+    sizes: Vec<usize>,
+    /// Sizes also reviewed with the fixed-latency model.
+    #[arg(long, value_delimiter = ',', default_value = "100,1000")]
+    latency_sizes: Vec<usize>,
+    /// The fixed-latency model's delay per reply, in milliseconds.
+    #[arg(long, default_value_t = 200)]
+    latency_ms: u64,
+    /// Stage instances at once (vouch review --concurrency, and the critical path's).
+    #[arg(long, default_value_t = 4)]
+    concurrency: usize,
+    /// Snapshot and git diff runs per size (the fastest counts).
+    #[arg(long, default_value_t = 3)]
+    repeats: usize,
+    /// A review still running after this many seconds is stopped and reported as such.
+    #[arg(long, default_value_t = 900)]
+    review_limit_secs: u64,
+    /// The vouch binary (default: built by cargo next to this one).
+    #[arg(long)]
+    vouch: Option<PathBuf>,
+    /// Folder for generated repositories (default: target/tmp/vouch-bench).
+    #[arg(long)]
+    work_dir: Option<PathBuf>,
+}
+
+#[tokio::main]
+async fn main() -> Result<()> {
+    let args = Args::parse();
+    let profile_dir = std::env::current_exe()?
+        .parent()
+        .context("the benchmark's own folder")?
+        .to_path_buf();
+    let vouch = match args.vouch {
+        Some(path) => path,
+        None => build_vouch(&profile_dir)?,
+    };
+    let work_dir = args
+        .work_dir
+        .unwrap_or_else(|| profile_dir.join("../tmp/vouch-bench"));
+    std::fs::create_dir_all(&work_dir)
+        .with_context(|| format!("creating {}", work_dir.display()))?;
+    let manifest = bench_manifest(DEFAULT_MANIFEST, &work_dir)?;
+    let config = Config {
+        manifest,
+        sizes: args.sizes,
+        latency_sizes: args.latency_sizes,
+        latency: Duration::from_millis(args.latency_ms),
+        vouch,
+        work_dir,
+        concurrency: args.concurrency.max(1),
+        repeats: args.repeats,
+        review_limit: Duration::from_secs(args.review_limit_secs),
+    };
+    let rows = run(&config, |step| eprintln!("vouch-bench: {step}")).await?;
+    println!("{}", markdown_table(&rows));
+    Ok(())
+}
+
+/// Builds `vouch` with cargo (when run by `cargo run`) in this binary's profile and
+/// returns its path.
+fn build_vouch(profile_dir: &Path) -> Result<PathBuf> {
+    let vouch = profile_dir.join("vouch");
+    if let Ok(cargo) = std::env::var("CARGO") {
+        let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
+            Some("debug") => "dev",
+            Some(other) => other,
+            None => bail!("unexpected folder {}", profile_dir.display()),
+        };
+        let status = Command::new(cargo)
+            .args(["build", "--quiet", "--profile", profile, "-p", "vouch-cli"])
+            .status()
+            .context("running cargo build -p vouch-cli")?;
+        if !status.success() {
+            bail!("cargo build -p vouch-cli failed");
+        }
+    }
+    if !vouch.exists() {
+        bail!(
+            "{} does not exist: build it with `cargo build --release -p vouch-cli` or pass --vouch",
+            vouch.display()
+        );
+    }
+    Ok(vouch)
+}

@@ -1,0 +1,211 @@
+//! The instant, perfect scripted model: it answers every stage with a complete receipt
+//! listing exactly the request's expected files, no candidate, and — when the request
+//! offers tools — first reads (with `diff`) every file the host says it did not give
+//! inline or asks it to inspect.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use vouch_testkit::openai::{Match, Reply, Rule, Script};
+
+/// Most tool calls the model asks for in one turn.
+pub const READS_PER_TURN: usize = 8;
+
+/// A script whose one rule answers every chat request as [`perfect_reply`] does, each
+/// reply sent `latency` after its request arrived.
+pub fn perfect_script(latency: Duration) -> Script {
+    let reply = Reply::computed(perfect_reply);
+    let reply = if latency.is_zero() {
+        reply
+    } else {
+        reply.delay(latency)
+    };
+    Script::new().rule(Rule::when(Match::any()).named("perfect").always(reply))
+}
+
+/// What the perfect model does with one request.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Answer {
+    /// The endpoint check's one-token probe.
+    Pong,
+    /// Read these files with `diff` first.
+    Read(Vec<String>),
+    /// The final answer (a JSON object of the stage's contract).
+    Final(Value),
+}
+
+/// The perfect model's reply to one chat-completion request body.
+pub fn perfect_reply(request: &Value) -> Reply {
+    match decide(request) {
+        Answer::Pong => Reply::content("pong"),
+        Answer::Read(paths) => Reply::tool_calls(
+            paths
+                .into_iter()
+                .map(|path| ("diff".to_owned(), json!({"path": path}).to_string())),
+        ),
+        Answer::Final(answer) => Reply::content(answer.to_string()),
+    }
+}
+
+/// Rule: a probe gets `pong`; a verifier gets no decision (the model proposes no
+/// candidate); with tools, every file the host did not give inline or names as missing
+/// is read first ([`READS_PER_TURN`] per turn); then the answer is a complete receipt
+/// with exactly the last expected-files array of the conversation and no candidate.
+pub fn decide(request: &Value) -> Answer {
+    if request.get("max_tokens").and_then(Value::as_u64) == Some(1) {
+        return Answer::Pong;
+    }
+    let all = texts(request).join("\n");
+    if all.contains("\"decisions\"") && !all.contains("\"reviewedFiles\"") {
+        return Answer::Final(json!({"decisions": []}));
+    }
+    let expected = last_array_after(&all, "<expected-files>\n").unwrap_or_default();
+    let offers_tools = request
+        .get("tools")
+        .and_then(Value::as_array)
+        .is_some_and(|t| !t.is_empty());
+    if offers_tools {
+        let unread = files_to_read(&all, &requested_paths(request));
+        if !unread.is_empty() {
+            return Answer::Read(unread.into_iter().take(READS_PER_TURN).collect());
+        }
+    }
+    let mut answer = json!({
+        "candidates": [],
+        "coverage": {"complete": true, "reviewedFiles": expected},
+        "summary": "Inspected every expected file; no defect found.",
+    });
+    if is_repair(request) {
+        answer["fullCoverageQuote"] = Value::Null;
+    }
+    Answer::Final(answer)
+}
+
+/// Files the host named as not given inline or as missing, minus those already read.
+fn files_to_read(all: &str, requested: &BTreeSet<String>) -> Vec<String> {
+    let mut wanted = BTreeSet::new();
+    for marker in [
+        "Not included (over the inline budget): ",
+        "Missing files (inspect these now): ",
+    ] {
+        let mut rest = all;
+        while let Some(at) = rest.find(marker) {
+            rest = &rest[at + marker.len()..];
+            if let Some(paths) = array_at(rest) {
+                wanted.extend(paths);
+            }
+        }
+    }
+    wanted.difference(requested).cloned().collect()
+}
+
+/// Paths of every tool call the model already made in this conversation.
+fn requested_paths(request: &Value) -> BTreeSet<String> {
+    request
+        .get("messages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m.get("tool_calls").and_then(Value::as_array))
+        .flatten()
+        .filter_map(|call| call.pointer("/function/arguments").and_then(Value::as_str))
+        .filter_map(|args| serde_json::from_str::<Value>(args).ok())
+        .filter_map(|args| args.get("path").and_then(Value::as_str).map(str::to_owned))
+        .collect()
+}
+
+fn is_repair(request: &Value) -> bool {
+    texts(request)
+        .first()
+        .is_some_and(|system| system.starts_with("You repair"))
+}
+
+/// Every message's content as text, in order (parts joined).
+fn texts(request: &Value) -> Vec<String> {
+    request
+        .get("messages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|m| match m.get("content") {
+            Some(Value::String(text)) => text.clone(),
+            Some(Value::Array(parts)) => parts
+                .iter()
+                .filter_map(|p| p.get("text").and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join("\n"),
+            _ => String::new(),
+        })
+        .collect()
+}
+
+/// The JSON string array right after the last `marker` in `text`.
+fn last_array_after(text: &str, marker: &str) -> Option<Vec<String>> {
+    let at = text.rfind(marker)?;
+    array_at(&text[at + marker.len()..])
+}
+
+/// The JSON string array at the start of `text` (up to the end of its line).
+fn array_at(text: &str) -> Option<Vec<String>> {
+    let line = text.lines().next()?;
+    serde_json::from_str(line.trim()).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(user: &str, tools: bool, history: Vec<Value>) -> Value {
+        let mut messages = vec![
+            json!({"role": "system", "content": "You review."}),
+            json!({"role": "user", "content": user}),
+        ];
+        messages.extend(history);
+        let mut body = json!({"model": "m", "messages": messages});
+        if tools {
+            body["tools"] = json!([{"type": "function", "function": {"name": "diff"}}]);
+        }
+        body
+    }
+
+    const USER: &str = "Instance: generic-investigator #1\n<expected-files>\n[\"a.rs\",\"b.rs\"]\n</expected-files>\nNot included (over the inline budget): [\"b.rs\"]\n";
+
+    #[test]
+    fn reads_what_was_not_given_then_answers_with_the_exact_receipt() {
+        let first = decide(&request(USER, true, vec![]));
+        assert_eq!(first, Answer::Read(vec!["b.rs".to_owned()]));
+        let history = vec![
+            json!({"role": "assistant", "content": null, "tool_calls": [{"id": "c", "type": "function", "function": {"name": "diff", "arguments": "{\"path\":\"b.rs\"}"}}]}),
+            json!({"role": "tool", "tool_call_id": "c", "content": "@@ -1 +1 @@"}),
+        ];
+        let Answer::Final(answer) = decide(&request(USER, true, history)) else {
+            panic!("a final answer once every file was read");
+        };
+        assert_eq!(answer["coverage"]["complete"], true);
+        assert_eq!(answer["coverage"]["reviewedFiles"], json!(["a.rs", "b.rs"]));
+        assert_eq!(answer["candidates"], json!([]));
+    }
+
+    #[test]
+    fn the_probe_gets_pong_and_the_receipt_follows_the_last_list() {
+        let mut probe = request(USER, false, vec![]);
+        probe["max_tokens"] = json!(1);
+        assert_eq!(decide(&probe), Answer::Pong);
+        let retry = vec![
+            json!({"role": "user", "content": "## Coverage retry\n<expected-files>\n[\"c.rs\"]\n</expected-files>\n"}),
+        ];
+        let Answer::Final(answer) = decide(&request(USER, false, retry)) else {
+            panic!("a final answer");
+        };
+        assert_eq!(answer["coverage"]["reviewedFiles"], json!(["c.rs"]));
+    }
+
+    #[test]
+    fn without_tools_answers_at_once() {
+        let Answer::Final(answer) = decide(&request(USER, false, vec![])) else {
+            panic!("no tools: a final answer at once");
+        };
+        assert_eq!(answer["coverage"]["reviewedFiles"], json!(["a.rs", "b.rs"]));
+    }
+}
