@@ -170,6 +170,10 @@ pub struct PromptRequest {
     /// Candidates to decide (verifier only).
     #[serde(default)]
     pub candidates: Vec<CandidateForVerification>,
+    /// Concerns the candidate stages checked and dismissed (verifier only; the
+    /// clean-result audit never receives them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dismissed_concerns: Vec<DismissedForVerification>,
     /// True when the model can call the repository tools; false when the host gives
     /// patches and context inline.
     pub tools_available: bool,
@@ -239,6 +243,40 @@ pub struct CandidateReply {
     /// A short summary for the report.
     #[serde(default)]
     pub summary: String,
+    /// Concerns the stage checked and dismissed, each with the evidence that cleared it
+    /// (at most [`MAX_DISMISSED_CONCERNS`](crate::contract::MAX_DISMISSED_CONCERNS)).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dismissed_concerns: Vec<DismissedConcern>,
+}
+
+/// A concern a candidate stage checked and dismissed: where, what was suspected, and the
+/// evidence that cleared it. Kept in the report as an observation and shown to the
+/// verifier beside the candidates; never to the clean-result audit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DismissedConcern {
+    /// Repository-relative path the concern was about (at head).
+    pub path: String,
+    /// First line (1-based).
+    pub start_line: u32,
+    /// Last line, inclusive.
+    pub end_line: u32,
+    /// What was suspected, in one sentence.
+    pub concern: String,
+    /// The evidence that cleared it (what was read, as path:line).
+    pub evidence: String,
+}
+
+/// A dismissed concern as the verifier receives it: with the label of the stage that
+/// recorded it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DismissedForVerification {
+    /// Label of the stage instance that dismissed it (e.g. `generic-investigator #1`).
+    pub dismissed_by: String,
+    /// The concern.
+    #[serde(flatten)]
+    pub concern: DismissedConcern,
 }
 
 /// The verifier's finding for a verified candidate (may narrow the candidate's claim).

@@ -447,6 +447,7 @@ pub async fn review_report(
         diagnostics,
         job_id,
         cancel: cancel.clone(),
+        prefetch: Default::default(),
     });
     // Register for SIGINT and SIGTERM before any request is sent, so Ctrl-C or a
     // plain `kill` always ends the review as `aborted`, with its report written.

@@ -275,6 +275,7 @@ async fn review(
         diagnostics: diagnostics.clone(),
         job_id: "fuzz".into(),
         cancel: CancellationToken::new(),
+        prefetch: Default::default(),
     });
     let run = run_review(env, &plan).await;
     let labels = diagnostics

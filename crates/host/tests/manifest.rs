@@ -280,7 +280,8 @@ fn minimal_manifest_takes_documented_defaults() {
             max_turns: 12,
             max_tool_calls: 24,
             max_output_tokens: 8192,
-            max_total_tokens: 60_000
+            max_total_tokens: 60_000,
+            prefetch_tokens: 6_000,
         }
     );
     assert!(c.exclusions.rules().is_empty());
@@ -313,6 +314,7 @@ fn every_key_manifest_is_read_into_the_composition() {
         max_tool_calls: 20,
         max_output_tokens: 2048,
         max_total_tokens: 40_000,
+        prefetch_tokens: 3_000,
     };
     assert_eq!(c.budget, defaults);
     // Disabled entries expand to nothing; a custom label names the instances.
@@ -327,6 +329,7 @@ fn every_key_manifest_is_read_into_the_composition() {
         Budget {
             max_turns: 6,
             max_total_tokens: 20_000,
+            prefetch_tokens: 0,
             ..defaults
         },
         "a specialist override replaces only the keys it sets"

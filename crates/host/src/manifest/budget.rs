@@ -18,16 +18,21 @@ pub struct Budget {
     pub max_output_tokens: u32,
     /// Prompt plus completion tokens across all turns, in tokens.
     pub max_total_tokens: u32,
+    /// Estimated tokens of context the host prefetches from the repository graph before
+    /// the first turn (0: none).
+    pub prefetch_tokens: u32,
 }
 
 impl Default for Budget {
-    /// 12 turns, 24 tool calls, 8,192 output tokens per reply, 60,000 tokens in total.
+    /// 12 turns, 24 tool calls, 8,192 output tokens per reply, 60,000 tokens in total,
+    /// 6,000 tokens of prefetched context.
     fn default() -> Self {
         Self {
             max_turns: 12,
             max_tool_calls: 24,
             max_output_tokens: 8192,
             max_total_tokens: 60_000,
+            prefetch_tokens: 6_000,
         }
     }
 }
@@ -40,6 +45,7 @@ impl Budget {
             max_tool_calls: over.max_tool_calls.unwrap_or(self.max_tool_calls),
             max_output_tokens: over.max_output_tokens.unwrap_or(self.max_output_tokens),
             max_total_tokens: over.max_total_tokens.unwrap_or(self.max_total_tokens),
+            prefetch_tokens: over.prefetch_tokens.unwrap_or(self.prefetch_tokens),
         }
     }
 
@@ -52,6 +58,7 @@ impl Budget {
             max_tool_calls: min(self.max_tool_calls, cap.max_tool_calls),
             max_output_tokens: min(self.max_output_tokens, cap.max_output_tokens),
             max_total_tokens: min(self.max_total_tokens, cap.max_total_tokens),
+            prefetch_tokens: min(self.prefetch_tokens, cap.prefetch_tokens),
         }
     }
 
@@ -62,6 +69,7 @@ impl Budget {
             max_tool_calls: Some(self.max_tool_calls),
             max_output_tokens: Some(self.max_output_tokens),
             max_total_tokens: Some(self.max_total_tokens),
+            prefetch_tokens: Some(self.prefetch_tokens),
         }
     }
 }
@@ -78,10 +86,13 @@ pub struct BudgetOverride {
     pub max_output_tokens: Option<u32>,
     /// See [`Budget::max_total_tokens`].
     pub max_total_tokens: Option<u32>,
+    /// See [`Budget::prefetch_tokens`] (0 is allowed: no prefetch).
+    pub prefetch_tokens: Option<u32>,
 }
 
 impl BudgetOverride {
-    /// Rejects zero values (a stage with no turns cannot run) at `path`.
+    /// Rejects zero values (a stage with no turns cannot run) at `path`;
+    /// `prefetch_tokens` may be 0 (no prefetch).
     pub(crate) fn check(
         &self,
         reporter: &Reporter<'_>,
@@ -108,8 +119,8 @@ impl BudgetOverride {
     }
 }
 
-/// Rejects an effective budget whose reply limit exceeds its total limit, pointing at
-/// `path` (the table that made it so).
+/// Rejects an effective budget whose reply limit exceeds its total limit, or whose
+/// prefetch and reply limits together do, pointing at `path` (the table that made it so).
 pub(crate) fn check_effective(
     budget: Budget,
     reporter: &Reporter<'_>,
@@ -125,6 +136,22 @@ pub(crate) fn check_effective(
                 budget.max_output_tokens, budget.max_total_tokens
             ),
             "lower max_output_tokens or raise max_total_tokens",
+        ));
+    }
+    // The prefetched context is part of the first request's prompt, which the total
+    // counts, with room left for the reply.
+    if u64::from(budget.prefetch_tokens) + u64::from(budget.max_output_tokens)
+        > u64::from(budget.max_total_tokens)
+    {
+        return Err(reporter.at(
+            ErrorKind::BadBudget,
+            path,
+            true,
+            format!(
+                "prefetch_tokens ({}) plus max_output_tokens ({}) is larger than max_total_tokens ({}): the first request could not fit",
+                budget.prefetch_tokens, budget.max_output_tokens, budget.max_total_tokens
+            ),
+            "lower prefetch_tokens (0 turns the prefetch off) or raise max_total_tokens",
         ));
     }
     Ok(())

@@ -82,6 +82,7 @@ pub fn stage_record(label: &str, handle: &SpecialistHandle, assigned: usize) -> 
         candidates: 0,
         budget_hit: None,
         forced_synthesis: false,
+        prefetch: None,
         source_windows: 0,
         ledger: Vec::new(),
         model: None,
@@ -105,6 +106,8 @@ pub struct Execution<'a> {
     pub contract: ContractRequest,
     /// Source the host gives inline (recorded in `tools`' ledger already).
     pub inline: &'a InlineSource,
+    /// The prefetch section (recorded in `tools`' ledger already; empty for none).
+    pub prefetch: &'a str,
     /// The execution's tools and ledger.
     pub tools: &'a RepoTools,
 }
@@ -120,8 +123,8 @@ pub struct Prepared<'a> {
 }
 
 /// Assembles an execution's messages once: the plugin's role prompt, then the host's
-/// sections in one order — inline source, tools (when offered), expected files
-/// (receipts only), output contract. The policy evidence windows join the ledger.
+/// sections in one order — inline source, prefetched context, tools (when offered),
+/// expected files (receipts only), output contract. The policy evidence windows join the ledger.
 pub fn prepare<'a>(
     env: &ReviewEnv,
     execution: Execution<'a>,
@@ -146,6 +149,9 @@ pub fn prepare<'a>(
         &execution.inline.blocks,
         &execution.inline.omitted,
     )];
+    if !execution.prefetch.is_empty() {
+        sections.push(execution.prefetch.to_string());
+    }
     if env.tools_enabled() {
         sections.push(tools_section(
             vouch_git::reader::MAX_LINES,

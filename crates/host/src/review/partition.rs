@@ -85,6 +85,7 @@ pub(super) fn plan_for(spec: &InstanceSpec, assigned: Vec<String>) -> StagePlan 
         handle: spec.handle.clone(),
         assigned,
         budget: spec.budget,
+        prefetch_tokens: spec.prefetch_tokens,
         model: spec.model.clone(),
     }
 }

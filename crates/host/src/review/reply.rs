@@ -6,7 +6,9 @@
 
 use serde_json::Value;
 use vouch_abi::contract::token_bound;
-use vouch_abi::{CandidateReply, DecisionPayload, ParsedReply, ProposedCandidate};
+use vouch_abi::{
+    CandidateReply, DecisionPayload, DismissedConcern, ParsedReply, ProposedCandidate,
+};
 use vouch_core::{
     CandidateLocation, Citation, CoverageReceipt, Decision, FindingDraft, Revision, Severity,
     SourceWindow, TokenUsage, TruncationStep, Verdict, check_candidate_repair,
@@ -82,6 +84,8 @@ pub struct CandidateAnswer {
     pub full_coverage_quote: Option<String>,
     /// Summary for the report.
     pub summary: String,
+    /// Concerns the stage checked and dismissed, with the evidence that cleared them.
+    pub dismissed: Vec<DismissedConcern>,
 }
 
 /// A reply, typed: candidates with a receipt, or decisions.
@@ -214,6 +218,7 @@ fn candidates(reply: CandidateReply) -> Result<CandidateAnswer, String> {
         },
         full_coverage_quote: reply.full_coverage_quote,
         summary: reply.summary,
+        dismissed: reply.dismissed_concerns,
     })
 }
 

@@ -1,19 +1,21 @@
 //! A candidate-producing stage instance: prompt → exchange → receipt check → at most one
 //! targeted coverage retry.
 
-use vouch_abi::contract::{ContractRequest, MAX_CANDIDATES, token_bound};
-use vouch_abi::{PAYLOAD_VERSION, PromptRequest, Role};
+use vouch_abi::contract::{ContractRequest, MAX_CANDIDATES, MAX_DISMISSED_CONCERNS, token_bound};
+use vouch_abi::{DismissedForVerification, PAYLOAD_VERSION, PromptRequest, Role};
 use vouch_core::{
     Candidate, CoverageComparison, Failure, FailureKind, Limitation, LimitationKind, QuoteProblem,
-    StageRecord, StageStatus, candidate_id, compare_coverage, full_coverage_quote,
-    mismatch_after_retry_message,
+    StageRecord, StageStatus, candidate_id, compare_coverage, forced_synthesis_limits,
+    full_coverage_quote, mismatch_after_retry_message,
 };
 use vouch_llm::Budget;
 
+use super::concerns;
 use super::env::ReviewEnv;
 pub(super) use super::exec::stage_record;
 use super::exec::{Execution, StageKind, fail, note_answer, prepare};
 use super::inline::{self, InlineSource};
+use super::prefetch;
 use super::reply::{Answer, CandidateAnswer, ExchangeError, ProposedDraft, TypedReply};
 use crate::diagnostics::ReasonCode;
 use crate::policy::{RetrySource, coverage_retry_message};
@@ -32,6 +34,8 @@ pub struct StagePlan {
     pub assigned: Vec<String>,
     /// Agent budget.
     pub budget: Budget,
+    /// Estimated tokens of context prefetched from the repository graph (0: none).
+    pub prefetch_tokens: u32,
     /// The specialist's own model, if it names one.
     pub model: Option<String>,
 }
@@ -52,6 +56,8 @@ pub struct StageRun {
     pub message: Option<String>,
     /// True when cancelled.
     pub cancelled: bool,
+    /// Concerns it checked and dismissed (for the verifier; also observations).
+    pub dismissed: Vec<DismissedForVerification>,
 }
 
 fn gets_intent(role: Role) -> bool {
@@ -72,6 +78,7 @@ fn prompt_request(env: &ReviewEnv, plan: &StagePlan) -> PromptRequest {
         },
         policy_evidence: env.policy.iter().map(|(d, _)| d.clone()).collect(),
         candidates: vec![],
+        dismissed_concerns: vec![],
         tools_available: env.tools_enabled(),
     }
 }
@@ -132,6 +139,7 @@ pub async fn run_candidate_stage(env: &ReviewEnv, plan: &StagePlan) -> StageRun 
         observations: vec![],
         message: None,
         cancelled: false,
+        dismissed: vec![],
     };
     let tools = RepoTools::new(env.reader.clone());
     let outcome = drive(env, plan, kind, &tools, &mut run).await;
@@ -180,9 +188,11 @@ pub async fn run_candidate_stage(env: &ReviewEnv, plan: &StagePlan) -> StageRun 
 }
 
 /// Rule (structured outputs): a final answer's `max_tokens` covers its contract's bound.
-/// The host therefore lowers the contract's candidate cap until the bound
-/// ([`token_bound`]) fits the stage's output-token budget, down to one candidate; a
-/// contract that still does not fit is requested with `max_tokens` at its bound.
+/// The host therefore lowers the contract's caps until the bound ([`token_bound`]) fits
+/// the stage's output-token budget: candidates first keep their room, so for each
+/// candidate cap (from the most) the dismissed-concern cap is lowered before the
+/// candidate cap is, down to one of each; a contract that still does not fit is
+/// requested with `max_tokens` at its bound.
 fn fitted_contract(plan: &StagePlan) -> Result<ContractRequest, crate::registry::PluginError> {
     let budget = u64::from(plan.budget.max_output_tokens_per_request);
     let mut request = ContractRequest {
@@ -190,14 +200,18 @@ fn fitted_contract(plan: &StagePlan) -> Result<ContractRequest, crate::registry:
         candidate_ids: vec![],
         repair: false,
         max_candidates: None,
+        max_dismissed: None,
     };
     for cap in (1..=MAX_CANDIDATES).rev() {
-        request.max_candidates = Some(cap);
-        if cap == 1 || token_bound(&plan.handle.contract(&request)?) <= budget {
-            return Ok(request);
+        for dismissed in (1..=MAX_DISMISSED_CONCERNS).rev() {
+            request.max_candidates = Some(cap);
+            request.max_dismissed = Some(dismissed);
+            if token_bound(&plan.handle.contract(&request)?) <= budget {
+                return Ok(request);
+            }
         }
     }
-    unreachable!("the loop returns at cap 1")
+    Ok(request)
 }
 
 /// Patches without tools that the stage could not be given (over the inline budget or
@@ -233,6 +247,8 @@ async fn drive(
             ReasonCode::SourceLookupGap,
         );
     }
+    let prefetched = prefetch::prefetch(env, tools, &plan.assigned, plan.prefetch_tokens);
+    run.record.prefetch = prefetched.record;
     let prepared = prepare(
         env,
         Execution {
@@ -242,6 +258,7 @@ async fn drive(
             request: prompt_request(env, plan),
             contract,
             inline: &inline,
+            prefetch: &prefetched.section,
             tools,
         },
     )?;
@@ -369,6 +386,21 @@ fn absorb(
         .retain(|p| expected.contains(p) || !plan.assigned.contains(p));
     let comparison = compare_coverage(expected, &receipt);
     run.record.coverage = Some(comparison.clone());
+    let stated = run
+        .limitations
+        .iter()
+        .any(|l| l.kind == LimitationKind::ForcedSynthesis);
+    if forced_synthesis_limits(answer.forced_synthesis, &comparison) && !stated {
+        run.limitations.push(Limitation {
+            kind: LimitationKind::ForcedSynthesis,
+            stage: Some(plan.label.clone()),
+            detail: format!(
+                "{} ran out of budget and was asked for its answer without tools; that \
+                 answer's coverage receipt was incomplete",
+                plan.label
+            ),
+        });
+    }
     (reply, comparison)
 }
 
@@ -402,6 +434,9 @@ fn accept(
             detail: format!("{} hit its {} budget", plan.label, kind.as_str()),
         });
     }
+    run.dismissed = concerns::for_verifier(&plan.label, &reply.dismissed);
+    run.observations
+        .extend(run.dismissed.iter().map(concerns::observation));
     run.candidates = reply
         .candidates
         .iter()

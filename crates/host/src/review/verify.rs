@@ -2,7 +2,10 @@
 //! each verified decision that omitted its finding.
 
 use vouch_abi::contract::{Area, ContractRequest};
-use vouch_abi::{CandidateForVerification, PAYLOAD_VERSION, PromptRequest, ProposedCandidate};
+use vouch_abi::{
+    CandidateForVerification, DismissedForVerification, PAYLOAD_VERSION, PromptRequest,
+    ProposedCandidate,
+};
 use vouch_core::{
     Candidate, CandidateRecord, CandidateState, ConventionGap, Decision, DecisionProblem, Failure,
     FailureKind, Finding, Limitation, LimitationKind, Provenance, SourceWindow, StageRecord,
@@ -13,6 +16,7 @@ use super::context::policy_paths;
 use super::env::ReviewEnv;
 use super::exec::{Execution, StageKind, fail, note_answer, prepare, stage_record};
 use super::inline::{self, InlineSource};
+use super::prefetch;
 use super::reply::{ExchangeError, TypedReply};
 use super::stage::StagePlan;
 use crate::diagnostics::ReasonCode;
@@ -140,11 +144,21 @@ fn pass_limitations(
     limitations
 }
 
+/// The changed files (in canonical order) that candidates are located in.
+fn candidate_files(expected: &[String], candidates: &[Candidate]) -> Vec<String> {
+    expected
+        .iter()
+        .filter(|p| candidates.iter().any(|c| &c.path == *p))
+        .cloned()
+        .collect()
+}
+
 async fn pass(
     env: &ReviewEnv,
     plan: &StagePlan,
     label: &str,
     candidates: &[Candidate],
+    dismissed: &[DismissedForVerification],
     kind: StageKind,
 ) -> Result<PassResult, (StageRecord, ExchangeError)> {
     let mut record = StageRecord {
@@ -153,6 +167,10 @@ async fn pass(
     };
     let tools = RepoTools::new(env.reader.clone());
     let given = given_source(env, plan, &tools, candidates);
+    // The same prefetch a lane gets, for the changed files the candidates are in.
+    let files = candidate_files(&plan.assigned, candidates);
+    let prefetched = prefetch::prefetch(env, &tools, &files, plan.prefetch_tokens);
+    record.prefetch = prefetched.record;
     let mut focused_plan;
     let mut run_plan = plan;
     if kind == StageKind::FocusedVerification {
@@ -173,6 +191,7 @@ async fn pass(
                 intent: None,
                 policy_evidence: env.policy.iter().map(|(p, _)| p.clone()).collect(),
                 candidates: candidates.iter().map(payload).collect(),
+                dismissed_concerns: dismissed.to_vec(),
                 tools_available: env.tools_enabled(),
             },
             contract: ContractRequest {
@@ -180,8 +199,10 @@ async fn pass(
                 candidate_ids: candidates.iter().map(|c| c.id.clone()).collect(),
                 repair: false,
                 max_candidates: None,
+                max_dismissed: None,
             },
             inline: &given,
+            prefetch: &prefetched.section,
             tools: &tools,
         },
     );
@@ -423,6 +444,7 @@ pub async fn verify(
     env: &ReviewEnv,
     plan: &StagePlan,
     candidates: &[Candidate],
+    dismissed: &[DismissedForVerification],
 ) -> VerificationRun {
     let mut run = VerificationRun {
         records: vec![],
@@ -438,7 +460,16 @@ pub async fn verify(
     env.progress(ProgressEvent::VerificationStarted {
         candidates: candidates.len(),
     });
-    let batch = match pass(env, plan, &plan.label, candidates, StageKind::Verification).await {
+    let batch = match pass(
+        env,
+        plan,
+        &plan.label,
+        candidates,
+        dismissed,
+        StageKind::Verification,
+    )
+    .await
+    {
         Ok(p) => p,
         Err((record, e)) => {
             failed_pass(env, StageKind::Verification, record, e, &mut run);
@@ -466,7 +497,7 @@ pub async fn verify(
             .map(|(_, s)| s.clone());
         let record = match settle(env, &plan.label, &plan.label, c, state, 1, &mut run) {
             Settled::Record(r) => *r,
-            Settled::Focus => focused(env, plan, c, &mut run).await,
+            Settled::Focus => focused(env, plan, c, dismissed, &mut run).await,
         };
         run.candidates.push(record);
     }
@@ -477,6 +508,7 @@ async fn focused(
     env: &ReviewEnv,
     plan: &StagePlan,
     c: &Candidate,
+    dismissed: &[DismissedForVerification],
     run: &mut VerificationRun,
 ) -> CandidateRecord {
     let label = format!("{} (focused {})", plan.label, c.id);
@@ -485,6 +517,7 @@ async fn focused(
         plan,
         &label,
         std::slice::from_ref(c),
+        dismissed,
         StageKind::FocusedVerification,
     )
     .await
