@@ -4,6 +4,7 @@
 
 mod broken_output;
 mod composition;
+mod context;
 mod coverage_retry;
 mod diagnostics;
 mod endpoint;

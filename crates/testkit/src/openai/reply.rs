@@ -26,7 +26,12 @@ pub struct Reply {
     pub(crate) headers: Vec<(String, String)>,
     pub(crate) body: ReplyBody,
     pub(crate) delay: Option<Duration>,
+    pub(crate) hold_until_in_flight: Option<usize>,
 }
+
+/// Longest a [`Reply::hold_until_in_flight`] reply waits for the other requests before
+/// it answers anyway (so a host that never sends them fails its test instead of hanging).
+pub const HOLD_LIMIT: Duration = Duration::from_secs(30);
 
 #[derive(Clone, Debug)]
 pub(crate) enum ReplyBody {
@@ -53,6 +58,7 @@ impl Reply {
                 usage: Some(DEFAULT_USAGE),
             },
             delay: None,
+            hold_until_in_flight: None,
         }
     }
 
@@ -108,6 +114,7 @@ impl Reply {
             headers: Vec::new(),
             body: ReplyBody::Raw(body.into()),
             delay: None,
+            hold_until_in_flight: None,
         }
     }
 
@@ -120,6 +127,7 @@ impl Reply {
             headers: Vec::new(),
             body: ReplyBody::EchoRequest,
             delay: None,
+            hold_until_in_flight: None,
         }
     }
 
@@ -174,6 +182,17 @@ impl Reply {
     /// timeouts, cancellation).
     pub fn delay(mut self, delay: Duration) -> Self {
         self.delay = Some(delay);
+        self
+    }
+
+    /// Holds the answer until at least `requests` chat requests (this one included) are
+    /// being answered at once, or [`HOLD_LIMIT`] passed: how a test makes concurrent
+    /// stages meet, so each request's [`in_flight_at_arrival`] shows who ran alongside
+    /// it (a host that sends them one after another leaves it empty).
+    ///
+    /// [`in_flight_at_arrival`]: super::RecordedRequest::in_flight_at_arrival
+    pub fn hold_until_in_flight(mut self, requests: usize) -> Self {
+        self.hold_until_in_flight = Some(requests);
         self
     }
 
