@@ -143,7 +143,7 @@ pub struct ContractRequest {
     /// output-token budget.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_candidates: Option<u64>,
-    /// Most dismissed concerns the reply may carry (1 to [`MAX_DISMISSED_CONCERNS`];
+    /// Most dismissed concerns the reply may carry (0 to [`MAX_DISMISSED_CONCERNS`];
     /// `None` is the maximum), lowered with the candidate cap to fit the budget.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_dismissed: Option<u64>,
@@ -157,12 +157,12 @@ impl ContractRequest {
             .clamp(1, MAX_CANDIDATES)
     }
 
-    /// The dismissed-concern cap this request asks for, clamped to
-    /// 1..=[`MAX_DISMISSED_CONCERNS`].
+    /// The dismissed-concern cap this request asks for, at most
+    /// [`MAX_DISMISSED_CONCERNS`] (0: the reply's list must be empty).
     pub fn dismissed_cap(&self) -> u64 {
         self.max_dismissed
             .unwrap_or(MAX_DISMISSED_CONCERNS)
-            .clamp(1, MAX_DISMISSED_CONCERNS)
+            .min(MAX_DISMISSED_CONCERNS)
     }
 }
 

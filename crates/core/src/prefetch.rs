@@ -108,7 +108,7 @@ mod tests {
 
     #[test]
     fn value_order_puts_head_definitions_first_and_callers_last() {
-        let mut kinds = vec![
+        let mut kinds = [
             PrefetchKind::Callers,
             PrefetchKind::EnclosingBase,
             PrefetchKind::Callee,

@@ -189,10 +189,11 @@ pub async fn run_candidate_stage(env: &ReviewEnv, plan: &StagePlan) -> StageRun 
 
 /// Rule (structured outputs): a final answer's `max_tokens` covers its contract's bound.
 /// The host therefore lowers the contract's caps until the bound ([`token_bound`]) fits
-/// the stage's output-token budget: candidates first keep their room, so for each
-/// candidate cap (from the most) the dismissed-concern cap is lowered before the
-/// candidate cap is, down to one of each; a contract that still does not fit is
-/// requested with `max_tokens` at its bound.
+/// the stage's output-token budget: for each candidate cap (from the most) the
+/// dismissed-concern cap is lowered before the candidate cap is, down to one of each;
+/// only when no such pair fits may dismissed concerns be left out (cap 0), again from the
+/// most candidates; a contract that still does not fit is requested with `max_tokens` at
+/// its bound.
 fn fitted_contract(plan: &StagePlan) -> Result<ContractRequest, crate::registry::PluginError> {
     let budget = u64::from(plan.budget.max_output_tokens_per_request);
     let mut request = ContractRequest {
@@ -202,13 +203,15 @@ fn fitted_contract(plan: &StagePlan) -> Result<ContractRequest, crate::registry:
         max_candidates: None,
         max_dismissed: None,
     };
-    for cap in (1..=MAX_CANDIDATES).rev() {
-        for dismissed in (1..=MAX_DISMISSED_CONCERNS).rev() {
-            request.max_candidates = Some(cap);
-            request.max_dismissed = Some(dismissed);
-            if token_bound(&plan.handle.contract(&request)?) <= budget {
-                return Ok(request);
-            }
+    let with_concerns = (1..=MAX_CANDIDATES)
+        .rev()
+        .flat_map(|cap| (1..=MAX_DISMISSED_CONCERNS).rev().map(move |d| (cap, d)));
+    let without = (1..=MAX_CANDIDATES).rev().map(|cap| (cap, 0));
+    for (cap, dismissed) in with_concerns.chain(without) {
+        request.max_candidates = Some(cap);
+        request.max_dismissed = Some(dismissed);
+        if token_bound(&plan.handle.contract(&request)?) <= budget {
+            return Ok(request);
         }
     }
     Ok(request)
