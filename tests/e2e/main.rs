@@ -16,5 +16,6 @@ mod outputs;
 mod panel;
 mod publish;
 mod review;
+mod schema;
 mod terminal;
 mod user_config;

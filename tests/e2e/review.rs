@@ -432,13 +432,13 @@ async fn without_tools_answers_are_structured_and_max_tokens_covers_the_contract
         .as_u64()
         .unwrap();
     assert!(
-        (1..vouch_abi::contract::MAX_CANDIDATES).contains(&cap),
+        (1..vouch_specialist_kit::contract::MAX_CANDIDATES).contains(&cap),
         "cap {cap}"
     );
     // … and max_tokens covers the contract's bound.
     let max_tokens = request.body["max_tokens"].as_u64().unwrap();
     assert!(
-        max_tokens >= vouch_abi::contract::token_bound(schema),
+        max_tokens >= vouch_specialist_kit::contract::token_bound(schema),
         "{max_tokens}"
     );
     // The patches were given inline instead.

@@ -166,9 +166,11 @@ unsafe fn borrow<'a>(ptr: *const u8, len: usize) -> &'a [u8] {
 /// works with unwinding.
 ///
 /// ```
-/// use serde_json::Value;
-/// use vouch_abi::contract::{ContractRequest, candidate_contract, parse_candidate_reply};
-/// use vouch_abi::{Descriptor, PAYLOAD_VERSION, ParsedReply, PromptRequest, RenderedPrompt, Role};
+/// use serde_json::{Value, json};
+/// use vouch_abi::{
+///     ContractRequest, Descriptor, PAYLOAD_VERSION, ParsedReply, PromptRequest, RenderedPrompt,
+///     Role,
+/// };
 ///
 /// #[derive(Default)]
 /// pub struct MySpecialist;
@@ -186,11 +188,15 @@ unsafe fn borrow<'a>(ptr: *const u8, len: usize) -> &'a [u8] {
 ///     fn render_prompt(&self, request: &PromptRequest) -> Result<RenderedPrompt, String> {
 ///         Ok(RenderedPrompt { system: "You review.".into(), user: request.label.clone() })
 ///     }
-///     fn contract(&self, request: &ContractRequest) -> Value {
-///         candidate_contract(request)
+///     // A real specialist returns a standard contract from vouch-specialist-kit
+///     // (`contract::candidate_contract`) and parses with its parser.
+///     fn contract(&self, _request: &ContractRequest) -> Value {
+///         json!({"type": "object"})
 ///     }
 ///     fn parse(&self, reply: &Value) -> Result<ParsedReply, String> {
-///         parse_candidate_reply(reply)
+///         serde_json::from_value(reply.clone())
+///             .map(ParsedReply::Candidates)
+///             .map_err(|e| e.to_string())
 ///     }
 /// }
 ///

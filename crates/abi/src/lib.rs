@@ -2,19 +2,16 @@
 //!
 //! A specialist plugin is a library that exports one C-ABI function returning a
 //! `#[repr(C)]` function table. Only JSON crosses the boundary: the payload types live
-//! in [`payload`], the standard bounded output contracts in [`contract`], and the one
-//! trait a plugin implements in [`specialist`]; the C-ABI table is in [`table`] and
-//! [`export_specialist!`] (in [`export`]) turns a [`Specialist`] into a plugin. This
-//! crate is small on purpose and changes rarely.
+//! in [`payload`] and the one trait a plugin implements in [`specialist`]; the C-ABI
+//! table is in [`table`] and [`export_specialist!`] (in [`export`]) turns a
+//! [`Specialist`] into a plugin. This crate is the boundary only, small on purpose and
+//! changing rarely; the standard output contracts, shared prompt blocks, the sample
+//! request and the prompt-snapshot test kit are in `vouch-specialist-kit`.
 
-pub mod contract;
 pub mod export;
 pub mod payload;
-pub mod render;
-pub mod sample;
 pub mod specialist;
 pub mod table;
-pub mod testing;
 
 pub use payload::*;
 pub use specialist::Specialist;

@@ -40,11 +40,6 @@ impl Role {
             Role::Verifier => "verifier",
         }
     }
-
-    /// True for roles that propose candidates and return a coverage receipt.
-    pub fn produces_candidates(self) -> bool {
-        !matches!(self, Role::Verifier)
-    }
 }
 
 /// What `describe` returns: who the plugin is.
@@ -344,4 +339,51 @@ pub enum ParsedReply {
     Candidates(CandidateReply),
     /// From the verifier.
     Decisions(VerifierReply),
+}
+
+/// Most candidates a standard candidate reply may carry.
+pub const MAX_CANDIDATES: u64 = 6;
+
+/// Most dismissed concerns one stage instance may record.
+pub const MAX_DISMISSED_CONCERNS: u64 = 3;
+
+/// What the host tells a plugin when asking for its contract.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContractRequest {
+    /// The instance's canonical expected files (candidate producers).
+    #[serde(default)]
+    pub expected_files: Vec<String>,
+    /// Host-assigned ids of the candidates to decide (verifier).
+    #[serde(default)]
+    pub candidate_ids: Vec<String>,
+    /// True for the repair contract, which adds `fullCoverageQuote`.
+    #[serde(default)]
+    pub repair: bool,
+    /// Most candidates the reply may carry (1 to [`MAX_CANDIDATES`]; `None` is the
+    /// maximum). The host lowers it so the contract's token bound (the standard contracts' `token_bound` in vouch-specialist-kit) fits the stage's
+    /// output-token budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_candidates: Option<u64>,
+    /// Most dismissed concerns the reply may carry (0 to [`MAX_DISMISSED_CONCERNS`];
+    /// `None` is the maximum), lowered with the candidate cap to fit the budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_dismissed: Option<u64>,
+}
+
+impl ContractRequest {
+    /// The candidate cap this request asks for, clamped to 1..=[`MAX_CANDIDATES`].
+    pub fn candidate_cap(&self) -> u64 {
+        self.max_candidates
+            .unwrap_or(MAX_CANDIDATES)
+            .clamp(1, MAX_CANDIDATES)
+    }
+
+    /// The dismissed-concern cap this request asks for, at most
+    /// [`MAX_DISMISSED_CONCERNS`] (0: the reply's list must be empty).
+    pub fn dismissed_cap(&self) -> u64 {
+        self.max_dismissed
+            .unwrap_or(MAX_DISMISSED_CONCERNS)
+            .min(MAX_DISMISSED_CONCERNS)
+    }
 }

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::contract::ContractRequest;
+use crate::payload::ContractRequest;
 use crate::payload::{Descriptor, ParsedReply, PromptRequest, RenderedPrompt};
 
 /// A specialist: pure and stateless. It renders its role prompt, declares its output

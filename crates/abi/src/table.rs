@@ -41,7 +41,7 @@ pub const ABI_MINOR: u32 = 0;
 pub mod method {
     /// Input [`crate::PromptRequest`], output [`crate::RenderedPrompt`].
     pub const RENDER_PROMPT: &str = "render_prompt";
-    /// Input [`crate::contract::ContractRequest`], output a JSON Schema object.
+    /// Input [`crate::ContractRequest`], output a JSON Schema object.
     pub const CONTRACT: &str = "contract";
     /// Input the reply object the host extracted, output [`crate::ParsedReply`].
     pub const PARSE: &str = "parse";

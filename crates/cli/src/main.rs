@@ -21,6 +21,7 @@ mod publish;
 mod render;
 mod review;
 mod scaffold;
+mod schema;
 mod specialists;
 mod ui;
 mod validate;
@@ -80,6 +81,12 @@ enum Command {
     Config(config::ConfigCommand),
     /// Print vouch's man page (roff) to stdout: `vouch man | man -l -`.
     Man,
+    /// Print the JSON Schema of a document vouch writes or checks.
+    Schema {
+        /// Which document.
+        #[arg(value_enum)]
+        name: schema::SchemaName,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -172,6 +179,7 @@ fn main() -> ExitCode {
                 .map(|()| completions::print(&text))
                 .map_err(|e| anyhow::anyhow!("cannot render the man page: {e}"))
         }
+        Command::Schema { name } => Ok(completions::print(schema::text(name).as_bytes())),
         Command::Review(args) => runtime.block_on(review::run(*args)),
         Command::Render(args) => runtime.block_on(render::run(&args)),
         Command::Eval(args) => runtime.block_on(eval::run(*args)),

@@ -1,55 +1,108 @@
 //! `vouch specialist new NAME`: writes a custom specialist plugin crate that builds and
 //! loads out of the box.
 //!
-//! The crate is a standalone cargo workspace (cdylib + rlib) depending on a copy of the
-//! `vouch-abi` source this binary was built from, written into the crate's
-//! `vendor/vouch-abi` (so it builds for a user who installed vouch, with no source tree
-//! and no registry release of the ABI crate). Its one specialist is a panel reviewer with
-//! the standard candidate contract, exported with `vouch_abi::export_specialist!`.
+//! The crate is a standalone cargo workspace (cdylib + rlib) depending on copies of the
+//! `vouch-abi` (the plugin boundary) and `vouch-specialist-kit` (standard contracts and
+//! prompt blocks) sources this binary was built from, written into the crate's `vendor/`
+//! (so it builds for a user who installed vouch, with no source tree and no registry
+//! release of those crates). Its one specialist is a panel reviewer with the standard
+//! candidate contract, exported with `vouch_abi::export_specialist!`.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 
-/// Where the ABI copy goes inside the new crate.
-const ABI_DIR: &str = "vendor/vouch-abi";
+/// A crate this binary was built from, embedded at compile time and written into the
+/// new crate's `vendor/` folder.
+struct VendoredCrate {
+    /// Folder inside the new crate.
+    dir: &'static str,
+    /// Its standalone `Cargo.toml` (the originals inherit from vouch's workspace).
+    manifest: fn() -> String,
+    /// `(path inside the folder, text)`.
+    sources: &'static [(&'static str, &'static str)],
+}
 
-/// The `vouch-abi` sources this binary was built from, embedded at compile time.
-const ABI_SOURCES: [(&str, &str); 9] = [
-    ("src/lib.rs", include_str!("../../abi/src/lib.rs")),
-    ("src/contract.rs", include_str!("../../abi/src/contract.rs")),
-    ("src/export.rs", include_str!("../../abi/src/export.rs")),
-    ("src/payload.rs", include_str!("../../abi/src/payload.rs")),
-    ("src/render.rs", include_str!("../../abi/src/render.rs")),
-    ("src/sample.rs", include_str!("../../abi/src/sample.rs")),
-    (
-        "src/specialist.rs",
-        include_str!("../../abi/src/specialist.rs"),
-    ),
-    ("src/table.rs", include_str!("../../abi/src/table.rs")),
-    ("src/testing.rs", include_str!("../../abi/src/testing.rs")),
+const VENDORED: [VendoredCrate; 2] = [
+    VendoredCrate {
+        dir: "vendor/vouch-abi",
+        manifest: abi_cargo_toml,
+        sources: &[
+            ("src/lib.rs", include_str!("../../abi/src/lib.rs")),
+            ("src/export.rs", include_str!("../../abi/src/export.rs")),
+            ("src/payload.rs", include_str!("../../abi/src/payload.rs")),
+            (
+                "src/specialist.rs",
+                include_str!("../../abi/src/specialist.rs"),
+            ),
+            ("src/table.rs", include_str!("../../abi/src/table.rs")),
+        ],
+    },
+    VendoredCrate {
+        dir: "vendor/vouch-specialist-kit",
+        manifest: kit_cargo_toml,
+        sources: &[
+            (
+                "src/lib.rs",
+                include_str!("../../specialist-kit/src/lib.rs"),
+            ),
+            (
+                "src/contract.rs",
+                include_str!("../../specialist-kit/src/contract.rs"),
+            ),
+            (
+                "src/render.rs",
+                include_str!("../../specialist-kit/src/render.rs"),
+            ),
+            (
+                "src/sample.rs",
+                include_str!("../../specialist-kit/src/sample.rs"),
+            ),
+            (
+                "src/testing.rs",
+                include_str!("../../specialist-kit/src/testing.rs"),
+            ),
+        ],
+    },
 ];
 
-/// A standalone manifest for the ABI copy (the original inherits from vouch's workspace).
-fn abi_cargo_toml() -> String {
+/// The header of a vendored crate's manifest.
+fn vendored_package(name: &str) -> String {
     format!(
-        r#"# The vouch-abi source of vouch {version}, written by `vouch specialist new`.
+        r#"# The {name} source of vouch {version}, written by `vouch specialist new`.
 # vouch checks the ABI version of a plugin when it loads it; after upgrading vouch,
-# run `vouch specialist new` again and copy this folder over.
+# run `vouch specialist new` again and copy the vendor folder over.
 [package]
-name = "vouch-abi"
+name = "{name}"
 version = "{version}"
 edition = "2024"
 license = "MIT OR Apache-2.0"
 publish = false
-
-[dependencies]
-serde = {{ version = "1", features = ["derive"] }}
-serde_json = "1"
-thiserror = "2"
 "#,
         version = env!("CARGO_PKG_VERSION")
     )
+}
+
+/// A standalone manifest for the ABI copy.
+fn abi_cargo_toml() -> String {
+    vendored_package("vouch-abi")
+        + r#"
+[dependencies]
+serde = { version = "1", features = ["derive"] }
+serde_json = "1"
+thiserror = "2"
+"#
+}
+
+/// A standalone manifest for the specialist-kit copy (next to the ABI copy).
+fn kit_cargo_toml() -> String {
+    vendored_package("vouch-specialist-kit")
+        + r#"
+[dependencies]
+vouch-abi = { path = "../vouch-abi" }
+serde = { version = "1", features = ["derive"] }
+serde_json = "1"
+"#
 }
 
 /// Rust keywords and standard crate names that cannot be a crate or macro identifier.
@@ -182,7 +235,8 @@ fn toml_string(text: &str) -> String {
 }
 
 fn cargo_toml(name: &str) -> String {
-    let abi = toml_string(ABI_DIR);
+    let abi = toml_string(VENDORED[0].dir);
+    let kit = toml_string(VENDORED[1].dir);
     format!(
         r#"[package]
 name = "{name}"
@@ -195,8 +249,10 @@ publish = false
 crate-type = ["cdylib", "rlib"]
 
 [dependencies]
-# A copy of the ABI crate of the vouch that created this crate (see its Cargo.toml).
+# Copies of the plugin boundary and the specialist kit of the vouch that created this
+# crate (see their Cargo.toml).
 vouch-abi = {{ path = {abi} }}
+vouch-specialist-kit = {{ path = {kit} }}
 serde_json = "1"
 
 # Never set `panic = "abort"` in a profile: vouch turns a plugin panic into an error
@@ -239,8 +295,8 @@ fn lib_rs(name: &str) -> String {
 //! Rebuilding changes the sha256: update the pin with each build you deploy.
 
 use serde_json::Value;
-use vouch_abi::contract::{{ContractRequest, candidate_contract, parse_candidate_reply}};
-use vouch_abi::render::{{self, Blocks}};
+use vouch_specialist_kit::contract::{{ContractRequest, candidate_contract, parse_candidate_reply}};
+use vouch_specialist_kit::render::{{self, Blocks}};
 use vouch_abi::{{
     Descriptor, PAYLOAD_VERSION, ParsedReply, PromptRequest, RenderedPrompt, Role, Specialist,
 }};
@@ -302,8 +358,8 @@ vouch_abi::export_specialist!({symbol_id}, {ty});
 }
 
 /// Writes a new specialist plugin crate named `name` into `dir/name` and returns that
-/// directory: `Cargo.toml` (cdylib + rlib, `vouch-abi` from `vendor/vouch-abi`, a
-/// standalone `[workspace]`), the ABI copy, `src/lib.rs` (a reviewer with the candidate contract, exported with
+/// directory: `Cargo.toml` (cdylib + rlib, `vouch-abi` and `vouch-specialist-kit` from
+/// `vendor/`, a standalone `[workspace]`), the copies of both crates, `src/lib.rs` (a reviewer with the candidate contract, exported with
 /// `export_specialist!`) and `.gitignore`. The crate builds with `cargo build` and loads
 /// through a manifest pin of its library's sha256.
 ///
@@ -323,10 +379,15 @@ pub fn scaffold(name: &str, dir: &Path) -> anyhow::Result<PathBuf> {
         ("Cargo.toml".to_owned(), cargo_toml(name)),
         ("src/lib.rs".to_owned(), lib_rs(name)),
         (".gitignore".to_owned(), "/target\n".to_string()),
-        (format!("{ABI_DIR}/Cargo.toml"), abi_cargo_toml()),
     ];
-    for (relative, text) in ABI_SOURCES {
-        files.push((format!("{ABI_DIR}/{relative}"), text.to_owned()));
+    for vendored in &VENDORED {
+        files.push((
+            format!("{}/Cargo.toml", vendored.dir),
+            (vendored.manifest)(),
+        ));
+        for (relative, text) in vendored.sources {
+            files.push((format!("{}/{relative}", vendored.dir), (*text).to_owned()));
+        }
     }
     for (relative, text) in files {
         let path = root.join(relative);

@@ -46,6 +46,8 @@ fn scaffolded_plugin_builds_and_loads_with_its_sha256_pin() {
         ".gitignore",
         "vendor/vouch-abi/Cargo.toml",
         "vendor/vouch-abi/src/lib.rs",
+        "vendor/vouch-specialist-kit/Cargo.toml",
+        "vendor/vouch-specialist-kit/src/contract.rs",
     ] {
         assert!(root.join(file).is_file(), "{file} missing");
     }
@@ -58,11 +60,14 @@ fn scaffolded_plugin_builds_and_loads_with_its_sha256_pin() {
     let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
     assert!(
         !manifest.contains(workspace_root().canonicalize().unwrap().to_str().unwrap())
-            && !manifest.contains("crates/abi"),
+            && !manifest.contains("crates/abi")
+            && !manifest.contains("crates/specialist-kit"),
         "{manifest}"
     );
     assert!(
-        manifest.contains(r#"vouch-abi = { path = "vendor/vouch-abi" }"#),
+        manifest.contains(r#"vouch-abi = { path = "vendor/vouch-abi" }"#)
+            && manifest
+                .contains(r#"vouch-specialist-kit = { path = "vendor/vouch-specialist-kit" }"#),
         "{manifest}"
     );
     std::fs::copy(workspace_root().join("Cargo.lock"), root.join("Cargo.lock"))

@@ -68,6 +68,23 @@ pub enum LimitationKind {
     UnreviewedFiles,
 }
 
+impl LimitationKind {
+    /// The kebab-case spelling, as in the JSON report.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LimitationKind::SourceLookupGap => "source-lookup-gap",
+            LimitationKind::ExcludedFiles => "excluded-files",
+            LimitationKind::BudgetHit => "budget-hit",
+            LimitationKind::ForcedSynthesis => "forced-synthesis",
+            LimitationKind::UnresolvedCandidate => "unresolved-candidate",
+            LimitationKind::PartialCoverage => "partial-coverage",
+            LimitationKind::UnassignedFiles => "unassigned-files",
+            LimitationKind::UnverifiableCandidate => "unverifiable-candidate",
+            LimitationKind::UnreviewedFiles => "unreviewed-files",
+        }
+    }
+}
+
 /// One coverage limitation, stated in the report.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -97,6 +114,20 @@ pub enum FailureKind {
     InvalidDecision,
     /// A plugin call failed.
     PluginError,
+}
+
+impl FailureKind {
+    /// The kebab-case spelling, as in the JSON report.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureKind::ProviderError => "provider-error",
+            FailureKind::InvalidOutput => "invalid-output",
+            FailureKind::TruncatedOutput => "truncated-output",
+            FailureKind::CoverageMismatch => "coverage-mismatch",
+            FailureKind::InvalidDecision => "invalid-decision",
+            FailureKind::PluginError => "plugin-error",
+        }
+    }
 }
 
 /// One failure, stated in the report.
@@ -296,6 +327,51 @@ mod tests {
         for o in [NothingToReview, Aborted, Incomplete, Findings, NoFindings] {
             assert_eq!(serde_json::to_value(o).unwrap(), o.as_str());
         }
+    }
+
+    /// Every spelling the JSON schema allows for `T`, each parsed and spelled back by
+    /// `as_str`: a new variant without its `as_str` arm (or with a different spelling)
+    /// fails here.
+    fn assert_as_str_is_the_json_spelling<T>(as_str: fn(T) -> &'static str)
+    where
+        T: schemars::JsonSchema + serde::de::DeserializeOwned,
+    {
+        let schema = serde_json::to_value(schemars::schema_for!(T)).unwrap();
+        let mut spellings: Vec<String> = Vec::new();
+        collect_enum_strings(&schema, &mut spellings);
+        assert!(!spellings.is_empty(), "{schema}");
+        for spelling in spellings {
+            let value: T = serde_json::from_value(serde_json::Value::from(spelling.clone()))
+                .unwrap_or_else(|e| panic!("{spelling}: {e}"));
+            assert_eq!(as_str(value), spelling);
+        }
+    }
+
+    fn collect_enum_strings(value: &serde_json::Value, out: &mut Vec<String>) {
+        match value {
+            serde_json::Value::Object(map) => {
+                for (key, inner) in map {
+                    match (key.as_str(), inner) {
+                        ("enum", serde_json::Value::Array(items)) => {
+                            out.extend(items.iter().filter_map(|i| i.as_str().map(str::to_owned)))
+                        }
+                        ("const", serde_json::Value::String(s)) => out.push(s.clone()),
+                        _ => collect_enum_strings(inner, out),
+                    }
+                }
+            }
+            serde_json::Value::Array(items) => {
+                items.iter().for_each(|i| collect_enum_strings(i, out));
+            }
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn limitation_and_failure_kinds_spell_as_the_json_report() {
+        assert_as_str_is_the_json_spelling::<LimitationKind>(LimitationKind::as_str);
+        assert_as_str_is_the_json_spelling::<FailureKind>(FailureKind::as_str);
+        assert_as_str_is_the_json_spelling::<Outcome>(Outcome::as_str);
     }
 
     #[test]

@@ -2,15 +2,17 @@
 //! `run_review`, with real HTTP to a scripted OpenAI-compatible server whose replies are
 //! generated adversarially — truncations, receipts with dropped, extra, `./` or
 //! case-changed paths, candidates at bad paths and lines, missing, duplicate and unknown
-//! decisions, citations outside what the verifier read, provider errors and garbage.
+//! decisions, citations outside what the verifier read, provider errors, garbage, and
+//! cancellation (before the review starts, or while a reply is in flight).
 //!
 //! For every generated run: no clean opinion unless every changed file is reviewed
 //! (accepted receipt and seen); nothing published when incomplete or aborted; every
 //! published citation inside a verifier ledger; the exit code follows the opinion;
 //! every changed file is either reviewed or listed with a reason; diagnostics carry only
-//! known labels (no path).
+//! known labels (no path); a review cancelled before it starts is aborted, and only a
+//! cancellation aborts one.
 //!
-//! The seed is fixed; `VOUCH_FUZZ_CASES` sets the case count (default 100), `VOUCH_FUZZ_TRACE` prints each run's opinion.
+//! The seed is fixed; `VOUCH_FUZZ_CASES` sets the case count (default 200), `VOUCH_FUZZ_TRACE` prints each run's opinion.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -207,6 +209,13 @@ struct RunScript {
     investigator: Vec<Reply>,
     verifier: Vec<Reply>,
     others: Vec<Reply>,
+    /// Cancel the review (Ctrl-C) once the model has received this many requests:
+    /// `Some(0)` before the review starts, `Some(k)` while the k-th reply is in flight.
+    cancel_after: Option<usize>,
+}
+
+fn cancellation() -> impl Strategy<Value = Option<usize>> {
+    prop_oneof![8 => Just(None), 1 => Just(Some(0)), 2 => (1usize..5).prop_map(Some)]
 }
 
 fn run_script() -> impl Strategy<Value = RunScript> {
@@ -215,11 +224,13 @@ fn run_script() -> impl Strategy<Value = RunScript> {
             execution(candidate_reply(candidates.clone())),
             execution(decisions_reply(&candidates)),
             proptest::collection::vec(final_reply(candidate_reply(candidates)), 0..2),
+            cancellation(),
         )
-            .prop_map(|(investigator, verifier, others)| RunScript {
+            .prop_map(|(investigator, verifier, others, cancel_after)| RunScript {
                 investigator,
                 verifier,
                 others,
+                cancel_after,
             })
     })
 }
@@ -240,19 +251,22 @@ async fn review(
     base: &str,
     head: &str,
     script: &RunScript,
-) -> (ReviewRun, Vec<String>) {
-    let server = ScriptedServer::start(
-        Script::new()
-            .rule(
-                Rule::when(Match::any_message_contains(INVESTIGATOR))
-                    .replies(script.investigator.clone()),
-            )
-            .rule(
-                Rule::when(Match::any_message_contains(VERIFIER)).replies(script.verifier.clone()),
-            )
-            .rule(Rule::when(Match::any()).replies(script.others.clone())),
-    )
-    .await;
+) -> (ReviewRun, Vec<String>, bool) {
+    let server = Arc::new(
+        ScriptedServer::start(
+            Script::new()
+                .rule(
+                    Rule::when(Match::any_message_contains(INVESTIGATOR))
+                        .replies(script.investigator.clone()),
+                )
+                .rule(
+                    Rule::when(Match::any_message_contains(VERIFIER))
+                        .replies(script.verifier.clone()),
+                )
+                .rule(Rule::when(Match::any()).replies(script.others.clone())),
+        )
+        .await,
+    );
     let snapshot = Arc::new(vouch_git::snapshot(repo, Some(base), head).expect("snapshot"));
     let reader = Arc::new(SourceReader::open(repo, &snapshot).expect("reader"));
     let mut config = EndpointConfig::new(server.base_url(), "scripted");
@@ -261,6 +275,10 @@ async fn review(
     let composition = Composition::load(&manifest).expect("minimal composition");
     let plan = build_plan(&composition, &mut registry()).expect("plan");
     let diagnostics = Arc::new(Collector::default());
+    let cancel = CancellationToken::new();
+    if script.cancel_after == Some(0) {
+        cancel.cancel();
+    }
     let env = Arc::new(ReviewEnv {
         intent: None,
         policy: collect_policy(&reader, &snapshot),
@@ -274,20 +292,46 @@ async fn review(
         presenter: Arc::new(Silent),
         diagnostics: diagnostics.clone(),
         job_id: "fuzz".into(),
-        cancel: CancellationToken::new(),
+        cancel: cancel.clone(),
         prefetch: Default::default(),
     });
+    let watcher = script.cancel_after.map(|after| {
+        let server = server.clone();
+        let cancel = cancel.clone();
+        tokio::spawn(async move {
+            while server.request_count() < after {
+                tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+            }
+            cancel.cancel();
+        })
+    });
     let run = run_review(env, &plan).await;
+    if let Some(watcher) = watcher {
+        watcher.abort();
+    }
     let labels = diagnostics
         .lines()
         .into_iter()
         .filter_map(|d| d.label)
         .collect();
-    (run, labels)
+    (run, labels, cancel.is_cancelled())
 }
 
-fn check(run: &ReviewRun, labels: &[String]) -> Result<(), TestCaseError> {
+fn check(
+    run: &ReviewRun,
+    labels: &[String],
+    script: &RunScript,
+    cancelled: bool,
+) -> Result<(), TestCaseError> {
     let o = &run.opinion;
+    // A review cancelled before it starts is aborted; only a cancellation aborts one.
+    if script.cancel_after == Some(0) {
+        prop_assert_eq!(o.outcome, Outcome::Aborted);
+    }
+    if o.outcome == Outcome::Aborted {
+        prop_assert!(cancelled, "aborted without a cancellation");
+        prop_assert!(!o.clean);
+    }
     if std::env::var_os("VOUCH_FUZZ_TRACE").is_some() {
         eprintln!(
             "FUZZ {:?} {:?} clean={} findings={}",
@@ -359,7 +403,7 @@ fn no_generated_model_behaviour_breaks_the_promise() {
     let cases = std::env::var("VOUCH_FUZZ_CASES")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(100);
+        .unwrap_or(200);
     let config = Config {
         cases,
         failure_persistence: None,
@@ -374,8 +418,8 @@ fn no_generated_model_behaviour_breaks_the_promise() {
         .expect("runtime");
     let (repo, base, head) = change();
     let result = runner.run(&run_script(), |script| {
-        let (run, labels) = runtime.block_on(review(repo.path(), &base, &head, &script));
-        check(&run, &labels)
+        let (run, labels, cancelled) = runtime.block_on(review(repo.path(), &base, &head, &script));
+        check(&run, &labels, &script, cancelled)
     });
     if let Err(e) = result {
         panic!("{e}");

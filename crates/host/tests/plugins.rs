@@ -22,8 +22,9 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use serde_json::json;
-use vouch_abi::{ABI_MAJOR, ParsedReply, TABLE_SIZE, sample};
+use vouch_abi::{ABI_MAJOR, ParsedReply, TABLE_SIZE};
 use vouch_host::registry::{DynamicPin, Origin, PluginError, Registry, sha256_file};
+use vouch_specialist_kit::sample;
 
 const PLUGIN_PACKAGES: [&str; 3] = [
     "vouch-test-plugin-echo",

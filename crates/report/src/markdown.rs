@@ -30,14 +30,6 @@ fn outcome_heading(report: &ReviewReport) -> String {
     format!("{outcome}{coverage}")
 }
 
-/// The kebab-case JSON name of an enum value (as the JSON report spells it).
-fn name<T: serde::Serialize>(value: &T) -> String {
-    serde_json::to_value(value)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
-}
-
 fn rev(r: Revision) -> &'static str {
     r.as_str()
 }
@@ -354,7 +346,7 @@ impl Renderer {
                     .unwrap_or_default();
                 format!(
                     "- {}{stage}:\n\n{}\n\n",
-                    name(&f.kind),
+                    f.kind.as_str(),
                     self.block(&f.message)
                 )
             })
@@ -378,7 +370,7 @@ impl Renderer {
                     .as_deref()
                     .map(|l| format!(" ({})", self.text(l)))
                     .unwrap_or_default();
-                format!("- {}{stage}: {}\n", name(&l.kind), self.text(&l.detail))
+                format!("- {}{stage}: {}\n", l.kind.as_str(), self.text(&l.detail))
             })
             .chain(report.excluded_files.iter().map(|e| {
                 format!(

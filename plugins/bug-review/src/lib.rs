@@ -4,11 +4,11 @@
 //! carries the review-area table; it never sees the change's stated intent.
 
 use serde_json::Value;
-use vouch_abi::contract::{ContractRequest, candidate_contract, parse_candidate_reply};
-use vouch_abi::render::{self, Blocks};
 use vouch_abi::{
     Descriptor, PAYLOAD_VERSION, ParsedReply, PromptRequest, RenderedPrompt, Role, Specialist,
 };
+use vouch_specialist_kit::contract::{ContractRequest, candidate_contract, parse_candidate_reply};
+use vouch_specialist_kit::render::{self, Blocks};
 
 /// Plugin id (also the base of the export symbol).
 pub const ID: &str = "bug-review";

@@ -7,11 +7,11 @@
 //! area `conventions`: its contract allows no other value and its parser rejects one.
 
 use serde_json::Value;
-use vouch_abi::contract::ContractRequest;
-use vouch_abi::render::{self, Blocks};
 use vouch_abi::{
     Descriptor, PAYLOAD_VERSION, ParsedReply, PromptRequest, RenderedPrompt, Role, Specialist,
 };
+use vouch_specialist_kit::contract::ContractRequest;
+use vouch_specialist_kit::render::{self, Blocks};
 
 /// Plugin id (also the base of the export symbol).
 pub const ID: &str = "conventions";
@@ -91,7 +91,7 @@ vouch_abi::export_specialist!(conventions, Conventions);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vouch_abi::testing;
+    use vouch_specialist_kit::testing;
 
     #[test]
     fn only_the_conventions_area_is_accepted() {

@@ -8,11 +8,11 @@
 //! allows no other area and the parser rejects one.
 
 use serde_json::Value;
-use vouch_abi::contract::ContractRequest;
-use vouch_abi::render::{self, Blocks};
 use vouch_abi::{
     Descriptor, PAYLOAD_VERSION, ParsedReply, PromptRequest, RenderedPrompt, Role, Specialist,
 };
+use vouch_specialist_kit::contract::ContractRequest;
+use vouch_specialist_kit::render::{self, Blocks};
 
 /// Plugin id (also the base of the export symbol).
 pub const ID: &str = "instructions-review";
@@ -90,7 +90,7 @@ vouch_abi::export_specialist!(instructions_review, InstructionsReview);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vouch_abi::testing;
+    use vouch_specialist_kit::testing;
 
     #[test]
     fn only_the_conventions_area_is_accepted() {

@@ -7,11 +7,11 @@
 //! stays independent of what the author claims the change does.
 
 use serde_json::Value;
-use vouch_abi::contract::{ContractRequest, candidate_contract, parse_candidate_reply};
-use vouch_abi::render::{self, Blocks};
 use vouch_abi::{
     Descriptor, PAYLOAD_VERSION, ParsedReply, PromptRequest, RenderedPrompt, Role, Specialist,
 };
+use vouch_specialist_kit::contract::{ContractRequest, candidate_contract, parse_candidate_reply};
+use vouch_specialist_kit::render::{self, Blocks};
 
 /// Plugin id (also the base of the export symbol).
 pub const ID: &str = "generic-investigator";
@@ -71,7 +71,7 @@ vouch_abi::export_specialist!(generic_investigator, GenericInvestigator);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vouch_abi::sample;
+    use vouch_specialist_kit::sample;
 
     #[test]
     fn prompt_never_carries_the_stated_intent() {

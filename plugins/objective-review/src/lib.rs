@@ -6,11 +6,11 @@
 //! objective.
 
 use serde_json::Value;
-use vouch_abi::contract::{ContractRequest, candidate_contract, parse_candidate_reply};
-use vouch_abi::render::{self, Blocks};
 use vouch_abi::{
     Descriptor, PAYLOAD_VERSION, ParsedReply, PromptRequest, RenderedPrompt, Role, Specialist,
 };
+use vouch_specialist_kit::contract::{ContractRequest, candidate_contract, parse_candidate_reply};
+use vouch_specialist_kit::render::{self, Blocks};
 
 /// Plugin id (also the base of the export symbol).
 pub const ID: &str = "objective-review";
@@ -86,7 +86,7 @@ vouch_abi::export_specialist!(objective_review, ObjectiveReview);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vouch_abi::sample;
+    use vouch_specialist_kit::sample;
 
     #[test]
     fn renders_the_objective_or_says_there_is_none() {

@@ -1,11 +1,11 @@
 //! Prompt and contract snapshots of `vouch_plugin_objective_review` for the fixed sample request
-//! ([`vouch_abi::sample`]), stored in the workspace-level `snapshots/` directory. The
+//! ([`vouch_specialist_kit::sample`]), stored in the workspace-level `snapshots/` directory. The
 //! tests every built-in shares come from [`vouch_abi::specialist_prompt_tests`].
 
 use vouch_abi::Role;
 use vouch_plugin_objective_review::{ID, ObjectiveReview, VERSION};
 
-vouch_abi::specialist_prompt_tests!(
+vouch_specialist_kit::specialist_prompt_tests!(
     ObjectiveReview,
     ID,
     VERSION == "1.0.0",

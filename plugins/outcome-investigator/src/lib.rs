@@ -6,11 +6,11 @@
 //! this lane only when it detected an intent; a request without one is an error.
 
 use serde_json::Value;
-use vouch_abi::contract::{ContractRequest, candidate_contract, parse_candidate_reply};
-use vouch_abi::render::{self, Blocks};
 use vouch_abi::{
     Descriptor, PAYLOAD_VERSION, ParsedReply, PromptRequest, RenderedPrompt, Role, Specialist,
 };
+use vouch_specialist_kit::contract::{ContractRequest, candidate_contract, parse_candidate_reply};
+use vouch_specialist_kit::render::{self, Blocks};
 
 /// Plugin id (also the base of the export symbol).
 pub const ID: &str = "outcome-investigator";
@@ -84,7 +84,7 @@ vouch_abi::export_specialist!(outcome_investigator, OutcomeInvestigator);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vouch_abi::sample;
+    use vouch_specialist_kit::sample;
 
     #[test]
     fn renders_the_intent_and_refuses_a_request_without_one() {

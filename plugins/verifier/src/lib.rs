@@ -7,11 +7,11 @@
 //! convention candidates. It returns no coverage receipt.
 
 use serde_json::Value;
-use vouch_abi::contract::{ContractRequest, parse_verifier_reply, verifier_contract};
-use vouch_abi::render::{self, Blocks};
 use vouch_abi::{
     Descriptor, PAYLOAD_VERSION, ParsedReply, PromptRequest, RenderedPrompt, Role, Specialist,
 };
+use vouch_specialist_kit::contract::{ContractRequest, parse_verifier_reply, verifier_contract};
+use vouch_specialist_kit::render::{self, Blocks};
 
 /// Plugin id (also the base of the export symbol).
 pub const ID: &str = "verifier";
@@ -96,7 +96,7 @@ vouch_abi::export_specialist!(verifier, Verifier);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vouch_abi::sample;
+    use vouch_specialist_kit::sample;
 
     #[test]
     fn prompt_lists_every_candidate_id() {

@@ -61,17 +61,6 @@ impl Budget {
             prefetch_tokens: min(self.prefetch_tokens, cap.prefetch_tokens),
         }
     }
-
-    /// This budget as an override that sets every key.
-    pub fn as_override(self) -> BudgetOverride {
-        BudgetOverride {
-            max_turns: Some(self.max_turns),
-            max_tool_calls: Some(self.max_tool_calls),
-            max_output_tokens: Some(self.max_output_tokens),
-            max_total_tokens: Some(self.max_total_tokens),
-            prefetch_tokens: Some(self.prefetch_tokens),
-        }
-    }
 }
 
 /// A `[budget]` / `[specialist.budget]` table: every key optional, unset keys inherit.

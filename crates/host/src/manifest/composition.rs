@@ -1,15 +1,13 @@
 //! The validated composition: which specialists run, how many instances, on which
 //! files, under which budgets, verified by which verifier.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde::Deserialize;
 use vouch_abi::Role;
 
 use super::budget::Budget;
 use super::endpoint::ModelSection;
-use super::error::ManifestError;
-use super::plan::{InstancePlan, PluginSource};
 use super::select::{FileExclusions, FileSelection};
 
 /// The id of the built-in generic investigator, which always receives every file.
@@ -17,9 +15,6 @@ pub const GENERIC_INVESTIGATOR_ID: &str = "generic-investigator";
 
 /// Most stage instances a composition may run at once.
 pub const MAX_CONCURRENCY: u32 = 64;
-
-const DEFAULT_TOML: &str = include_str!("../../../../manifests/default.toml");
-const PANEL_TOML: &str = include_str!("../../../../manifests/panel.toml");
 
 /// Whether the model gets repository tools (issue "endpoints without tools").
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
@@ -57,6 +52,20 @@ pub struct SpecialistEntry {
     pub budget: Budget,
     /// The entry's own model name, if set.
     pub model: Option<String>,
+}
+
+/// How the host obtains a specialist's function table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PluginSource {
+    /// Compiled into the binary; identified by id and version only.
+    BuiltIn,
+    /// A dynamic library loaded with its pin checked before `dlopen`.
+    Dynamic {
+        /// Absolute path (a relative `library` resolves against the manifest's folder).
+        library: PathBuf,
+        /// Expected SHA-256 of the library file, 64 lowercase hex digits.
+        sha256: String,
+    },
 }
 
 /// The `[verifier]` section, validated.
@@ -101,78 +110,4 @@ pub struct Composition {
     /// Extra reviewer instructions from the repository's `.vouch/review.toml`
     /// (untrusted text from the reviewed repository's base tree).
     pub instructions: Option<String>,
-}
-
-impl Composition {
-    /// Parses and validates a manifest. `origin` is the file it came from: it appears in
-    /// every error, and a relative `library` resolves against its folder.
-    ///
-    /// Errors: [`ManifestError::Invalid`] with the file, line, column, key, problem and
-    /// fix for TOML syntax errors, unknown keys, wrong types or values, and every rule in
-    /// docs/manifests.md.
-    pub fn from_toml_str(text: &str, origin: &Path) -> Result<Composition, ManifestError> {
-        super::validate::composition(text, origin)
-    }
-
-    /// Reads and validates the manifest at `path`.
-    pub fn load(path: &Path) -> Result<Composition, ManifestError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ManifestError::Read {
-            path: path.to_owned(),
-            source,
-        })?;
-        Self::from_toml_str(&text, path)
-    }
-
-    /// The default composition (`manifests/default.toml`, compiled in).
-    pub fn builtin_default() -> Composition {
-        Self::from_toml_str(DEFAULT_TOML, Path::new("builtin:manifests/default.toml"))
-            .expect("manifests/default.toml is valid (tested)")
-    }
-
-    /// The five-reviewer panel composition (`manifests/panel.toml`, compiled in).
-    pub fn builtin_panel() -> Composition {
-        Self::from_toml_str(PANEL_TOML, Path::new("builtin:manifests/panel.toml"))
-            .expect("manifests/panel.toml is valid (tested)")
-    }
-
-    /// Every candidate-producing stage instance, in manifest order: each enabled entry
-    /// expands to `instances` plans labelled `<label> #1`, `<label> #2`, …
-    pub fn instances(&self) -> Vec<InstancePlan> {
-        self.specialists
-            .iter()
-            .filter(|entry| entry.enabled)
-            .flat_map(|entry| {
-                (1..=entry.instances).map(move |n| InstancePlan {
-                    label: format!("{} #{n}", entry.label),
-                    specialist_label: entry.label.clone(),
-                    instance: n,
-                    id: entry.id.clone(),
-                    version: entry.version.clone(),
-                    role: entry.role,
-                    source: entry.source.clone(),
-                    selection: entry.selection.clone(),
-                    budget: entry.budget,
-                    model: entry.model.clone(),
-                })
-            })
-            .collect()
-    }
-
-    /// The verification stage as a plan, labelled with the verifier's id; it receives
-    /// every candidate, so its selection is [`FileSelection::All`].
-    pub fn verifier_plan(&self) -> InstancePlan {
-        let v = &self.verifier;
-        InstancePlan {
-            label: v.id.clone(),
-            specialist_label: v.id.clone(),
-            instance: 1,
-            id: v.id.clone(),
-            version: v.version.clone(),
-            role: Role::Verifier,
-            source: v.source.clone(),
-            selection: FileSelection::All,
-            budget: v.budget,
-            model: v.model.clone(),
-        }
-    }
 }

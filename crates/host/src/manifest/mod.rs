@@ -20,8 +20,8 @@ mod validate;
 
 pub use budget::{Budget, BudgetOverride};
 pub use composition::{
-    Composition, GENERIC_INVESTIGATOR_ID, MAX_CONCURRENCY, SpecialistEntry, ToolsMode,
-    VerifierEntry,
+    Composition, GENERIC_INVESTIGATOR_ID, MAX_CONCURRENCY, PluginSource, SpecialistEntry,
+    ToolsMode, VerifierEntry,
 };
 pub use endpoint::{
     ApiKey, DEFAULT_MAX_RETRIES, DEFAULT_REQUEST_TIMEOUT_SECS, ENV_API_KEY, ENV_BASE_URL,
@@ -30,11 +30,12 @@ pub use endpoint::{
 };
 pub use error::{Diagnostic, ErrorKind, Location, ManifestError};
 pub use locate::Position;
-pub use plan::{
-    InstancePlan, PluginSource, excluded, partition_excluded, selected_files, unassigned_files,
+pub use plan::{InstancePlan, excluded, partition_excluded, selected_files, unassigned_files};
+pub use repo::{MAX_INSTRUCTIONS_BYTES, RepoOverrides, SpecialistOverride};
+pub use select::{
+    Exclusion, ExclusionSource, FileExclusions, FileSelection, LANGUAGES, REPO_OVERRIDE_PATH,
+    Selection,
 };
-pub use repo::{MAX_INSTRUCTIONS_BYTES, REPO_OVERRIDE_PATH, RepoOverrides, SpecialistOverride};
-pub use select::{Exclusion, ExclusionSource, FileExclusions, FileSelection, LANGUAGES, Selection};
 pub use user::{
     ConfigLocation, ENV_CONFIG, UserConfig, UserConfigError, attribute, locate, overlay,
 };

@@ -1,26 +1,10 @@
 //! Instance plans: one per stage instance a review runs, expanded from the composition.
 
-use std::path::PathBuf;
-
 use vouch_abi::Role;
 
 use super::budget::Budget;
-use super::composition::Composition;
+use super::composition::{Composition, PluginSource};
 use super::select::{Exclusion, FileSelection};
-
-/// How the host obtains a specialist's function table.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PluginSource {
-    /// Compiled into the binary; identified by id and version only.
-    BuiltIn,
-    /// A dynamic library loaded with its pin checked before `dlopen`.
-    Dynamic {
-        /// Absolute path (a relative `library` resolves against the manifest's folder).
-        library: PathBuf,
-        /// Expected SHA-256 of the library file, 64 lowercase hex digits.
-        sha256: String,
-    },
-}
 
 /// One stage instance to run, e.g. `bug-review #2`.
 #[derive(Debug, Clone)]
@@ -94,4 +78,47 @@ pub fn unassigned_files(composition: &Composition, reviewable_files: &[String]) 
         .filter(|path| !plans.iter().any(|plan| plan.selection.matches(path)))
         .cloned()
         .collect()
+}
+
+impl Composition {
+    /// Every candidate-producing stage instance, in manifest order: each enabled entry
+    /// expands to `instances` plans labelled `<label> #1`, `<label> #2`, …
+    pub fn instances(&self) -> Vec<InstancePlan> {
+        self.specialists
+            .iter()
+            .filter(|entry| entry.enabled)
+            .flat_map(|entry| {
+                (1..=entry.instances).map(move |n| InstancePlan {
+                    label: format!("{} #{n}", entry.label),
+                    specialist_label: entry.label.clone(),
+                    instance: n,
+                    id: entry.id.clone(),
+                    version: entry.version.clone(),
+                    role: entry.role,
+                    source: entry.source.clone(),
+                    selection: entry.selection.clone(),
+                    budget: entry.budget,
+                    model: entry.model.clone(),
+                })
+            })
+            .collect()
+    }
+
+    /// The verification stage as a plan, labelled with the verifier's id; it receives
+    /// every candidate, so its selection is [`FileSelection::All`].
+    pub fn verifier_plan(&self) -> InstancePlan {
+        let v = &self.verifier;
+        InstancePlan {
+            label: v.id.clone(),
+            specialist_label: v.id.clone(),
+            instance: 1,
+            id: v.id.clone(),
+            version: v.version.clone(),
+            role: Role::Verifier,
+            source: v.source.clone(),
+            selection: FileSelection::All,
+            budget: v.budget,
+            model: v.model.clone(),
+        }
+    }
 }

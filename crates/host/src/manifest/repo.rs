@@ -10,15 +10,14 @@ use std::path::PathBuf;
 use serde::Deserialize;
 
 use super::budget::BudgetOverride;
+use super::composition::PluginSource;
 use super::composition::{Composition, GENERIC_INVESTIGATOR_ID};
 use super::error::{ErrorKind, ManifestError, Reporter};
 use super::locate::{KeyPath, Segment};
-use super::plan::PluginSource;
-use super::select::{ExclusionSource, FileExclusions, FileSelection, RawSelect, Selection};
+use super::select::{
+    ExclusionSource, FileExclusions, FileSelection, REPO_OVERRIDE_PATH, RawSelect, Selection,
+};
 use super::validate::{RawFiles, selection_not_allowed};
-
-/// Where the repository file lives, relative to the repository root.
-pub const REPO_OVERRIDE_PATH: &str = ".vouch/review.toml";
 
 /// Longest `instructions` string accepted, in bytes.
 pub const MAX_INSTRUCTIONS_BYTES: usize = 8 * 1024;

@@ -15,6 +15,10 @@ use serde::Deserialize;
 use super::error::{ErrorKind, ManifestError, Reporter};
 use super::locate::KeyPath;
 
+/// Where a reviewed repository's own file lives, relative to its root (read from the base
+/// tree; [`super::RepoOverrides`]). Its `[files].exclude` entries are an exclusion source.
+pub const REPO_OVERRIDE_PATH: &str = ".vouch/review.toml";
+
 /// Language names accepted in `select.languages`, with the file extensions (compared
 /// case-insensitively against the text after the last `.` of the file name) each stands
 /// for. Documented in docs/manifests.md; files without an extension match no language.
@@ -188,8 +192,7 @@ impl fmt::Display for Exclusion {
             ExclusionSource::Repository => write!(
                 f,
                 "matches exclusion `{}` in [files].exclude of the repository's {}",
-                self.pattern,
-                super::repo::REPO_OVERRIDE_PATH
+                self.pattern, REPO_OVERRIDE_PATH
             ),
         }
     }

@@ -9,14 +9,16 @@ use vouch_abi::Role;
 
 use super::budget::{Budget, BudgetOverride, check_effective};
 use super::composition::{
-    Composition, GENERIC_INVESTIGATOR_ID, MAX_CONCURRENCY, SpecialistEntry, ToolsMode,
-    VerifierEntry,
+    Composition, GENERIC_INVESTIGATOR_ID, MAX_CONCURRENCY, PluginSource, SpecialistEntry,
+    ToolsMode, VerifierEntry,
 };
 use super::endpoint::{CREDENTIAL_HEADERS, ModelSection, is_env_name, is_header_name, is_http_url};
 use super::error::{ErrorKind, ManifestError, Reporter};
 use super::locate::KeyPath;
-use super::plan::PluginSource;
 use super::select::{ExclusionSource, FileExclusions, FileSelection, RawSelect, Selection};
+
+const DEFAULT_TOML: &str = include_str!("../../../../manifests/default.toml");
+const PANEL_TOML: &str = include_str!("../../../../manifests/panel.toml");
 
 const UNKNOWN_KEY_HELP: &str =
     "remove the key or fix its spelling; docs/manifests.md lists every key of every section";
@@ -568,4 +570,37 @@ fn non_empty_model(
         ));
     }
     Ok(model)
+}
+
+impl Composition {
+    /// Parses and validates a manifest. `origin` is the file it came from: it appears in
+    /// every error, and a relative `library` resolves against its folder.
+    ///
+    /// Errors: [`ManifestError::Invalid`] with the file, line, column, key, problem and
+    /// fix for TOML syntax errors, unknown keys, wrong types or values, and every rule in
+    /// docs/manifests.md.
+    pub fn from_toml_str(text: &str, origin: &Path) -> Result<Composition, ManifestError> {
+        composition(text, origin)
+    }
+
+    /// Reads and validates the manifest at `path`.
+    pub fn load(path: &Path) -> Result<Composition, ManifestError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ManifestError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        Self::from_toml_str(&text, path)
+    }
+
+    /// The default composition (`manifests/default.toml`, compiled in).
+    pub fn builtin_default() -> Composition {
+        Self::from_toml_str(DEFAULT_TOML, Path::new("builtin:manifests/default.toml"))
+            .expect("manifests/default.toml is valid (tested)")
+    }
+
+    /// The five-reviewer panel composition (`manifests/panel.toml`, compiled in).
+    pub fn builtin_panel() -> Composition {
+        Self::from_toml_str(PANEL_TOML, Path::new("builtin:manifests/panel.toml"))
+            .expect("manifests/panel.toml is valid (tested)")
+    }
 }

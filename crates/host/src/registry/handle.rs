@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use vouch_abi::contract::ContractRequest;
+use vouch_abi::ContractRequest;
 use vouch_abi::table::{method, status};
 use vouch_abi::{
     ABI_MAJOR, CallError, CallResult, Descriptor, PAYLOAD_VERSION, ParsedReply, PluginTable,

@@ -2,8 +2,8 @@
 //! (no symbol clash), handed over as `&'static PluginTable` like the binary does.
 
 use serde_json::Value;
-use vouch_abi::contract::{ContractRequest, candidate_contract, parse_candidate_reply};
 use vouch_abi::{Descriptor, PAYLOAD_VERSION, ParsedReply, PromptRequest, RenderedPrompt, Role};
+use vouch_specialist_kit::contract::{ContractRequest, candidate_contract, parse_candidate_reply};
 
 use super::{Origin, PluginError, Registry};
 
@@ -79,7 +79,7 @@ fn builtins_register_and_run_through_the_table() {
 
     let first = registry.get("builtin-first", "1.0.0").unwrap();
     assert_eq!(first.origin(), &Origin::BuiltIn);
-    let mut request = vouch_abi::sample::prompt_request();
+    let mut request = vouch_specialist_kit::sample::prompt_request();
     assert_eq!(first.render_prompt(&request).unwrap().user, "sample #1");
 
     request.label = "panic".into();

@@ -4,7 +4,7 @@
 //! record; and the one mapping from an exchange error to a failure kind and reason code.
 
 use serde_json::Value;
-use vouch_abi::contract::ContractRequest;
+use vouch_abi::ContractRequest;
 use vouch_abi::{PromptRequest, Role};
 use vouch_core::{
     BudgetKind, Failure, FailureKind, SourceLedger, StageRecord, StageStatus, TokenUsage,

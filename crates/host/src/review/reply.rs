@@ -5,7 +5,6 @@
 //! what it returns is typed ([`TypedReply`]), so a stage never sees contract strings.
 
 use serde_json::Value;
-use vouch_abi::contract::token_bound;
 use vouch_abi::{
     CandidateReply, DecisionPayload, DismissedConcern, ParsedReply, ProposedCandidate,
 };
@@ -16,6 +15,7 @@ use vouch_core::{
 };
 use vouch_llm::extract::extract_json;
 use vouch_llm::{AgentOutcome, AgentRequest, Budget, LlmError, ResponseSchema, run_agent};
+use vouch_specialist_kit::contract::token_bound;
 
 use super::env::{ReviewEnv, ToolsMode};
 use crate::diagnostics::ReasonCode;
@@ -179,10 +179,10 @@ fn rejects_tools(body: &str) -> bool {
 }
 
 fn line(value: u32, what: &str) -> Result<u32, String> {
-    if value == 0 || u64::from(value) > vouch_abi::contract::MAX_LINE {
+    if value == 0 || u64::from(value) > vouch_specialist_kit::contract::MAX_LINE {
         return Err(format!(
             "{what} {value} is outside 1..={}",
-            vouch_abi::contract::MAX_LINE
+            vouch_specialist_kit::contract::MAX_LINE
         ));
     }
     Ok(value)
@@ -196,7 +196,7 @@ fn draft(i: usize, p: &ProposedCandidate) -> Result<ProposedDraft, String> {
         start_line: line(p.start_line, "startLine").map_err(at)?,
         end_line: line(p.end_line, "endLine").map_err(at)?,
         severity: p.severity.parse().map_err(|e| at(format!("{e}")))?,
-        area: vouch_abi::contract::Area::from_str_exact(&p.area)
+        area: vouch_specialist_kit::contract::Area::from_str_exact(&p.area)
             .map(|a| a.as_str().to_string())
             .ok_or_else(|| at(format!("unknown area `{}`", p.area)))?,
         claim: p.claim.clone(),

@@ -1,7 +1,6 @@
 //! A candidate-producing stage instance: prompt → exchange → receipt check → at most one
 //! targeted coverage retry.
 
-use vouch_abi::contract::{ContractRequest, MAX_CANDIDATES, MAX_DISMISSED_CONCERNS, token_bound};
 use vouch_abi::{DismissedForVerification, PAYLOAD_VERSION, PromptRequest, Role};
 use vouch_core::{
     Candidate, CoverageComparison, Failure, FailureKind, Limitation, LimitationKind, QuoteProblem,
@@ -9,6 +8,9 @@ use vouch_core::{
     full_coverage_quote, mismatch_after_retry_message,
 };
 use vouch_llm::Budget;
+use vouch_specialist_kit::contract::{
+    ContractRequest, MAX_CANDIDATES, MAX_DISMISSED_CONCERNS, token_bound,
+};
 
 use super::concerns;
 use super::env::ReviewEnv;

@@ -1,7 +1,6 @@
 //! Verification: one pass over all candidates, then a focused single-candidate pass for
 //! each verified decision that omitted its finding.
 
-use vouch_abi::contract::{Area, ContractRequest};
 use vouch_abi::{
     CandidateForVerification, DismissedForVerification, PAYLOAD_VERSION, PromptRequest,
     ProposedCandidate,
@@ -11,6 +10,7 @@ use vouch_core::{
     FailureKind, Finding, Limitation, LimitationKind, Provenance, SourceWindow, StageRecord,
     StageStatus, Verdict, account_decisions, convention_support,
 };
+use vouch_specialist_kit::contract::{Area, ContractRequest};
 
 use super::context::policy_paths;
 use super::env::ReviewEnv;

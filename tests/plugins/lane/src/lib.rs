@@ -4,8 +4,8 @@
 //! contract and parser are the standard candidate ones.
 
 use serde_json::Value;
-use vouch_abi::contract::{ContractRequest, candidate_contract, parse_candidate_reply};
 use vouch_abi::{Descriptor, PAYLOAD_VERSION, ParsedReply, PromptRequest, RenderedPrompt, Role};
+use vouch_specialist_kit::contract::{ContractRequest, candidate_contract, parse_candidate_reply};
 
 /// The test reviewer.
 #[derive(Default)]

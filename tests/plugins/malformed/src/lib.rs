@@ -9,11 +9,11 @@
 //! - `vouch_plugin_test_describe_panics`: `describe` panics.
 
 use serde_json::Value;
-use vouch_abi::contract::{ContractRequest, candidate_contract, parse_candidate_reply};
 use vouch_abi::export::{Exported, table_of};
 use vouch_abi::{
     Descriptor, PAYLOAD_VERSION, ParsedReply, PluginTable, PromptRequest, RenderedPrompt, Role,
 };
+use vouch_specialist_kit::contract::{ContractRequest, candidate_contract, parse_candidate_reply};
 
 /// A specialist whose descriptor is given by its constants.
 pub struct Fake<const CASE: u8>;

@@ -3,8 +3,8 @@
 //! formatted message. The table must turn each panic into an error result.
 
 use serde_json::Value;
-use vouch_abi::contract::{ContractRequest, candidate_contract};
 use vouch_abi::{Descriptor, PAYLOAD_VERSION, ParsedReply, PromptRequest, RenderedPrompt, Role};
+use vouch_specialist_kit::contract::{ContractRequest, candidate_contract};
 
 /// The panicking specialist.
 #[derive(Default)]

@@ -10,8 +10,8 @@
 
 use serde_json::{Value, json};
 
-use crate::contract::ContractRequest;
-use crate::payload::{
+use vouch_abi::ContractRequest;
+use vouch_abi::{
     CandidateForVerification, ChangeSummary, DismissedConcern, DismissedForVerification,
     FileSummary, HunkSummary, Intent, PAYLOAD_VERSION, PolicyDocument, PromptRequest,
     ProposedCandidate,
@@ -218,7 +218,7 @@ pub fn decision_reply() -> Value {
 mod tests {
     use super::*;
     use crate::contract::{parse_candidate_reply, parse_verifier_reply};
-    use crate::payload::ParsedReply;
+    use vouch_abi::ParsedReply;
 
     #[test]
     fn sample_has_a_rename_a_deletion_and_sorted_unique_paths() {

@@ -12,9 +12,9 @@
 
 use serde_json::json;
 
-use crate::payload::{PAYLOAD_VERSION, ParsedReply, PromptRequest, RenderedPrompt, Role};
 use crate::sample;
-use crate::specialist::Specialist;
+use vouch_abi::Specialist;
+use vouch_abi::{PAYLOAD_VERSION, ParsedReply, PromptRequest, RenderedPrompt, Role};
 
 /// Most whitespace-separated words a built-in's system prompt may have, with tools on or
 /// off, so that it leaves room in a small model's context for the host's policy sections.
@@ -123,14 +123,14 @@ macro_rules! in_workspace_snapshots {
     };
 }
 
-/// Snapshots a [`RenderedPrompt`](crate::RenderedPrompt)'s system and user messages
+/// Snapshots a [`RenderedPrompt`](vouch_abi::RenderedPrompt)'s system and user messages
 /// under the names `$system` and `$user` in the workspace snapshots
 /// ([`in_workspace_snapshots!`](crate::in_workspace_snapshots)).
 #[doc(hidden)]
 #[macro_export]
 macro_rules! assert_prompt_snapshots {
     ($prompt:expr, $system:expr, $user:expr) => {{
-        let prompt: $crate::RenderedPrompt = $prompt;
+        let prompt: $crate::abi::RenderedPrompt = $prompt;
         $crate::in_workspace_snapshots!({
             insta::assert_snapshot!($system, prompt.system);
             insta::assert_snapshot!($user, prompt.user);
@@ -174,8 +174,10 @@ macro_rules! specialist_prompt_tests {
 
         #[test]
         fn contract_matches_snapshot() {
-            let contract =
-                $crate::Specialist::contract(&$specialist, &$crate::sample::contract_request());
+            let contract = $crate::abi::Specialist::contract(
+                &$specialist,
+                &$crate::sample::contract_request(),
+            );
             $crate::in_workspace_snapshots!({
                 insta::assert_json_snapshot!(format!("{}-contract", $id), contract);
             });
@@ -202,8 +204,8 @@ macro_rules! specialist_prompt_tests {
 mod tests {
     use super::*;
     use crate::contract::{ContractRequest, candidate_contract, parse_candidate_reply};
-    use crate::payload::Descriptor;
     use serde_json::Value;
+    use vouch_abi::Descriptor;
 
     /// A candidate-producing specialist whose prompt is a fixed number of words.
     struct Words(usize);

@@ -6,10 +6,11 @@
 //! required and forbid others, as OpenAI's strict structured outputs demand; optional
 //! values are nullable instead.
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::payload::{CandidateReply, ParsedReply, VerifierReply};
+pub use vouch_abi::ContractRequest;
+use vouch_abi::{CandidateReply, ParsedReply, VerifierReply};
 
 /// Longest path accepted in a reply.
 pub const MAX_PATH_CHARS: u64 = 240;
@@ -21,12 +22,10 @@ pub const MAX_EVIDENCE_CHARS: u64 = 800;
 pub const MAX_SUMMARY_CHARS: u64 = 400;
 /// Longest verbatim full-coverage quote (repair only).
 pub const MAX_QUOTE_CHARS: u64 = 400;
-/// Most candidates one stage instance may propose.
-pub const MAX_CANDIDATES: u64 = 6;
+pub use vouch_abi::MAX_CANDIDATES;
 /// Most citations per decision.
 pub const MAX_CITATIONS: u64 = 4;
-/// Most dismissed concerns one stage instance may record.
-pub const MAX_DISMISSED_CONCERNS: u64 = 3;
+pub use vouch_abi::MAX_DISMISSED_CONCERNS;
 /// Longest dismissed concern.
 pub const MAX_CONCERN_CHARS: u64 = 160;
 /// Longest evidence that cleared a dismissed concern.
@@ -123,47 +122,6 @@ pub const REVIEW_AREAS: [&str; 9] = [
 
 fn line_number() -> Value {
     json!({"type": "integer", "minimum": 1, "maximum": MAX_LINE})
-}
-
-/// What the host tells a plugin when asking for its contract.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ContractRequest {
-    /// The instance's canonical expected files (candidate producers).
-    #[serde(default)]
-    pub expected_files: Vec<String>,
-    /// Host-assigned ids of the candidates to decide (verifier).
-    #[serde(default)]
-    pub candidate_ids: Vec<String>,
-    /// True for the repair contract, which adds `fullCoverageQuote`.
-    #[serde(default)]
-    pub repair: bool,
-    /// Most candidates the reply may carry (1 to [`MAX_CANDIDATES`]; `None` is the
-    /// maximum). The host lowers it so the contract's [`token_bound`] fits the stage's
-    /// output-token budget.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_candidates: Option<u64>,
-    /// Most dismissed concerns the reply may carry (0 to [`MAX_DISMISSED_CONCERNS`];
-    /// `None` is the maximum), lowered with the candidate cap to fit the budget.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_dismissed: Option<u64>,
-}
-
-impl ContractRequest {
-    /// The candidate cap this request asks for, clamped to 1..=[`MAX_CANDIDATES`].
-    pub fn candidate_cap(&self) -> u64 {
-        self.max_candidates
-            .unwrap_or(MAX_CANDIDATES)
-            .clamp(1, MAX_CANDIDATES)
-    }
-
-    /// The dismissed-concern cap this request asks for, at most
-    /// [`MAX_DISMISSED_CONCERNS`] (0: the reply's list must be empty).
-    pub fn dismissed_cap(&self) -> u64 {
-        self.max_dismissed
-            .unwrap_or(MAX_DISMISSED_CONCERNS)
-            .min(MAX_DISMISSED_CONCERNS)
-    }
 }
 
 fn string(max: u64) -> Value {

@@ -19,7 +19,7 @@ use std::fmt::Write as _;
 use serde_json::{Value, json};
 
 use crate::contract::{ContractRequest, candidate_contract, parse_candidate_reply};
-use crate::payload::{
+use vouch_abi::{
     CandidateForVerification, ChangeSummary, DismissedForVerification, FileSummary, Intent,
     ParsedReply, PolicyDocument, PromptRequest,
 };
