@@ -3,6 +3,7 @@
 //! the C-ABI table.
 
 mod broken_output;
+mod cancel_prepare;
 mod composition;
 mod context;
 mod coverage_retry;
@@ -12,6 +13,7 @@ mod eval;
 mod exchange;
 mod fixture_range;
 mod intake;
+mod long_lines;
 mod outputs;
 mod panel;
 mod publish;

@@ -364,8 +364,13 @@ pub async fn review_report(
     if let Some(n) = args.concurrency {
         composition.concurrency = usize::from(n);
     }
-    let snapshot = vouch_git::snapshot(&repo, args.base.as_deref(), &args.head)
+    // Register for SIGINT and SIGTERM before the change is prepared, so Ctrl-C or a
+    // plain `kill` at any moment ends the review as `aborted`, with its report written.
+    let cancel = CancellationToken::new();
+    let ctrl_c = cancel_on_signals(&cancel)?;
+    let range = vouch_git::resolve_range(&repo, args.base.as_deref(), &args.head)
         .map_err(|e| UsageError(e.to_string()))?;
+    let (snapshot, prepared) = prepare_change(&repo, range, &cancel).await?;
     let snapshot = Arc::new(snapshot);
     let reader =
         Arc::new(SourceReader::open(&repo, &snapshot).map_err(|e| UsageError(e.to_string()))?);
@@ -405,7 +410,6 @@ pub async fn review_report(
     let model_clients = stage_models(&mut plan, endpoint.as_ref(), &client)?;
     let intent = detect_intent(&pr_text(args)?, &snapshot);
     let policy = collect_policy(&reader, &snapshot);
-    let cancel = CancellationToken::new();
     let interactive = std::io::stderr().is_terminal()
         && std::env::var_os("CI").is_none()
         && !crate::ui::get().quiet;
@@ -449,25 +453,16 @@ pub async fn review_report(
         cancel: cancel.clone(),
         prefetch: Default::default(),
     });
-    // Register for SIGINT and SIGTERM before any request is sent, so Ctrl-C or a
-    // plain `kill` always ends the review as `aborted`, with its report written.
-    use tokio::signal::unix::{SignalKind, signal};
-    let mut interrupt = signal(SignalKind::interrupt()).context("installing the Ctrl-C handler")?;
-    let mut terminate =
-        signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
-    let ctrl_c = {
-        let cancel = cancel.clone();
-        tokio::spawn(async move {
-            tokio::select! {
-                _ = interrupt.recv() => {}
-                _ = terminate.recv() => {}
-            }
-            cancel.cancel();
-        })
-    };
     let mut run = run_review(env, &plan).await;
     ctrl_c.abort();
     held.flush();
+    if !prepared {
+        run.messages.push(
+            "The review was cancelled while the change was being prepared: no file was \
+             reviewed."
+                .into(),
+        );
+    }
     // Every request sent counts, failed and retried ones and the endpoint check too.
     run.usage.requests = u64::from(client.requests_sent());
     if args.base.is_none() && snapshot.merge_base == snapshot.head.sha {
@@ -491,6 +486,50 @@ pub async fn review_report(
         requested,
         notes,
     )
+}
+
+/// Cancels `cancel` on the first SIGINT or SIGTERM (the task ends then).
+fn cancel_on_signals(cancel: &CancellationToken) -> Result<tokio::task::JoinHandle<()>> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut interrupt = signal(SignalKind::interrupt()).context("installing the Ctrl-C handler")?;
+    let mut terminate =
+        signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
+    let cancel = cancel.clone();
+    Ok(tokio::spawn(async move {
+        tokio::select! {
+            _ = interrupt.recv() => {}
+            _ = terminate.recv() => {}
+        }
+        cancel.cancel();
+    }))
+}
+
+/// Prepares the change (the snapshot: tree diff, rename detection, hunks) on a blocking
+/// thread, in steps that observe cancellation. Returns the snapshot and `true`; when
+/// `cancel` fires first, the range without files and `false` at once (the blocking work
+/// stops at its next step), so the review ends `aborted` without waiting for it.
+async fn prepare_change(
+    repo: &std::path::Path,
+    range: vouch_git::ResolvedRange,
+    cancel: &CancellationToken,
+) -> Result<(ChangeSnapshot, bool)> {
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let unprepared = range.unprepared();
+    let task = {
+        let (repo, stop) = (repo.to_path_buf(), stop.clone());
+        tokio::task::spawn_blocking(move || vouch_git::snapshot_range(&repo, range, &stop))
+    };
+    tokio::select! {
+        joined = task => match joined.context("preparing the change (a bug in vouch)")? {
+            Ok(snapshot) => Ok((snapshot, true)),
+            Err(vouch_git::GitError::Cancelled) => Ok((unprepared, false)),
+            Err(e) => Err(UsageError(e.to_string()).into()),
+        },
+        _ = cancel.cancelled() => {
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            Ok((unprepared, false))
+        }
+    }
 }
 
 /// Whether the review will call a model: some changed text file is not excluded.

@@ -30,42 +30,63 @@ pub fn zero_source_gap<'a>(
     source_windows == 0 && assigned.into_iter().any(|f| !f.is_metadata_only())
 }
 
-/// Rule (design, "no clean verdict without full coverage"): a stage has seen a text
-/// file's change only when its ledger covers every changed line — each hunk's head lines
-/// (under the current path), or for a hunk that only removes lines, its base lines
-/// (under the previous path for renames and copies). A truncated patch, a file over the inline budget that was never read, or a
-/// huge hunk read only in part leaves lines unseen. Returns the assigned files with
-/// unseen changed lines, in the given order; metadata-only files are never unseen.
+/// Rule (design, "no clean verdict without full coverage"; issue 10, "reads that tell
+/// the truth"): a stage has seen a text file's change only when its ledger covers every
+/// changed line — each hunk's head lines (under the current path), or for a hunk that
+/// only removes lines, its base lines (under the previous path for renames and copies).
+/// A long line ([`crate::snapshot::LongLineChange`]) that was shown only in part counts
+/// as seen when the parts shown cover every byte range of it that changed. A truncated
+/// patch, a file over the inline budget that was never read, a huge hunk read only in
+/// part, or a long line whose edits were never shown leaves lines unseen. Returns the
+/// assigned files with unseen changed lines, in the given order; metadata-only files are
+/// never unseen.
 pub fn files_not_fully_seen<'a>(
     assigned: impl IntoIterator<Item = &'a ChangedFile>,
     ledger: &SourceLedger,
 ) -> Vec<String> {
-    let covered = |revision, path: &str, start: u32, lines: u32| {
-        lines == 0
-            || ledger
-                .check(&SourceWindow {
-                    revision,
-                    path: path.to_string(),
-                    start_line: start,
-                    end_line: start + lines - 1,
-                })
-                .is_ok()
-    };
     assigned
         .into_iter()
         .filter(|f| !f.is_metadata_only())
-        .filter(|f| {
-            let old_path = f.previous_path.as_deref().unwrap_or(&f.path);
-            !f.hunks.iter().all(|h| {
-                if h.new_lines > 0 {
-                    covered(Revision::Head, &f.path, h.new_start, h.new_lines)
-                } else {
-                    covered(Revision::Base, old_path, h.old_start, h.old_lines)
-                }
-            })
-        })
+        .filter(|f| !f.hunks.iter().all(|h| hunk_seen(f, h, ledger)))
         .map(|f| f.path.clone())
         .collect()
+}
+
+/// Whether the changed lines of one hunk are covered (see [`files_not_fully_seen`]).
+fn hunk_seen(f: &ChangedFile, h: &crate::snapshot::Hunk, ledger: &SourceLedger) -> bool {
+    let old_path = f.previous_path.as_deref().unwrap_or(&f.path);
+    let (revision, path, start, lines) = if h.new_lines > 0 {
+        (Revision::Head, f.path.as_str(), h.new_start, h.new_lines)
+    } else {
+        (Revision::Base, old_path, h.old_start, h.old_lines)
+    };
+    let window = |s: u32, e: u32| SourceWindow {
+        revision,
+        path: path.to_string(),
+        start_line: s,
+        end_line: e,
+    };
+    if lines == 0 || ledger.check(&window(start, start + lines - 1)).is_ok() {
+        return true;
+    }
+    if f.long_lines.is_empty() {
+        return false;
+    }
+    (start..start + lines).all(|n| {
+        if ledger.check(&window(n, n)).is_ok() {
+            return true;
+        }
+        let Some(long) = f
+            .long_lines
+            .iter()
+            .find(|l| l.revision == revision && l.line == n)
+        else {
+            return false;
+        };
+        long.changed
+            .iter()
+            .all(|&range| ledger.shows_bytes(revision, path, n, range))
+    })
 }
 
 /// Rule (design, "Structured diagnostics"; issue 9, item 9): a stage's `hunkCount` is the
@@ -164,6 +185,7 @@ mod tests {
                 .collect(),
             additions: 0,
             deletions: 0,
+            long_lines: vec![],
         }
     }
 
@@ -211,6 +233,7 @@ mod tests {
             hunks,
             additions: 1,
             deletions: 1,
+            long_lines: vec![],
         };
         let w = |rev, path: &str, s, e| SourceWindow {
             revision: rev,
@@ -264,6 +287,123 @@ mod tests {
         assert!(files_not_fully_seen([&renamed], &seen).is_empty());
         let wrong = ledger(vec![w(Head, "new.rs", 1, 1), w(Base, "new.rs", 9, 10)]);
         assert_eq!(files_not_fully_seen([&renamed], &wrong), vec!["new.rs"]);
+    }
+
+    /// A 2 MB one-line file edited in three places: seen only when each edited byte
+    /// range was shown, never because the line's beginning was.
+    #[test]
+    fn a_long_line_is_seen_only_when_its_changed_bytes_were_shown() {
+        use crate::snapshot::LongLineChange;
+        use crate::source::{LineSpan, Revision::*};
+        let mut f = file(false, EntryKind::File, 0);
+        f.path = "bundle.min.js".into();
+        f.hunks = vec![Hunk {
+            old_start: 1,
+            old_lines: 1,
+            new_start: 1,
+            new_lines: 1,
+            header: String::new(),
+        }];
+        let edits = vec![
+            (200_000, 200_008),
+            (1_000_000, 1_000_008),
+            (1_800_000, 1_800_008),
+        ];
+        f.long_lines = vec![LongLineChange {
+            revision: Head,
+            line: 1,
+            len: 2_000_000,
+            changed: edits.clone(),
+        }];
+        let span = |rev, line, s, e| LineSpan {
+            revision: rev,
+            path: "bundle.min.js".into(),
+            line,
+            start_byte: s,
+            end_byte: e,
+        };
+        let around = |(s, e): (u32, u32)| span(Head, 1, s - 100, e + 100);
+        let cases: Vec<(&str, Vec<LineSpan>, bool)> = vec![
+            ("nothing shown", vec![], false),
+            (
+                "only the first 32 KiB",
+                vec![span(Head, 1, 0, 32_768)],
+                false,
+            ),
+            (
+                "two of three edits",
+                edits[..2].iter().map(|&r| around(r)).collect(),
+                false,
+            ),
+            (
+                "every edit",
+                edits.iter().map(|&r| around(r)).collect(),
+                true,
+            ),
+            (
+                "an edit shown in two adjacent parts",
+                vec![
+                    around(edits[0]),
+                    around(edits[1]),
+                    span(Head, 1, 1_799_000, 1_800_004),
+                    span(Head, 1, 1_800_004, 1_801_000),
+                ],
+                true,
+            ),
+            (
+                "one byte of an edit missing",
+                vec![
+                    around(edits[0]),
+                    around(edits[1]),
+                    span(Head, 1, 1_799_000, 1_800_007),
+                ],
+                false,
+            ),
+            (
+                "the edits at base, not head",
+                edits.iter().map(|&(s, e)| span(Base, 1, s, e)).collect(),
+                false,
+            ),
+            (
+                "the edits on another line",
+                edits.iter().map(|&(s, e)| span(Head, 2, s, e)).collect(),
+                false,
+            ),
+        ];
+        for (name, spans, seen) in cases {
+            let mut l = SourceLedger::default();
+            spans.into_iter().for_each(|s| l.record_span(s));
+            assert_eq!(files_not_fully_seen([&f], &l).is_empty(), seen, "{name}");
+        }
+        // A window over the whole line shows it whole.
+        let mut whole = SourceLedger::default();
+        whole.record(SourceWindow {
+            revision: Head,
+            path: "bundle.min.js".into(),
+            start_line: 1,
+            end_line: 1,
+        });
+        assert!(files_not_fully_seen([&f], &whole).is_empty());
+    }
+
+    proptest::proptest! {
+        /// For any spans and any range: the range counts as shown exactly when every
+        /// byte of it lies in some recorded span of that line.
+        #[test]
+        fn shown_bytes_are_exactly_the_union_of_spans(
+            spans in proptest::collection::vec((0u32..200, 0u32..60), 0..8),
+            start in 0u32..220,
+            len in 1u32..60,
+        ) {
+            use crate::source::{LineSpan, Revision::Head};
+            let mut l = SourceLedger::default();
+            for &(s, n) in &spans {
+                l.record_span(LineSpan { revision: Head, path: "a".into(), line: 3, start_byte: s, end_byte: s + n });
+            }
+            let end = start + len;
+            let truth = (start..end).all(|b| spans.iter().any(|&(s, n)| s <= b && b < s + n));
+            proptest::prop_assert_eq!(l.shows_bytes(Head, "a", 3, (start, end)), truth);
+        }
     }
 
     #[test]

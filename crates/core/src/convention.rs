@@ -200,6 +200,7 @@ mod tests {
                 .collect(),
             additions: 0,
             deletions: 0,
+            long_lines: vec![],
         }
     }
 

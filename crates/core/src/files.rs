@@ -39,6 +39,7 @@ mod tests {
             hunks: vec![],
             additions: 0,
             deletions: 0,
+            long_lines: vec![],
         }
     }
 

@@ -51,6 +51,7 @@ pub use reviewed::{
     FilesReviewed, NotReviewedFile, NotReviewedReason, StageCoverage, files_reviewed,
 };
 pub use snapshot::{
-    ChangeCounts, ChangeSnapshot, ChangedFile, CommitRef, EntryKind, FileStatus, Hunk, RangeCommit,
+    ChangeCounts, ChangeSnapshot, ChangedFile, CommitRef, EntryKind, FileStatus, Hunk,
+    LONG_LINE_BYTES, LongLineChange, RangeCommit, RenameLimitHit, rename_limitation,
 };
-pub use source::{Citation, CitationError, Revision, SourceLedger, SourceWindow};
+pub use source::{Citation, CitationError, LineSpan, Revision, SourceLedger, SourceWindow};

@@ -66,6 +66,9 @@ pub enum LimitationKind {
     UnverifiableCandidate,
     /// Changed files no stage both listed in an accepted receipt and saw in full.
     UnreviewedFiles,
+    /// Rename detection stopped at its limit: some renames may show as a deletion plus
+    /// an addition (both still reviewed in full).
+    RenameLimit,
 }
 
 impl LimitationKind {
@@ -81,6 +84,7 @@ impl LimitationKind {
             LimitationKind::UnassignedFiles => "unassigned-files",
             LimitationKind::UnverifiableCandidate => "unverifiable-candidate",
             LimitationKind::UnreviewedFiles => "unreviewed-files",
+            LimitationKind::RenameLimit => "rename-limit",
         }
     }
 }
@@ -225,8 +229,9 @@ pub struct Opinion {
     pub not_clean_because: Vec<String>,
 }
 
-/// Rule (design, "Opinion and report"): the outcome is `nothing-to-review` for an empty
-/// range, `aborted` when cancelled, `incomplete` on any failure (nothing published),
+/// Rule (design, "Opinion and report"): the outcome is `aborted` when cancelled (also
+/// while the change was still being prepared, when whether it is empty is not yet
+/// known), `nothing-to-review` for an empty range, `incomplete` on any failure (nothing published),
 /// `findings` when verified findings exist, else `no-findings`. Completed reviews have
 /// coverage `full` or `limited` (any limitation, or any unresolved candidate). Clean =
 /// `no-findings` with `full` coverage, every candidate decided, and — when no lane
@@ -240,11 +245,11 @@ pub fn derive_opinion(facts: &ReviewFacts) -> Opinion {
         publish_findings: false,
         not_clean_because: vec![reason.to_string()],
     };
-    if facts.change_is_empty {
-        return stop(Outcome::NothingToReview, "the range changes nothing");
-    }
     if facts.aborted {
         return stop(Outcome::Aborted, "the review was cancelled");
+    }
+    if facts.change_is_empty {
+        return stop(Outcome::NothingToReview, "the range changes nothing");
     }
     if !facts.failures.is_empty() || facts.undecided_candidates > 0 {
         return stop(Outcome::Incomplete, "the review could not complete");

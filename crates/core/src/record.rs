@@ -114,6 +114,10 @@ pub struct StageRecord {
     /// run.
     #[serde(default)]
     pub ledger: Vec<crate::source::SourceWindow>,
+    /// Parts of long lines the execution was shown cut (bytes of one line), recorded
+    /// instead of windows: a long line shown in part never counts as read whole.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub line_spans: Vec<crate::source::LineSpan>,
     /// The model its requests named (chosen by the model rule, see `docs/manifests.md`);
     /// `None` when it sent no request (skipped).
     #[serde(default)]

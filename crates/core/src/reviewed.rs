@@ -147,6 +147,7 @@ mod tests {
                 .collect(),
             additions: 1,
             deletions: 1,
+            long_lines: vec![],
         }
     }
 

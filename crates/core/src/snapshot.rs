@@ -96,6 +96,32 @@ pub struct ChangedFile {
     pub additions: u32,
     /// Deleted lines over all hunks.
     pub deletions: u32,
+    /// Changed lines too long for one read ([`LONG_LINE_BYTES`]), with the byte ranges
+    /// that changed in each: for such a line, being "seen" means those ranges were shown
+    /// (see [`crate::files_not_fully_seen`]). Empty for ordinary files.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub long_lines: Vec<LongLineChange>,
+}
+
+/// A changed line at or above this many bytes is a long line: no single read shows it
+/// whole, so the snapshot records which of its bytes changed.
+pub const LONG_LINE_BYTES: u32 = 16 * 1024;
+
+/// One changed long line and the byte ranges of it that changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LongLineChange {
+    /// Head for an added or rewritten line (under the current path), base for a removed
+    /// one (under the previous path for renames and copies).
+    pub revision: crate::source::Revision,
+    /// The line number at that revision.
+    pub line: u32,
+    /// The line's length in bytes (without its line ending).
+    pub len: u32,
+    /// Byte ranges `[start, end)` of the line that differ from the other side, sorted and
+    /// disjoint; a range may be empty-width only for a pure deletion point (then it is
+    /// widened to one byte on each side).
+    pub changed: Vec<(u32, u32)>,
 }
 
 impl ChangedFile {
@@ -146,6 +172,41 @@ pub struct ChangeSnapshot {
     pub files: Vec<ChangedFile>,
     /// Commits in `merge_base..head`, newest first.
     pub commits: Vec<RangeCommit>,
+    /// Set when rename detection stopped at its limit, so some renames may show as a
+    /// deletion plus an addition (see [`crate::rename_limitation`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rename_limit: Option<RenameLimitHit>,
+}
+
+/// Rename detection compared each added file with at most `limit` of the `sources`
+/// candidate sources (deleted files, and modified files when copies are detected), so
+/// renames among more sources than that may be left unpaired.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RenameLimitHit {
+    /// Sources compared per added file.
+    pub limit: u32,
+    /// Candidate sources in the change.
+    pub sources: u32,
+    /// Added files (rename targets) in the change.
+    pub targets: u32,
+}
+
+/// Rule (issue 10, "reads that tell the truth"): when rename detection stopped at its
+/// limit, the report says so — renames may then show as a deletion plus an addition,
+/// which changes what the review shows (never what it reads: both sides are reviewed).
+/// `None` when every rename could be paired.
+pub fn rename_limitation(snapshot: &ChangeSnapshot) -> Option<crate::Limitation> {
+    let hit = snapshot.rename_limit?;
+    Some(crate::Limitation {
+        kind: crate::LimitationKind::RenameLimit,
+        stage: None,
+        detail: format!(
+            "rename detection compared each of {} added file(s) with at most {} of {} possible \
+             sources; some renames may be shown as a deleted plus an added file",
+            hit.targets, hit.limit, hit.sources
+        ),
+    })
 }
 
 impl ChangeSnapshot {
@@ -171,5 +232,52 @@ impl ChangeSnapshot {
     /// The file with this current path, if it changed.
     pub fn file(&self, path: &str) -> Option<&ChangedFile> {
         self.files.iter().find(|f| f.path == path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn snapshot(rename_limit: Option<RenameLimitHit>) -> ChangeSnapshot {
+        let commit = |spec: &str| CommitRef {
+            spec: spec.into(),
+            sha: "0".repeat(40),
+        };
+        ChangeSnapshot {
+            base: commit("main"),
+            head: commit("HEAD"),
+            merge_base: "0".repeat(40),
+            files: vec![],
+            commits: vec![],
+            rename_limit,
+        }
+    }
+
+    #[test]
+    fn a_rename_limit_hit_is_stated_and_an_unlimited_detection_is_not() {
+        let hit = RenameLimitHit {
+            limit: 10_000,
+            sources: 12_000,
+            targets: 900,
+        };
+        let cases = [
+            (None, None),
+            (
+                Some(hit),
+                Some("each of 900 added file(s) with at most 10000 of 12000"),
+            ),
+        ];
+        for (limit, expected) in cases {
+            let got = rename_limitation(&snapshot(limit));
+            assert_eq!(
+                got.as_ref().map(|l| l.kind),
+                expected.map(|_| crate::LimitationKind::RenameLimit)
+            );
+            if let (Some(l), Some(text)) = (got, expected) {
+                assert!(l.detail.contains(text), "{}", l.detail);
+                assert_eq!(l.stage, None);
+            }
+        }
     }
 }

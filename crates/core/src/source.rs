@@ -97,12 +97,33 @@ pub enum CitationError {
     },
 }
 
-/// Every source window one stage execution read or was given, in order.
+/// Part of one line that was shown: bytes `[start_byte, end_byte)` of `line`. What a
+/// read of a line too long to show whole records instead of a window.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LineSpan {
+    /// Side of the change.
+    pub revision: Revision,
+    /// Repository-relative path.
+    pub path: String,
+    /// The line, 1-based.
+    pub line: u32,
+    /// First byte shown, 0-based.
+    pub start_byte: u32,
+    /// One past the last byte shown.
+    pub end_byte: u32,
+}
+
+/// Every source window one stage execution read or was given, in order, and the parts
+/// of long lines shown when a line could not be shown whole.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SourceLedger {
-    /// The windows, in the order they were recorded.
+    /// The windows (whole lines), in the order they were recorded.
     pub windows: Vec<SourceWindow>,
+    /// Parts of lines shown cut, in the order they were recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub spans: Vec<LineSpan>,
 }
 
 impl SourceLedger {
@@ -113,11 +134,57 @@ impl SourceLedger {
         }
     }
 
-    /// Appends every window of another ledger.
+    /// Records the part of a line that was shown (a line too long to show whole).
+    pub fn record_span(&mut self, span: LineSpan) {
+        if span.end_byte > span.start_byte && !self.spans.contains(&span) {
+            self.spans.push(span);
+        }
+    }
+
+    /// Appends every window and span of another ledger.
     pub fn extend(&mut self, other: &SourceLedger) {
         for w in &other.windows {
             self.record(w.clone());
         }
+        for s in &other.spans {
+            self.record_span(s.clone());
+        }
+    }
+
+    /// Rule (issue 10, "reads that tell the truth"): bytes `[start, end)` of a line count
+    /// as shown only when recorded spans of that line cover every one of them (a window
+    /// covering the line shows it whole).
+    pub fn shows_bytes(
+        &self,
+        revision: Revision,
+        path: &str,
+        line: u32,
+        (start, end): (u32, u32),
+    ) -> bool {
+        let whole = SourceWindow {
+            revision,
+            path: path.to_string(),
+            start_line: line,
+            end_line: line,
+        };
+        if self.check(&whole).is_ok() {
+            return true;
+        }
+        let mut ranges: Vec<(u32, u32)> = self
+            .spans
+            .iter()
+            .filter(|s| s.revision == revision && s.line == line && s.path == path)
+            .map(|s| (s.start_byte, s.end_byte))
+            .collect();
+        ranges.sort();
+        let mut next = start;
+        for (s, e) in ranges {
+            if next >= end || s > next {
+                break;
+            }
+            next = next.max(e);
+        }
+        next >= end
     }
 
     /// Rule (verification): every emitted citation must resolve to source the verifier

@@ -8,6 +8,10 @@ use std::path::PathBuf;
 /// path or revision and, where there is one, the command that fixes it.
 #[derive(Debug, thiserror::Error)]
 pub enum GitError {
+    /// The snapshot was cancelled (Ctrl-C or SIGTERM) before it was complete.
+    #[error("the change was not prepared: the review was cancelled")]
+    Cancelled,
+
     /// The path is not inside a git repository (or the repository cannot be opened).
     #[error("{} is not a git repository (or cannot be opened: {source}); pass --repo with the path of a git checkout", path.display())]
     NotARepository {

@@ -23,4 +23,4 @@ pub use reader::{
     ReadError, SourceReader, TreeFile,
 };
 pub use remote::remote_url;
-pub use snapshot::snapshot;
+pub use snapshot::{ResolvedRange, resolve_range, snapshot, snapshot_range};

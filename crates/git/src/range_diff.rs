@@ -4,10 +4,12 @@
 use std::path::Path;
 
 use git2::{
-    Binding, Delta, Diff, DiffDelta, DiffFile, DiffFindOptions, DiffOptions, FileMode, Oid, Patch,
-    Repository,
+    Binding, Delta, Diff, DiffDelta, DiffFile, DiffFindOptions, DiffLineType, DiffOptions,
+    FileMode, Oid, Patch, Repository,
 };
-use vouch_core::snapshot::{ChangedFile, EntryKind, FileStatus, Hunk};
+use vouch_core::snapshot::{ChangedFile, EntryKind, FileStatus, Hunk, RenameLimitHit};
+use vouch_core::snapshot::{LONG_LINE_BYTES, LongLineChange};
+use vouch_core::source::Revision;
 
 use crate::GitError;
 
@@ -17,17 +19,31 @@ pub const CONTEXT_LINES: u32 = 3;
 /// Minimum similarity, in percent, for a rename or copy (git's default, `-M50% -C50%`).
 pub const SIMILARITY_THRESHOLD: u16 = 50;
 
+/// Most rename (or copy) sources each added file is compared with. Below it, every
+/// rename is paired as `git diff -M` pairs it; above it (more deleted files than this),
+/// libgit2 stops looking and some renames show as a deletion plus an addition, which
+/// the snapshot states ([`RenameLimitHit`]).
+pub const RENAME_LIMIT: u32 = 10_000;
+
+/// Most source × target comparisons copy detection may cost. Copy sources are the
+/// modified files too (`git diff -C`), so on a large change copy detection alone would
+/// be quadratic in the change; past this budget only renames are detected (a copy then
+/// shows as an added file, every line of it reviewed: nothing is hidden).
+pub const COPY_PAIR_BUDGET: u64 = 1_000_000;
+
 /// Diffs the merge base's tree against head's tree, with type changes reported as such
 /// (not as a deletion plus an addition), submodules included, and rename and copy
 /// detection as `git diff -M -C` does it: copy sources are files modified in the same
 /// change (not `--find-copies-harder`, which would compare against every file of the
-/// tree). Settings are explicit, so the user's git configuration does not change what is
-/// reviewed.
+/// tree). Copies are looked for only within [`COPY_PAIR_BUDGET`]; renames always, up
+/// to [`RENAME_LIMIT`] sources per added file (the returned hit says when that cut).
+/// Settings are explicit, so the user's git configuration does not change what is
+/// reviewed. Runs once per review: the snapshot's pairing is what every later patch uses.
 pub(crate) fn tree_diff(
     repo: &Repository,
     old_tree: Oid,
     new_tree: Oid,
-) -> Result<Diff<'_>, GitError> {
+) -> Result<(Diff<'_>, Option<RenameLimitHit>), GitError> {
     let old = repo
         .find_tree(old_tree)
         .map_err(GitError::git("reading the merge base's tree"))?;
@@ -41,14 +57,31 @@ pub(crate) fn tree_diff(
     let mut diff = repo
         .diff_tree_to_tree(Some(&old), Some(&new), Some(&mut opts))
         .map_err(GitError::git("diffing the merge base against head"))?;
+    let (mut deleted, mut modified, mut added) = (0u64, 0u64, 0u64);
+    for delta in diff.deltas() {
+        match delta.status() {
+            Delta::Deleted => deleted += 1,
+            Delta::Modified | Delta::Typechange => modified += 1,
+            Delta::Added => added += 1,
+            _ => {}
+        }
+    }
+    let copies = (deleted + modified) * added <= COPY_PAIR_BUDGET;
+    let sources = if copies { deleted + modified } else { deleted };
     let mut find = DiffFindOptions::new();
     find.renames(true)
-        .copies(true)
+        .copies(copies)
         .rename_threshold(SIMILARITY_THRESHOLD)
-        .copy_threshold(SIMILARITY_THRESHOLD);
+        .copy_threshold(SIMILARITY_THRESHOLD)
+        .rename_limit(RENAME_LIMIT as usize);
     diff.find_similar(Some(&mut find))
         .map_err(GitError::git("detecting renames and copies"))?;
-    Ok(diff)
+    let hit = (added > 0 && sources > u64::from(RENAME_LIMIT)).then(|| RenameLimitHit {
+        limit: RENAME_LIMIT,
+        sources: sources.min(u64::from(u32::MAX)) as u32,
+        targets: added.min(u64::from(u32::MAX)) as u32,
+    });
+    Ok((diff, hit))
 }
 
 /// Hunk settings shared by the tree diff and type-change patches.
@@ -81,8 +114,8 @@ pub(crate) fn with_patch<T>(
         let patch = Patch::from_diff(diff, idx).map_err(GitError::git("loading a file's patch"))?;
         return f(patch.as_ref());
     }
-    let old = side_content(repo, &delta.old_file())?;
-    let new = side_content(repo, &delta.new_file())?;
+    let old = side_of(repo, &delta.old_file())?;
+    let new = side_of(repo, &delta.new_file())?;
     let old_path = delta.old_file().path().map(Path::to_path_buf);
     let new_path = delta.new_file().path().map(Path::to_path_buf);
     let patch = Patch::from_buffers(
@@ -96,13 +129,40 @@ pub(crate) fn with_patch<T>(
     f(Some(&patch))
 }
 
-/// The content one side of a type change shows.
-fn side_content(repo: &Repository, file: &DiffFile<'_>) -> Result<Vec<u8>, GitError> {
-    match file.mode() {
-        FileMode::Commit => Ok(format!("Subproject commit {}\n", file.id()).into_bytes()),
+/// The patch between two sides' contents with the tree diff's hunk settings: what
+/// [`with_patch`] yields for the same pair, without a tree diff.
+pub(crate) fn file_patch<'a>(
+    old: &'a [u8],
+    old_path: &Path,
+    new: &'a [u8],
+    new_path: &Path,
+) -> Result<Patch<'a>, GitError> {
+    Patch::from_buffers(
+        old,
+        Some(old_path),
+        new,
+        Some(new_path),
+        Some(&mut diff_options()),
+    )
+    .map_err(GitError::git("diffing a changed file"))
+}
+
+fn side_of(repo: &Repository, file: &DiffFile<'_>) -> Result<Vec<u8>, GitError> {
+    side_content(repo, file.mode(), file.id())
+}
+
+/// The content one side of a change shows: a blob's bytes, a symlink's link text, for a
+/// submodule `Subproject commit <sha>` as git prints it, nothing for an absent side.
+pub(crate) fn side_content(
+    repo: &Repository,
+    mode: FileMode,
+    id: Oid,
+) -> Result<Vec<u8>, GitError> {
+    match mode {
+        FileMode::Commit => Ok(format!("Subproject commit {id}\n").into_bytes()),
         FileMode::Unreadable | FileMode::Tree => Ok(Vec::new()),
         _ => repo
-            .find_blob(file.id())
+            .find_blob(id)
             .map(|b| b.content().to_vec())
             .map_err(GitError::git("reading a blob")),
     }
@@ -192,12 +252,12 @@ pub(crate) fn changed_file(
 
     // Loading the patch reads this file's two blobs (not the rest of the tree) and settles
     // whether git considers either side binary.
-    let (binary, hunks, additions, deletions) = with_patch(repo, diff, idx, |patch| {
+    let (binary, hunks, additions, deletions, long_lines) = with_patch(repo, diff, idx, |patch| {
         let Some(patch) = patch else {
-            return Ok((delta.flags().is_binary(), Vec::new(), 0, 0));
+            return Ok((delta.flags().is_binary(), Vec::new(), 0, 0, Vec::new()));
         };
         if patch.delta().flags().is_binary() || delta.flags().is_binary() {
-            return Ok((true, Vec::new(), 0, 0));
+            return Ok((true, Vec::new(), 0, 0, Vec::new()));
         }
         let mut hunks = Vec::with_capacity(patch.num_hunks());
         for h in 0..patch.num_hunks() {
@@ -213,7 +273,8 @@ pub(crate) fn changed_file(
         let (_, adds, dels) = patch
             .line_stats()
             .map_err(GitError::git("counting changed lines"))?;
-        Ok((false, hunks, adds as u32, dels as u32))
+        let long_lines = long_lines(patch).map_err(GitError::git("reading a hunk"))?;
+        Ok((false, hunks, adds as u32, dels as u32, long_lines))
     })?;
     Ok(Some(ChangedFile {
         path,
@@ -227,7 +288,119 @@ pub(crate) fn changed_file(
         hunks,
         additions,
         deletions,
+        long_lines,
     }))
+}
+
+/// The changed lines of `patch` at or over [`LONG_LINE_BYTES`], each with the byte ranges
+/// that changed: an added line paired with the removed line it replaces (the k-th
+/// addition of a run with the k-th removal before it) gets [`changed_ranges`]; an added
+/// line with no partner is changed whole; a removed line counts (at base) only in a
+/// hunk that adds nothing, where "seen" is judged on base lines.
+fn long_lines(patch: &Patch<'_>) -> Result<Vec<LongLineChange>, git2::Error> {
+    let mut out = Vec::new();
+    for h in 0..patch.num_hunks() {
+        let (hunk, count) = patch.hunk(h)?;
+        let only_removes = hunk.new_lines() == 0;
+        let mut removed: Vec<Vec<u8>> = Vec::new();
+        let mut paired = 0usize;
+        for l in 0..count {
+            let line = patch.line_in_hunk(h, l)?;
+            let body = trim_eol(line.content());
+            match line.origin_value() {
+                DiffLineType::Deletion => {
+                    if paired > 0 {
+                        removed.clear();
+                        paired = 0;
+                    }
+                    if only_removes && body.len() >= LONG_LINE_BYTES as usize {
+                        let n = line.old_lineno().unwrap_or(0);
+                        out.push(whole(Revision::Base, n, body.len()));
+                    }
+                    removed.push(body.to_vec());
+                }
+                DiffLineType::Addition => {
+                    if body.len() >= LONG_LINE_BYTES as usize {
+                        let n = line.new_lineno().unwrap_or(0);
+                        out.push(match removed.get(paired) {
+                            Some(old) => LongLineChange {
+                                revision: Revision::Head,
+                                line: n,
+                                len: body.len() as u32,
+                                changed: changed_ranges(old, body),
+                            },
+                            None => whole(Revision::Head, n, body.len()),
+                        });
+                    }
+                    paired += 1;
+                }
+                DiffLineType::Context => {
+                    removed.clear();
+                    paired = 0;
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn whole(revision: Revision, line: u32, len: usize) -> LongLineChange {
+    LongLineChange {
+        revision,
+        line,
+        len: len as u32,
+        changed: vec![(0, len as u32)],
+    }
+}
+
+fn trim_eol(content: &[u8]) -> &[u8] {
+    let c = content.strip_suffix(b"\n").unwrap_or(content);
+    c.strip_suffix(b"\r").unwrap_or(c)
+}
+
+/// Bytes compared at a time when both sides of a long line have the same length.
+const CHANGE_BLOCK: usize = 64;
+
+/// The byte ranges of `new` that differ from `old`, conservatively: everything between
+/// the common prefix and the common suffix; when both lines have the same length, only
+/// the [`CHANGE_BLOCK`]-byte blocks of that middle that differ in place (an in-place edit
+/// keeps every other byte at its offset, so identical blocks are unchanged text). A pure
+/// removal inside the line is the byte on each side of the removal point.
+pub(crate) fn changed_ranges(old: &[u8], new: &[u8]) -> Vec<(u32, u32)> {
+    let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    let max_suffix = old.len().min(new.len()) - prefix;
+    let suffix = old
+        .iter()
+        .rev()
+        .zip(new.iter().rev())
+        .take(max_suffix)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let (start, end) = (prefix, new.len() - suffix);
+    if start >= end {
+        if old.len() == new.len() {
+            return vec![];
+        }
+        let point = (start.saturating_sub(1), (start + 1).min(new.len()));
+        return vec![(point.0 as u32, point.1 as u32)];
+    }
+    if old.len() != new.len() {
+        return vec![(start as u32, end as u32)];
+    }
+    let mut ranges: Vec<(u32, u32)> = Vec::new();
+    let mut at = start;
+    while at < end {
+        let stop = (at + CHANGE_BLOCK).min(end);
+        if old[at..stop] != new[at..stop] {
+            match ranges.last_mut() {
+                Some(last) if last.1 as usize == at => last.1 = stop as u32,
+                _ => ranges.push((at as u32, stop as u32)),
+            }
+        }
+        at = stop;
+    }
+    ranges
 }
 
 /// A hunk header as text, without its line ending. The header's function context comes
@@ -245,4 +418,40 @@ fn similarity(delta: &DiffDelta<'_>) -> u8 {
     // git2 0.21 does not expose.
     let raw = unsafe { (*delta.raw()).similarity };
     raw.min(100) as u8
+}
+
+#[cfg(test)]
+mod tests {
+    use super::changed_ranges;
+
+    #[test]
+    fn changed_ranges_name_the_bytes_that_differ() {
+        let base: Vec<u8> = (0..1000u32).map(|i| b'a' + (i % 26) as u8).collect();
+        let mut three = base.clone();
+        for at in [100, 500, 900] {
+            three[at] = b'#';
+        }
+        let mut longer = base.clone();
+        longer.splice(300..300, *b"INSERTED");
+        let mut shorter = base.clone();
+        shorter.drain(400..410);
+        type Case<'a> = (&'a str, &'a [u8], Vec<(u32, u32)>);
+        let cases: Vec<Case> = vec![
+            ("identical", &base, vec![]),
+            (
+                "three in-place edits",
+                &three,
+                vec![(100, 164), (484, 548), (868, 901)],
+            ),
+            ("an insertion", &longer, vec![(300, 308)]),
+            ("a removal", &shorter, vec![(399, 401)]),
+        ];
+        for (name, new, want) in cases {
+            let got = changed_ranges(&base, new);
+            assert_eq!(got, want, "{name}");
+            for &(s, e) in &got {
+                assert!(s < e && e as usize <= new.len(), "{name}");
+            }
+        }
+    }
 }

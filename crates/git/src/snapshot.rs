@@ -1,9 +1,10 @@
 //! Building the [`ChangeSnapshot`] of a `merge-base(base, head)..head` range.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use git2::{Oid, Repository, Sort};
-use vouch_core::snapshot::{ChangeSnapshot, RangeCommit};
+use vouch_core::snapshot::{ChangeSnapshot, CommitRef, RangeCommit};
 
 use crate::range_diff::{changed_file, tree_diff};
 use crate::{GitError, resolve};
@@ -34,33 +35,99 @@ pub fn snapshot(
     base: Option<&str>,
     head: &str,
 ) -> Result<ChangeSnapshot, GitError> {
+    let range = resolve_range(repo_path, base, head)?;
+    snapshot_range(repo_path, range, &AtomicBool::new(false))
+}
+
+/// The resolved ends of a range, before any diff: cheap (a few object lookups).
+/// `snapshot_range` of it is the heavy part.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolvedRange {
+    /// The base as given and resolved.
+    pub base: CommitRef,
+    /// The head as given and resolved.
+    pub head: CommitRef,
+    /// The merge base's full id.
+    pub merge_base: String,
+}
+
+impl ResolvedRange {
+    /// A snapshot of this range with no file and no commit: what a review cancelled
+    /// while its change was being prepared reports (its outcome says `aborted`).
+    pub fn unprepared(&self) -> ChangeSnapshot {
+        ChangeSnapshot {
+            base: self.base.clone(),
+            head: self.head.clone(),
+            merge_base: self.merge_base.clone(),
+            files: vec![],
+            commits: vec![],
+            rename_limit: None,
+        }
+    }
+}
+
+/// Resolves `base` and `head` (see [`snapshot()`] for the syntax and the default base)
+/// and their merge base.
+///
+/// # Errors
+/// As [`snapshot()`].
+pub fn resolve_range(
+    repo_path: &Path,
+    base: Option<&str>,
+    head: &str,
+) -> Result<ResolvedRange, GitError> {
     let repo = resolve::open(repo_path)?;
     let head = resolve::commit(&repo, head)?;
     let base = match base {
         Some(spec) => resolve::commit(&repo, spec)?,
         None => resolve::default_base(&repo, repo_path)?,
     };
-    let merge_base = resolve::merge_base(&repo, &base, &head)?;
-    let head_oid = resolve::oid(&head.sha)?;
+    let merge_base = resolve::merge_base(&repo, &base, &head)?.to_string();
+    Ok(ResolvedRange {
+        base,
+        head,
+        merge_base,
+    })
+}
 
+/// The heavy part of [`snapshot()`]: the tree diff, rename detection (once) and every
+/// file's hunks, in bounded steps (one changed file each) that check `cancel`; a set
+/// flag ends the work at the next step with [`GitError::Cancelled`]. Meant for a
+/// blocking thread.
+///
+/// # Errors
+/// [`GitError::Cancelled`], [`GitError::NonUtf8Path`], [`GitError::Git`].
+pub fn snapshot_range(
+    repo_path: &Path,
+    range: ResolvedRange,
+    cancel: &AtomicBool,
+) -> Result<ChangeSnapshot, GitError> {
+    let check = || match cancel.load(Ordering::Relaxed) {
+        true => Err(GitError::Cancelled),
+        false => Ok(()),
+    };
+    let repo = resolve::open(repo_path)?;
+    let merge_base = resolve::oid(&range.merge_base)?;
+    let head_oid = resolve::oid(&range.head.sha)?;
     let old_tree = tree_of(&repo, merge_base)?;
     let new_tree = tree_of(&repo, head_oid)?;
-    let diff = tree_diff(&repo, old_tree, new_tree)?;
+    check()?;
+    let (diff, rename_limit) = tree_diff(&repo, old_tree, new_tree)?;
     let mut files = Vec::with_capacity(diff.deltas().len());
     for idx in 0..diff.deltas().len() {
+        check()?;
         if let Some(file) = changed_file(&repo, &diff, idx)? {
             files.push(file);
         }
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
-
+    check()?;
     let commits = range_commits(&repo, merge_base, head_oid)?;
     Ok(ChangeSnapshot {
-        base,
-        head,
-        merge_base: merge_base.to_string(),
+        rename_limit,
         files,
         commits,
+        ..range.unprepared()
     })
 }
 

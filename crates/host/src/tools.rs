@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
-use vouch_core::{Revision, SourceLedger, SourceWindow};
+use vouch_core::{LineSpan, Revision, SourceLedger, SourceWindow};
 use vouch_git::{ReadError, SourceReader};
 use vouch_graph::{GraphError, GraphResult, RepoGraph};
 use vouch_llm::{ToolBox, ToolSpec};
@@ -49,6 +49,11 @@ impl RepoTools {
             .record(window);
     }
 
+    /// Records part of a long line the host gave inline (shown cut).
+    pub fn record_span(&self, span: LineSpan) {
+        self.record_spans([span]);
+    }
+
     /// The ledger so far.
     pub fn ledger(&self) -> SourceLedger {
         self.ledger
@@ -67,6 +72,14 @@ impl RepoTools {
         let mut ledger = self.ledger.lock().unwrap_or_else(|e| e.into_inner());
         for w in windows {
             ledger.record(w);
+        }
+    }
+
+    /// Records the parts of long lines a tool showed cut (never as whole lines).
+    fn record_spans(&self, spans: impl IntoIterator<Item = LineSpan>) {
+        let mut ledger = self.ledger.lock().unwrap_or_else(|e| e.into_inner());
+        for s in spans {
+            ledger.record_span(s);
         }
     }
 
@@ -98,16 +111,24 @@ impl RepoTools {
         match name {
             "read_file" => {
                 let path = str_arg(args, "path")?;
-                let read = self
-                    .reader
-                    .read_file(
+                let start_line = line_arg(args, "start_line")?;
+                let read = match byte_arg(args)? {
+                    Some(start_byte) => {
+                        let line = start_line
+                            .ok_or("start_byte needs start_line: the line whose bytes to read")?;
+                        self.reader
+                            .read_line_bytes(revision, path, line, start_byte)
+                    }
+                    None => self.reader.read_file(
                         revision,
                         path,
-                        line_arg(args, "start_line")?,
+                        start_line,
                         line_arg(args, "end_line")?,
-                    )
-                    .map_err(|e| self.fail(e))?;
+                    ),
+                }
+                .map_err(|e| self.fail(e))?;
                 self.record_all(read.window);
+                self.record_spans(read.spans);
                 Ok(read.text)
             }
             "grep" => {
@@ -121,6 +142,7 @@ impl RepoTools {
                     .grep(pattern, glob, revision)
                     .map_err(|e| self.fail(e))?;
                 self.record_all(found.windows);
+                self.record_spans(found.spans);
                 Ok(found.text)
             }
             "list_dir" => {
@@ -134,8 +156,9 @@ impl RepoTools {
             "diff" => {
                 let path = str_arg(args, "path")?;
                 let diff = self.reader.diff(path).map_err(|e| self.fail(e))?;
-                self.record_all(diff.windows);
-                Ok(diff.text)
+                self.record_all(diff.windows.iter().cloned());
+                self.record_spans(diff.spans.iter().cloned());
+                Ok(diff.text.clone())
             }
             "definition" => {
                 let symbol = str_arg(args, "symbol")?;
@@ -178,6 +201,18 @@ fn line_arg(args: &Value, key: &str) -> Result<Option<u32>, String> {
     }
 }
 
+fn byte_arg(args: &Value) -> Result<Option<u32>, String> {
+    match args.get("start_byte") {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v
+            .as_u64()
+            .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
+            .and_then(|n| u32::try_from(n).ok())
+            .map(Some)
+            .ok_or_else(|| "argument `start_byte` must be a byte offset (0 or more)".to_string()),
+    }
+}
+
 fn revision_arg(args: &Value) -> Result<Revision, String> {
     match args.get("revision").and_then(Value::as_str) {
         None | Some("") | Some("head") => Ok(Revision::Head),
@@ -203,6 +238,7 @@ impl ToolBox for RepoTools {
                     "path": {"type": "string", "description": "repository-relative path"},
                     "start_line": {"type": "integer", "minimum": 1},
                     "end_line": {"type": "integer", "minimum": 1},
+                    "start_byte": {"type": "integer", "minimum": 0, "description": format!("for a line too long to show whole: read at most {} bytes of start_line from this byte offset", vouch_git::reader::MAX_LINE_WINDOW_BYTES)},
                     "revision": revision
                 }, "required": ["path"]}),
             },

@@ -371,6 +371,7 @@ fn check(
             let inside = run.stages.iter().filter(|s| s.role == "verifier").any(|s| {
                 SourceLedger {
                     windows: s.ledger.clone(),
+                    spans: s.line_spans.clone(),
                 }
                 .check(c)
                 .is_ok()

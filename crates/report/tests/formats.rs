@@ -128,6 +128,7 @@ fn stage(label: &str, role: &str) -> StageRecord {
         prefetch: None,
         source_windows: 1,
         ledger: vec![window("ratelimit/bucket.py", 80, 100)],
+        line_spans: Vec::new(),
         model: Some("scripted".into()),
         usage: TokenUsage {
             requests: 2,

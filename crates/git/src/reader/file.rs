@@ -6,15 +6,22 @@ use git2::ObjectType;
 use vouch_core::snapshot::EntryKind;
 use vouch_core::source::{Revision, SourceWindow};
 
-use super::{MAX_BYTES, MAX_LINES, ReadError, SourceReader, cut, lookup, paths, rev_name};
+use super::{
+    MAX_BYTES, MAX_LINES, ReadError, SourceReader, cut, cut_len, lookup, paths, rev_name, span,
+};
 use crate::range_diff::entry_kind;
 
 /// The result of one `read_file` call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileRead {
-    /// The exact lines returned (1-based, inclusive), with the canonical path: what the
-    /// host records in the source ledger. `None` only for an empty file.
+    /// The exact lines returned whole (1-based, inclusive), with the canonical path: what
+    /// the host records in the source ledger. `None` for an empty file, or when the only
+    /// line returned was shown in part (see `spans`).
     pub window: Option<SourceWindow>,
+    /// For a line shown in part (longer than the byte bound, or a byte window of it), the
+    /// bytes shown: recorded instead of a window, so a long line never counts as read
+    /// whole when only its beginning was shown.
+    pub spans: Vec<vouch_core::LineSpan>,
     /// Lines in the whole file (git's count: a last line without `\n` counts).
     pub total_lines: u32,
     /// What the entry is. Symlinks return their link text (never followed), submodules
@@ -93,8 +100,86 @@ impl SourceReader {
     }
 }
 
+/// Most bytes one byte-window read of a long line returns.
+pub const MAX_LINE_WINDOW_BYTES: usize = 16 * 1024;
+
+impl SourceReader {
+    /// Reads bytes `start_byte..` of line `line` of `path` at `revision`: at most
+    /// [`MAX_LINE_WINDOW_BYTES`], cut back to a UTF-8 boundary; how a model reads the
+    /// parts of a line too long to show whole (a minified file). The result records
+    /// exactly the bytes shown as a span (a window when they are the whole line).
+    ///
+    /// # Errors
+    /// As [`SourceReader::read_file`]; [`ReadError::InvalidRange`] when `start_byte` is
+    /// past the end of the line.
+    pub fn read_line_bytes(
+        &self,
+        revision: Revision,
+        path: &str,
+        line: u32,
+        start_byte: u32,
+    ) -> Result<FileRead, ReadError> {
+        let whole = self.read_file(revision, path, Some(line), Some(line))?;
+        if whole.kind == EntryKind::Symlink || whole.kind == EntryKind::Submodule {
+            return Ok(whole);
+        }
+        let path = paths::normalize(path, false)?;
+        let repo = self.repo();
+        let tree = repo.find_tree(self.tree_id(revision))?;
+        let blob = repo.find_blob(lookup(&tree, revision, &path)?.id())?;
+        let raw = lines(blob.content())
+            .nth(line as usize - 1)
+            .unwrap_or_default();
+        let start = start_byte as usize;
+        if start >= raw.len().max(1) {
+            return Err(ReadError::InvalidRange {
+                message: format!(
+                    "start_byte {start} is past the end of line {line}, which has {} bytes",
+                    raw.len()
+                ),
+            });
+        }
+        // Start on a character boundary (move back to the sequence's first byte).
+        let mut from = start;
+        while from > 0 && raw[from] & 0xC0 == 0x80 {
+            from -= 1;
+        }
+        let to = from + cut_len(&raw[from..], MAX_LINE_WINDOW_BYTES);
+        let mut text = format!(
+            "{path} at {}, line {line} bytes {from}-{to} of {}\n{line}: {}\n",
+            rev_name(revision),
+            raw.len(),
+            String::from_utf8_lossy(&raw[from..to])
+        );
+        if to < raw.len() {
+            let _ = writeln!(
+                text,
+                "[cut: at most {MAX_LINE_WINDOW_BYTES} bytes per call; continue with start_line={line} start_byte={to}]"
+            );
+        }
+        let entire = from == 0 && to == raw.len();
+        Ok(FileRead {
+            window: entire.then(|| SourceWindow {
+                revision,
+                path: path.clone(),
+                start_line: line,
+                end_line: line,
+            }),
+            spans: if entire {
+                vec![]
+            } else {
+                vec![span(revision, &path, line, from, to)]
+            },
+            total_lines: whole.total_lines,
+            kind: whole.kind,
+            truncated: to < raw.len(),
+            text,
+        })
+    }
+}
+
 /// The mode of a tree entry as git2's enum (entry modes are always one of the known ones).
-fn file_mode(raw: i32) -> git2::FileMode {
+pub(crate) fn file_mode(raw: i32) -> git2::FileMode {
     match raw {
         0o100755 => git2::FileMode::BlobExecutable,
         0o120000 => git2::FileMode::Link,
@@ -113,16 +198,22 @@ fn single_line(
     note: &str,
 ) -> FileRead {
     let shown = cut(line, MAX_BYTES / 2);
+    let whole = shown.len() == line.len();
     FileRead {
-        window: Some(SourceWindow {
+        window: whole.then(|| SourceWindow {
             revision,
             path: path.to_string(),
             start_line: 1,
             end_line: 1,
         }),
+        spans: if whole {
+            vec![]
+        } else {
+            vec![span(revision, path, 1, 0, shown.len())]
+        },
         total_lines: 1,
         kind,
-        truncated: shown.len() < line.len(),
+        truncated: !whole,
         text: format!(
             "{path} at {}, line 1 of 1 ({note})\n1: {shown}\n",
             rev_name(revision)
@@ -171,6 +262,7 @@ fn window(
     if total == 0 {
         return Ok(FileRead {
             window: None,
+            spans: vec![],
             total_lines: 0,
             kind,
             truncated: false,
@@ -189,6 +281,7 @@ fn window(
     let mut body = String::new();
     let mut last = start - 1;
     let mut cut_line = false;
+    let mut spans = Vec::new();
     // Leave room for the header and the truncation note, which name the path.
     let budget = MAX_BYTES.saturating_sub(320 + 2 * path.len()).max(1024);
     for (i, raw) in lines(content).enumerate().skip(start as usize - 1) {
@@ -200,8 +293,11 @@ fn window(
         let entry = format!("{n}: {text}\n");
         if body.len() + entry.len() > budget {
             if last < start {
-                // A single line longer than the bound: show its beginning.
-                let _ = writeln!(body, "{n}: {}", cut(&text, budget - 32));
+                // A single line longer than the bound: show its beginning, and record
+                // only the bytes shown.
+                let shown = cut_len(raw, budget - 32);
+                let _ = writeln!(body, "{n}: {}", String::from_utf8_lossy(&raw[..shown]));
+                spans.push(span(revision, path, n, 0, shown));
                 last = n;
                 cut_line = true;
             }
@@ -222,7 +318,10 @@ fn window(
             "[truncated: read_file returns at most {MAX_LINES} lines and {MAX_BYTES} bytes per call"
         );
         if cut_line {
-            let _ = write!(text, "; line {last} is longer than that and was cut");
+            let _ = write!(
+                text,
+                "; line {last} is longer than that and was cut: read the rest with start_line={last} and start_byte"
+            );
         }
         if last < wanted_end {
             let _ = write!(
@@ -233,13 +332,15 @@ fn window(
         }
         text.push_str("]\n");
     }
+    let whole_end = if cut_line { last - 1 } else { last };
     Ok(FileRead {
-        window: Some(SourceWindow {
+        window: (whole_end >= start).then(|| SourceWindow {
             revision,
             path: path.to_string(),
             start_line: start,
-            end_line: last,
+            end_line: whole_end,
         }),
+        spans,
         total_lines: total,
         kind,
         truncated,

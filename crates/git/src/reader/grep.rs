@@ -10,7 +10,7 @@ use vouch_core::source::{Revision, SourceWindow};
 use super::file::lines;
 use super::{
     MAX_BYTES, MAX_GREP_FILE_BYTES, MAX_GREP_LINE_BYTES, MAX_GREP_MATCHES, ReadError, SourceReader,
-    cut, rev_name,
+    cut_len, rev_name, span,
 };
 
 /// Most bytes a compiled regex may use (a bound on pathological patterns).
@@ -32,8 +32,10 @@ pub struct GrepMatch {
 pub struct GrepResult {
     /// The matches, in tree order (paths in git's order, lines ascending).
     pub matches: Vec<GrepMatch>,
-    /// One 1-line window per match, for the source ledger.
+    /// One 1-line window per match shown whole, for the source ledger.
     pub windows: Vec<SourceWindow>,
+    /// For a match shown cut (a line over [`MAX_GREP_LINE_BYTES`]), the bytes shown.
+    pub spans: Vec<vouch_core::LineSpan>,
     /// Text files searched.
     pub files_searched: u32,
     /// Text files skipped for exceeding [`MAX_GREP_FILE_BYTES`].
@@ -97,6 +99,7 @@ impl SourceReader {
             result: GrepResult {
                 matches: Vec::new(),
                 windows: Vec::new(),
+                spans: Vec::new(),
                 files_searched: 0,
                 files_skipped: 0,
                 truncated: false,
@@ -185,8 +188,8 @@ impl Search<'_> {
                 continue;
             }
             let n = i as u32 + 1;
-            let text = String::from_utf8_lossy(line);
-            let shown = cut(&text, MAX_GREP_LINE_BYTES).to_string();
+            let shown_len = cut_len(line, MAX_GREP_LINE_BYTES);
+            let shown = String::from_utf8_lossy(&line[..shown_len]).into_owned();
             let entry = format!("{path}:{n}:{shown}\n");
             if self.result.matches.len() >= MAX_GREP_MATCHES
                 || self.bytes + entry.len() > MAX_BYTES - 512
@@ -196,12 +199,17 @@ impl Search<'_> {
             }
             self.bytes += entry.len();
             self.result.text.push_str(&entry);
-            self.result.windows.push(SourceWindow {
-                revision: self.revision,
-                path: path.to_string(),
-                start_line: n,
-                end_line: n,
-            });
+            if shown_len < line.len() {
+                let part = span(self.revision, path, n, 0, shown_len);
+                self.result.spans.push(part);
+            } else {
+                self.result.windows.push(SourceWindow {
+                    revision: self.revision,
+                    path: path.to_string(),
+                    start_line: n,
+                    end_line: n,
+                });
+            }
             self.result.matches.push(GrepMatch {
                 path: path.to_string(),
                 line: n,

@@ -17,20 +17,21 @@ mod patch;
 pub(crate) mod paths;
 mod text;
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 
 use git2::{ErrorCode, Oid, Repository, Tree, TreeEntry};
-use vouch_core::snapshot::ChangeSnapshot;
+use vouch_core::snapshot::{ChangeSnapshot, ChangedFile};
 use vouch_core::source::Revision;
 
 use crate::{GitError, resolve, snapshot::tree_of};
 
 pub use blob::{BlobContent, TreeFile};
 pub use dir::{DirEntry, DirEntryKind, DirListing};
-pub use file::FileRead;
+pub use file::{FileRead, MAX_LINE_WINDOW_BYTES};
 pub use grep::{GrepMatch, GrepResult};
-pub use patch::FileDiff;
+pub use patch::{FileDiff, MAX_CACHED_PATCH_BYTES};
 
 /// Most lines one `read_file` or `diff` call returns.
 pub const MAX_LINES: u32 = 400;
@@ -132,6 +133,10 @@ pub struct SourceReader {
     repo: Mutex<Repository>,
     head_tree: Oid,
     base_tree: Oid,
+    /// The snapshot's changed files by current path: the one pairing (renames, copies)
+    /// every patch is computed from.
+    changed: HashMap<String, ChangedFile>,
+    patches: Mutex<patch::PatchCache>,
 }
 
 impl std::fmt::Debug for SourceReader {
@@ -153,10 +158,17 @@ impl SourceReader {
         let repo = resolve::open(repo_path)?;
         let head_tree = tree_of(&repo, resolve::oid(&snapshot.head.sha)?)?;
         let base_tree = tree_of(&repo, resolve::oid(&snapshot.merge_base)?)?;
+        let changed = snapshot
+            .files
+            .iter()
+            .map(|f| (f.path.clone(), f.clone()))
+            .collect();
         Ok(SourceReader {
             repo: Mutex::new(repo),
             head_tree,
             base_tree,
+            changed,
+            patches: Mutex::new(patch::PatchCache::default()),
         })
     }
 
@@ -189,6 +201,36 @@ fn lookup(
         },
         _ => ReadError::Git { source: e },
     })
+}
+
+/// How many leading bytes of `raw` fit in `max` without splitting a UTF-8 sequence
+/// (the bytes a cut line really shows; what its [`vouch_core::LineSpan`] records).
+pub(crate) fn cut_len(raw: &[u8], max: usize) -> usize {
+    if raw.len() <= max {
+        return raw.len();
+    }
+    let mut end = max;
+    while end > 0 && raw[end] & 0xC0 == 0x80 {
+        end -= 1;
+    }
+    end
+}
+
+/// The span recording bytes `[start, end)` of a line shown cut.
+pub(crate) fn span(
+    revision: Revision,
+    path: &str,
+    line: u32,
+    start: usize,
+    end: usize,
+) -> vouch_core::LineSpan {
+    vouch_core::LineSpan {
+        revision,
+        path: path.to_string(),
+        line,
+        start_byte: start as u32,
+        end_byte: end as u32,
+    }
 }
 
 /// Cuts `s` to at most `max` bytes at a char boundary.

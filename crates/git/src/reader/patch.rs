@@ -1,14 +1,17 @@
 //! `diff`: the unified patch of one changed file, from the snapshot's own diff.
 
+use std::collections::{HashMap, VecDeque};
 use std::fmt::Write as _;
+use std::path::Path;
+use std::sync::Arc;
 
 use git2::{DiffLineType, Patch};
 use vouch_core::snapshot::{ChangedFile, FileStatus};
 use vouch_core::source::{Revision, SourceWindow};
 
-use super::{MAX_BYTES, MAX_LINES, ReadError, SourceReader, cut, paths};
+use super::{MAX_BYTES, MAX_LINES, ReadError, SourceReader, cut_len, paths, span};
 use crate::GitError;
-use crate::range_diff::{changed_file, delta_paths, tree_diff, with_patch};
+use crate::range_diff::{file_patch, side_content};
 
 /// The result of one `diff` call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,6 +23,10 @@ pub struct FileDiff {
     /// (context and deletions, under `previous_path` for renames and copies). Only lines
     /// actually shown count, so a truncated patch yields shorter windows.
     pub windows: Vec<SourceWindow>,
+    /// For each patch line shown cut (longer than a quarter of [`MAX_BYTES`]), the bytes
+    /// of that line shown: recorded instead of a window, so a long line never counts as
+    /// seen whole.
+    pub spans: Vec<vouch_core::LineSpan>,
     /// True when the patch was cut at [`MAX_LINES`] lines or [`MAX_BYTES`] bytes.
     pub truncated: bool,
     /// The text for the model: a git-style header with real UTF-8 paths (never quoted),
@@ -33,44 +40,112 @@ struct Shown {
     truncated: bool,
 }
 
+/// Most bytes of rendered patch text the cache keeps; past it the oldest entries are
+/// dropped (a dropped patch is recomputed from its two blobs when asked again, never
+/// from the whole change).
+pub const MAX_CACHED_PATCH_BYTES: usize = 64 * 1024 * 1024;
+
+/// Rendered patches by current path, filled lazily, bounded in bytes (oldest out first).
+#[derive(Debug, Default)]
+pub(crate) struct PatchCache {
+    map: HashMap<String, Arc<FileDiff>>,
+    order: VecDeque<String>,
+    bytes: usize,
+    computed: u64,
+}
+
+impl PatchCache {
+    fn get(&self, path: &str) -> Option<Arc<FileDiff>> {
+        self.map.get(path).cloned()
+    }
+
+    fn insert(&mut self, path: String, diff: Arc<FileDiff>) {
+        self.computed += 1;
+        self.bytes += diff.text.len();
+        self.order.push_back(path.clone());
+        self.map.insert(path, diff);
+        while self.bytes > MAX_CACHED_PATCH_BYTES && self.order.len() > 1 {
+            let Some(old) = self.order.pop_front() else {
+                break;
+            };
+            if let Some(gone) = self.map.remove(&old) {
+                self.bytes -= gone.text.len();
+            }
+        }
+    }
+}
+
 impl SourceReader {
     /// The patch of the changed file whose current path is `path` (for deletions, the
-    /// deleted path), computed from the same `merge_base..head` diff as the snapshot,
-    /// with the same rename and copy detection.
+    /// deleted path), exactly as the snapshot paired it: renames and copies are the
+    /// snapshot's own (detected once, when the snapshot was taken), and the hunks are
+    /// those of the snapshot's diff settings. Computed from that file's two blobs the
+    /// first time it is asked for and shared afterwards (the `diff` tool, inline patches
+    /// and every lane read the same `Arc`); no call re-walks the change.
     ///
     /// Binary files, mode-only changes and pure renames have a header and no hunks.
     ///
     /// # Errors
     /// [`ReadError::Refused`] for an invalid path, [`ReadError::NotChanged`] when the path
     /// did not change, [`ReadError::Git`].
-    pub fn diff(&self, path: &str) -> Result<FileDiff, ReadError> {
+    pub fn diff(&self, path: &str) -> Result<Arc<FileDiff>, ReadError> {
         let path = paths::normalize(path, false)?;
-        let repo = self.repo();
-        let diff = tree_diff(&repo, self.base_tree, self.head_tree).map_err(git_error)?;
-        for idx in 0..diff.deltas().len() {
-            let Some(delta) = diff.get_delta(idx) else {
-                continue;
-            };
-            // Paths that are not UTF-8 can never be named by the caller; skip them.
-            let Ok((current, _)) = delta_paths(&delta) else {
-                continue;
-            };
-            if current != path {
-                continue;
-            }
-            let Some(file) = changed_file(&repo, &diff, idx).map_err(git_error)? else {
-                continue;
-            };
-            return with_patch(&repo, &diff, idx, |patch| {
-                render(file, patch).map_err(GitError::git("rendering a patch"))
-            })
-            .map_err(git_error);
+        let Some(file) = self.changed.get(&path) else {
+            return Err(ReadError::NotChanged { path });
+        };
+        if let Some(hit) = self.patch_cache().get(&path) {
+            return Ok(hit);
         }
-        Err(ReadError::NotChanged { path })
+        let rendered = {
+            let repo = self.repo();
+            let (old, new) = (
+                self.side(&repo, file, Side::Old)?,
+                self.side(&repo, file, Side::New)?,
+            );
+            let old_path = file.previous_path.as_deref().unwrap_or(&file.path);
+            let patch = file_patch(&old, Path::new(old_path), &new, Path::new(&file.path))
+                .map_err(git_error)?;
+            Arc::new(render(file.clone(), Some(&patch))?)
+        };
+        self.patch_cache().insert(path, rendered.clone());
+        Ok(rendered)
+    }
+
+    /// How many patches this reader has computed (cache misses). A change's patches are
+    /// each computed once while the cache holds them; tests use this to prove it.
+    pub fn patches_computed(&self) -> u64 {
+        self.patch_cache().computed
+    }
+
+    fn patch_cache(&self) -> std::sync::MutexGuard<'_, PatchCache> {
+        self.patches.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The content one side of a changed file shows (empty when the side is absent).
+    fn side(
+        &self,
+        repo: &git2::Repository,
+        file: &ChangedFile,
+        side: Side,
+    ) -> Result<Vec<u8>, ReadError> {
+        let (tree, path, mode) = match side {
+            Side::Old if file.status == FileStatus::Added => return Ok(Vec::new()),
+            Side::New if file.status == FileStatus::Deleted => return Ok(Vec::new()),
+            Side::Old => (
+                self.base_tree,
+                file.previous_path.as_deref().unwrap_or(&file.path),
+                file.old_mode,
+            ),
+            Side::New => (self.head_tree, file.path.as_str(), file.new_mode),
+        };
+        let tree = repo.find_tree(tree)?;
+        let entry = tree.get_path(Path::new(path))?;
+        let mode = super::file::file_mode(mode.map_or(entry.filemode(), |m| m as i32));
+        side_content(repo, mode, entry.id()).map_err(git_error)
     }
 }
 
-/// Maps a snapshot-building error into the tool's error type.
+/// Maps a patch-building error into the tool's error type.
 fn git_error(e: GitError) -> ReadError {
     match e {
         GitError::Git { source, .. } => ReadError::Git { source },
@@ -80,14 +155,22 @@ fn git_error(e: GitError) -> ReadError {
     }
 }
 
+/// Which side of a changed file.
+#[derive(Clone, Copy)]
+enum Side {
+    Old,
+    New,
+}
+
 /// Renders the header and as many hunk lines as the bounds allow.
-fn render(file: ChangedFile, patch: Option<&Patch<'_>>) -> Result<FileDiff, git2::Error> {
+fn render(file: ChangedFile, patch: Option<&Patch<'_>>) -> Result<FileDiff, ReadError> {
     let old_path = file
         .previous_path
         .clone()
         .unwrap_or_else(|| file.path.clone());
     let mut text = header(&file, &old_path);
     let mut windows = Vec::new();
+    let mut spans = Vec::new();
     let mut shown = Shown {
         lines: 0,
         truncated: false,
@@ -102,15 +185,17 @@ fn render(file: ChangedFile, patch: Option<&Patch<'_>>) -> Result<FileDiff, git2
             if !push(&mut text, &mut shown, &format!("{header}\n")) {
                 break;
             }
-            let (mut new_seen, mut old_seen) = (None::<(u32, u32)>, None::<(u32, u32)>);
+            let (mut new_seen, mut old_seen) = (Vec::new(), Vec::new());
             for l in 0..count {
                 let line = patch.line_in_hunk(h, l)?;
-                let content = String::from_utf8_lossy(line.content());
-                let body = content.trim_end_matches('\n').trim_end_matches('\r');
+                let raw = trim_eol(line.content());
+                let shown_len = cut_len(raw, MAX_LINE_SHOWN);
+                let body = String::from_utf8_lossy(&raw[..shown_len]);
+                let cut_note = if shown_len < raw.len() { CUT_NOTE } else { "" };
                 let rendered = match line.origin_value() {
-                    DiffLineType::Context => format!(" {body}\n"),
-                    DiffLineType::Addition => format!("+{body}\n"),
-                    DiffLineType::Deletion => format!("-{body}\n"),
+                    DiffLineType::Context => format!(" {body}{cut_note}\n"),
+                    DiffLineType::Addition => format!("+{body}{cut_note}\n"),
+                    DiffLineType::Deletion => format!("-{body}{cut_note}\n"),
                     DiffLineType::ContextEOFNL
                     | DiffLineType::AddEOFNL
                     | DiffLineType::DeleteEOFNL => "\\ No newline at end of file\n".to_string(),
@@ -119,17 +204,22 @@ fn render(file: ChangedFile, patch: Option<&Patch<'_>>) -> Result<FileDiff, git2
                 if !push(&mut text, &mut shown, &rendered) {
                     break;
                 }
-                if let Some(n) = line.new_lineno() {
-                    new_seen = Some(extend(new_seen, n));
-                }
-                if let Some(n) = line.old_lineno() {
-                    old_seen = Some(extend(old_seen, n));
+                for (n, revision, path, seen) in [
+                    (line.new_lineno(), Revision::Head, &file.path, &mut new_seen),
+                    (line.old_lineno(), Revision::Base, &old_path, &mut old_seen),
+                ] {
+                    let Some(n) = n else { continue };
+                    if shown_len < raw.len() {
+                        spans.push(span(revision, path, n, 0, shown_len));
+                    } else {
+                        extend(seen, n);
+                    }
                 }
             }
-            if let Some((start, end)) = new_seen {
+            for (start, end) in new_seen {
                 windows.push(window(Revision::Head, &file.path, start, end));
             }
-            if let Some((start, end)) = old_seen {
+            for (start, end) in old_seen {
                 windows.push(window(Revision::Base, &old_path, start, end));
             }
         }
@@ -143,6 +233,7 @@ fn render(file: ChangedFile, patch: Option<&Patch<'_>>) -> Result<FileDiff, git2
     Ok(FileDiff {
         file,
         windows,
+        spans,
         truncated: shown.truncated,
         text,
     })
@@ -154,16 +245,28 @@ fn push(text: &mut String, shown: &mut Shown, line: &str) -> bool {
         shown.truncated = true;
         return false;
     }
-    text.push_str(cut(line, MAX_BYTES / 4));
+    text.push_str(line);
     shown.lines += 1;
     true
 }
 
-fn extend(seen: Option<(u32, u32)>, n: u32) -> (u32, u32) {
-    match seen {
-        None => (n, n),
-        Some((s, e)) => (s.min(n), e.max(n)),
+/// Most bytes of one patch line shown; a longer line is shown cut, with [`CUT_NOTE`].
+const MAX_LINE_SHOWN: usize = MAX_BYTES / 4 - 64;
+
+/// What follows a patch line shown cut.
+const CUT_NOTE: &str = " [line cut here: read the rest with read_file start_line and start_byte]";
+
+/// Adds line `n` to the runs of consecutive lines shown whole.
+fn extend(runs: &mut Vec<(u32, u32)>, n: u32) {
+    match runs.last_mut() {
+        Some(last) if (last.0..=last.1 + 1).contains(&n) => last.1 = last.1.max(n),
+        _ => runs.push((n, n)),
     }
+}
+
+fn trim_eol(content: &[u8]) -> &[u8] {
+    let c = content.strip_suffix(b"\n").unwrap_or(content);
+    c.strip_suffix(b"\r").unwrap_or(c)
 }
 
 fn window(revision: Revision, path: &str, start_line: u32, end_line: u32) -> SourceWindow {

@@ -10,6 +10,7 @@ mod reader_files;
 mod reader_search;
 mod status;
 mod support;
+mod synth;
 
 use vouch_core::snapshot::{ChangeSnapshot, ChangedFile};
 

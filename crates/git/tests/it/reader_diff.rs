@@ -207,3 +207,44 @@ fn a_missing_final_newline_is_marked() {
         ]
     );
 }
+
+/// Patch access is one computation per file: the rename pairing is the snapshot's, the
+/// hunks are the snapshot's, and asking again (from the `diff` tool, an inline section or
+/// another lane) returns the very same patch without computing it again.
+#[test]
+fn a_patch_is_computed_once_from_the_snapshot_pairing_and_shared() {
+    let (_repo, snap, reader) = sources();
+    assert_eq!(
+        reader.patches_computed(),
+        0,
+        "opening the reader computes no patch"
+    );
+    let first = reader.diff("docs/manual.md").unwrap();
+    let again = reader.diff("./docs/manual.md").unwrap();
+    assert!(
+        std::sync::Arc::ptr_eq(&first, &again),
+        "the second call shares the first patch"
+    );
+    assert_eq!(reader.patches_computed(), 1);
+    let file = snap.file("docs/manual.md").unwrap();
+    assert_eq!(
+        &first.file, file,
+        "the snapshot's own file, renamed from docs/guide.md"
+    );
+    let headers: Vec<&str> = first.text.lines().filter(|l| l.starts_with("@@")).collect();
+    let expected: Vec<&str> = file.hunks.iter().map(|h| h.header.as_str()).collect();
+    assert_eq!(
+        headers, expected,
+        "the patch shows exactly the snapshot's hunks"
+    );
+    // Every changed file of the snapshot has its patch, each computed once.
+    for f in &snap.files {
+        let d = reader.diff(&f.path).unwrap();
+        assert_eq!(d.file, *f);
+        if !f.binary {
+            let shown = d.text.lines().filter(|l| l.starts_with("@@")).count();
+            assert!(shown <= f.hunks.len(), "{}", f.path);
+        }
+    }
+    assert_eq!(reader.patches_computed(), snap.files.len() as u64);
+}

@@ -182,13 +182,55 @@ fn the_byte_bound_cuts_at_a_whole_line() {
     );
 }
 
+/// A line longer than one read is never recorded as read whole: the read records the
+/// bytes it showed, and a byte window reads the rest, part by part.
 #[test]
 fn a_line_longer_than_the_bound_is_cut_and_says_so() {
     let (_repo, _, reader) = sources();
     let read = reader
         .read_file(Revision::Head, "wide.txt", None, None)
         .unwrap();
-    assert_eq!(read.window, window(Revision::Head, "wide.txt", 1, 1));
+    assert_eq!(read.window, None, "the cut line is not a whole-line window");
+    assert_eq!(read.spans.len(), 1);
+    let first = &read.spans[0];
+    assert_eq!((first.line, first.start_byte), (1, 0));
+    assert!(
+        first.end_byte > 30_000 && first.end_byte < 32 * 1024,
+        "{first:?}"
+    );
+    assert!(
+        read.text
+            .contains(&format!("{}\n[truncated", "x".repeat(100)))
+    );
+    // Byte windows page through the 50,000-byte line and record exactly what they show.
+    let mut at = first.end_byte;
+    let mut covered = first.end_byte;
+    while at < 50_000 {
+        let part = reader
+            .read_line_bytes(Revision::Head, "wide.txt", 1, at)
+            .unwrap();
+        let span = &part.spans[0];
+        assert_eq!((span.line, span.start_byte), (1, at));
+        assert_eq!(part.window, None);
+        assert!(
+            part.text
+                .contains(&format!("line 1 bytes {at}-{}", span.end_byte))
+        );
+        covered += span.end_byte - span.start_byte;
+        at = span.end_byte;
+    }
+    assert_eq!(covered, 50_000);
+    let past = reader.read_line_bytes(Revision::Head, "wide.txt", 1, 50_000);
+    assert!(
+        matches!(past, Err(ReadError::InvalidRange { .. })),
+        "{past:?}"
+    );
+    // A short line read by bytes from 0 is read whole.
+    let whole = reader
+        .read_line_bytes(Revision::Head, "src/lib.rs", 1, 0)
+        .unwrap();
+    assert_eq!(whole.window, window(Revision::Head, "src/lib.rs", 1, 1));
+    assert!(whole.spans.is_empty());
     assert!(read.truncated);
     assert!(read.text.len() <= MAX_BYTES);
     assert!(

@@ -85,6 +85,7 @@ pub fn stage_record(label: &str, handle: &SpecialistHandle, assigned: usize) -> 
         prefetch: None,
         source_windows: 0,
         ledger: Vec::new(),
+        line_spans: Vec::new(),
         model: None,
         usage: TokenUsage::default(),
         summary: String::new(),
@@ -276,6 +277,7 @@ pub fn fail(
         Some((failure, reason)) => {
             let ledger = SourceLedger {
                 windows: record.ledger.clone(),
+                spans: record.line_spans.clone(),
             };
             env.diagnose_ledger(Some(&record.label), kind.as_str(), &ledger, reason);
             record.status = StageStatus::Failed;

@@ -82,8 +82,11 @@ fn reviewed_files(
                 matches!(r.status, StageStatus::Accepted | StageStatus::Limited)
                     && r.coverage.as_ref().is_some_and(|c| c.complete)
             });
-            let windows = record.map(|r| r.ledger.clone()).unwrap_or_default();
-            (SourceLedger { windows }, accepted)
+            let ledger = record.map(|r| SourceLedger {
+                windows: r.ledger.clone(),
+                spans: r.line_spans.clone(),
+            });
+            (ledger.unwrap_or_default(), accepted)
         })
         .collect();
     let stages: Vec<StageCoverage> = out

@@ -86,6 +86,7 @@ fn check_source_seen(env: &ReviewEnv, run: &mut StageRun, assigned: &[String]) {
     let label = run.record.label.clone();
     let ledger = SourceLedger {
         windows: run.record.ledger.clone(),
+        spans: run.record.line_spans.clone(),
     };
     let files = || assigned.iter().filter_map(|p| env.snapshot.file(p));
     let beyond_policy = windows_beyond_policy(env, run.record.source_windows);

@@ -69,6 +69,8 @@ pub(super) fn partition_files(snapshot: &ChangeSnapshot, exclusion: &ExclusionRu
             ),
         });
     }
+    part.limitations
+        .extend(vouch_core::rename_limitation(snapshot));
     part.expected = expected_files(reviewable);
     part
 }

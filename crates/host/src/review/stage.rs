@@ -145,8 +145,10 @@ pub async fn run_candidate_stage(env: &ReviewEnv, plan: &StagePlan) -> StageRun 
     };
     let tools = RepoTools::new(env.reader.clone());
     let outcome = drive(env, plan, kind, &tools, &mut run).await;
-    run.record.ledger = tools.ledger().windows;
-    run.record.source_windows = run.record.ledger.len();
+    let ledger = tools.ledger();
+    run.record.ledger = ledger.windows;
+    run.record.line_spans = ledger.spans;
+    run.record.source_windows = run.record.ledger.len() + run.record.line_spans.len();
     if tools.lookup_failures() > 0 {
         run.limitations.push(Limitation {
             kind: LimitationKind::SourceLookupGap,

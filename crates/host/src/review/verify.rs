@@ -210,8 +210,10 @@ async fn pass(
         Ok(prepared) => prepared.ask(env, prepared.user.clone()).await,
         Err(e) => Err(e),
     };
-    record.ledger = tools.ledger().windows;
-    record.source_windows = record.ledger.len();
+    let ledger = tools.ledger();
+    record.ledger = ledger.windows;
+    record.line_spans = ledger.spans;
+    record.source_windows = record.ledger.len() + record.line_spans.len();
     let answer = match answer {
         Ok(a) => a,
         Err(e) => return Err((record, e)),
