@@ -19,5 +19,6 @@ mod panel;
 mod publish;
 mod review;
 mod schema;
+mod shard;
 mod terminal;
 mod user_config;

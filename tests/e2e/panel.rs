@@ -154,7 +154,7 @@ pub fn task(request: &RecordedRequest) -> String {
 
 /// Whether `request` is an execution (first or retry) of `label`.
 pub fn is_instance(request: &RecordedRequest, label: &str) -> bool {
-    task(request).starts_with(&format!("Instance: {label}\n"))
+    task(request).contains(&format!("\nInstance: {label}\n"))
 }
 
 /// `(first executions, coverage retries)` the server received for `label`.

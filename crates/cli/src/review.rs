@@ -568,12 +568,12 @@ fn stage_models(
     Ok(clients)
 }
 
-/// Bytes of patches given inline per stage execution.
-fn composition_inline_bytes() -> usize {
+/// Bytes of source given inline per stage execution, when `VOUCH_INLINE_BYTES` sets it
+/// (unset: each shard's budget; see docs/manifests.md, "Shards and the request bound").
+fn composition_inline_bytes() -> Option<usize> {
     std::env::var("VOUCH_INLINE_BYTES")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(12_000)
 }
 
 fn job_id() -> String {

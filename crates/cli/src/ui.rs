@@ -140,7 +140,8 @@ Environment:
   VOUCH_CONFIG         user configuration file (default:
                        $XDG_CONFIG_HOME/vouch/config.toml, else ~/.config/vouch/config.toml)
   VOUCH_LOG            tracing filter for logs on stderr (e.g. vouch_llm=debug)
-  VOUCH_INLINE_BYTES   bytes of patches given inline per stage (default 12000)
+  VOUCH_INLINE_BYTES   bytes of source given inline per stage execution (default 12000);
+                       shards are sized within it (see max_shard_tokens)
   NO_COLOR             no color on stderr (see --color)
   CI                   when set: no progress display, JSON diagnostics only on stderr";
 

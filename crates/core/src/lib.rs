@@ -17,6 +17,7 @@ pub mod prefetch;
 pub mod record;
 pub mod reply;
 pub mod reviewed;
+pub mod shard;
 pub mod snapshot;
 pub mod source;
 
@@ -40,7 +41,7 @@ pub use opinion::{
     AuditRun, AuditState, CoverageLevel, FailOn, Failure, FailureKind, Limitation, LimitationKind,
     Opinion, Outcome, ReviewFacts, audit_state, derive_opinion, exit_code,
 };
-pub use prefetch::{PrefetchKind, PrefetchRecord, estimate_tokens, select_within_budget};
+pub use prefetch::{PrefetchKind, PrefetchRecord, select_within_budget};
 pub use record::{BudgetKind, CandidateRecord, ExcludedFile, StageRecord, StageStatus, TokenUsage};
 pub use reply::{
     CandidateLocation, QuoteProblem, RepairViolation, TruncationStep, check_candidate_repair,
@@ -49,6 +50,10 @@ pub use reply::{
 };
 pub use reviewed::{
     FilesReviewed, NotReviewedFile, NotReviewedReason, StageCoverage, files_reviewed,
+};
+pub use shard::{
+    BYTES_PER_TOKEN, FileCost, FilePart, Shard, ShardBudget, ShardEntry, ShardPlan, batches,
+    estimate_tokens, plan_shards, receipt_tokens,
 };
 pub use snapshot::{
     ChangeCounts, ChangeSnapshot, ChangedFile, CommitRef, EntryKind, FileStatus, Hunk,

@@ -46,7 +46,7 @@ impl PrefetchKind {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PrefetchRecord {
-    /// The stage's prefetch budget, in estimated tokens (four bytes per token).
+    /// The stage's prefetch budget, in estimated tokens (`crate::shard::estimate_tokens`).
     pub budget_tokens: u64,
     /// Estimated tokens of what was given.
     pub given_tokens: u64,
@@ -55,11 +55,6 @@ pub struct PrefetchRecord {
     /// Items left out because they did not fit the budget, each named with its estimated
     /// size (e.g. "callee function `helper` at head src/util.rs:10-12 (~90 tokens)").
     pub left_out: Vec<String>,
-}
-
-/// The stated estimate of a text's size in tokens: one token per four bytes, rounded up.
-pub fn estimate_tokens(text: &str) -> u64 {
-    (text.len() as u64).div_ceil(4)
 }
 
 /// Rule (prefetch budget): items are considered in value order (the caller sorts them by
@@ -119,14 +114,6 @@ mod tests {
             kinds.iter().map(|k| k.as_str()).collect::<Vec<_>>(),
             ["enclosing-head", "callee", "enclosing-base", "callers"]
         );
-    }
-
-    #[test]
-    fn tokens_are_a_quarter_of_the_bytes_rounded_up() {
-        assert_eq!(estimate_tokens(""), 0);
-        assert_eq!(estimate_tokens("abc"), 1);
-        assert_eq!(estimate_tokens("abcd"), 1);
-        assert_eq!(estimate_tokens("abcde"), 2);
     }
 
     proptest! {

@@ -51,6 +51,8 @@ pub struct NotReviewedFile {
 /// What one candidate-producing stage instance contributes to "files reviewed".
 #[derive(Debug, Clone, Copy)]
 pub struct StageCoverage<'a> {
+    /// The lane it belongs to (its unsharded label): the shards of one lane share it.
+    pub lane: &'a str,
     /// The files assigned to it (its canonical list).
     pub assigned: &'a [String],
     /// True when its coverage receipt was accepted (exact, complete) and the stage's
@@ -73,13 +75,16 @@ const NOT_FULLY_SEEN: &str =
     "its coverage receipt was accepted, but no stage was shown or read every changed line of it";
 const STAGE_FAILED: &str = "no stage's coverage receipt for it was accepted (the stage failed, was cancelled, or did not run)";
 
-/// Rule (issue 9, "Files reviewed means seen"): a changed file counts as reviewed only
-/// when some candidate stage both listed it in an accepted coverage receipt **and** saw
-/// every changed line of it by the host's rule ([`files_not_fully_seen`] over that
-/// stage's ledger). Every other changed file is listed by name with its reason: the
-/// reason it was set aside before review (`set_aside`: excluded, binary, unassigned),
-/// else `not-fully-seen` when an accepted receipt listed it, else `stage-failed`. Files
-/// are the snapshot's current paths; both lists are sorted by path.
+/// Rule (issue 9, "Files reviewed means seen"; issue 10, "lane coverage is the union"):
+/// a changed file counts as reviewed only when, in some lane, every stage (shard)
+/// assigned it listed it in an accepted coverage receipt **and** together those stages
+/// saw every changed line of it by the host's rule ([`files_not_fully_seen`] over the
+/// union of their ledgers; a file split by hunks across shards is seen part by part).
+/// An unsharded lane is one stage, so this is the stage's own receipt and ledger. Every
+/// other changed file is listed by name with its reason: the reason it was set aside
+/// before review (`set_aside`: excluded, binary, unassigned), else `not-fully-seen` when
+/// such a lane's receipts accepted it, else `stage-failed`. Files are the snapshot's
+/// current paths; both lists are sorted by path.
 pub fn files_reviewed(
     files: &[ChangedFile],
     set_aside: &[NotReviewedFile],
@@ -91,20 +96,40 @@ pub fn files_reviewed(
             out.not_reviewed.push(aside.clone());
             continue;
         }
-        let accepted: Vec<&StageCoverage> = stages
+        let holders: Vec<&StageCoverage> = stages
             .iter()
-            .filter(|s| s.receipt_accepted && s.assigned.contains(&file.path))
+            .filter(|s| s.assigned.contains(&file.path))
             .collect();
-        let seen = accepted
-            .iter()
-            .any(|s| files_not_fully_seen([file], s.ledger).is_empty());
-        let (reason, detail) = match (seen, accepted.is_empty()) {
+        let mut lanes: Vec<&str> = holders.iter().map(|s| s.lane).collect();
+        lanes.sort_unstable();
+        lanes.dedup();
+        let mut accepted = false;
+        let mut seen = false;
+        for lane in lanes {
+            let shards: Vec<&&StageCoverage> = holders.iter().filter(|s| s.lane == lane).collect();
+            if !shards.iter().all(|s| s.receipt_accepted) {
+                continue;
+            }
+            accepted = true;
+            let union = SourceLedger {
+                windows: shards
+                    .iter()
+                    .flat_map(|s| s.ledger.windows.iter().cloned())
+                    .collect(),
+                spans: shards
+                    .iter()
+                    .flat_map(|s| s.ledger.spans.iter().cloned())
+                    .collect(),
+            };
+            seen |= files_not_fully_seen([file], &union).is_empty();
+        }
+        let (reason, detail) = match (seen, accepted) {
             (true, _) => {
                 out.reviewed.push(file.path.clone());
                 continue;
             }
-            (false, false) => (NotReviewedReason::NotFullySeen, NOT_FULLY_SEEN),
-            (false, true) => (NotReviewedReason::StageFailed, STAGE_FAILED),
+            (false, true) => (NotReviewedReason::NotFullySeen, NOT_FULLY_SEEN),
+            (false, false) => (NotReviewedReason::StageFailed, STAGE_FAILED),
         };
         out.not_reviewed.push(NotReviewedFile {
             path: file.path.clone(),
@@ -190,7 +215,11 @@ mod tests {
         let full = ledger(&[("a.rs", 1, 9), ("b.rs", 10, 10), ("c.rs", 1, 1)]);
         let part = ledger(&[("a.rs", 3, 3), ("b.rs", 10, 10)]);
         let none = ledger(&[]);
-        let stage = |assigned, receipt_accepted, ledger| StageCoverage {
+        let ac = strings(&["a.rs", "c.rs"]);
+        let a_first = ledger(&[("a.rs", 3, 3), ("b.rs", 10, 10)]);
+        let a_second = ledger(&[("a.rs", 4, 4), ("c.rs", 1, 1)]);
+        let stage = |lane, assigned, receipt_accepted, ledger| StageCoverage {
+            lane,
             assigned,
             receipt_accepted,
             ledger,
@@ -205,21 +234,21 @@ mod tests {
         let cases: Vec<Case> = vec![
             (
                 "one accepted stage saw everything",
-                vec![stage(&all, true, &full)],
+                vec![stage("l1", &all, true, &full)],
                 vec![],
                 vec!["a.rs", "b.rs", "c.rs", "mode-only.sh"],
                 vec![],
             ),
             (
                 "accepted receipt, but a.rs seen only in part and c.rs not at all",
-                vec![stage(&all, true, &part)],
+                vec![stage("l1", &all, true, &part)],
                 vec![],
                 vec!["b.rs", "mode-only.sh"],
                 vec![("a.rs", NotFullySeen), ("c.rs", NotFullySeen)],
             ),
             (
                 "the stage that saw everything failed its receipt",
-                vec![stage(&all, false, &full)],
+                vec![stage("l1", &all, false, &full)],
                 vec![],
                 vec![],
                 vec![
@@ -231,7 +260,10 @@ mod tests {
             ),
             (
                 "seen by a failed stage, listed by an accepted one that saw nothing",
-                vec![stage(&all, false, &full), stage(&all, true, &none)],
+                vec![
+                    stage("l1", &all, false, &full),
+                    stage("l2", &all, true, &none),
+                ],
                 vec![],
                 vec!["mode-only.sh"],
                 vec![
@@ -242,10 +274,47 @@ mod tests {
             ),
             (
                 "two stages: one saw a.rs and b.rs, c.rs was set aside",
-                vec![stage(&ab, true, &full), stage(&all, true, &none)],
+                vec![
+                    stage("l1", &ab, true, &full),
+                    stage("l2", &all, true, &none),
+                ],
                 vec![aside("c.rs", Excluded)],
                 vec!["a.rs", "b.rs", "mode-only.sh"],
                 vec![("c.rs", Excluded)],
+            ),
+            (
+                "shards of one lane: a.rs split across two, each saw its part",
+                vec![
+                    stage("l1", &ab, true, &a_first),
+                    stage("l1", &ac, true, &a_second),
+                ],
+                vec![],
+                vec!["a.rs", "b.rs", "c.rs"],
+                vec![("mode-only.sh", StageFailed)],
+            ),
+            (
+                "shards of one lane: the shard holding a.rs's second part failed",
+                vec![
+                    stage("l1", &ab, true, &a_first),
+                    stage("l1", &ac, false, &a_second),
+                ],
+                vec![],
+                vec!["b.rs"],
+                vec![
+                    ("a.rs", StageFailed),
+                    ("c.rs", StageFailed),
+                    ("mode-only.sh", StageFailed),
+                ],
+            ),
+            (
+                "parts seen by two different lanes do not add up",
+                vec![
+                    stage("l1", &ab, true, &a_first),
+                    stage("l2", &ac, true, &a_second),
+                ],
+                vec![],
+                vec!["b.rs", "c.rs"],
+                vec![("a.rs", NotFullySeen), ("mode-only.sh", StageFailed)],
             ),
             (
                 "no stage ran (an aborted or empty run)",
@@ -284,6 +353,7 @@ mod tests {
         let seen = ledger(&[("src/a.rs", 1, 1)]);
         let sloppy = strings(&["./src/a.rs"]);
         let stages = [StageCoverage {
+            lane: "x",
             assigned: &sloppy,
             receipt_accepted: true,
             ledger: &seen,

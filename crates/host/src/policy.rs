@@ -24,8 +24,9 @@ pub fn expected_files_section(expected: &[String]) -> String {
          and copy the exact array above into coverage.reviewedFiles. Otherwise return \
          \"complete\": false and list only the files you actually inspected. Never add \
          \"./\", absolute paths, previous paths of renamed files or other aliases, and never \
-         drop a file because it looks irrelevant. The host checks your receipt against this \
-         list.\n"
+         drop a file because it looks irrelevant. coverage.reviewedFiles may hold only \
+         paths of this list, spelled exactly as listed: the host checks your receipt against \
+         this list, exactly.\n"
     )
 }
 
@@ -80,9 +81,17 @@ pub fn inline_context_section(blocks: &[String], omitted: &[String]) -> String {
     out
 }
 
-/// The full user message of a stage instance: the plugin's task, then the host's sections.
-pub fn compose_user_message(task: &str, sections: &[String]) -> String {
-    let mut out = task.trim_end().to_string();
+/// The full user message of a stage instance: the host's stable sections (`prelude`,
+/// the same for every shard and lane of a review), the plugin's prompt (stable policy
+/// evidence first, then the change-specific part and its task), then the host's
+/// change-specific sections.
+pub fn compose_user_message(prelude: &[String], task: &str, sections: &[String]) -> String {
+    let mut out = String::new();
+    for s in prelude {
+        out.push_str(s.trim_end());
+        out.push_str("\n\n");
+    }
+    out.push_str(task.trim_end());
     for s in sections {
         out.push_str("\n\n");
         out.push_str(s.trim_end());
@@ -144,7 +153,8 @@ pub enum RetrySource {
 }
 
 /// Rule (coverage contract, "Targeted retry"): the retry gets the original task and change
-/// summary (the original messages are resent), the canonical list, its previous structured
+/// summary (the original messages are resent, with the canonical list, which the retry
+/// section refers to rather than repeats: a path list appears once per request), its previous structured
 /// output, the exact missing and unexpected paths, and the means to inspect what it
 /// missed: with tools, the instruction to inspect the missing files; without tools, their
 /// patches inline, and a file the host cannot give is named as a source gap the model
@@ -156,7 +166,6 @@ pub fn coverage_retry_message(
     comparison: &CoverageComparison,
     source: &RetrySource,
 ) -> String {
-    let array = serde_json::to_string(expected).expect("strings serialise");
     let previous = serde_json::to_string_pretty(previous_output).expect("JSON serialises");
     let missing = serde_json::to_string(&comparison.missing_files).expect("strings serialise");
     let unexpected =
@@ -188,12 +197,13 @@ pub fn coverage_retry_message(
             text
         }
     };
+    let count = expected.len();
     format!(
         "## Coverage retry\nYour previous answer did not cover the expected changed files.\n{why}\
          {means}\
          Unexpected files (not part of this change's list; remove them): {unexpected}\n\
-         Expected changed files (copy these paths exactly into coverage.reviewedFiles):\n\
-         <expected-files>\n{array}\n</expected-files>\n\
+         Expected changed files: the {count} path(s) of the <expected-files> list above \
+         (copy them exactly into coverage.reviewedFiles).\n\
          Your previous structured output:\n<previous-output>\n{previous}\n</previous-output>\n\
          Inspect the missing files, re-check coverage, keep the findings that are still valid, \
          and return one complete replacement answer as one JSON object of the output contract.\n"
@@ -275,7 +285,14 @@ mod tests {
         let m = coverage_retry_message(&list(), &previous, &comparison, &RetrySource::Tools);
         assert!(m.contains("Missing files (inspect these now): [\"CHANGELOG.md\",\"docs/verification/example.md\"]\n"), "{m}");
         assert!(m.contains("Unexpected files (not part of this change's list; remove them): [\"./AGENTS.md\"]\n"), "{m}");
-        assert!(m.contains("<expected-files>\n[\"AGENTS.md\",\"CHANGELOG.md\",\"docs/verification/example.md\"]\n</expected-files>"), "{m}");
+        assert!(
+            m.contains("Expected changed files: the 3 path(s) of the <expected-files> list above"),
+            "{m}"
+        );
+        assert!(
+            !m.contains("docs/verification/example.md\"]\n</expected-files>"),
+            "the list appears once per request: {m}"
+        );
         assert!(
             m.contains(&serde_json::to_string_pretty(&previous).unwrap()),
             "{m}"

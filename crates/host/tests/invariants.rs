@@ -288,7 +288,7 @@ async fn review(
         model_clients: Default::default(),
         tools: ToolsMode::On,
         tools_rejected: Default::default(),
-        inline_bytes: 12_000,
+        inline_bytes: Some(12_000),
         presenter: Arc::new(Silent),
         diagnostics: diagnostics.clone(),
         job_id: "fuzz".into(),

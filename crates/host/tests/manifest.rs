@@ -281,6 +281,9 @@ fn minimal_manifest_takes_documented_defaults() {
             max_tool_calls: 24,
             max_output_tokens: 8192,
             max_total_tokens: 60_000,
+            max_shard_tokens: 4_000,
+            max_shards: 256,
+            max_request_tokens: 24_000,
             prefetch_tokens: 6_000,
         }
     );
@@ -314,6 +317,9 @@ fn every_key_manifest_is_read_into_the_composition() {
         max_tool_calls: 20,
         max_output_tokens: 2048,
         max_total_tokens: 40_000,
+        max_shard_tokens: 6_000,
+        max_shards: 64,
+        max_request_tokens: 20_000,
         prefetch_tokens: 3_000,
     };
     assert_eq!(c.budget, defaults);
@@ -329,6 +335,7 @@ fn every_key_manifest_is_read_into_the_composition() {
         Budget {
             max_turns: 6,
             max_total_tokens: 20_000,
+            max_shards: 8,
             prefetch_tokens: 0,
             ..defaults
         },

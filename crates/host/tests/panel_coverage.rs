@@ -78,12 +78,13 @@ fn receipt(complete: bool, files: &[&str]) -> String {
         .to_string()
 }
 
-/// The first message of a request's user turn starts with its instance label.
+/// The first message of a request's user turn names its instance label on a line of
+/// its own (after the stable policy evidence).
 fn is_instance(request: &RecordedRequest, label: &str) -> bool {
     request
         .contents_of("user")
         .first()
-        .is_some_and(|u| u.starts_with(&format!("Instance: {label}\n")))
+        .is_some_and(|u| u.contains(&format!("\nInstance: {label}\n")))
 }
 
 fn is_retry(request: &RecordedRequest) -> bool {
@@ -188,7 +189,7 @@ async fn review(
         model_clients: Default::default(),
         tools: ToolsMode::On,
         tools_rejected: Default::default(),
-        inline_bytes: 12_000,
+        inline_bytes: Some(12_000),
         presenter: setup.presenter,
         diagnostics: setup.diagnostics,
         job_id: "job-test".into(),

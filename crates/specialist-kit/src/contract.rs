@@ -36,6 +36,11 @@ pub const MAX_CLEARED_BY_CHARS: u64 = 240;
 /// decoding cannot produce a line the parser then rejects; no reviewed file is longer.
 pub const MAX_LINE: u64 = 1_000_000;
 
+/// What the contract says of a receipt entry: the allowed paths are the expected list
+/// of the prompt, never repeated inside the schema.
+pub const RECEIPT_PATH_RULE: &str =
+    "exactly one path of the expected changed files list, spelled as listed";
+
 /// Severities, most severe first.
 pub const SEVERITIES: [&str; 4] = ["critical", "high", "medium", "low"];
 
@@ -150,16 +155,22 @@ pub fn candidate_contract(request: &ContractRequest) -> Value {
         "claim": string(MAX_CLAIM_CHARS),
         "evidence": string(MAX_EVIDENCE_CHARS),
     }));
-    // With the canonical list known, receipt entries are restricted to it: a
-    // schema-constrained decoder then cannot misspell a path. The host still compares
-    // the receipt exactly; an enum only removes one way to fail, not a check.
+    // Receipt entries must come from the expected list, which the prompt states once;
+    // the schema repeats no path (a list of thousands of paths in the schema, sent in
+    // the message and again as `response_format`, outgrows any context). Each entry is
+    // bounded by the longest expected path, and the host compares the receipt exactly.
     let (file_item, max_files) = if request.expected_files.is_empty() {
         (string(MAX_PATH_CHARS), 1)
     } else {
-        (
-            json!({"type": "string", "enum": request.expected_files}),
-            request.expected_files.len() as u64,
-        )
+        let longest = request
+            .expected_files
+            .iter()
+            .map(|p| p.chars().count() as u64)
+            .max()
+            .unwrap_or(1);
+        let mut item = string(longest.max(1));
+        item["description"] = json!(RECEIPT_PATH_RULE);
+        (item, request.expected_files.len() as u64)
     };
     let coverage = object(json!({
         "complete": {"type": "boolean"},
@@ -462,6 +473,22 @@ mod tests {
             max_dismissed: None,
         };
         walk(&candidate_contract(&req), "candidate");
+        let many = ContractRequest {
+            expected_files: (0..500)
+                .map(|i| format!("src/dir/file_{i:04}.rs"))
+                .collect(),
+            ..req.clone()
+        };
+        let text = candidate_contract(&many).to_string();
+        assert!(
+            !text.contains("file_0001"),
+            "the schema repeats no expected path"
+        );
+        assert_eq!(
+            candidate_contract(&many)["properties"]["coverage"]["properties"]["reviewedFiles"]["items"]
+                ["maxLength"],
+            "src/dir/file_0000.rs".len()
+        );
         walk(&verifier_contract(&req), "verifier");
         assert!(token_bound(&candidate_contract(&req)) > MAX_CANDIDATES * MAX_EVIDENCE_CHARS);
     }

@@ -372,19 +372,21 @@ pub struct Blocks {
     pub candidates: bool,
 }
 
-/// The user message in the one order every built-in uses: the instance label, the change
-/// summary, the intent (only when `blocks.intent` and the request has one), the policy
-/// evidence, the candidates and any dismissed concerns (only when `blocks.candidates`),
-/// then `task` under `## Task`.
+/// The user message in the one order every built-in uses, stable content first so
+/// requests of every shard and lane instance share a prefix a provider's prompt cache can
+/// reuse: the policy evidence (the same for the whole review), then the change-specific
+/// part — the instance label, the change summary, the intent (only when `blocks.intent`
+/// and the request has one), the candidates and any dismissed concerns (only when
+/// `blocks.candidates`) — and `task` under `## Task`.
 pub fn user_prompt(request: &PromptRequest, blocks: Blocks, task: &str) -> String {
     let mut parts = vec![
+        policy_block(&request.policy_evidence),
         format!("Instance: {}\n", request.label),
         change_summary(&request.change),
     ];
     if let Some(intent) = request.intent.as_ref().filter(|_| blocks.intent) {
         parts.push(intent_block(intent));
     }
-    parts.push(policy_block(&request.policy_evidence));
     if blocks.candidates {
         parts.push(candidates_block(&request.candidates));
         if !request.dismissed_concerns.is_empty() {

@@ -18,13 +18,31 @@ pub struct Budget {
     pub max_output_tokens: u32,
     /// Prompt plus completion tokens across all turns, in tokens.
     pub max_total_tokens: u32,
+    /// Change-specific input of one shard (inline patches, file lines, expected-list
+    /// entries), in estimated tokens: a lane whose files need more runs as shards.
+    pub max_shard_tokens: u32,
+    /// Most shards one lane instance runs as; files past them are left out and named.
+    pub max_shards: u32,
+    /// Largest request the host assembles for one stage execution (first ask, coverage
+    /// retry, re-ask, repair), in estimated tokens; shards are sized so none exceeds it.
+    pub max_request_tokens: u32,
     /// Estimated tokens of context the host prefetches from the repository graph before
     /// the first turn (0: none).
     pub prefetch_tokens: u32,
 }
 
+/// Default [`Budget::max_shard_tokens`]: 4,000 estimated tokens, the default inline
+/// patch budget (`VOUCH_INLINE_BYTES` 12,000 bytes at three bytes per token).
+pub const DEFAULT_MAX_SHARD_TOKENS: u32 = 4_000;
+/// Default [`Budget::max_shards`].
+pub const DEFAULT_MAX_SHARDS: u32 = 256;
+/// Default [`Budget::max_request_tokens`]: a 32k-token context less the default
+/// 8,192-token answer.
+pub const DEFAULT_MAX_REQUEST_TOKENS: u32 = 24_000;
+
 impl Default for Budget {
-    /// 12 turns, 24 tool calls, 8,192 output tokens per reply, 60,000 tokens in total,
+    /// 12 turns, 24 tool calls, 8,192 output tokens per reply, 60,000 tokens in total;
+    /// shards of 4,000 tokens, at most 256 per lane, requests of at most 24,000 tokens;
     /// 6,000 tokens of prefetched context.
     fn default() -> Self {
         Self {
@@ -32,6 +50,9 @@ impl Default for Budget {
             max_tool_calls: 24,
             max_output_tokens: 8192,
             max_total_tokens: 60_000,
+            max_shard_tokens: DEFAULT_MAX_SHARD_TOKENS,
+            max_shards: DEFAULT_MAX_SHARDS,
+            max_request_tokens: DEFAULT_MAX_REQUEST_TOKENS,
             prefetch_tokens: 6_000,
         }
     }
@@ -45,6 +66,9 @@ impl Budget {
             max_tool_calls: over.max_tool_calls.unwrap_or(self.max_tool_calls),
             max_output_tokens: over.max_output_tokens.unwrap_or(self.max_output_tokens),
             max_total_tokens: over.max_total_tokens.unwrap_or(self.max_total_tokens),
+            max_shard_tokens: over.max_shard_tokens.unwrap_or(self.max_shard_tokens),
+            max_shards: over.max_shards.unwrap_or(self.max_shards),
+            max_request_tokens: over.max_request_tokens.unwrap_or(self.max_request_tokens),
             prefetch_tokens: over.prefetch_tokens.unwrap_or(self.prefetch_tokens),
         }
     }
@@ -58,6 +82,9 @@ impl Budget {
             max_tool_calls: min(self.max_tool_calls, cap.max_tool_calls),
             max_output_tokens: min(self.max_output_tokens, cap.max_output_tokens),
             max_total_tokens: min(self.max_total_tokens, cap.max_total_tokens),
+            max_shard_tokens: min(self.max_shard_tokens, cap.max_shard_tokens),
+            max_shards: min(self.max_shards, cap.max_shards),
+            max_request_tokens: min(self.max_request_tokens, cap.max_request_tokens),
             prefetch_tokens: min(self.prefetch_tokens, cap.prefetch_tokens),
         }
     }
@@ -75,6 +102,12 @@ pub struct BudgetOverride {
     pub max_output_tokens: Option<u32>,
     /// See [`Budget::max_total_tokens`].
     pub max_total_tokens: Option<u32>,
+    /// See [`Budget::max_shard_tokens`].
+    pub max_shard_tokens: Option<u32>,
+    /// See [`Budget::max_shards`].
+    pub max_shards: Option<u32>,
+    /// See [`Budget::max_request_tokens`].
+    pub max_request_tokens: Option<u32>,
     /// See [`Budget::prefetch_tokens`] (0 is allowed: no prefetch).
     pub prefetch_tokens: Option<u32>,
 }
@@ -92,6 +125,9 @@ impl BudgetOverride {
             ("max_tool_calls", self.max_tool_calls),
             ("max_output_tokens", self.max_output_tokens),
             ("max_total_tokens", self.max_total_tokens),
+            ("max_shard_tokens", self.max_shard_tokens),
+            ("max_shards", self.max_shards),
+            ("max_request_tokens", self.max_request_tokens),
         ];
         for (key, value) in keys {
             if value == Some(0) {
@@ -125,6 +161,18 @@ pub(crate) fn check_effective(
                 budget.max_output_tokens, budget.max_total_tokens
             ),
             "lower max_output_tokens or raise max_total_tokens",
+        ));
+    }
+    if budget.max_shard_tokens.saturating_mul(2) > budget.max_request_tokens {
+        return Err(reporter.at(
+            ErrorKind::BadBudget,
+            path,
+            true,
+            format!(
+                "max_shard_tokens ({}) is more than half of max_request_tokens ({}), leaving too little room for the stable prompt, tool reads and a coverage retry",
+                budget.max_shard_tokens, budget.max_request_tokens
+            ),
+            "lower max_shard_tokens or raise max_request_tokens (for a 32k-token context: 4000 and 24000; for 128k: 32000 and 112000)",
         ));
     }
     // The prefetched context is part of the first request's prompt, which the total

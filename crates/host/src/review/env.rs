@@ -19,6 +19,10 @@ use crate::progress::{Presenter, ProgressEvent, notify};
 /// inline for the rest of the run and says so in the report).
 pub use crate::manifest::ToolsMode;
 
+/// Bytes of source given inline to a verification pass when `VOUCH_INLINE_BYTES` is not
+/// set (the default shard budget, 4,000 tokens, at three bytes per token).
+pub const DEFAULT_INLINE_BYTES: usize = 12_000;
+
 /// The shared environment of one review run.
 pub struct ReviewEnv {
     /// The change.
@@ -37,8 +41,11 @@ pub struct ReviewEnv {
     pub tools: ToolsMode,
     /// Set when, in [`ToolsMode::Auto`], the endpoint rejected tools.
     pub tools_rejected: std::sync::atomic::AtomicBool,
-    /// Most bytes of patches given inline per stage execution.
-    pub inline_bytes: usize,
+    /// Most bytes of source given inline per stage execution (`VOUCH_INLINE_BYTES`).
+    /// `None`: a shard is given everything its budget holds
+    /// (`max_shard_tokens` at three bytes per token), and a verification pass
+    /// [`DEFAULT_INLINE_BYTES`].
+    pub inline_bytes: Option<usize>,
     /// Progress presenter (failures ignored).
     pub presenter: Arc<dyn Presenter>,
     /// Structured diagnostics.

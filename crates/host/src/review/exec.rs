@@ -123,9 +123,12 @@ pub struct Prepared<'a> {
     repair_schema: Value,
 }
 
-/// Assembles an execution's messages once: the plugin's role prompt, then the host's
-/// sections in one order — inline source, prefetched context, tools (when offered),
-/// expected files (receipts only), output contract. The policy evidence windows join the ledger.
+/// Assembles an execution's messages once, stable content first (issue 10, "Prompt
+/// economy"): the tools section (when offered), the plugin's prompt (policy evidence,
+/// then instance, change and task), then the change-specific host sections — inline
+/// source, prefetched graph context, expected files (receipts only), output contract.
+/// The expected list appears once; the contract repeats no path. The policy evidence
+/// windows join the ledger.
 pub fn prepare<'a>(
     env: &ReviewEnv,
     execution: Execution<'a>,
@@ -146,6 +149,14 @@ pub fn prepare<'a>(
     for w in env.policy.iter().filter_map(|(_, w)| w.clone()) {
         execution.tools.record(w);
     }
+    let mut prelude = Vec::new();
+    if env.tools_enabled() {
+        prelude.push(tools_section(
+            vouch_git::reader::MAX_LINES,
+            vouch_git::reader::MAX_BYTES as u32,
+            vouch_git::reader::MAX_GREP_MATCHES as u32,
+        ));
+    }
     let mut sections = vec![inline_context_section(
         &execution.inline.blocks,
         &execution.inline.omitted,
@@ -153,19 +164,12 @@ pub fn prepare<'a>(
     if !execution.prefetch.is_empty() {
         sections.push(execution.prefetch.to_string());
     }
-    if env.tools_enabled() {
-        sections.push(tools_section(
-            vouch_git::reader::MAX_LINES,
-            vouch_git::reader::MAX_BYTES as u32,
-            vouch_git::reader::MAX_GREP_MATCHES as u32,
-        ));
-    }
     if execution.kind.reply() == ReplyKind::Candidates {
         sections.push(expected_files_section(&execution.plan.assigned));
     }
     sections.push(output_contract_section(&schema));
     Ok(Prepared {
-        user: compose_user_message(&prompt.user, &sections),
+        user: compose_user_message(&prelude, &prompt.user, &sections),
         system: prompt.system,
         schema,
         repair_schema,

@@ -41,7 +41,7 @@ pub(super) fn not_verified(candidates: &[Candidate]) -> VerificationRun {
 /// or the run was cancelled, when every candidate stays undecided. An audit that passed
 /// but whose candidates were verified found defects.
 pub(super) async fn run_verification(
-    env: &ReviewEnv,
+    env: &std::sync::Arc<ReviewEnv>,
     plan: &ReviewPlan,
     expected: &[String],
     out: &mut Collected,
@@ -52,8 +52,15 @@ pub(super) async fn run_verification(
     }
     let candidates = std::mem::take(&mut out.candidates);
     let candidates = intake(env, candidates, &mut out.limitations, &mut out.observations);
-    let verifier = plan_for(&plan.verifier, expected.to_vec());
-    let mut run = verify(env, &verifier, &candidates, &out.dismissed).await;
+    let verifier = plan_for(env, &plan.verifier, expected.to_vec());
+    let mut run = verify(
+        env,
+        &verifier,
+        &candidates,
+        &out.dismissed,
+        plan.concurrency,
+    )
+    .await;
     let model = env.model_name(verifier.model.as_deref()).to_string();
     for record in &mut run.records {
         record.model = Some(model.clone());
@@ -94,6 +101,7 @@ fn reviewed_files(
         .iter()
         .zip(&ledgers)
         .map(|(a, (ledger, accepted))| StageCoverage {
+            lane: &a.lane,
             assigned: &a.assigned,
             receipt_accepted: *accepted,
             ledger,

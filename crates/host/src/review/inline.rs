@@ -1,9 +1,12 @@
 //! Source the host gives inline: patches of assigned files and, for the verifier, the
 //! lines around each candidate. Everything given is recorded in the execution's ledger.
 
-use vouch_core::{Candidate, SourceWindow};
+use std::ops::Range;
+
+use vouch_core::{Candidate, Revision, SourceWindow};
 
 use super::env::ReviewEnv;
+use super::stage::StagePlan;
 use crate::tools::RepoTools;
 
 /// Lines of context given around a candidate for the verifier.
@@ -19,23 +22,71 @@ pub struct InlineSource {
     pub failed: Vec<String>,
 }
 
-/// The patches of `paths`, in order, until `env.inline_bytes` is used up. Each shown
-/// patch's windows are recorded in `tools`' ledger as given source.
-pub fn patches(env: &ReviewEnv, tools: &RepoTools, paths: &[String]) -> InlineSource {
+/// The patches of `paths`, in order, until `max_bytes` are used up. Each shown patch's
+/// windows are recorded in `tools`' ledger as given source.
+pub fn patches(
+    env: &ReviewEnv,
+    tools: &RepoTools,
+    paths: &[String],
+    max_bytes: usize,
+) -> InlineSource {
     let mut out = InlineSource {
         blocks: vec![],
         omitted: vec![],
         failed: vec![],
     };
     let mut used = 0usize;
+    patches_into(env, tools, paths, max_bytes, &mut used, &mut out);
+    out
+}
+
+/// What a stage plan (or shard) is given inline: the whole patches of its files, then
+/// the hunks of each file it holds only in part, as numbered lines ([`hunk_lines`]),
+/// all within the plan's inline budget.
+pub fn shard_source(env: &ReviewEnv, tools: &RepoTools, plan: &StagePlan) -> InlineSource {
+    let whole: Vec<String> = plan
+        .assigned
+        .iter()
+        .filter(|p| !plan.split.iter().any(|(s, _)| s == *p))
+        .cloned()
+        .collect();
+    let mut out = InlineSource {
+        blocks: vec![],
+        omitted: vec![],
+        failed: vec![],
+    };
+    let mut used = 0usize;
+    patches_into(env, tools, &whole, plan.inline_bytes, &mut used, &mut out);
+    for (path, hunks) in &plan.split {
+        hunk_lines(
+            env,
+            tools,
+            path,
+            hunks.clone(),
+            plan.inline_bytes,
+            &mut used,
+            &mut out,
+        );
+    }
+    out
+}
+
+fn patches_into(
+    env: &ReviewEnv,
+    tools: &RepoTools,
+    paths: &[String],
+    max_bytes: usize,
+    used: &mut usize,
+    out: &mut InlineSource,
+) {
     for path in paths {
         match env.reader.diff(path) {
             Ok(diff) => {
-                if used + diff.text.len() > env.inline_bytes {
+                if *used + diff.text.len() > max_bytes {
                     out.omitted.push(path.clone());
                     continue;
                 }
-                used += diff.text.len();
+                *used += diff.text.len();
                 for w in &diff.windows {
                     tools.record(w.clone());
                 }
@@ -54,7 +105,89 @@ pub fn patches(env: &ReviewEnv, tools: &RepoTools, paths: &[String]) -> InlineSo
             }
         }
     }
-    out
+}
+
+/// Rule (issue 10, "a file too large for any shard is split by hunks"): hunks `range` of
+/// `path` given as numbered lines — the head lines each hunk spans and the base lines it
+/// replaces — read in pages and recorded in the ledger exactly as shown, until
+/// `max_bytes` are used; lines that do not fit are named in the block, so the model can
+/// read them with tools and the "seen" rule counts only what was shown.
+fn hunk_lines(
+    env: &ReviewEnv,
+    tools: &RepoTools,
+    path: &str,
+    range: Range<usize>,
+    max_bytes: usize,
+    used: &mut usize,
+    out: &mut InlineSource,
+) {
+    let Some(file) = env.snapshot.file(path) else {
+        out.omitted.push(path.to_string());
+        return;
+    };
+    let base_path = file.previous_path.as_deref().unwrap_or(path);
+    for hunk in file.hunks.get(range).unwrap_or(&[]) {
+        let sides = [
+            (Revision::Head, path, hunk.new_start, hunk.new_lines),
+            (Revision::Base, base_path, hunk.old_start, hunk.old_lines),
+        ];
+        for (revision, at, start, count) in sides {
+            if count == 0 {
+                continue;
+            }
+            let end = start + count - 1;
+            let mut block = format!(
+                "<hunk path={:?} header={:?} revision=\"{}\">\n",
+                path,
+                hunk.header,
+                revision.as_str()
+            );
+            let mut next = start;
+            while next <= end {
+                let Ok(read) = env.reader.read_file(revision, at, Some(next), Some(end)) else {
+                    out.failed.push(path.to_string());
+                    break;
+                };
+                // The last line shown, whole (window) or in part (spans, recorded as
+                // such: a long line shown in part never counts as read whole).
+                let shown = read
+                    .window
+                    .as_ref()
+                    .map(|w| w.end_line)
+                    .into_iter()
+                    .chain(read.spans.iter().map(|s| s.line))
+                    .max();
+                let Some(last) = shown.filter(|&l| l >= next) else {
+                    break;
+                };
+                if *used + block.len() + read.text.len() > max_bytes {
+                    break;
+                }
+                block.push_str(read.text.trim_end());
+                block.push('\n');
+                *used += read.text.len();
+                if let Some(window) = read.window {
+                    tools.record(window);
+                }
+                for span in read.spans {
+                    tools.record_span(span);
+                }
+                next = last + 1;
+            }
+            if next <= end {
+                block.push_str(&format!(
+                    "[lines {next}-{end} at {} are not given inline: over the inline budget; read them with read_file]\n",
+                    revision.as_str()
+                ));
+                if !out.omitted.iter().any(|p| p == path) {
+                    out.omitted.push(path.to_string());
+                }
+            }
+            block.push_str("</hunk>");
+            *used += 64;
+            out.blocks.push(block);
+        }
+    }
 }
 
 /// The lines around each candidate at its revision (± [`CANDIDATE_CONTEXT_LINES`]),
@@ -120,7 +253,7 @@ mod tests {
             policy: vec![],
             tools: ToolsMode::On,
             tools_rejected: Default::default(),
-            inline_bytes: 12_000,
+            inline_bytes: None,
             presenter: Arc::new(Silent),
             diagnostics: Arc::new(Collector::default()),
             job_id: "test".into(),
@@ -145,7 +278,7 @@ mod tests {
         assert_eq!(file.status, FileStatus::Renamed);
 
         let tools = RepoTools::new(env.reader.clone());
-        let inline = patches(&env, &tools, &["docs/manual.md".to_string()]);
+        let inline = patches(&env, &tools, &["docs/manual.md".to_string()], 12_000);
         let from_tool = tools
             .call("diff", &json!({"path": "docs/manual.md"}))
             .unwrap();

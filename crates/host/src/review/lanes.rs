@@ -13,6 +13,7 @@ use vouch_core::{
 
 use super::env::ReviewEnv;
 use super::partition::{Lane, plan_for};
+use super::shard;
 use super::stage::{StagePlan, StageRun, run_candidate_stage};
 use super::{ReviewPlan, StageFiles};
 use crate::diagnostics::ReasonCode;
@@ -31,16 +32,19 @@ pub(super) struct Collected {
     pub cancelled: bool,
     /// Concerns the candidate stages dismissed (for the verifier, never the audit).
     pub dismissed: Vec<DismissedForVerification>,
+    /// Patch sizes measured for sharding, shared by every lane and the audit.
+    pub patch_sizes: shard::PatchSizes,
 }
 
 impl Collected {
-    fn absorb(&mut self, run: StageRun, assigned: Vec<String>) {
+    fn absorb(&mut self, run: StageRun, lane: String, assigned: Vec<String>) {
         if !run.record.summary.is_empty() {
             self.observations
                 .push(format!("{}: {}", run.record.label, run.record.summary));
         }
         self.assignments.push(StageFiles {
             label: run.record.label.clone(),
+            lane,
             assigned,
         });
         self.stages.push(run.record);
@@ -71,7 +75,7 @@ pub(crate) fn windows_beyond_policy(env: &ReviewEnv, source_windows: usize) -> u
 /// one that completed having read or been given no source beyond the policy evidence,
 /// while one of its files has text to read, records a source lookup gap (coverage
 /// `limited`, stage identity in the diagnostic).
-fn check_source_seen(env: &ReviewEnv, run: &mut StageRun, assigned: &[String]) {
+fn check_source_seen(env: &ReviewEnv, run: &mut StageRun, plan: &StagePlan) {
     let done = matches!(
         run.record.status,
         StageStatus::Accepted | StageStatus::Limited
@@ -88,7 +92,8 @@ fn check_source_seen(env: &ReviewEnv, run: &mut StageRun, assigned: &[String]) {
         windows: run.record.ledger.clone(),
         spans: run.record.line_spans.clone(),
     };
-    let files = || assigned.iter().filter_map(|p| env.snapshot.file(p));
+    let held = held_files(env, plan);
+    let files = || held.iter();
     let beyond_policy = windows_beyond_policy(env, run.record.source_windows);
     let detail = if zero_source_gap(files(), beyond_policy) {
         format!("{label} completed without reading or being given any source of its assigned files")
@@ -112,40 +117,93 @@ fn check_source_seen(env: &ReviewEnv, run: &mut StageRun, assigned: &[String]) {
     run.record.status = StageStatus::Limited;
 }
 
+/// The changed files a stage plan holds, as it holds them: a file split by hunks across
+/// shards with only this shard's hunks (what this shard must have seen).
+fn held_files(env: &ReviewEnv, plan: &StagePlan) -> Vec<vouch_core::ChangedFile> {
+    plan.assigned
+        .iter()
+        .filter_map(|p| env.snapshot.file(p))
+        .map(|f| {
+            let mut f = f.clone();
+            if let Some((_, range)) = plan.split.iter().find(|(p, _)| *p == f.path) {
+                f.hunks = f.hunks.get(range.clone()).unwrap_or(&[]).to_vec();
+            }
+            f
+        })
+        .collect()
+}
+
 /// Runs one candidate stage instance, checks what it saw and names its model.
 async fn run_stage(env: &ReviewEnv, plan: &StagePlan) -> StageRun {
     let mut run = run_candidate_stage(env, plan).await;
-    check_source_seen(env, &mut run, &plan.assigned);
+    check_source_seen(env, &mut run, plan);
     run.record.model = Some(env.model_name(plan.model.as_deref()).to_string());
     run
 }
 
-/// Runs the lanes with at most `concurrency` instances at once. Each instance does its
-/// own optional coverage retry before it counts as completed; siblings are never rerun.
-/// Records are kept in manifest order.
-pub(super) async fn run_lanes(
+/// One lane as the orchestrator runs it: its record (skipped), or its shard plans.
+enum Slot {
+    Record(Box<StageRecord>),
+    Shards(usize),
+}
+
+/// Rule (issue 10, "Sharding"): a lane instance runs as the shards
+/// [`shard::shard_lane`] plans. Files left out by `max_shards` are a stated budget
+/// limitation naming each file; a lane whose stable prompt leaves no room under its
+/// request bound does not run (skipped, a budget limitation naming why): no request is
+/// ever sent over the bound.
+fn shard_plans(
+    env: &ReviewEnv,
+    plan: StagePlan,
+    out: &mut Collected,
+) -> Result<Vec<StagePlan>, Box<StageRecord>> {
+    let lane = plan.lane.clone();
+    let sharded = shard::shard_lane(env, plan.clone(), &mut out.patch_sizes);
+    if let Some(problem) = sharded.problem {
+        out.limitations.push(Limitation {
+            kind: LimitationKind::BudgetHit,
+            stage: Some(lane),
+            detail: problem.clone(),
+        });
+        return Err(Box::new(StageRecord {
+            status: StageStatus::Skipped,
+            problem: Some(problem),
+            ..super::stage::stage_record(&plan.label, &plan.handle, plan.assigned.len())
+        }));
+    }
+    if !sharded.left_out.is_empty() {
+        out.limitations.push(Limitation {
+            kind: LimitationKind::BudgetHit,
+            stage: Some(lane.clone()),
+            detail: format!(
+                "{lane} reached its max_shards ({}): {} file(s) were left out of it: {}",
+                plan.shards.max_shards,
+                sharded.left_out.len(),
+                sharded.left_out.join(", ")
+            ),
+        });
+    }
+    Ok(sharded.plans)
+}
+
+/// Runs `plans` with at most `concurrency` at once; returns each run with its plan, in
+/// the order given.
+async fn run_plans(
     env: &Arc<ReviewEnv>,
     concurrency: usize,
-    lanes: Vec<Lane>,
+    plans: Vec<StagePlan>,
     out: &mut Collected,
-) {
+) -> Vec<(StageRun, StagePlan)> {
     let semaphore = Arc::new(Semaphore::new(concurrency.max(1)));
     let mut set = JoinSet::new();
-    let mut slots: Vec<Option<StageRecord>> = Vec::new();
-    for (index, lane) in lanes.into_iter().enumerate() {
-        match lane {
-            Lane::Skipped(record) => slots.push(Some(*record)),
-            Lane::Run(stage_plan) => {
-                slots.push(None);
-                let env = env.clone();
-                let semaphore = semaphore.clone();
-                set.spawn(async move {
-                    let _permit = semaphore.acquire_owned().await;
-                    let run = run_stage(&env, &stage_plan).await;
-                    (index, run, stage_plan.assigned)
-                });
-            }
-        }
+    for (index, plan) in plans.into_iter().enumerate() {
+        let env = env.clone();
+        let semaphore = semaphore.clone();
+        set.spawn(async move {
+            let _permit = semaphore.acquire_owned().await;
+            let run = run_stage(&env, &plan).await;
+            (index, run, plan)
+        });
     }
     let mut runs = Vec::new();
     while let Some(joined) = set.join_next().await {
@@ -159,13 +217,65 @@ pub(super) async fn run_lanes(
         }
     }
     runs.sort_by_key(|(i, _, _)| *i);
-    let mut runs = runs.into_iter().peekable();
-    for (index, slot) in slots.into_iter().enumerate() {
+    runs.into_iter().map(|(_, run, plan)| (run, plan)).collect()
+}
+
+/// The lanes of a review as they will run: each skipped lane's record, or its shards.
+pub(super) struct LanePlan {
+    slots: Vec<Slot>,
+    plans: Vec<StagePlan>,
+}
+
+impl LanePlan {
+    /// Stage instances in the plan: skipped lanes and every shard to run.
+    pub fn instances(&self) -> usize {
+        self.slots
+            .iter()
+            .map(|s| match s {
+                Slot::Record(_) => 1,
+                Slot::Shards(n) => *n,
+            })
+            .sum()
+    }
+}
+
+/// Splits every lane to run into its shards ([`shard_plans`]).
+pub(super) fn shard_lanes(env: &ReviewEnv, lanes: Vec<Lane>, out: &mut Collected) -> LanePlan {
+    let mut slots = Vec::new();
+    let mut plans = Vec::new();
+    for lane in lanes {
+        match lane {
+            Lane::Skipped(record) => slots.push(Slot::Record(record)),
+            Lane::Run(stage_plan) => match shard_plans(env, stage_plan, out) {
+                Ok(shards) => {
+                    slots.push(Slot::Shards(shards.len()));
+                    plans.extend(shards);
+                }
+                Err(record) => slots.push(Slot::Record(record)),
+            },
+        }
+    }
+    LanePlan { slots, plans }
+}
+
+/// Runs the lanes' shards with at most `concurrency` executions at once. Each shard does
+/// its own optional coverage retry before it counts as completed; siblings are never
+/// rerun. Records are kept in manifest order, shards in order within their lane.
+pub(super) async fn run_lanes(
+    env: &Arc<ReviewEnv>,
+    concurrency: usize,
+    lanes: LanePlan,
+    out: &mut Collected,
+) {
+    let mut runs = run_plans(env, concurrency, lanes.plans, out)
+        .await
+        .into_iter();
+    for slot in lanes.slots {
         match slot {
-            Some(record) => out.stages.push(record),
-            None => {
-                if let Some((_, run, assigned)) = runs.next_if(|(i, _, _)| *i == index) {
-                    out.absorb(run, assigned);
+            Slot::Record(record) => out.stages.push(*record),
+            Slot::Shards(n) => {
+                for (run, plan) in runs.by_ref().take(n) {
+                    out.absorb(run, plan.lane, plan.assigned);
                 }
             }
         }
@@ -176,8 +286,9 @@ pub(super) async fn run_lanes(
 /// candidate and nothing failed or was cancelled; it is assigned the whole canonical
 /// list. Returns the audit's state (before verification of its candidates).
 pub(super) async fn run_audit(
-    env: &ReviewEnv,
+    env: &Arc<ReviewEnv>,
     plan: &ReviewPlan,
+    concurrency: usize,
     expected: &[String],
     out: &mut Collected,
 ) -> AuditState {
@@ -193,13 +304,20 @@ pub(super) async fn run_audit(
     let Some(spec) = plan.audit.as_ref().filter(|_| out.may_continue(env)) else {
         return audit_state(0, AuditRun::NotStarted, 0);
     };
-    let audit_plan = plan_for(spec, expected.to_vec());
-    let run = run_stage(env, &audit_plan).await;
-    let ran = if run.failure.is_none() && !run.cancelled {
-        AuditRun::Accepted
-    } else {
-        AuditRun::Failed
+    let audit_plan = plan_for(env, spec, expected.to_vec());
+    let shards = match shard_plans(env, audit_plan, out) {
+        Ok(shards) => shards,
+        Err(record) => {
+            out.stages.push(*record);
+            return audit_state(0, AuditRun::NotStarted, 0);
+        }
     };
-    out.absorb(run, audit_plan.assigned);
+    let mut ran = AuditRun::Accepted;
+    for (run, plan) in run_plans(env, concurrency, shards, out).await {
+        if run.failure.is_some() || run.cancelled {
+            ran = AuditRun::Failed;
+        }
+        out.absorb(run, plan.lane, plan.assigned);
+    }
     audit_state(0, ran, 0)
 }

@@ -16,6 +16,7 @@ mod partition;
 mod plan;
 mod prefetch;
 mod reply;
+mod shard;
 mod stage;
 mod verify;
 
@@ -34,7 +35,7 @@ pub use context::{
 pub use env::{ReviewEnv, ToolsMode};
 pub use plan::{PlanError, agent_budget, build_plan};
 pub use prefetch::PrefetchMemo;
-pub use stage::{StagePlan, StageRun, run_candidate_stage};
+pub use stage::{ShardLimits, StagePlan, StageRun, run_candidate_stage};
 pub use verify::{FOCUSED_OUTPUT_TOKENS, VerificationRun, verify};
 
 pub(crate) use lanes::windows_beyond_policy;
@@ -62,6 +63,8 @@ pub struct InstanceSpec {
     /// the command line resolves it with the model rule
     /// (`ResolvedEndpoint::model_for`); `None` means the endpoint's default model.
     pub model: Option<String>,
+    /// Shard limits (`max_shard_tokens`, `max_shards`, `max_request_tokens`).
+    pub shards: ShardLimits,
 }
 
 /// The reason a changed path is excluded from review, if it is.
@@ -142,6 +145,8 @@ pub struct ReviewRun {
 pub(crate) struct StageFiles {
     /// The stage's label.
     pub label: String,
+    /// Its lane's label (the label without a shard suffix): shards of one lane share it.
+    pub lane: String,
     /// Its assigned canonical files.
     pub assigned: Vec<String>,
 }
@@ -151,7 +156,8 @@ pub(crate) struct StageFiles {
 ///
 /// Phases: partition the changed files (binary and excluded files leave the canonical
 /// list, listed with their reason, coverage `limited`) → assign them to the lanes (files
-/// no running lane receives are listed the same way) → run the lanes concurrently → the
+/// no running lane receives are listed the same way) → split each lane into shards that
+/// fit its request bound → run the shards concurrently → the
 /// clean-result audit (only when no lane proposed a candidate and nothing failed) →
 /// candidate intake and verification of every candidate in one pass → facts: merge,
 /// files reviewed, and the opinion from [`vouch_core::derive_opinion`].
@@ -167,12 +173,13 @@ pub async fn run_review(env: Arc<ReviewEnv>, plan: &ReviewPlan) -> ReviewRun {
     let mut verification = facts::not_verified(&[]);
     if !env.snapshot.is_empty() && !part.expected.is_empty() {
         env.diagnose(None, "snapshot", None, ReasonCode::ReviewStarted);
+        let lanes = lanes::shard_lanes(&env, lanes, &mut out);
         env.progress(ProgressEvent::ReviewStarted {
             files: env.snapshot.files.len(),
-            instances: plan.lanes.len(),
+            instances: lanes.instances(),
         });
         lanes::run_lanes(&env, plan.concurrency, lanes, &mut out).await;
-        audit = lanes::run_audit(&env, plan, &part.expected, &mut out).await;
+        audit = lanes::run_audit(&env, plan, plan.concurrency, &part.expected, &mut out).await;
         verification =
             facts::run_verification(&env, plan, &part.expected, &mut out, &mut audit).await;
     }

@@ -81,14 +81,18 @@ pub(super) enum Lane {
     Run(StagePlan),
 }
 
-pub(super) fn plan_for(spec: &InstanceSpec, assigned: Vec<String>) -> StagePlan {
+pub(super) fn plan_for(env: &ReviewEnv, spec: &InstanceSpec, assigned: Vec<String>) -> StagePlan {
     StagePlan {
         label: spec.label.clone(),
+        lane: spec.label.clone(),
         handle: spec.handle.clone(),
         assigned,
         budget: spec.budget,
         prefetch_tokens: spec.prefetch_tokens,
         model: spec.model.clone(),
+        shards: spec.shards,
+        split: vec![],
+        inline_bytes: env.inline_bytes.unwrap_or(usize::MAX),
     }
 }
 
@@ -155,6 +159,6 @@ fn assign(env: &ReviewEnv, spec: &InstanceSpec, expected: &[String]) -> Lane {
         let why = "no changed file matches its selection";
         Lane::Skipped(Box::new(skipped(spec, 0, why)))
     } else {
-        Lane::Run(plan_for(spec, assigned))
+        Lane::Run(plan_for(env, spec, assigned))
     }
 }

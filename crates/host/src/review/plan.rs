@@ -86,6 +86,11 @@ fn spec(registry: &mut Registry, plan: &InstancePlan) -> Result<InstanceSpec, Pl
         budget: agent_budget(&plan.budget),
         prefetch_tokens: plan.budget.prefetch_tokens,
         model: plan.model.clone(),
+        shards: super::ShardLimits {
+            max_shard_tokens: plan.budget.max_shard_tokens,
+            max_shards: plan.budget.max_shards,
+            max_request_tokens: plan.budget.max_request_tokens,
+        },
     })
 }
 

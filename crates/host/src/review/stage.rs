@@ -1,6 +1,8 @@
 //! A candidate-producing stage instance: prompt → exchange → receipt check → at most one
 //! targeted coverage retry.
 
+use std::ops::Range;
+
 use vouch_abi::{DismissedForVerification, PAYLOAD_VERSION, PromptRequest, Role};
 use vouch_core::{
     Candidate, CoverageComparison, Failure, FailureKind, Limitation, LimitationKind, QuoteProblem,
@@ -25,11 +27,13 @@ use crate::progress::ProgressEvent;
 use crate::registry::SpecialistHandle;
 use crate::tools::RepoTools;
 
-/// One planned stage instance.
+/// One planned stage instance (or one shard of it).
 #[derive(Clone)]
 pub struct StagePlan {
-    /// Stable label (e.g. `bug-review #2`).
+    /// Stable label (e.g. `bug-review #2`, or `bug-review #2 [shard 3/7]` for a shard).
     pub label: String,
+    /// The label of its lane instance (equal to `label` unless it is a shard).
+    pub lane: String,
     /// The specialist.
     pub handle: SpecialistHandle,
     /// Its assigned canonical files (sorted, unique, current paths).
@@ -40,6 +44,37 @@ pub struct StagePlan {
     pub prefetch_tokens: u32,
     /// The specialist's own model, if it names one.
     pub model: Option<String>,
+    /// Shard limits of its lane.
+    pub shards: ShardLimits,
+    /// Files this shard holds only in part: the range of their hunks it is given (a
+    /// file too large for one shard, split by hunks). Every other assigned file is given
+    /// whole.
+    pub split: Vec<(String, Range<usize>)>,
+    /// Most bytes of source given inline to this execution: its shard's budget, lowered
+    /// by `VOUCH_INLINE_BYTES` when that is set.
+    pub inline_bytes: usize,
+}
+
+/// The shard limits of a lane instance (manifest `[budget]` keys).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ShardLimits {
+    /// `max_shard_tokens`.
+    pub max_shard_tokens: u32,
+    /// `max_shards`.
+    pub max_shards: u32,
+    /// `max_request_tokens`.
+    pub max_request_tokens: u32,
+}
+
+impl Default for ShardLimits {
+    fn default() -> Self {
+        let b = crate::manifest::Budget::default();
+        ShardLimits {
+            max_shard_tokens: b.max_shard_tokens,
+            max_shards: b.max_shards,
+            max_request_tokens: b.max_request_tokens,
+        }
+    }
 }
 
 /// What a finished candidate stage contributes to the review.
@@ -67,7 +102,7 @@ fn gets_intent(role: Role) -> bool {
 }
 
 /// Builds the prompt request for a stage instance (intent only for roles that get it).
-fn prompt_request(env: &ReviewEnv, plan: &StagePlan) -> PromptRequest {
+pub(super) fn prompt_request(env: &ReviewEnv, plan: &StagePlan) -> PromptRequest {
     let role = plan.handle.descriptor().role;
     PromptRequest {
         payload_version: PAYLOAD_VERSION,
@@ -198,7 +233,9 @@ pub async fn run_candidate_stage(env: &ReviewEnv, plan: &StagePlan) -> StageRun 
 /// only when no such pair fits may dismissed concerns be left out (cap 0), again from the
 /// most candidates; a contract that still does not fit is requested with `max_tokens` at
 /// its bound.
-fn fitted_contract(plan: &StagePlan) -> Result<ContractRequest, crate::registry::PluginError> {
+pub(super) fn fitted_contract(
+    plan: &StagePlan,
+) -> Result<ContractRequest, crate::registry::PluginError> {
     let budget = u64::from(plan.budget.max_output_tokens_per_request);
     let mut request = ContractRequest {
         expected_files: plan.assigned.clone(),
@@ -243,7 +280,7 @@ async fn drive(
     run: &mut StageRun,
 ) -> Result<(), ExchangeError> {
     let contract = fitted_contract(plan).map_err(ExchangeError::Plugin)?;
-    let inline = inline::patches(env, tools, &plan.assigned);
+    let inline = inline::shard_source(env, tools, plan);
     let mut gaps = tools_off_gaps(env, &inline);
     if !gaps.is_empty() {
         // Which hunks the missing patches hold is unknown here: `hunkCount` is null.
@@ -293,7 +330,7 @@ async fn drive(
     );
     run.record.retried = true;
     run.record.first_coverage = Some(comparison.clone());
-    let source = retry_source(env, tools, &comparison.missing_files, &mut gaps);
+    let source = retry_source(env, plan, tools, &comparison.missing_files, &mut gaps);
     let retry_user = format!(
         "{}\n\n{}",
         prepared.user.trim_end(),
@@ -339,6 +376,7 @@ async fn drive(
 /// stated as such. `gaps` keeps only the files never given.
 fn retry_source(
     env: &ReviewEnv,
+    plan: &StagePlan,
     tools: &RepoTools,
     missing: &[String],
     gaps: &mut Vec<String>,
@@ -346,7 +384,18 @@ fn retry_source(
     if env.tools_enabled() {
         return RetrySource::Tools;
     }
-    let given = inline::patches(env, tools, missing);
+    // The missing files as this plan holds them (a split file: its hunks here).
+    let again = StagePlan {
+        assigned: missing.to_vec(),
+        split: plan
+            .split
+            .iter()
+            .filter(|(p, _)| missing.contains(p))
+            .cloned()
+            .collect(),
+        ..plan.clone()
+    };
+    let given = inline::shard_source(env, tools, &again);
     let unavailable: Vec<String> = given.omitted.clone();
     gaps.retain(|p| !missing.contains(p) || unavailable.contains(p));
     for p in &unavailable {

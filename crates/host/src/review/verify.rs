@@ -1,6 +1,10 @@
 //! Verification: one pass over all candidates, then a focused single-candidate pass for
 //! each verified decision that omitted its finding.
 
+use std::sync::Arc;
+
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
 use vouch_abi::{
     CandidateForVerification, DismissedForVerification, PAYLOAD_VERSION, PromptRequest,
     ProposedCandidate,
@@ -8,7 +12,7 @@ use vouch_abi::{
 use vouch_core::{
     Candidate, CandidateRecord, CandidateState, ConventionGap, Decision, DecisionProblem, Failure,
     FailureKind, Finding, Limitation, LimitationKind, Provenance, SourceWindow, StageRecord,
-    StageStatus, Verdict, account_decisions, convention_support,
+    StageStatus, Verdict, account_decisions, batches, convention_support, estimate_tokens,
 };
 use vouch_specialist_kit::contract::{Area, ContractRequest};
 
@@ -73,6 +77,19 @@ fn gap(label: &str, detail: String) -> Limitation {
     }
 }
 
+/// The changed files the candidates name (sorted, unique): what a verification pass's
+/// change summary and patches cover, rather than the whole canonical list.
+fn candidate_files(plan: &StagePlan, candidates: &[Candidate]) -> Vec<String> {
+    let mut paths: Vec<String> = candidates
+        .iter()
+        .map(|c| c.path.clone())
+        .filter(|p| plan.assigned.contains(p))
+        .collect();
+    paths.sort();
+    paths.dedup();
+    paths
+}
+
 /// The source a verification pass is given inline: the lines around each candidate
 /// and the patches of the candidates' assigned files.
 fn given_source(
@@ -82,14 +99,13 @@ fn given_source(
     candidates: &[Candidate],
 ) -> InlineSource {
     let mut blocks = inline::candidate_windows(env, tools, candidates);
-    let mut patch_paths: Vec<String> = candidates
-        .iter()
-        .map(|c| c.path.clone())
-        .filter(|p| plan.assigned.contains(p))
-        .collect();
-    patch_paths.sort();
-    patch_paths.dedup();
-    let patches = inline::patches(env, tools, &patch_paths);
+    let patch_paths = candidate_files(plan, candidates);
+    let patches = inline::patches(
+        env,
+        tools,
+        &patch_paths,
+        env.inline_bytes.unwrap_or(super::env::DEFAULT_INLINE_BYTES),
+    );
     blocks.extend(patches.blocks);
     InlineSource {
         blocks,
@@ -144,15 +160,6 @@ fn pass_limitations(
     limitations
 }
 
-/// The changed files (in canonical order) that candidates are located in.
-fn candidate_files(expected: &[String], candidates: &[Candidate]) -> Vec<String> {
-    expected
-        .iter()
-        .filter(|p| candidates.iter().any(|c| &c.path == *p))
-        .cloned()
-        .collect()
-}
-
 async fn pass(
     env: &ReviewEnv,
     plan: &StagePlan,
@@ -168,7 +175,7 @@ async fn pass(
     let tools = RepoTools::new(env.reader.clone());
     let given = given_source(env, plan, &tools, candidates);
     // The same prefetch a lane gets, for the changed files the candidates are in.
-    let files = candidate_files(&plan.assigned, candidates);
+    let files = candidate_files(plan, candidates);
     let prefetched = prefetch::prefetch(env, &tools, &files, plan.prefetch_tokens);
     record.prefetch = prefetched.record;
     let mut focused_plan;
@@ -187,7 +194,7 @@ async fn pass(
             request: PromptRequest {
                 payload_version: PAYLOAD_VERSION,
                 label: label.to_string(),
-                change: env.change_summary(&plan.assigned),
+                change: env.change_summary(&candidate_files(plan, candidates)),
                 intent: None,
                 policy_evidence: env.policy.iter().map(|(p, _)| p.clone()).collect(),
                 candidates: candidates.iter().map(payload).collect(),
@@ -435,7 +442,87 @@ fn failed_pass(
     why
 }
 
-/// Rule (verification): all candidates together in one pass, exactly one decision each;
+/// Most candidates one verification pass decides (twice a lane's candidate cap).
+pub const MAX_BATCH_CANDIDATES: usize = 12;
+
+/// Rule (issue 10, "verification batches likewise when candidates are many"): the
+/// candidates, in order, are cut into batches ([`vouch_core::batches`]) of at most
+/// [`MAX_BATCH_CANDIDATES`] whose candidate text, context windows and patches fit half
+/// of the verifier's `max_request_tokens` (the other half for its prompt, contract and
+/// answer). One batch (the usual case) is the verifier's one pass under its own label;
+/// more are labelled `verifier [batch k/n]` and run concurrently.
+fn verification_batches(
+    env: &ReviewEnv,
+    plan: &StagePlan,
+    candidates: &[Candidate],
+) -> Vec<std::ops::Range<usize>> {
+    let mut seen_paths: Vec<&str> = Vec::new();
+    let costs: Vec<u64> = candidates
+        .iter()
+        .map(|c| {
+            let mut bytes = c.claim.len() + c.evidence.len() + 200;
+            bytes += 2 * (inline::CANDIDATE_CONTEXT_LINES as usize + 1) * 100;
+            if !seen_paths.contains(&c.path.as_str()) {
+                seen_paths.push(&c.path);
+                bytes += env.reader.diff(&c.path).map_or(0, |d| d.text.len());
+            }
+            estimate_tokens(bytes)
+        })
+        .collect();
+    let cap = u64::from(plan.shards.max_request_tokens) / 2;
+    batches(&costs, cap, MAX_BATCH_CANDIDATES)
+}
+
+/// Runs the batch passes with at most `concurrency` at once; results in batch order.
+async fn run_batches(
+    env: &Arc<ReviewEnv>,
+    plan: &StagePlan,
+    candidates: &[Candidate],
+    dismissed: &[DismissedForVerification],
+    groups: Vec<std::ops::Range<usize>>,
+    concurrency: usize,
+) -> Vec<(std::ops::Range<usize>, String, PassOutcome)> {
+    let dismissed: Arc<[DismissedForVerification]> = dismissed.into();
+    let n = groups.len();
+    let semaphore = Arc::new(Semaphore::new(concurrency.max(1)));
+    let mut set = JoinSet::new();
+    for (k, range) in groups.into_iter().enumerate() {
+        let label = if n > 1 {
+            format!("{} [batch {}/{n}]", plan.label, k + 1)
+        } else {
+            plan.label.clone()
+        };
+        let (env, plan, semaphore) = (env.clone(), plan.clone(), semaphore.clone());
+        let dismissed = dismissed.clone();
+        let batch = candidates[range.clone()].to_vec();
+        set.spawn(async move {
+            let _permit = semaphore.acquire_owned().await;
+            let result = pass(
+                &env,
+                &plan,
+                &label,
+                &batch,
+                &dismissed,
+                StageKind::Verification,
+            )
+            .await;
+            (k, range, label, result)
+        });
+    }
+    let mut out = Vec::new();
+    while let Some(joined) = set.join_next().await {
+        if let Ok(r) = joined {
+            out.push(r);
+        }
+    }
+    out.sort_by_key(|(k, ..)| *k);
+    out.into_iter().map(|(_, r, l, p)| (r, l, p)).collect()
+}
+
+type PassOutcome = Result<PassResult, (StageRecord, ExchangeError)>;
+
+/// Rule (verification): all candidates together in one pass (or, when they are many, in
+/// batches: [`verification_batches`]), exactly one decision each;
 /// a verified decision that omits its finding is re-checked alone (same prompt and
 /// tools, a 4,000-token output budget) and a recovered finding records
 /// `verificationPasses: 2`; omitted again → `unresolved` (no clean opinion, other
@@ -443,10 +530,11 @@ fn failed_pass(
 /// citations make the review incomplete. A verified convention finding outside its
 /// boundary ([`convention_support`]) is `unresolved`, never published.
 pub async fn verify(
-    env: &ReviewEnv,
+    env: &Arc<ReviewEnv>,
     plan: &StagePlan,
     candidates: &[Candidate],
     dismissed: &[DismissedForVerification],
+    concurrency: usize,
 ) -> VerificationRun {
     let mut run = VerificationRun {
         records: vec![],
@@ -462,42 +550,47 @@ pub async fn verify(
     env.progress(ProgressEvent::VerificationStarted {
         candidates: candidates.len(),
     });
-    let batch = match pass(
-        env,
-        plan,
-        &plan.label,
-        candidates,
-        dismissed,
-        StageKind::Verification,
-    )
-    .await
+    let groups = verification_batches(env, plan, candidates);
+    let mut states: Vec<(String, CandidateState)> = Vec::new();
+    let mut batch_of: Vec<(std::ops::Range<usize>, String, bool)> = Vec::new();
+    for (range, label, result) in
+        run_batches(env, plan, candidates, dismissed, groups, concurrency).await
     {
-        Ok(p) => p,
-        Err((record, e)) => {
-            failed_pass(env, StageKind::Verification, record, e, &mut run);
-            run.candidates = candidates
-                .iter()
-                .map(|c| undecided(c, "verification did not complete", 1))
-                .collect();
-            return run;
+        let ok = match result {
+            Ok(batch) => {
+                run.records.push(batch.record);
+                run.limitations.extend(batch.limitations);
+                stray_failures(env, &label, batch.stray, &mut run);
+                states.extend(batch.states);
+                true
+            }
+            Err((record, e)) => {
+                failed_pass(env, StageKind::Verification, record, e, &mut run);
+                false
+            }
+        };
+        batch_of.push((range, label, ok));
+    }
+    for (i, c) in candidates.iter().enumerate() {
+        let Some((_, label, ok)) = batch_of.iter().find(|(r, ..)| r.contains(&i)) else {
+            continue;
+        };
+        if !ok {
+            run.candidates
+                .push(undecided(c, "verification did not complete", 1));
+            continue;
         }
-    };
-    run.records.push(batch.record);
-    run.limitations.extend(batch.limitations);
-    stray_failures(env, &plan.label, batch.stray, &mut run);
-    for c in candidates {
         if run.cancelled || env.cancel.is_cancelled() {
             run.cancelled = true;
             run.candidates
                 .push(undecided(c, "not decided: the review was cancelled", 1));
             continue;
         }
-        let state = batch
-            .states
+        let state = states
             .iter()
             .find(|(id, _)| id == &c.id)
             .map(|(_, s)| s.clone());
-        let record = match settle(env, &plan.label, &plan.label, c, state, 1, &mut run) {
+        let record = match settle(env, label, &plan.label, c, state, 1, &mut run) {
             Settled::Record(r) => *r,
             Settled::Focus => focused(env, plan, c, dismissed, &mut run).await,
         };

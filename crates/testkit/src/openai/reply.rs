@@ -33,7 +33,10 @@ pub struct Reply {
 /// it answers anyway (so a host that never sends them fails its test instead of hanging).
 pub const HOLD_LIMIT: Duration = Duration::from_secs(30);
 
-#[derive(Clone, Debug)]
+/// Computes a completion's content from the request body (see [`Reply::content_from`]).
+pub type ContentFn = std::sync::Arc<dyn Fn(&Value) -> String + Send + Sync>;
+
+#[derive(Clone)]
 pub(crate) enum ReplyBody {
     Completion {
         content: Option<String>,
@@ -44,6 +47,30 @@ pub(crate) enum ReplyBody {
     Raw(String),
     /// The request's headers and body echoed back as JSON.
     EchoRequest,
+    /// A completion whose content is computed from the request.
+    Computed(ContentFn),
+}
+
+impl std::fmt::Debug for ReplyBody {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReplyBody::Completion {
+                content,
+                tool_calls,
+                finish_reason,
+                usage,
+            } => f
+                .debug_struct("Completion")
+                .field("content", content)
+                .field("tool_calls", tool_calls)
+                .field("finish_reason", finish_reason)
+                .field("usage", usage)
+                .finish(),
+            ReplyBody::Raw(body) => f.debug_tuple("Raw").field(body).finish(),
+            ReplyBody::EchoRequest => f.write_str("EchoRequest"),
+            ReplyBody::Computed(_) => f.write_str("Computed"),
+        }
+    }
 }
 
 impl Reply {
@@ -57,6 +84,19 @@ impl Reply {
                 finish_reason: None,
                 usage: Some(DEFAULT_USAGE),
             },
+            delay: None,
+            hold_until_in_flight: None,
+        }
+    }
+
+    /// A 200 completion whose content `content` computes from the request body: a model
+    /// that answers what it is asked (e.g. a receipt of exactly the request's expected
+    /// list). Usage is [`DEFAULT_USAGE`].
+    pub fn content_from(content: impl Fn(&Value) -> String + Send + Sync + 'static) -> Self {
+        Reply {
+            status: 200,
+            headers: Vec::new(),
+            body: ReplyBody::Computed(std::sync::Arc::new(content)),
             delay: None,
             hold_until_in_flight: None,
         }
@@ -211,6 +251,15 @@ impl Reply {
     ) -> String {
         match &self.body {
             ReplyBody::Raw(body) => body.clone(),
+            ReplyBody::Computed(content) => completion_json(
+                seq,
+                request,
+                &Some(content(request)),
+                &[],
+                &None,
+                &Some(DEFAULT_USAGE),
+            )
+            .to_string(),
             ReplyBody::EchoRequest => {
                 let headers: serde_json::Map<String, Value> = headers
                     .iter()

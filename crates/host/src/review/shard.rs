@@ -1,0 +1,285 @@
+//! Sharding a lane instance: the host estimates what each assigned file costs a prompt
+//! (its patch, its summary line, its list entries) and what the stable part of the
+//! stage's requests costs, [`vouch_core::plan_shards`] decides the grouping, and each
+//! shard becomes a normal [`StagePlan`] with its own slice of the canonical list.
+
+use serde::Serialize;
+use vouch_core::{
+    ChangedFile, CoverageComparison, FileCost, FilePart, ShardBudget, ShardPlan, estimate_tokens,
+    plan_shards,
+};
+use vouch_llm::ToolBox;
+use vouch_specialist_kit::contract::token_bound;
+
+use super::env::ReviewEnv;
+use super::stage::{StagePlan, fitted_contract, prompt_request};
+use crate::policy::{
+    FORCED_SYNTHESIS, RetrySource, coverage_retry_message, expected_files_section,
+    output_contract_section, tools_section, truncation_notice,
+};
+use crate::tools::RepoTools;
+
+/// Room for change-specific content under `max_request_tokens` below which a lane does
+/// not run (its requests would be all overhead).
+pub const MIN_SHARD_TOKENS: u64 = 256;
+
+/// The JSON-escaped size of each sized file's whole patch (`None`: the `diff` tool cuts
+/// it, so it is never given whole), computed once per review and shared by its lanes.
+pub(super) type PatchSizes = std::collections::BTreeMap<String, Option<usize>>;
+
+/// A lane instance as shards.
+pub(super) struct LaneShards {
+    /// The shard plans, in order (one plan, the lane's own label, when it fits).
+    pub plans: Vec<StagePlan>,
+    /// Files left out because the lane reached `max_shards`, in canonical order.
+    pub left_out: Vec<String>,
+    /// Why the lane cannot run within its request bound, if it cannot.
+    pub problem: Option<String>,
+}
+
+/// Bytes `text` takes inside a JSON request body (escaped, quoted).
+fn json_len(text: &str) -> usize {
+    serde_json::to_string(text).map_or(text.len(), |s| s.len())
+}
+
+fn json_value_len(value: &impl Serialize) -> usize {
+    serde_json::to_string(value).map_or(0, |s| s.len())
+}
+
+/// Estimated tokens of everything a stage's largest request carries besides its shard's
+/// change-specific content: system and role prompt, policy evidence, tools section and
+/// tool definitions, the output contract (in the message and as `response_format`), the
+/// fixed text of the expected-files and coverage-retry sections, the previous answer
+/// a coverage retry shows back (at its contract's bound, at most the output cap), and the
+/// graph prefetch at its full budget.
+fn stable_tokens(env: &ReviewEnv, plan: &StagePlan) -> Result<u64, String> {
+    let empty = StagePlan {
+        assigned: vec![],
+        ..plan.clone()
+    };
+    let handle = &plan.handle;
+    let prompt = handle
+        .render_prompt(&prompt_request(env, &empty))
+        .map_err(|e| e.to_string())?;
+    let contract = fitted_contract(plan).map_err(|e| e.to_string())?;
+    let schema = handle.contract(&contract).map_err(|e| e.to_string())?;
+    let tools = RepoTools::new(env.reader.clone());
+    let mut bytes = json_len(&prompt.system)
+        + json_len(&prompt.user)
+        + json_len(&tools_section(0, 0, 0))
+        + json_len(&expected_files_section(&[]))
+        + json_len(&output_contract_section(&schema))
+        + json_value_len(&schema)
+        + json_len(&truncation_notice(
+            plan.budget.max_output_tokens_per_request,
+        ))
+        + json_len(FORCED_SYNTHESIS)
+        + json_len(&coverage_retry_message(
+            &[],
+            &serde_json::Value::Null,
+            &CoverageComparison {
+                complete: false,
+                reported_incomplete: true,
+                missing_files: vec![],
+                unexpected_files: vec![],
+            },
+            &RetrySource::Tools,
+        ))
+        + 1_024;
+    if env.tools_enabled() {
+        bytes += json_value_len(&tools.specs());
+    }
+    // The previous answer, at its contract's bound in characters (`token_bound` counts
+    // one per character; the fitted contract keeps it within the output budget), is
+    // shown pretty-printed inside a JSON string: count its characters twice.
+    let answer = token_bound(&schema).min(4 * u64::from(plan.budget.max_output_tokens_per_request));
+    let answer = usize::try_from(2 * answer).unwrap_or(usize::MAX);
+    // The graph prefetch (at most `prefetch_tokens`, estimated the same way) and its
+    // section's fixed text.
+    let prefetch = if plan.prefetch_tokens == 0 {
+        0
+    } else {
+        plan.prefetch_tokens as usize * vouch_core::shard::BYTES_PER_TOKEN as usize + 1_024
+    };
+    Ok(estimate_tokens(
+        bytes.saturating_add(answer).saturating_add(prefetch),
+    ))
+}
+
+/// What `file` adds to any shard holding it besides its patch: its change-summary line
+/// and its entries in the expected list, the retry's missing and expected lists and the
+/// previous receipt.
+fn fixed_tokens(file: &ChangedFile) -> u64 {
+    let path = json_len(&file.path) + 1;
+    let summary = 2 * file.path.len()
+        + file.previous_path.as_ref().map_or(0, |p| p.len())
+        + 80
+        + 24 * file
+            .hunks
+            .len()
+            .min(vouch_specialist_kit::render::MAX_HUNKS_SHOWN);
+    estimate_tokens(summary + 4 * path)
+}
+
+/// Estimated tokens of each hunk of `file` given as numbered lines (head lines, and the
+/// base lines of what it removes), from the file's text at both sides.
+fn piece_tokens(env: &ReviewEnv, file: &ChangedFile) -> Vec<u64> {
+    let text = |revision, path: &str| {
+        env.reader
+            .read_text(revision, path)
+            .ok()
+            .flatten()
+            .unwrap_or_default()
+    };
+    let head = text(vouch_core::Revision::Head, &file.path);
+    let base = text(
+        vouch_core::Revision::Base,
+        file.previous_path.as_deref().unwrap_or(&file.path),
+    );
+    let head: Vec<&str> = head.lines().collect();
+    let base: Vec<&str> = base.lines().collect();
+    let span = |lines: &[&str], start: u32, count: u32| -> usize {
+        let from = (start.max(1) - 1) as usize;
+        let to = (from + count as usize).min(lines.len());
+        let known: usize = lines
+            .get(from..to)
+            .unwrap_or(&[])
+            .iter()
+            .map(|l| json_len(l) + 8)
+            .sum();
+        // Lines the text does not have (an unreadable side) count as 80 bytes each.
+        known + (count as usize).saturating_sub(to.saturating_sub(from)) * 80
+    };
+    file.hunks
+        .iter()
+        .map(|h| {
+            let bytes =
+                200 + span(&head, h.new_start, h.new_lines) + span(&base, h.old_start, h.old_lines);
+            estimate_tokens(bytes)
+        })
+        .collect()
+}
+
+/// The cost of `path` for the shard planner; its patch is computed (and its size kept,
+/// not its text). A patch the `diff` tool cuts at its own bound cannot be given whole.
+fn file_cost(env: &ReviewEnv, path: &str, cap: u64, sizes: &mut PatchSizes) -> FileCost {
+    let Some(file) = env.snapshot.file(path) else {
+        return FileCost {
+            path: path.to_string(),
+            fixed: estimate_tokens(4 * json_len(path)),
+            whole: 0,
+            pieces: vec![],
+        };
+    };
+    let patch = sizes
+        .entry(path.to_string())
+        .or_insert_with(|| match env.reader.diff(path) {
+            Ok(d) if !d.truncated => Some(json_len(&d.text)),
+            _ => None,
+        });
+    let whole = match *patch {
+        Some(bytes) => estimate_tokens(bytes + 40),
+        // Never given whole: split by hunks (or, without hunks, named as not given).
+        None => u64::MAX / 4,
+    };
+    let fixed = fixed_tokens(file);
+    let pieces = if fixed + whole > cap {
+        piece_tokens(env, file)
+    } else {
+        vec![]
+    };
+    FileCost {
+        path: path.to_string(),
+        fixed,
+        whole,
+        pieces,
+    }
+}
+
+/// Rule (issue 10, "Sharding" and "Prompt economy"): a shard's change-specific content
+/// fits the smaller of `max_shard_tokens` and what `max_request_tokens` leaves after the
+/// stable part of the stage's largest request (estimated at
+/// [`vouch_core::BYTES_PER_TOKEN`] bytes per token); without tools a coverage retry
+/// repeats the missing patches, so the shard gets half. Its receipt fits half the output
+/// cap, leaving the other half for candidates and the summary.
+fn shard_budget(env: &ReviewEnv, plan: &StagePlan) -> Result<ShardBudget, String> {
+    let limits = plan.shards;
+    let stable = stable_tokens(env, plan)?;
+    let room = u64::from(limits.max_request_tokens).saturating_sub(stable);
+    if room < MIN_SHARD_TOKENS {
+        return Err(format!(
+            "{} did not run: the stable part of its requests (about {stable} tokens) leaves \
+             {room} tokens for the change under max_request_tokens ({}); raise \
+             max_request_tokens or shorten the policy evidence",
+            plan.lane, limits.max_request_tokens
+        ));
+    }
+    let mut max_tokens = u64::from(limits.max_shard_tokens).min(room);
+    if !env.tools_enabled() {
+        max_tokens /= 2;
+    }
+    Ok(ShardBudget {
+        max_tokens: max_tokens.max(1),
+        max_receipt_tokens: u64::from(plan.budget.max_output_tokens_per_request) / 2,
+        max_shards: limits.max_shards.max(1) as usize,
+    })
+}
+
+/// The stage plans of `plan`'s shards: one per shard, its expected list the canonical
+/// list restricted to the shard, labelled `label [shard k/n]` when there is more than
+/// one (the label alone otherwise).
+fn plans(plan: &StagePlan, shards: &ShardPlan, budget: &ShardBudget) -> Vec<StagePlan> {
+    let inline_bytes = plan.inline_bytes.min(
+        usize::try_from(budget.max_tokens * vouch_core::BYTES_PER_TOKEN).unwrap_or(usize::MAX),
+    );
+    let n = shards.shards.len();
+    shards
+        .shards
+        .iter()
+        .enumerate()
+        .map(|(k, shard)| StagePlan {
+            label: if n > 1 {
+                format!("{} [shard {}/{n}]", plan.lane, k + 1)
+            } else {
+                plan.lane.clone()
+            },
+            assigned: shard.paths(),
+            split: shard
+                .entries
+                .iter()
+                .filter_map(|e| match &e.part {
+                    FilePart::Whole => None,
+                    FilePart::Pieces(r) => Some((e.path.clone(), r.clone())),
+                })
+                .collect(),
+            inline_bytes,
+            ..plan.clone()
+        })
+        .collect()
+}
+
+/// Splits a lane instance into shards (see [`shard_budget`] and
+/// [`vouch_core::plan_shards`]).
+pub(super) fn shard_lane(env: &ReviewEnv, plan: StagePlan, sizes: &mut PatchSizes) -> LaneShards {
+    let budget = match shard_budget(env, &plan) {
+        Ok(b) => b,
+        Err(problem) => {
+            return LaneShards {
+                plans: vec![],
+                left_out: vec![],
+                problem: Some(problem),
+            };
+        }
+    };
+    let costs: Vec<FileCost> = plan
+        .assigned
+        .iter()
+        .map(|p| file_cost(env, p, budget.max_tokens, sizes))
+        .collect();
+    let shards = plan_shards(&costs, budget);
+    LaneShards {
+        plans: plans(&plan, &shards, &budget),
+        left_out: shards.left_out,
+        problem: None,
+    }
+}

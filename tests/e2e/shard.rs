@@ -1,0 +1,487 @@
+//! Sharding (issue #10 items 2 and 3): a lane whose files do not fit one execution runs
+//! as shards, each a normal stage execution with its own slice of the canonical list,
+//! receipt and retry; the lane's coverage is the union; requests stay under their bound.
+
+use std::collections::BTreeSet;
+
+use serde_json::{Value, json};
+use vouch_testkit::git::TestRepo;
+use vouch_testkit::openai::{Match, RecordedRequest, Reply, Rule, Script, ScriptedServer};
+use vouch_workspace_tests::{Output, candidates_reply, review_json, workspace};
+
+const RETRY: &str = "## Coverage retry";
+const GENERIC: &str = "generic-investigator #1";
+
+/// The expected list of a request (the `<expected-files>` array of its first user turn).
+fn expected_list(body: &Value) -> Vec<String> {
+    let user = body["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|m| m["role"] == "user")
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or_default();
+    let Some(at) = user.find("<expected-files>\n") else {
+        return vec![];
+    };
+    let rest = &user[at + "<expected-files>\n".len()..];
+    let end = rest.find("\n</expected-files>").unwrap_or(0);
+    serde_json::from_str(&rest[..end]).unwrap_or_default()
+}
+
+/// A model that reviews instantly and perfectly: no candidates, the receipt exactly the
+/// request's expected list.
+fn perfect() -> Reply {
+    Reply::content_from(|body| {
+        let list = expected_list(body);
+        let paths: Vec<&str> = list.iter().map(String::as_str).collect();
+        candidates_reply(json!([]), true, &paths)
+    })
+}
+
+/// A model whose receipt leaves out the last expected path (claiming completeness).
+fn forgets_one() -> Reply {
+    Reply::content_from(|body| {
+        let mut list = expected_list(body);
+        list.pop();
+        let paths: Vec<&str> = list.iter().map(String::as_str).collect();
+        candidates_reply(json!([]), true, &paths)
+    })
+}
+
+/// The instance label a request names (`Instance: …` line of its first user turn).
+fn label(request: &RecordedRequest) -> Option<String> {
+    let user = request.contents_of("user").into_iter().next()?;
+    let line = user.lines().find(|l| l.starts_with("Instance: "))?;
+    Some(line["Instance: ".len()..].to_string())
+}
+
+fn is_retry(request: &RecordedRequest) -> bool {
+    request
+        .contents_of("user")
+        .first()
+        .is_some_and(|u| u.contains(RETRY))
+}
+
+/// `n` lines `word i` of about 60 characters.
+fn lines(word: &str, n: usize) -> String {
+    (1..=n)
+        .map(|i| format!("{word} line {i:04} of a file that is long enough to matter here\n"))
+        .collect()
+}
+
+/// A change of `dirs` × `per_dir` text files, each with ten lines rewritten.
+fn change(dirs: usize, per_dir: usize) -> (TestRepo, String, String) {
+    let repo = TestRepo::new();
+    let path = |d: usize, f: usize| format!("src/mod{d:02}/file{f:02}.txt");
+    for d in 0..dirs {
+        for f in 0..per_dir {
+            repo.write(&path(d, f), lines("old", 30));
+        }
+    }
+    let base = repo.commit("base");
+    for d in 0..dirs {
+        for f in 0..per_dir {
+            let mut text = lines("old", 30);
+            text = text.replacen("old line 0010", "NEW line 0010", 1);
+            for i in 11..=19 {
+                text = text.replace(&format!("old line {i:04}"), &format!("NEW line {i:04}"));
+            }
+            repo.write(&path(d, f), text);
+        }
+    }
+    let head = repo.commit("rewrite ten lines everywhere");
+    (repo, base, head)
+}
+
+async fn review(
+    repo: &TestRepo,
+    base: &str,
+    head: &str,
+    server: &ScriptedServer,
+    manifest: Option<&str>,
+) -> Output {
+    let path = manifest.map(|m| workspace().join(m).display().to_string());
+    let mut extra = vec![];
+    if let Some(p) = &path {
+        extra = vec!["--manifest", p.as_str()];
+    }
+    review_json(
+        repo.path(),
+        base,
+        head,
+        &server.base_url(),
+        "scripted",
+        &extra,
+        &[],
+    )
+    .await
+}
+
+fn shard_labels(report: &Value, lane: &str) -> Vec<String> {
+    report["stages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["label"].as_str())
+        .filter(|l| l.starts_with(&format!("{lane} [shard ")))
+        .map(str::to_string)
+        .collect()
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Issue #10 item 2: a change larger than one shard where one shard's receipt misses a
+/// file: only that shard retries (recorded requests), every other shard is asked once,
+/// and the lane's coverage is the union: full coverage, every file reviewed; no request
+/// body exceeds the manifest's `max_request_tokens`.
+#[tokio::test(flavor = "multi_thread")]
+async fn only_the_shard_whose_receipt_missed_a_file_retries() {
+    let (repo, base, head) = change(3, 4);
+    let second = format!("Instance: {GENERIC} [shard 2/");
+    let script = Script::new()
+        .rule(
+            Rule::when(
+                Match::user_contains(second.clone()).and(Match::not(Match::user_contains(RETRY))),
+            )
+            .named("forgets")
+            .always(forgets_one()),
+        )
+        .rule(Rule::when(Match::any()).named("perfect").always(perfect()));
+    let server = ScriptedServer::start(script).await;
+    let out = review(
+        &repo,
+        &base,
+        &head,
+        &server,
+        Some("tests/data/e2e/sharded.toml"),
+    )
+    .await;
+    let report = out.json();
+    let shards = shard_labels(&report, GENERIC);
+    assert!(
+        shards.len() >= 3,
+        "the change needs several shards: {shards:?}"
+    );
+    let requests = server.chat_requests();
+    let retried: Vec<String> = requests
+        .iter()
+        .filter(|r| is_retry(r))
+        .filter_map(label)
+        .collect();
+    assert_eq!(retried.len(), 1, "{retried:?}");
+    assert!(retried[0].starts_with(&second[10..]), "{retried:?}");
+    for shard in &shards {
+        let asked = requests
+            .iter()
+            .filter(|r| label(r).as_deref() == Some(shard.as_str()))
+            .count();
+        let want = if retried.contains(shard) { 2 } else { 1 };
+        assert_eq!(asked, want, "{shard}");
+    }
+    let stage = report["stages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["label"] == retried[0].as_str())
+        .unwrap();
+    assert_eq!(stage["retried"], true);
+    // Every shard's expected list is the canonical list restricted to it: together they
+    // are the canonical list, each path once.
+    let mut union: Vec<String> = requests
+        .iter()
+        .filter(|r| !is_retry(r) && label(r).is_some_and(|l| l.starts_with(GENERIC)))
+        .flat_map(|r| expected_list(&r.body))
+        .collect();
+    union.sort();
+    assert_eq!(union, strings(&report["expectedFiles"]));
+    assert_eq!(report["opinion"]["outcome"], "no-findings", "{report:#}");
+    assert_eq!(report["opinion"]["coverage"], "full", "{report:#}");
+    assert_eq!(strings(&report["filesReviewed"]).len(), 12);
+    // The configured bound (16,000 estimated tokens, three bytes each) holds for every
+    // request, the coverage retry (the largest) included.
+    let largest = requests.iter().map(|r| r.raw_body.len()).max().unwrap();
+    assert!(largest <= 3 * 16_000, "largest request {largest} bytes");
+}
+
+/// Issue #10 item 2: `max_shards` reached names every file left out as a limitation,
+/// never silently; those files are not reviewed and coverage is limited.
+#[tokio::test(flavor = "multi_thread")]
+async fn reaching_max_shards_names_the_files_left_out() {
+    let (repo, base, head) = change(3, 4);
+    let script = Script::new().rule(Rule::when(Match::any()).always(perfect()));
+    let server = ScriptedServer::start(script).await;
+    let out = review(
+        &repo,
+        &base,
+        &head,
+        &server,
+        Some("tests/data/e2e/sharded-max2.toml"),
+    )
+    .await;
+    let report = out.json();
+    let shards = shard_labels(&report, GENERIC);
+    assert_eq!(shards.len(), 2, "{shards:?}");
+    let limitation = report["limitations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| {
+            l["stage"] == GENERIC
+                && l["detail"]
+                    .as_str()
+                    .is_some_and(|d| d.contains("reached its max_shards (2)"))
+        })
+        .unwrap_or_else(|| panic!("{report:#}"));
+    let detail = limitation["detail"].as_str().unwrap();
+    let sharded: BTreeSet<String> = server
+        .chat_requests()
+        .iter()
+        .filter(|r| label(r).is_some_and(|l| l.starts_with(GENERIC)))
+        .flat_map(|r| expected_list(&r.body))
+        .collect();
+    let expected = strings(&report["expectedFiles"]);
+    let left_out: Vec<&String> = expected.iter().filter(|p| !sharded.contains(*p)).collect();
+    assert!(!left_out.is_empty());
+    for path in &left_out {
+        assert!(
+            detail.contains(path.as_str()),
+            "{path} not named in {detail}"
+        );
+    }
+    assert!(
+        detail.contains(&format!("{} file(s) were left out", left_out.len())),
+        "{detail}"
+    );
+    assert_eq!(report["opinion"]["coverage"], "limited");
+    let not_reviewed: Vec<&str> = report["filesNotReviewed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["path"].as_str())
+        .collect();
+    for path in &left_out {
+        assert!(not_reviewed.contains(&path.as_str()), "{path}");
+    }
+}
+
+/// Issue #10: shard labels are stable: two runs of the same change label the same
+/// shards the same way, `label [shard k/n]`, and give each the same files.
+#[tokio::test(flavor = "multi_thread")]
+async fn shard_labels_and_slices_are_stable_across_runs() {
+    let (repo, base, head) = change(3, 4);
+    let mut runs = Vec::new();
+    for _ in 0..2 {
+        let script = Script::new().rule(Rule::when(Match::any()).always(perfect()));
+        let server = ScriptedServer::start(script).await;
+        let report = review(
+            &repo,
+            &base,
+            &head,
+            &server,
+            Some("tests/data/e2e/sharded.toml"),
+        )
+        .await
+        .json();
+        let mut slices: Vec<(String, Vec<String>)> = server
+            .chat_requests()
+            .iter()
+            .filter_map(|r| Some((label(r)?, expected_list(&r.body))))
+            .collect();
+        slices.sort();
+        runs.push((shard_labels(&report, GENERIC), slices));
+    }
+    let (labels, _) = &runs[0];
+    let n = labels.len();
+    assert!(n > 1, "{labels:?}");
+    let want: Vec<String> = (1..=n)
+        .map(|k| format!("{GENERIC} [shard {k}/{n}]"))
+        .collect();
+    assert_eq!(labels, &want);
+    assert_eq!(runs[0], runs[1]);
+}
+
+/// Issue #10 items 2 and 3: a file too large for any shard is split by hunks across
+/// executions; each shard is given its hunks' lines, together they show every changed
+/// line, so the file is seen and the review can be clean with full coverage.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_file_split_by_hunks_across_shards_is_seen() {
+    let repo = TestRepo::new();
+    repo.write("big.txt", lines("old", 600));
+    let base = repo.commit("base");
+    let mut text = lines("old", 600);
+    for region in 0..12 {
+        let line = 20 + region * 48;
+        for i in line..line + 3 {
+            text = text.replace(&format!("old line {i:04}"), &format!("NEW line {i:04}"));
+        }
+    }
+    repo.write("big.txt", text);
+    let head = repo.commit("twelve small edits in one file");
+    let script = Script::new().rule(Rule::when(Match::any()).always(perfect()));
+    let server = ScriptedServer::start(script).await;
+    let report = review(
+        &repo,
+        &base,
+        &head,
+        &server,
+        Some("tests/data/e2e/sharded.toml"),
+    )
+    .await
+    .json();
+    let given: Vec<String> = server
+        .chat_requests()
+        .iter()
+        .filter(|r| label(r).is_some_and(|l| l.starts_with(GENERIC)))
+        .filter(|r| r.contents_of("user")[0].contains("<hunk path=\"big.txt\""))
+        .filter_map(label)
+        .collect();
+    assert!(given.len() >= 2, "big.txt is given in parts: {given:?}");
+    for request in server.chat_requests() {
+        if label(&request).is_some_and(|l| l.starts_with(GENERIC)) {
+            assert_eq!(expected_list(&request.body), ["big.txt"]);
+        }
+    }
+    assert_eq!(strings(&report["filesReviewed"]), ["big.txt"], "{report:#}");
+    assert_eq!(report["opinion"]["coverage"], "full", "{report:#}");
+    assert_eq!(report["opinion"]["outcome"], "no-findings");
+}
+
+/// Issue #10: a change of about a hundred files with an instant, perfect model ends with
+/// full coverage under the default composition, every file reviewed, and no request
+/// body larger than the default request bound (24,000 estimated tokens at three bytes
+/// per token) although the change's patches together exceed it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_hundred_file_change_reaches_full_coverage_within_the_request_bound() {
+    let (repo, base, head) = change(10, 10);
+    let script = Script::new().rule(Rule::when(Match::any()).always(perfect()));
+    let server = ScriptedServer::start(script).await;
+    let report = review(&repo, &base, &head, &server, None).await.json();
+    assert_eq!(report["opinion"]["outcome"], "no-findings", "{report:#}");
+    assert_eq!(report["opinion"]["coverage"], "full", "{report:#}");
+    assert_eq!(strings(&report["filesReviewed"]).len(), 100);
+    let bound = 3 * 24_000;
+    let requests = server.chat_requests();
+    let patches: usize = requests
+        .iter()
+        .map(|r| r.raw_body.matches("<patch path=").count())
+        .sum();
+    assert!(patches >= 100, "every patch is given: {patches}");
+    let largest = requests.iter().map(|r| r.raw_body.len()).max().unwrap();
+    assert!(
+        largest <= bound,
+        "largest request {largest} bytes > {bound}"
+    );
+    assert!(
+        !shard_labels(&report, GENERIC).is_empty(),
+        "the lane was sharded"
+    );
+}
+
+/// The ids a verification request asks to decide.
+fn ids_to_decide(body: &Value) -> Vec<String> {
+    let user = body["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|m| m["role"] == "user")
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or_default();
+    let marker = "Candidate ids to decide, one decision each: ";
+    user.lines()
+        .find_map(|l| l.strip_prefix(marker))
+        .and_then(|ids| serde_json::from_str(ids).ok())
+        .unwrap_or_default()
+}
+
+/// Issue #10 item 2: when candidates are many, verification runs in batches (at most
+/// twelve candidates each), each labelled `verifier [batch k/n]` and asked only for
+/// its own candidates; together they decide every candidate once.
+#[tokio::test(flavor = "multi_thread")]
+async fn many_candidates_are_verified_in_batches() {
+    let (repo, base, head) = change(4, 4);
+    // One candidate per file: 16 candidates, more than one verification pass decides.
+    let proposes_one = Reply::content_from(|body| {
+        let list = expected_list(body);
+        let paths: Vec<&str> = list.iter().map(String::as_str).collect();
+        let candidates: Vec<Value> = paths
+            .iter()
+            .map(|p| vouch_workspace_tests::candidate(p, 10, 10, "scripted claim"))
+            .collect();
+        candidates_reply(json!(candidates), true, &paths)
+    });
+    let rejects_all = Reply::content_from(|body| {
+        let decisions: Vec<Value> = ids_to_decide(body)
+            .iter()
+            .map(|id| vouch_workspace_tests::decision(id, "rejected", json!([]), None))
+            .collect();
+        json!({ "decisions": decisions }).to_string()
+    });
+    let script = Script::new()
+        .rule(Rule::when(Match::user_contains("Instance: verifier")).always(rejects_all))
+        .rule(
+            Rule::when(Match::user_contains(format!("Instance: {GENERIC}"))).always(proposes_one),
+        );
+    let server = ScriptedServer::start(script).await;
+    let report = review(
+        &repo,
+        &base,
+        &head,
+        &server,
+        Some("tests/data/e2e/sharded.toml"),
+    )
+    .await
+    .json();
+    let candidates = report["candidates"].as_array().unwrap();
+    assert_eq!(candidates.len(), 16, "{report:#}");
+    for c in candidates {
+        assert_eq!(c["verdict"], "rejected", "{c:#}");
+    }
+    let batches = shard_labels(&report, "verifier");
+    assert!(
+        batches.is_empty(),
+        "verification is not sharded, it is batched"
+    );
+    let labels: Vec<String> = report["stages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["label"].as_str())
+        .filter(|l| l.starts_with("verifier [batch "))
+        .map(str::to_string)
+        .collect();
+    let n = labels.len();
+    assert!(n >= 2, "{labels:?}");
+    let want: Vec<String> = (1..=n)
+        .map(|k| format!("verifier [batch {k}/{n}]"))
+        .collect();
+    assert_eq!(labels, want);
+    let mut asked: Vec<String> = server
+        .chat_requests()
+        .iter()
+        .filter(|r| label(r).is_some_and(|l| l.starts_with("verifier")))
+        .flat_map(|r| ids_to_decide(&r.body))
+        .collect();
+    asked.sort();
+    let mut ids: Vec<String> = candidates
+        .iter()
+        .map(|c| {
+            c["candidate"]["id"]
+                .as_str()
+                .unwrap_or_else(|| c["id"].as_str().unwrap())
+                .to_string()
+        })
+        .collect();
+    ids.sort();
+    assert_eq!(asked, ids, "each candidate asked once, in one batch");
+    assert!(
+        report["failures"].as_array().unwrap().is_empty(),
+        "{report:#}"
+    );
+}
