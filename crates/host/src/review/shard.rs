@@ -49,9 +49,8 @@ fn json_value_len(value: &impl Serialize) -> usize {
 /// Estimated tokens of everything a stage's largest request carries besides its shard's
 /// change-specific content: system and role prompt, policy evidence, tools section and
 /// tool definitions, the output contract (in the message and as `response_format`), the
-/// fixed text of the expected-files and coverage-retry sections, the previous answer
-/// a coverage retry shows back (at its contract's bound, at most the output cap), and the
-/// graph prefetch at its full budget.
+/// fixed text of the expected-files and coverage-retry sections, and the previous answer
+/// a coverage retry shows back (at its contract's bound, at most the output cap).
 fn stable_tokens(env: &ReviewEnv, plan: &StagePlan) -> Result<u64, String> {
     let empty = StagePlan {
         assigned: vec![],
@@ -94,16 +93,7 @@ fn stable_tokens(env: &ReviewEnv, plan: &StagePlan) -> Result<u64, String> {
     // shown pretty-printed inside a JSON string: count its characters twice.
     let answer = token_bound(&schema).min(4 * u64::from(plan.budget.max_output_tokens_per_request));
     let answer = usize::try_from(2 * answer).unwrap_or(usize::MAX);
-    // The graph prefetch (at most `prefetch_tokens`, estimated the same way) and its
-    // section's fixed text.
-    let prefetch = if plan.prefetch_tokens == 0 {
-        0
-    } else {
-        plan.prefetch_tokens as usize * vouch_core::shard::BYTES_PER_TOKEN as usize + 1_024
-    };
-    Ok(estimate_tokens(
-        bytes.saturating_add(answer).saturating_add(prefetch),
-    ))
+    Ok(estimate_tokens(bytes.saturating_add(answer)))
 }
 
 /// What `file` adds to any shard holding it besides its patch: its change-summary line
