@@ -5,6 +5,7 @@
 mod broken_output;
 mod cancel_prepare;
 mod composition;
+mod context;
 mod coverage_retry;
 mod diagnostics;
 mod endpoint;

@@ -165,6 +165,10 @@ pub struct PromptRequest {
     /// Candidates to decide (verifier only).
     #[serde(default)]
     pub candidates: Vec<CandidateForVerification>,
+    /// Concerns the candidate stages checked and dismissed (verifier only; the
+    /// clean-result audit never receives them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dismissed_concerns: Vec<DismissedForVerification>,
     /// True when the model can call the repository tools; false when the host gives
     /// patches and context inline.
     pub tools_available: bool,
@@ -234,6 +238,40 @@ pub struct CandidateReply {
     /// A short summary for the report.
     #[serde(default)]
     pub summary: String,
+    /// Concerns the stage checked and dismissed, each with the evidence that cleared it
+    /// (at most [`MAX_DISMISSED_CONCERNS`](crate::contract::MAX_DISMISSED_CONCERNS)).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dismissed_concerns: Vec<DismissedConcern>,
+}
+
+/// A concern a candidate stage checked and dismissed: where, what was suspected, and the
+/// evidence that cleared it. Kept in the report as an observation and shown to the
+/// verifier beside the candidates; never to the clean-result audit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DismissedConcern {
+    /// Repository-relative path the concern was about (at head).
+    pub path: String,
+    /// First line (1-based).
+    pub start_line: u32,
+    /// Last line, inclusive.
+    pub end_line: u32,
+    /// What was suspected, in one sentence.
+    pub concern: String,
+    /// The evidence that cleared it (what was read, as path:line).
+    pub evidence: String,
+}
+
+/// A dismissed concern as the verifier receives it: with the label of the stage that
+/// recorded it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DismissedForVerification {
+    /// Label of the stage instance that dismissed it (e.g. `generic-investigator #1`).
+    pub dismissed_by: String,
+    /// The concern.
+    #[serde(flatten)]
+    pub concern: DismissedConcern,
 }
 
 /// The verifier's finding for a verified candidate (may narrow the candidate's claim).
@@ -306,6 +344,9 @@ pub enum ParsedReply {
 /// Most candidates a standard candidate reply may carry.
 pub const MAX_CANDIDATES: u64 = 6;
 
+/// Most dismissed concerns one stage instance may record.
+pub const MAX_DISMISSED_CONCERNS: u64 = 3;
+
 /// What the host tells a plugin when asking for its contract.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -324,6 +365,10 @@ pub struct ContractRequest {
     /// output-token budget.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_candidates: Option<u64>,
+    /// Most dismissed concerns the reply may carry (0 to [`MAX_DISMISSED_CONCERNS`];
+    /// `None` is the maximum), lowered with the candidate cap to fit the budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_dismissed: Option<u64>,
 }
 
 impl ContractRequest {
@@ -332,5 +377,13 @@ impl ContractRequest {
         self.max_candidates
             .unwrap_or(MAX_CANDIDATES)
             .clamp(1, MAX_CANDIDATES)
+    }
+
+    /// The dismissed-concern cap this request asks for, at most
+    /// [`MAX_DISMISSED_CONCERNS`] (0: the reply's list must be empty).
+    pub fn dismissed_cap(&self) -> u64 {
+        self.max_dismissed
+            .unwrap_or(MAX_DISMISSED_CONCERNS)
+            .min(MAX_DISMISSED_CONCERNS)
     }
 }

@@ -475,6 +475,7 @@ mod tests {
                 label: None,
             },
             status: 200,
+            in_flight_at_arrival: vec![],
         }
     }
 

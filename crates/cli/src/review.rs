@@ -458,6 +458,7 @@ pub async fn review_report(
         diagnostics,
         job_id,
         cancel: cancel.clone(),
+        prefetch: Default::default(),
     });
     let mut run = run_review(env, &plan).await;
     ctrl_c.abort();

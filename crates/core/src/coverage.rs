@@ -76,9 +76,50 @@ pub fn mismatch_after_retry_message(label: &str, comparison: &CoverageComparison
     lines.join("\n")
 }
 
+/// Rule (forced synthesis): a final answer the host forced when a turn, tool-call or
+/// token budget ran out is judged by the normal receipt rules; when its receipt is not
+/// exact (`complete: false`, missing or unexpected files), the stage states a
+/// `forced-synthesis` coverage limitation, whatever a later retry answers. An answer
+/// that was not forced never gives one.
+pub fn forced_synthesis_limits(forced: bool, comparison: &CoverageComparison) -> bool {
+    forced && !comparison.complete
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn forced_synthesis_limits_only_a_forced_incomplete_receipt() {
+        let exact = CoverageComparison {
+            complete: true,
+            ..CoverageComparison::default()
+        };
+        let said_incomplete = CoverageComparison {
+            reported_incomplete: true,
+            ..CoverageComparison::default()
+        };
+        let missing = CoverageComparison {
+            missing_files: strings(&["a"]),
+            ..CoverageComparison::default()
+        };
+        // (forced, comparison, limits)
+        let cases = [
+            (true, &exact, false),
+            (true, &said_incomplete, true),
+            (true, &missing, true),
+            (false, &said_incomplete, false),
+            (false, &missing, false),
+            (false, &exact, false),
+        ];
+        for (forced, comparison, want) in cases {
+            assert_eq!(
+                forced_synthesis_limits(forced, comparison),
+                want,
+                "{forced} {comparison:?}"
+            );
+        }
+    }
 
     fn strings(v: &[&str]) -> Vec<String> {
         v.iter().map(|s| s.to_string()).collect()

@@ -13,6 +13,7 @@ pub mod files;
 pub mod finding;
 pub mod intake;
 pub mod opinion;
+pub mod prefetch;
 pub mod record;
 pub mod reply;
 pub mod reviewed;
@@ -26,7 +27,8 @@ pub use convention::{
     ConventionGap, ConventionSupport, MIN_CONVENTION_EXAMPLES, convention_support,
 };
 pub use coverage::{
-    CoverageComparison, CoverageReceipt, compare_coverage, mismatch_after_retry_message,
+    CoverageComparison, CoverageReceipt, compare_coverage, forced_synthesis_limits,
+    mismatch_after_retry_message,
 };
 pub use decision::{
     CandidateState, Decision, DecisionAccount, DecisionProblem, FindingDraft, Verdict,
@@ -39,6 +41,7 @@ pub use opinion::{
     AuditRun, AuditState, CoverageLevel, FailOn, Failure, FailureKind, Limitation, LimitationKind,
     Opinion, Outcome, ReviewFacts, audit_state, derive_opinion, exit_code,
 };
+pub use prefetch::{PrefetchKind, PrefetchRecord, select_within_budget};
 pub use record::{BudgetKind, CandidateRecord, ExcludedFile, StageRecord, StageStatus, TokenUsage};
 pub use reply::{
     CandidateLocation, QuoteProblem, RepairViolation, TruncationStep, check_candidate_repair,

@@ -103,6 +103,10 @@ pub struct StageRecord {
     pub budget_hit: Option<BudgetKind>,
     /// True when it was forced to synthesise a final answer.
     pub forced_synthesis: bool,
+    /// What the host prefetched from the repository graph before its first turn (null
+    /// when it was given none: nothing to look up for its files, or a zero budget).
+    #[serde(default)]
+    pub prefetch: Option<crate::prefetch::PrefetchRecord>,
     /// Source windows it read or was given.
     pub source_windows: usize,
     /// The source ledger of the execution: every window it read or was given (for the

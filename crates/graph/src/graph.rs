@@ -120,15 +120,15 @@ pub struct GraphResult {
 /// symbolic link's target, never a write.
 #[derive(Debug)]
 pub struct RepoGraph {
-    reader: Arc<SourceReader>,
+    pub(crate) reader: Arc<SourceReader>,
     cache: Arc<ParseCache>,
     parsed: std::sync::atomic::AtomicU32,
 }
 
 /// Files that name a symbol: parsed ones and text-only ones.
 #[derive(Default)]
-struct Scan {
-    parsed: Vec<(String, Arc<FileIndex>)>,
+pub(crate) struct Scan {
+    pub(crate) parsed: Vec<(String, Arc<FileIndex>)>,
     text: Vec<(String, u32, String)>,
     text_truncated: bool,
     too_large: u32,
@@ -155,8 +155,18 @@ impl RepoGraph {
         self.parsed.load(std::sync::atomic::Ordering::Relaxed)
     }
 
+    /// The cached index of a blob, if it was parsed before.
+    pub(crate) fn cached(&self, blob_id: &str, language: Language) -> Option<Arc<FileIndex>> {
+        self.cache.get(blob_id, language)
+    }
+
     /// The parsed index of a blob, from the cache or parsed now.
-    fn index(&self, file: &TreeFile, language: Language, content: &[u8]) -> Arc<FileIndex> {
+    pub(crate) fn index(
+        &self,
+        file: &TreeFile,
+        language: Language,
+        content: &[u8],
+    ) -> Arc<FileIndex> {
         if let Some(hit) = self.cache.get(&file.blob_id, language) {
             return hit;
         }
@@ -169,7 +179,7 @@ impl RepoGraph {
 
     /// Every file at `revision` that names `name` as a whole word: files with a grammar
     /// parsed (at most [`MAX_PARSES_PER_CALL`] new parses), others searched as text.
-    fn scan(&self, name: &str, revision: Revision) -> Result<Scan, GraphError> {
+    pub(crate) fn scan(&self, name: &str, revision: Revision) -> Result<Scan, GraphError> {
         let mut scan = Scan::default();
         let mut parses = 0usize;
         for file in self.reader.files(revision)? {

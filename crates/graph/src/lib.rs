@@ -22,9 +22,11 @@ mod cache;
 pub mod graph;
 mod index;
 mod lang;
+mod sites;
 mod text;
 
 pub use cache::{DEFAULT_CACHE_BYTES, ParseCache};
 pub use graph::{GraphError, GraphResult, Hit, HitKind, RepoGraph, Via};
 pub use index::{Definition, FileIndex, Occurrence, Role, SymbolKind};
 pub use lang::Language;
+pub use sites::{Lookup, Site};

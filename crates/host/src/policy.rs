@@ -46,7 +46,9 @@ pub fn tools_section(max_lines: u32, max_bytes: u32, max_matches: u32) -> String
         "## Repository tools\n\
          You may call read-only tools over the git objects of the change: read_file(path, \
          start_line, end_line, revision), grep(pattern, path_glob, revision), list_dir(path, \
-         revision) and diff(path). revision is \"head\" (default) or \"base\". Paths are \
+         revision) and diff(path), and the repository graph: definition(symbol, path_hint, \
+         revision), references(symbol, revision) (uses, and the callers of a function) and \
+         outline(path, revision). revision is \"head\" (default) or \"base\". Paths are \
          repository-relative; absolute paths and \"..\" are refused. read_file returns at most \
          {max_lines} lines or {max_bytes} bytes per call: page with start_line and end_line. \
          grep returns at most {max_matches} matches. Cite only lines you read.\n"

@@ -293,6 +293,7 @@ async fn review(
         diagnostics: diagnostics.clone(),
         job_id: "fuzz".into(),
         cancel: cancel.clone(),
+        prefetch: Default::default(),
     });
     let watcher = script.cancel_after.map(|after| {
         let server = server.clone();

@@ -284,6 +284,7 @@ fn minimal_manifest_takes_documented_defaults() {
             max_shard_tokens: 4_000,
             max_shards: 256,
             max_request_tokens: 24_000,
+            prefetch_tokens: 6_000,
         }
     );
     assert!(c.exclusions.rules().is_empty());
@@ -319,6 +320,7 @@ fn every_key_manifest_is_read_into_the_composition() {
         max_shard_tokens: 6_000,
         max_shards: 64,
         max_request_tokens: 20_000,
+        prefetch_tokens: 3_000,
     };
     assert_eq!(c.budget, defaults);
     // Disabled entries expand to nothing; a custom label names the instances.
@@ -334,6 +336,7 @@ fn every_key_manifest_is_read_into_the_composition() {
             max_turns: 6,
             max_total_tokens: 20_000,
             max_shards: 8,
+            prefetch_tokens: 0,
             ..defaults
         },
         "a specialist override replaces only the keys it sets"

@@ -194,6 +194,7 @@ async fn review(
         diagnostics: setup.diagnostics,
         job_id: "job-test".into(),
         cancel: setup.cancel,
+        prefetch: Default::default(),
     });
     run_review(env, &plan).await
 }

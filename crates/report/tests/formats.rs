@@ -125,6 +125,7 @@ fn stage(label: &str, role: &str) -> StageRecord {
         candidates: 1,
         budget_hit: None,
         forced_synthesis: false,
+        prefetch: None,
         source_windows: 1,
         ledger: vec![window("ratelimit/bucket.py", 80, 100)],
         line_spans: Vec::new(),

@@ -25,6 +25,11 @@ pub const MAX_QUOTE_CHARS: u64 = 400;
 pub use vouch_abi::MAX_CANDIDATES;
 /// Most citations per decision.
 pub const MAX_CITATIONS: u64 = 4;
+pub use vouch_abi::MAX_DISMISSED_CONCERNS;
+/// Longest dismissed concern.
+pub const MAX_CONCERN_CHARS: u64 = 160;
+/// Longest evidence that cleared a dismissed concern.
+pub const MAX_CLEARED_BY_CHARS: u64 = 240;
 
 /// Highest line number any contract accepts (`startLine`, `endLine` of candidates,
 /// findings and citations). The schema states it as `maximum`, so schema-constrained
@@ -175,12 +180,26 @@ pub fn candidate_contract(request: &ContractRequest) -> Value {
         "candidates": {"type": "array", "items": candidate, "maxItems": request.candidate_cap()},
         "coverage": coverage,
         "summary": string(MAX_SUMMARY_CHARS),
+        "dismissedConcerns": dismissed_concerns_schema(request.dismissed_cap()),
     });
     if request.repair {
         properties["fullCoverageQuote"] =
             json!({"type": ["string", "null"], "maxLength": MAX_QUOTE_CHARS});
     }
     object(properties)
+}
+
+/// `dismissedConcerns`: at most `cap` concerns a stage checked and dismissed, each with
+/// its location, the concern and the evidence that cleared it.
+fn dismissed_concerns_schema(cap: u64) -> Value {
+    let concern = object(json!({
+        "path": string(MAX_PATH_CHARS),
+        "startLine": line_number(),
+        "endLine": line_number(),
+        "concern": string(MAX_CONCERN_CHARS),
+        "evidence": string(MAX_CLEARED_BY_CHARS),
+    }));
+    json!({"type": "array", "items": concern, "maxItems": cap})
 }
 
 /// The verifier's contract: `{decisions: [{candidateId, decision, evidence, citations, finding}]}`.
@@ -333,7 +352,46 @@ pub fn parse_candidate_reply(value: &Value) -> Result<ParsedReply, String> {
             return Err(format!("candidates[{i}].claim is empty"));
         }
     }
+    check_dismissed(&reply)?;
     Ok(ParsedReply::Candidates(reply))
+}
+
+/// The contract's bounds on `dismissedConcerns`: at most [`MAX_DISMISSED_CONCERNS`],
+/// each with a path, a line range inside `1..=MAX_LINE`, a concern and the evidence that
+/// cleared it, within their lengths.
+fn check_dismissed(reply: &CandidateReply) -> Result<(), String> {
+    let concerns = &reply.dismissed_concerns;
+    if concerns.len() as u64 > MAX_DISMISSED_CONCERNS {
+        return Err(format!(
+            "`dismissedConcerns` has {} items; at most {MAX_DISMISSED_CONCERNS} allowed",
+            concerns.len()
+        ));
+    }
+    for (i, c) in concerns.iter().enumerate() {
+        if c.path.is_empty()
+            || c.start_line == 0
+            || c.end_line < c.start_line
+            || u64::from(c.end_line) > MAX_LINE
+        {
+            return Err(format!(
+                "dismissedConcerns[{i}] has an empty path or an invalid line range"
+            ));
+        }
+        if c.concern.trim().is_empty() || c.evidence.trim().is_empty() {
+            return Err(format!(
+                "dismissedConcerns[{i}] needs both the concern and the evidence that cleared it"
+            ));
+        }
+        if c.concern.chars().count() as u64 > MAX_CONCERN_CHARS
+            || c.evidence.chars().count() as u64 > MAX_CLEARED_BY_CHARS
+        {
+            return Err(format!(
+                "dismissedConcerns[{i}] is longer than the contract allows \
+                 ({MAX_CONCERN_CHARS} characters of concern, {MAX_CLEARED_BY_CHARS} of evidence)"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Parses a verifier reply: `decisions` (array) whose entries have `candidateId` and a
@@ -412,6 +470,7 @@ mod tests {
             candidate_ids: vec!["x #1/0".into()],
             repair: true,
             max_candidates: None,
+            max_dismissed: None,
         };
         walk(&candidate_contract(&req), "candidate");
         let many = ContractRequest {
@@ -442,6 +501,55 @@ mod tests {
         assert_eq!(REVIEW_AREAS.len(), Area::ALL.len());
         assert!("Conventions".parse::<Area>().is_err());
         assert_eq!(crate::render::CONVENTIONS_AREA, "conventions");
+    }
+
+    #[test]
+    fn dismissed_concerns_are_bounded_and_need_their_evidence() {
+        let concern = |concern: &str, evidence: &str| json!({"path": "a.rs", "startLine": 2, "endLine": 3, "concern": concern, "evidence": evidence});
+        let reply = |concerns: Value| {
+            json!({"candidates": [], "coverage": {"complete": true, "reviewedFiles": ["a.rs"]},
+                "summary": "", "dismissedConcerns": concerns})
+        };
+        let Ok(ParsedReply::Candidates(ok)) =
+            parse_candidate_reply(&reply(Value::Array(vec![concern(
+                "overflow?",
+                "checked at a.rs:1",
+            )])))
+        else {
+            panic!("a bounded concern parses")
+        };
+        assert_eq!(ok.dismissed_concerns[0].evidence, "checked at a.rs:1");
+        // Absent is none (older replies and plugins stay valid).
+        let none = json!({"candidates": [], "coverage": {"complete": true, "reviewedFiles": []}});
+        assert!(parse_candidate_reply(&none).is_ok());
+        let cases = [
+            (Value::Array(vec![concern("x", "y"); 4]), "at most 3"),
+            (json!([concern("x", " ")]), "needs both"),
+            (
+                json!([concern(&"c".repeat(161), "y")]),
+                "longer than the contract allows",
+            ),
+            (
+                json!([{"path": "a.rs", "startLine": 5, "endLine": 4, "concern": "x", "evidence": "y"}]),
+                "invalid line range",
+            ),
+        ];
+        for (concerns, want) in cases {
+            let err = parse_candidate_reply(&reply(concerns.clone())).unwrap_err();
+            assert!(err.contains(want), "{concerns}: {err}");
+        }
+        let capped = ContractRequest {
+            max_dismissed: Some(1),
+            ..ContractRequest::default()
+        };
+        assert_eq!(
+            candidate_contract(&capped)["properties"]["dismissedConcerns"]["maxItems"],
+            1
+        );
+        assert_eq!(
+            candidate_contract(&ContractRequest::default())["properties"]["dismissedConcerns"]["maxItems"],
+            MAX_DISMISSED_CONCERNS
+        );
     }
 
     #[test]

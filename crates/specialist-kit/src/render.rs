@@ -20,8 +20,8 @@ use serde_json::{Value, json};
 
 use crate::contract::{ContractRequest, candidate_contract, parse_candidate_reply};
 use vouch_abi::{
-    CandidateForVerification, ChangeSummary, FileSummary, Intent, ParsedReply, PolicyDocument,
-    PromptRequest,
+    CandidateForVerification, ChangeSummary, DismissedForVerification, FileSummary, Intent,
+    ParsedReply, PolicyDocument, PromptRequest,
 };
 
 /// Most hunk headers listed per file; the rest are counted (`and 3 more hunks`) so one
@@ -29,14 +29,17 @@ use vouch_abi::{
 pub const MAX_HUNKS_SHOWN: usize = 12;
 
 /// One row of the review-area table: the `area` value a reply uses (one of
-/// [`REVIEW_AREAS`](crate::contract::REVIEW_AREAS)), its title, and a short procedure
-/// (how to look, not what to find).
+/// [`REVIEW_AREAS`](crate::contract::REVIEW_AREAS)), its title, what the area scans for
+/// (the seed's wording), and vouch's short procedure beside it (how to look, not what to
+/// find).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AreaProcedure {
     /// The reply value (`correctness`, `contracts`, ...).
     pub area: &'static str,
     /// Human title of the area.
     pub title: &'static str,
+    /// What the area scans for, as the seed's review-area table words it.
+    pub scans_for: &'static str,
     /// What to do for this area, in one or two sentences.
     pub procedure: &'static str,
 }
@@ -47,68 +50,71 @@ pub const AREA_PROCEDURES: [AreaProcedure; 9] = [
     AreaProcedure {
         area: "correctness",
         title: "correctness and completeness",
-        procedure: "trace each changed branch with one concrete input before and after; \
-            find the other places the change should also have touched (callers, match arms, \
-            copies of the logic).",
+        scans_for: "Wrong results, missed cases, incomplete changes.",
+        procedure: "trace each changed branch with one concrete input; find places the change should also have touched.",
     },
     AreaProcedure {
         area: "contracts",
         title: "contracts and compatibility",
-        procedure: "for each changed call, read the callee or wrapper definition, including \
-            parameter and keyword names, defaults and return shape; for changed signatures, \
-            formats, flags or schemas, grep for their users.",
+        scans_for: "Broken or incompatible interfaces, signatures, formats, schemas.",
+        procedure: "read the callee or wrapper of each changed call (keyword names, defaults, return shape); find users of changed signatures and formats.",
     },
     AreaProcedure {
         area: "failure-paths",
         title: "failure paths",
-        procedure: "follow each error, early return and partial failure the change touches; \
-            check cleanup, rollback and what the caller sees.",
+        scans_for: "Mishandled errors, partial failures, and missing cleanup or rollback.",
+        procedure: "follow each error and early return the change touches: cleanup, rollback, what the caller sees.",
     },
     AreaProcedure {
         area: "concurrency",
         title: "concurrency and repeated use",
-        procedure: "consider two callers at once, a retry and a second run over the same \
-            state; check shared state, locks, idempotence and caches.",
+        scans_for: "Races, ordering defects, unsafe retries, stale shared state.",
+        procedure: "consider two callers at once, a retry and a second run: locks, idempotence, caches.",
     },
     AreaProcedure {
         area: "security",
         title: "security boundaries",
-        procedure: "for authorization or validation checks, try mixed inputs (permitted and \
-            forbidden items in one request); follow untrusted input into paths, queries, \
-            commands and logs.",
+        scans_for: "Authorization and validation bypasses, injection, untrusted input reaching sinks.",
+        procedure: "try mixed permitted and forbidden inputs in one request; follow untrusted input into paths, queries, commands and logs.",
     },
     AreaProcedure {
         area: "resources",
         title: "resources and data",
-        procedure: "check handles, memory and growth over time; check that persisted data \
-            keeps its meaning, units and encoding across the change.",
+        scans_for: "Leaks, data loss or corruption, unsafe lifecycle changes, and persistence defects.",
+        procedure: "check handles, memory and growth, and that persisted data keeps its meaning and encoding.",
     },
     AreaProcedure {
         area: "operations",
         title: "deployment and operations",
-        procedure: "check configuration defaults, migrations and their order, old and new \
-            versions running side by side, and what operators observe.",
+        scans_for: "Unsafe defaults, migrations, version skew, lost observability.",
+        procedure: "check defaults, migration order, old and new versions side by side, and what operators see.",
     },
     AreaProcedure {
         area: "validation",
         title: "validation quality",
-        procedure: "check that changed tests assert the changed behaviour, can fail, and \
-            cover the boundary inputs; notice removed or weakened checks.",
+        scans_for: "Tests that cannot fail or miss the change; weakened checks.",
+        procedure: "check that changed tests assert the change, can fail and cover boundary inputs.",
     },
     AreaProcedure {
         area: "conventions",
         title: "repository conventions",
-        procedure: "report only against a written policy from the evidence, or a pattern \
-            with at least three consistent examples you cite by path:line.",
+        scans_for: "Departures from a written policy or a consistent repository practice.",
+        procedure: "only against a written policy or at least three consistent examples cited by path:line.",
     },
 ];
 
-/// The review-area table as prompt text: a heading line and one `- area (title): procedure`
-/// line per row of [`AREA_PROCEDURES`].
+/// The review-area table as prompt text: a heading line, then per row of
+/// [`AREA_PROCEDURES`] one `- area (title): scans for How: procedure` line.
 pub fn review_area_table() -> String {
-    let mut out = String::from("Review areas (use the first word as `area`):\n");
+    let mut out = String::from(
+        "Review areas (use the first word as `area`): what each scans for; how to look.\n",
+    );
     for row in AREA_PROCEDURES {
-        let _ = writeln!(out, "- {} ({}): {}", row.area, row.title, row.procedure);
+        let _ = writeln!(
+            out,
+            "- {} ({}): {} How: {}",
+            row.area, row.title, row.scans_for, row.procedure
+        );
     }
     out
 }
@@ -120,7 +126,8 @@ pub const DEFECT_BOUNDARY: &str = "\
 Propose a candidate only when the source you read shows a changed hunk that creates or \
 newly exposes the defect, a realistic input or state that reaches it, and the wrong \
 outcome that follows. Stay silent on style, taste, generic requests for more tests, \
-unrelated pre-existing problems and speculative misuse.";
+unrelated pre-existing problems and speculative misuse. Silence is preferred when \
+evidence is insufficient.";
 
 /// What every candidate carries, for every candidate-producing role. The host appends
 /// the coverage-receipt instructions and the JSON contract itself.
@@ -129,7 +136,8 @@ Each candidate has one location (revision \"base\" for removed code), a severity
 (critical, high, medium, low), an area, a one-sentence claim, and evidence naming what \
 you read as path:line. A few well-supported candidates beat many guesses; an empty list \
 is a valid answer. Inspect every assigned file, including documentation, tests and \
-changelogs.";
+changelogs. Put concerns you checked and cleared in `dismissedConcerns` with the \
+evidence (path:line).";
 
 /// The reporting boundary of the verifier (issue 4): the five conditions a verified
 /// finding needs, and what stays silent.
@@ -141,7 +149,9 @@ Reporting boundary. Verify a candidate only when the evidence shows all of:
 4. existing guards or tests do not prevent it;
 5. the proposed correction is proportionate.
 Reject style, taste, generic \"add tests\", unrelated pre-existing problems, speculative \
-misuse, and claims that depend on source nobody read.";
+misuse, and claims that depend on source nobody read. Silence is preferred when evidence \
+is insufficient: a candidate the source does not establish is rejected or unresolved, \
+never verified.";
 
 /// Joins system-prompt parts with blank lines, ending in one newline.
 pub fn system_prompt(parts: &[&str]) -> String {
@@ -185,9 +195,10 @@ pub fn bounded_system_prompt(role: &str, tools_available: bool, boundary: &str) 
 /// otherwise what the host gives inline.
 pub fn tools_note(tools_available: bool) -> &'static str {
     if tools_available {
-        "Use the read-only repository tools: read_file, grep, list_dir, diff. They read \
-         the head revision by default; pass revision \"base\" for the old side. Cite what \
-         you read as path:line."
+        "Use the read-only tools read_file, grep, list_dir, diff and the graph tools \
+         definition, references (with callers), outline. They read head by default; pass \
+         revision \"base\" for the old side. Follow callers of changed functions, callees \
+         of changed calls, their contracts and tests. Cite what you read as path:line."
     } else {
         "You have no tools: the host gives the patches and context inline in this \
          conversation. Cite only lines you were shown, as path:line."
@@ -318,6 +329,40 @@ pub fn candidates_block(candidates: &[CandidateForVerification]) -> String {
     out
 }
 
+/// The dismissed-concerns block for the verifier: each concern a candidate stage checked
+/// and dismissed, in a `<dismissed by="..">` block (location, concern, the evidence that
+/// cleared it). Empty when there are none.
+pub fn dismissed_block(concerns: &[DismissedForVerification]) -> String {
+    if concerns.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "## Dismissed concerns (checked and cleared by the candidate stages; recorded evidence)\n\
+         A candidate that contradicts this evidence must address it with source you read.\n",
+    );
+    for d in concerns {
+        let c = &d.concern;
+        let _ = writeln!(out, "<dismissed by=\"{}\">", d.dismissed_by);
+        let _ = writeln!(
+            out,
+            "location: head {}:{}-{}",
+            c.path, c.start_line, c.end_line
+        );
+        let _ = writeln!(
+            out,
+            "concern: {}",
+            neutralise(c.concern.trim(), "dismissed")
+        );
+        let _ = writeln!(
+            out,
+            "cleared by: {}",
+            neutralise(c.evidence.trim(), "dismissed")
+        );
+        out.push_str("</dismissed>\n");
+    }
+    out
+}
+
 /// Which optional blocks a role's user prompt carries.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Blocks {
@@ -331,8 +376,8 @@ pub struct Blocks {
 /// requests of every shard and lane instance share a prefix a provider's prompt cache can
 /// reuse: the policy evidence (the same for the whole review), then the change-specific
 /// part — the instance label, the change summary, the intent (only when `blocks.intent`
-/// and the request has one), the candidates (only when `blocks.candidates`) — and `task`
-/// under `## Task`.
+/// and the request has one), the candidates and any dismissed concerns (only when
+/// `blocks.candidates`) — and `task` under `## Task`.
 pub fn user_prompt(request: &PromptRequest, blocks: Blocks, task: &str) -> String {
     let mut parts = vec![
         policy_block(&request.policy_evidence),
@@ -344,6 +389,9 @@ pub fn user_prompt(request: &PromptRequest, blocks: Blocks, task: &str) -> Strin
     }
     if blocks.candidates {
         parts.push(candidates_block(&request.candidates));
+        if !request.dismissed_concerns.is_empty() {
+            parts.push(dismissed_block(&request.dismissed_concerns));
+        }
     }
     parts.push(format!("## Task\n{}\n", task.trim()));
     parts.join("\n")

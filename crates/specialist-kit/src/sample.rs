@@ -12,8 +12,9 @@ use serde_json::{Value, json};
 
 use vouch_abi::ContractRequest;
 use vouch_abi::{
-    CandidateForVerification, ChangeSummary, FileSummary, HunkSummary, Intent, PAYLOAD_VERSION,
-    PolicyDocument, PromptRequest, ProposedCandidate,
+    CandidateForVerification, ChangeSummary, DismissedConcern, DismissedForVerification,
+    FileSummary, HunkSummary, Intent, PAYLOAD_VERSION, PolicyDocument, PromptRequest,
+    ProposedCandidate,
 };
 
 fn hunk(old_start: u32, old_lines: u32, new_start: u32, new_lines: u32) -> HunkSummary {
@@ -101,6 +102,20 @@ pub fn policy_evidence() -> Vec<PolicyDocument> {
     }]
 }
 
+/// One dismissed concern, as the verifier receives it.
+pub fn dismissed_concerns() -> Vec<DismissedForVerification> {
+    vec![DismissedForVerification {
+        dismissed_by: "generic-investigator #1".into(),
+        concern: DismissedConcern {
+            path: "src/auth/tokens.rs".into(),
+            start_line: 61,
+            end_line: 66,
+            concern: "the renamed token check might accept an expired token".into(),
+            evidence: "expiry is checked first at src/auth/tokens.rs:62".into(),
+        },
+    }]
+}
+
 /// The two sample candidates (a correctness claim and a convention claim).
 pub fn candidates() -> Vec<CandidateForVerification> {
     vec![
@@ -152,6 +167,7 @@ pub fn prompt_request() -> PromptRequest {
         intent: Some(intent()),
         policy_evidence: policy_evidence(),
         candidates: candidates(),
+        dismissed_concerns: dismissed_concerns(),
         tools_available: true,
     }
 }
@@ -170,6 +186,7 @@ pub fn contract_request() -> ContractRequest {
         candidate_ids: request.candidates.iter().map(|c| c.id.clone()).collect(),
         repair: false,
         max_candidates: None,
+        max_dismissed: None,
     }
 }
 

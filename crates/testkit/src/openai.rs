@@ -49,6 +49,6 @@ mod tests;
 pub use dialect::{DEFAULT_MODELS, Dialect};
 pub use matcher::Match;
 pub use record::{RecordedRequest, ServedBy};
-pub use reply::{DEFAULT_USAGE, Reply, SCRIPTED_MODEL};
+pub use reply::{DEFAULT_USAGE, HOLD_LIMIT, Reply, SCRIPTED_MODEL};
 pub use script::{Rule, Script};
 pub use server::ScriptedServer;

@@ -460,3 +460,95 @@ async fn a_focused_pass_that_hits_its_budget_records_partial_coverage() {
     assert_eq!(report["opinion"]["outcome"], "findings");
     assert_eq!(report["opinion"]["coverage"], "limited");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_lane_out_of_turns_answers_once_without_tools_keeps_its_work_and_is_flagged() {
+    let (repo, base, head) = fixture();
+    let found = json!([candidate(
+        "src/lib.rs",
+        3,
+        4,
+        "ports above 65535 wrap silently"
+    )]);
+    let script = Script::new()
+        .rule(stage(
+            GENERIC,
+            "generic",
+            [
+                // One tool turn is the whole budget: the next request is forced synthesis,
+                // answered with what was gathered but an incomplete receipt.
+                Reply::tool_call(
+                    "read_file",
+                    r#"{"path": "src/lib.rs", "start_line": 1, "end_line": 11}"#,
+                ),
+                Reply::content(vouch_workspace_tests::candidates_reply(
+                    found.clone(),
+                    false,
+                    &["src/lib.rs"],
+                )),
+                // The coverage retry completes the receipt.
+                receipt(found, &FILES),
+            ],
+        ))
+        .rule(stage(OUTCOME, "outcome", [receipt(json!([]), &FILES)]))
+        .rule(stage(
+            CONVENTIONS,
+            "conventions",
+            [receipt(json!([]), &FILES)],
+        ))
+        .rule(stage(
+            VERIFIER,
+            "verifier",
+            [decisions(json!([verified("generic-investigator #1/0", 3)]))],
+        ));
+    let server = ScriptedServer::start(script).await;
+    let tight = manifest("tight-generic.toml");
+    let out = review(&repo, &base, &head, &server, &["--manifest", &tight], &[]).await;
+    assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
+    let report = out.json();
+    let generic = server.served_by("generic");
+    assert_eq!(
+        generic.len(),
+        3,
+        "tool turn, forced synthesis, coverage retry"
+    );
+    // Exactly one tool-free synthesis request, asking for the final answer.
+    assert!(generic[0].has_tools() && !generic[1].has_tools());
+    assert!(
+        generic[1]
+            .raw_body
+            .contains("Stop investigating and give your final answer now"),
+        "{}",
+        generic[1].raw_body
+    );
+    // The work is kept: the synthesis request carries the tool result it gathered.
+    assert!(
+        generic[1]
+            .messages()
+            .iter()
+            .any(|m| m["role"] == "tool" && m["content"].as_str().unwrap().contains("parse_port")),
+        "{}",
+        generic[1].raw_body
+    );
+    let stage = report["stages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["label"] == "generic-investigator #1")
+        .unwrap();
+    assert_eq!(stage["forcedSynthesis"], true, "{stage:#}");
+    assert_eq!(stage["budgetHit"], "turns");
+    assert_eq!(stage["status"], "limited");
+    let limited_by = |kind: &str| {
+        report["limitations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l["kind"] == kind && l["stage"] == "generic-investigator #1")
+    };
+    assert!(limited_by("forced-synthesis"), "{report:#}");
+    // The synthesised candidate was verified and published, with the limitation stated.
+    assert_eq!(report["findings"].as_array().unwrap().len(), 1);
+    assert_eq!(report["opinion"]["outcome"], "findings");
+    assert_eq!(report["opinion"]["coverage"], "limited");
+}

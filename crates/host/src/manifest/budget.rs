@@ -26,6 +26,9 @@ pub struct Budget {
     /// Largest request the host assembles for one stage execution (first ask, coverage
     /// retry, re-ask, repair), in estimated tokens; shards are sized so none exceeds it.
     pub max_request_tokens: u32,
+    /// Estimated tokens of context the host prefetches from the repository graph before
+    /// the first turn (0: none).
+    pub prefetch_tokens: u32,
 }
 
 /// Default [`Budget::max_shard_tokens`]: 4,000 estimated tokens, the default inline
@@ -39,7 +42,8 @@ pub const DEFAULT_MAX_REQUEST_TOKENS: u32 = 24_000;
 
 impl Default for Budget {
     /// 12 turns, 24 tool calls, 8,192 output tokens per reply, 60,000 tokens in total;
-    /// shards of 4,000 tokens, at most 256 per lane, requests of at most 24,000 tokens.
+    /// shards of 4,000 tokens, at most 256 per lane, requests of at most 24,000 tokens;
+    /// 6,000 tokens of prefetched context.
     fn default() -> Self {
         Self {
             max_turns: 12,
@@ -49,6 +53,7 @@ impl Default for Budget {
             max_shard_tokens: DEFAULT_MAX_SHARD_TOKENS,
             max_shards: DEFAULT_MAX_SHARDS,
             max_request_tokens: DEFAULT_MAX_REQUEST_TOKENS,
+            prefetch_tokens: 6_000,
         }
     }
 }
@@ -64,6 +69,7 @@ impl Budget {
             max_shard_tokens: over.max_shard_tokens.unwrap_or(self.max_shard_tokens),
             max_shards: over.max_shards.unwrap_or(self.max_shards),
             max_request_tokens: over.max_request_tokens.unwrap_or(self.max_request_tokens),
+            prefetch_tokens: over.prefetch_tokens.unwrap_or(self.prefetch_tokens),
         }
     }
 
@@ -79,6 +85,7 @@ impl Budget {
             max_shard_tokens: min(self.max_shard_tokens, cap.max_shard_tokens),
             max_shards: min(self.max_shards, cap.max_shards),
             max_request_tokens: min(self.max_request_tokens, cap.max_request_tokens),
+            prefetch_tokens: min(self.prefetch_tokens, cap.prefetch_tokens),
         }
     }
 }
@@ -101,10 +108,13 @@ pub struct BudgetOverride {
     pub max_shards: Option<u32>,
     /// See [`Budget::max_request_tokens`].
     pub max_request_tokens: Option<u32>,
+    /// See [`Budget::prefetch_tokens`] (0 is allowed: no prefetch).
+    pub prefetch_tokens: Option<u32>,
 }
 
 impl BudgetOverride {
-    /// Rejects zero values (a stage with no turns cannot run) at `path`.
+    /// Rejects zero values (a stage with no turns cannot run) at `path`;
+    /// `prefetch_tokens` may be 0 (no prefetch).
     pub(crate) fn check(
         &self,
         reporter: &Reporter<'_>,
@@ -134,8 +144,8 @@ impl BudgetOverride {
     }
 }
 
-/// Rejects an effective budget whose reply limit exceeds its total limit, pointing at
-/// `path` (the table that made it so).
+/// Rejects an effective budget whose reply limit exceeds its total limit, or whose
+/// prefetch and reply limits together do, pointing at `path` (the table that made it so).
 pub(crate) fn check_effective(
     budget: Budget,
     reporter: &Reporter<'_>,
@@ -163,6 +173,22 @@ pub(crate) fn check_effective(
                 budget.max_shard_tokens, budget.max_request_tokens
             ),
             "lower max_shard_tokens or raise max_request_tokens (for a 32k-token context: 4000 and 24000; for 128k: 32000 and 112000)",
+        ));
+    }
+    // The prefetched context is part of the first request's prompt, which the total
+    // counts, with room left for the reply.
+    if u64::from(budget.prefetch_tokens) + u64::from(budget.max_output_tokens)
+        > u64::from(budget.max_total_tokens)
+    {
+        return Err(reporter.at(
+            ErrorKind::BadBudget,
+            path,
+            true,
+            format!(
+                "prefetch_tokens ({}) plus max_output_tokens ({}) is larger than max_total_tokens ({}): the first request could not fit",
+                budget.prefetch_tokens, budget.max_output_tokens, budget.max_total_tokens
+            ),
+            "lower prefetch_tokens (0 turns the prefetch off) or raise max_total_tokens",
         ));
     }
     Ok(())

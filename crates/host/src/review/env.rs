@@ -54,6 +54,8 @@ pub struct ReviewEnv {
     pub job_id: String,
     /// Cancels everything.
     pub cancel: CancellationToken,
+    /// The prefetch gathered so far, by file set (start with `Default::default()`).
+    pub prefetch: super::prefetch::PrefetchMemo,
 }
 
 impl ReviewEnv {
@@ -138,6 +140,7 @@ impl ReviewEnv {
             diagnostics: self.diagnostics.clone(),
             job_id: self.job_id.clone(),
             cancel: self.cancel.clone(),
+            prefetch: Default::default(),
         }
     }
 

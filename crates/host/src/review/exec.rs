@@ -82,6 +82,7 @@ pub fn stage_record(label: &str, handle: &SpecialistHandle, assigned: usize) -> 
         candidates: 0,
         budget_hit: None,
         forced_synthesis: false,
+        prefetch: None,
         source_windows: 0,
         ledger: Vec::new(),
         line_spans: Vec::new(),
@@ -106,6 +107,8 @@ pub struct Execution<'a> {
     pub contract: ContractRequest,
     /// Source the host gives inline (recorded in `tools`' ledger already).
     pub inline: &'a InlineSource,
+    /// The prefetch section (recorded in `tools`' ledger already; empty for none).
+    pub prefetch: &'a str,
     /// The execution's tools and ledger.
     pub tools: &'a RepoTools,
 }
@@ -123,8 +126,9 @@ pub struct Prepared<'a> {
 /// Assembles an execution's messages once, stable content first (issue 10, "Prompt
 /// economy"): the tools section (when offered), the plugin's prompt (policy evidence,
 /// then instance, change and task), then the change-specific host sections — inline
-/// source, expected files (receipts only), output contract. The expected list appears
-/// once; the contract repeats no path. The policy evidence windows join the ledger.
+/// source, prefetched graph context, expected files (receipts only), output contract.
+/// The expected list appears once; the contract repeats no path. The policy evidence
+/// windows join the ledger.
 pub fn prepare<'a>(
     env: &ReviewEnv,
     execution: Execution<'a>,
@@ -157,6 +161,9 @@ pub fn prepare<'a>(
         &execution.inline.blocks,
         &execution.inline.omitted,
     )];
+    if !execution.prefetch.is_empty() {
+        sections.push(execution.prefetch.to_string());
+    }
     if execution.kind.reply() == ReplyKind::Candidates {
         sections.push(expected_files_section(&execution.plan.assigned));
     }

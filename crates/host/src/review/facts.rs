@@ -53,7 +53,14 @@ pub(super) async fn run_verification(
     let candidates = std::mem::take(&mut out.candidates);
     let candidates = intake(env, candidates, &mut out.limitations, &mut out.observations);
     let verifier = plan_for(env, &plan.verifier, expected.to_vec());
-    let mut run = verify(env, &verifier, &candidates, plan.concurrency).await;
+    let mut run = verify(
+        env,
+        &verifier,
+        &candidates,
+        &out.dismissed,
+        plan.concurrency,
+    )
+    .await;
     let model = env.model_name(verifier.model.as_deref()).to_string();
     for record in &mut run.records {
         record.model = Some(model.clone());

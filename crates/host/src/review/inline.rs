@@ -258,6 +258,7 @@ mod tests {
             diagnostics: Arc::new(Collector::default()),
             job_id: "test".into(),
             cancel: CancellationToken::new(),
+            prefetch: Default::default(),
         }
     }
 

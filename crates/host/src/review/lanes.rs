@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
+use vouch_abi::DismissedForVerification;
 use vouch_core::{
     AuditRun, AuditState, Candidate, Failure, FailureKind, Limitation, LimitationKind,
     SourceLedger, StageRecord, StageStatus, audit_state, files_not_fully_seen, zero_source_gap,
@@ -29,6 +30,8 @@ pub(super) struct Collected {
     pub messages: Vec<String>,
     pub observations: Vec<String>,
     pub cancelled: bool,
+    /// Concerns the candidate stages dismissed (for the verifier, never the audit).
+    pub dismissed: Vec<DismissedForVerification>,
     /// Patch sizes measured for sharding, shared by every lane and the audit.
     pub patch_sizes: shard::PatchSizes,
 }
@@ -51,6 +54,7 @@ impl Collected {
         self.observations.extend(run.observations);
         self.messages.extend(run.message);
         self.cancelled |= run.cancelled;
+        self.dismissed.extend(run.dismissed);
     }
 
     /// True when the review may go on: nothing failed and nothing was cancelled.

@@ -4,6 +4,7 @@
 //! Every rule applied here comes from `vouch_core`; this module only sequences stage
 //! executions, bounds their concurrency, and collects what they record.
 
+mod concerns;
 mod context;
 mod env;
 mod exec;
@@ -13,6 +14,7 @@ mod intake;
 mod lanes;
 mod partition;
 mod plan;
+mod prefetch;
 mod reply;
 mod shard;
 mod stage;
@@ -32,6 +34,7 @@ pub use context::{
 };
 pub use env::{ReviewEnv, ToolsMode};
 pub use plan::{PlanError, agent_budget, build_plan};
+pub use prefetch::PrefetchMemo;
 pub use stage::{ShardLimits, StagePlan, StageRun, run_candidate_stage};
 pub use verify::{FOCUSED_OUTPUT_TOKENS, VerificationRun, verify};
 
@@ -54,6 +57,8 @@ pub struct InstanceSpec {
     pub selection: FileSelection,
     /// Agent budget.
     pub budget: Budget,
+    /// Estimated tokens of context prefetched from the repository graph (0: none).
+    pub prefetch_tokens: u32,
     /// The model its requests name: the specialist's own `model` from the manifest until
     /// the command line resolves it with the model rule
     /// (`ResolvedEndpoint::model_for`); `None` means the endpoint's default model.

@@ -88,6 +88,7 @@ pub(super) fn plan_for(env: &ReviewEnv, spec: &InstanceSpec, assigned: Vec<Strin
         handle: spec.handle.clone(),
         assigned,
         budget: spec.budget,
+        prefetch_tokens: spec.prefetch_tokens,
         model: spec.model.clone(),
         shards: spec.shards,
         split: vec![],

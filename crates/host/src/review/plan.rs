@@ -84,6 +84,7 @@ fn spec(registry: &mut Registry, plan: &InstancePlan) -> Result<InstanceSpec, Pl
         handle,
         selection: plan.selection.clone(),
         budget: agent_budget(&plan.budget),
+        prefetch_tokens: plan.budget.prefetch_tokens,
         model: plan.model.clone(),
         shards: super::ShardLimits {
             max_shard_tokens: plan.budget.max_shard_tokens,

@@ -5,7 +5,9 @@
 //! what it returns is typed ([`TypedReply`]), so a stage never sees contract strings.
 
 use serde_json::Value;
-use vouch_abi::{CandidateReply, DecisionPayload, ParsedReply, ProposedCandidate};
+use vouch_abi::{
+    CandidateReply, DecisionPayload, DismissedConcern, ParsedReply, ProposedCandidate,
+};
 use vouch_core::{
     CandidateLocation, Citation, CoverageReceipt, Decision, FindingDraft, Revision, Severity,
     SourceWindow, TokenUsage, TruncationStep, Verdict, check_candidate_repair,
@@ -86,6 +88,8 @@ pub struct CandidateAnswer {
     pub full_coverage_quote: Option<String>,
     /// Summary for the report.
     pub summary: String,
+    /// Concerns the stage checked and dismissed, with the evidence that cleared them.
+    pub dismissed: Vec<DismissedConcern>,
 }
 
 /// A reply, typed: candidates with a receipt, or decisions.
@@ -218,6 +222,7 @@ fn candidates(reply: CandidateReply) -> Result<CandidateAnswer, String> {
         },
         full_coverage_quote: reply.full_coverage_quote,
         summary: reply.summary,
+        dismissed: reply.dismissed_concerns,
     })
 }
 

@@ -3,19 +3,23 @@
 
 use std::ops::Range;
 
-use vouch_abi::{PAYLOAD_VERSION, PromptRequest, Role};
+use vouch_abi::{DismissedForVerification, PAYLOAD_VERSION, PromptRequest, Role};
 use vouch_core::{
     Candidate, CoverageComparison, Failure, FailureKind, Limitation, LimitationKind, QuoteProblem,
-    StageRecord, StageStatus, candidate_id, compare_coverage, full_coverage_quote,
-    mismatch_after_retry_message,
+    StageRecord, StageStatus, candidate_id, compare_coverage, forced_synthesis_limits,
+    full_coverage_quote, mismatch_after_retry_message,
 };
 use vouch_llm::Budget;
-use vouch_specialist_kit::contract::{ContractRequest, MAX_CANDIDATES, token_bound};
+use vouch_specialist_kit::contract::{
+    ContractRequest, MAX_CANDIDATES, MAX_DISMISSED_CONCERNS, token_bound,
+};
 
+use super::concerns;
 use super::env::ReviewEnv;
 pub(super) use super::exec::stage_record;
 use super::exec::{Execution, StageKind, fail, note_answer, prepare};
 use super::inline::{self, InlineSource};
+use super::prefetch;
 use super::reply::{Answer, CandidateAnswer, ExchangeError, ProposedDraft, TypedReply};
 use crate::diagnostics::ReasonCode;
 use crate::policy::{RetrySource, coverage_retry_message};
@@ -36,6 +40,8 @@ pub struct StagePlan {
     pub assigned: Vec<String>,
     /// Agent budget.
     pub budget: Budget,
+    /// Estimated tokens of context prefetched from the repository graph (0: none).
+    pub prefetch_tokens: u32,
     /// The specialist's own model, if it names one.
     pub model: Option<String>,
     /// Shard limits of its lane.
@@ -87,6 +93,8 @@ pub struct StageRun {
     pub message: Option<String>,
     /// True when cancelled.
     pub cancelled: bool,
+    /// Concerns it checked and dismissed (for the verifier; also observations).
+    pub dismissed: Vec<DismissedForVerification>,
 }
 
 fn gets_intent(role: Role) -> bool {
@@ -107,6 +115,7 @@ pub(super) fn prompt_request(env: &ReviewEnv, plan: &StagePlan) -> PromptRequest
         },
         policy_evidence: env.policy.iter().map(|(d, _)| d.clone()).collect(),
         candidates: vec![],
+        dismissed_concerns: vec![],
         tools_available: env.tools_enabled(),
     }
 }
@@ -167,6 +176,7 @@ pub async fn run_candidate_stage(env: &ReviewEnv, plan: &StagePlan) -> StageRun 
         observations: vec![],
         message: None,
         cancelled: false,
+        dismissed: vec![],
     };
     let tools = RepoTools::new(env.reader.clone());
     let outcome = drive(env, plan, kind, &tools, &mut run).await;
@@ -217,9 +227,12 @@ pub async fn run_candidate_stage(env: &ReviewEnv, plan: &StagePlan) -> StageRun 
 }
 
 /// Rule (structured outputs): a final answer's `max_tokens` covers its contract's bound.
-/// The host therefore lowers the contract's candidate cap until the bound
-/// ([`token_bound`]) fits the stage's output-token budget, down to one candidate; a
-/// contract that still does not fit is requested with `max_tokens` at its bound.
+/// The host therefore lowers the contract's caps until the bound ([`token_bound`]) fits
+/// the stage's output-token budget: for each candidate cap (from the most) the
+/// dismissed-concern cap is lowered before the candidate cap is, down to one of each;
+/// only when no such pair fits may dismissed concerns be left out (cap 0), again from the
+/// most candidates; a contract that still does not fit is requested with `max_tokens` at
+/// its bound.
 pub(super) fn fitted_contract(
     plan: &StagePlan,
 ) -> Result<ContractRequest, crate::registry::PluginError> {
@@ -229,14 +242,20 @@ pub(super) fn fitted_contract(
         candidate_ids: vec![],
         repair: false,
         max_candidates: None,
+        max_dismissed: None,
     };
-    for cap in (1..=MAX_CANDIDATES).rev() {
+    let with_concerns = (1..=MAX_CANDIDATES)
+        .rev()
+        .flat_map(|cap| (1..=MAX_DISMISSED_CONCERNS).rev().map(move |d| (cap, d)));
+    let without = (1..=MAX_CANDIDATES).rev().map(|cap| (cap, 0));
+    for (cap, dismissed) in with_concerns.chain(without) {
         request.max_candidates = Some(cap);
-        if cap == 1 || token_bound(&plan.handle.contract(&request)?) <= budget {
+        request.max_dismissed = Some(dismissed);
+        if token_bound(&plan.handle.contract(&request)?) <= budget {
             return Ok(request);
         }
     }
-    unreachable!("the loop returns at cap 1")
+    Ok(request)
 }
 
 /// Patches without tools that the stage could not be given (over the inline budget or
@@ -272,6 +291,8 @@ async fn drive(
             ReasonCode::SourceLookupGap,
         );
     }
+    let prefetched = prefetch::prefetch(env, tools, &plan.assigned, plan.prefetch_tokens);
+    run.record.prefetch = prefetched.record;
     let prepared = prepare(
         env,
         Execution {
@@ -281,6 +302,7 @@ async fn drive(
             request: prompt_request(env, plan),
             contract,
             inline: &inline,
+            prefetch: &prefetched.section,
             tools,
         },
     )?;
@@ -420,6 +442,21 @@ fn absorb(
         .retain(|p| expected.contains(p) || !plan.assigned.contains(p));
     let comparison = compare_coverage(expected, &receipt);
     run.record.coverage = Some(comparison.clone());
+    let stated = run
+        .limitations
+        .iter()
+        .any(|l| l.kind == LimitationKind::ForcedSynthesis);
+    if forced_synthesis_limits(answer.forced_synthesis, &comparison) && !stated {
+        run.limitations.push(Limitation {
+            kind: LimitationKind::ForcedSynthesis,
+            stage: Some(plan.label.clone()),
+            detail: format!(
+                "{} ran out of budget and was asked for its answer without tools; that \
+                 answer's coverage receipt was incomplete",
+                plan.label
+            ),
+        });
+    }
     (reply, comparison)
 }
 
@@ -453,6 +490,9 @@ fn accept(
             detail: format!("{} hit its {} budget", plan.label, kind.as_str()),
         });
     }
+    run.dismissed = concerns::for_verifier(&plan.label, &reply.dismissed);
+    run.observations
+        .extend(run.dismissed.iter().map(concerns::observation));
     run.candidates = reply
         .candidates
         .iter()

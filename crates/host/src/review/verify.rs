@@ -5,7 +5,10 @@ use std::sync::Arc;
 
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
-use vouch_abi::{CandidateForVerification, PAYLOAD_VERSION, PromptRequest, ProposedCandidate};
+use vouch_abi::{
+    CandidateForVerification, DismissedForVerification, PAYLOAD_VERSION, PromptRequest,
+    ProposedCandidate,
+};
 use vouch_core::{
     Candidate, CandidateRecord, CandidateState, ConventionGap, Decision, DecisionProblem, Failure,
     FailureKind, Finding, Limitation, LimitationKind, Provenance, SourceWindow, StageRecord,
@@ -17,6 +20,7 @@ use super::context::policy_paths;
 use super::env::ReviewEnv;
 use super::exec::{Execution, StageKind, fail, note_answer, prepare, stage_record};
 use super::inline::{self, InlineSource};
+use super::prefetch;
 use super::reply::{ExchangeError, TypedReply};
 use super::stage::StagePlan;
 use crate::diagnostics::ReasonCode;
@@ -161,6 +165,7 @@ async fn pass(
     plan: &StagePlan,
     label: &str,
     candidates: &[Candidate],
+    dismissed: &[DismissedForVerification],
     kind: StageKind,
 ) -> Result<PassResult, (StageRecord, ExchangeError)> {
     let mut record = StageRecord {
@@ -169,6 +174,10 @@ async fn pass(
     };
     let tools = RepoTools::new(env.reader.clone());
     let given = given_source(env, plan, &tools, candidates);
+    // The same prefetch a lane gets, for the changed files the candidates are in.
+    let files = candidate_files(plan, candidates);
+    let prefetched = prefetch::prefetch(env, &tools, &files, plan.prefetch_tokens);
+    record.prefetch = prefetched.record;
     let mut focused_plan;
     let mut run_plan = plan;
     if kind == StageKind::FocusedVerification {
@@ -189,6 +198,7 @@ async fn pass(
                 intent: None,
                 policy_evidence: env.policy.iter().map(|(p, _)| p.clone()).collect(),
                 candidates: candidates.iter().map(payload).collect(),
+                dismissed_concerns: dismissed.to_vec(),
                 tools_available: env.tools_enabled(),
             },
             contract: ContractRequest {
@@ -196,8 +206,10 @@ async fn pass(
                 candidate_ids: candidates.iter().map(|c| c.id.clone()).collect(),
                 repair: false,
                 max_candidates: None,
+                max_dismissed: None,
             },
             inline: &given,
+            prefetch: &prefetched.section,
             tools: &tools,
         },
     );
@@ -466,9 +478,11 @@ async fn run_batches(
     env: &Arc<ReviewEnv>,
     plan: &StagePlan,
     candidates: &[Candidate],
+    dismissed: &[DismissedForVerification],
     groups: Vec<std::ops::Range<usize>>,
     concurrency: usize,
 ) -> Vec<(std::ops::Range<usize>, String, PassOutcome)> {
+    let dismissed: Arc<[DismissedForVerification]> = dismissed.into();
     let n = groups.len();
     let semaphore = Arc::new(Semaphore::new(concurrency.max(1)));
     let mut set = JoinSet::new();
@@ -479,10 +493,19 @@ async fn run_batches(
             plan.label.clone()
         };
         let (env, plan, semaphore) = (env.clone(), plan.clone(), semaphore.clone());
+        let dismissed = dismissed.clone();
         let batch = candidates[range.clone()].to_vec();
         set.spawn(async move {
             let _permit = semaphore.acquire_owned().await;
-            let result = pass(&env, &plan, &label, &batch, StageKind::Verification).await;
+            let result = pass(
+                &env,
+                &plan,
+                &label,
+                &batch,
+                &dismissed,
+                StageKind::Verification,
+            )
+            .await;
             (k, range, label, result)
         });
     }
@@ -510,6 +533,7 @@ pub async fn verify(
     env: &Arc<ReviewEnv>,
     plan: &StagePlan,
     candidates: &[Candidate],
+    dismissed: &[DismissedForVerification],
     concurrency: usize,
 ) -> VerificationRun {
     let mut run = VerificationRun {
@@ -530,7 +554,9 @@ pub async fn verify(
     let groups = verification_batches(env, plan, candidates);
     let mut states: Vec<(String, CandidateState)> = Vec::new();
     let mut batch_of: Vec<(std::ops::Range<usize>, String, bool)> = Vec::new();
-    for (range, label, result) in run_batches(env, plan, candidates, groups, concurrency).await {
+    for (range, label, result) in
+        run_batches(env, plan, candidates, dismissed, groups, concurrency).await
+    {
         let ok = match result {
             Ok(batch) => {
                 run.records.push(batch.record);
@@ -567,7 +593,7 @@ pub async fn verify(
             .map(|(_, s)| s.clone());
         let record = match settle(env, label, &plan.label, c, state, 1, &mut run) {
             Settled::Record(r) => *r,
-            Settled::Focus => focused(env, plan, c, &mut run).await,
+            Settled::Focus => focused(env, plan, c, dismissed, &mut run).await,
         };
         run.candidates.push(record);
     }
@@ -578,6 +604,7 @@ async fn focused(
     env: &ReviewEnv,
     plan: &StagePlan,
     c: &Candidate,
+    dismissed: &[DismissedForVerification],
     run: &mut VerificationRun,
 ) -> CandidateRecord {
     let label = format!("{} (focused {})", plan.label, c.id);
@@ -586,6 +613,7 @@ async fn focused(
         plan,
         &label,
         std::slice::from_ref(c),
+        dismissed,
         StageKind::FocusedVerification,
     )
     .await

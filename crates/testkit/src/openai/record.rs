@@ -56,6 +56,9 @@ pub struct RecordedRequest {
     pub served_by: ServedBy,
     /// The HTTP status sent back.
     pub status: u16,
+    /// The rule labels of the chat requests still being answered when this one arrived
+    /// (`None` for unnamed rules): which stages ran alongside it.
+    pub in_flight_at_arrival: Vec<Option<String>>,
 }
 
 impl RecordedRequest {

@@ -28,7 +28,12 @@ pub struct Reply {
     pub(crate) headers: Vec<(String, String)>,
     pub(crate) body: ReplyBody,
     pub(crate) delay: Option<Duration>,
+    pub(crate) hold_until_in_flight: Option<usize>,
 }
+
+/// Longest a [`Reply::hold_until_in_flight`] reply waits for the other requests before
+/// it answers anyway (so a host that never sends them fails its test instead of hanging).
+pub const HOLD_LIMIT: Duration = Duration::from_secs(30);
 
 #[derive(Clone, Debug)]
 pub(crate) enum ReplyBody {
@@ -67,6 +72,7 @@ impl Reply {
                 usage: Some(DEFAULT_USAGE),
             },
             delay: None,
+            hold_until_in_flight: None,
         }
     }
 
@@ -130,6 +136,7 @@ impl Reply {
             headers: Vec::new(),
             body: ReplyBody::Raw(body.into()),
             delay: None,
+            hold_until_in_flight: None,
         }
     }
 
@@ -142,6 +149,7 @@ impl Reply {
             headers: Vec::new(),
             body: ReplyBody::EchoRequest,
             delay: None,
+            hold_until_in_flight: None,
         }
     }
 
@@ -155,6 +163,7 @@ impl Reply {
             headers: Vec::new(),
             body: ReplyBody::Computed(Responder(Arc::new(respond))),
             delay: None,
+            hold_until_in_flight: None,
         }
     }
 
@@ -164,6 +173,8 @@ impl Reply {
             ReplyBody::Computed(Responder(respond)) => {
                 let mut reply = respond(request);
                 reply.delay = reply.delay.or(self.delay);
+                reply.hold_until_in_flight =
+                    reply.hold_until_in_flight.or(self.hold_until_in_flight);
                 reply
             }
             _ => self,
@@ -221,6 +232,17 @@ impl Reply {
     /// timeouts, cancellation).
     pub fn delay(mut self, delay: Duration) -> Self {
         self.delay = Some(delay);
+        self
+    }
+
+    /// Holds the answer until at least `requests` chat requests (this one included) are
+    /// being answered at once, or [`HOLD_LIMIT`] passed: how a test makes concurrent
+    /// stages meet, so each request's [`in_flight_at_arrival`] shows who ran alongside
+    /// it (a host that sends them one after another leaves it empty).
+    ///
+    /// [`in_flight_at_arrival`]: super::RecordedRequest::in_flight_at_arrival
+    pub fn hold_until_in_flight(mut self, requests: usize) -> Self {
+        self.hold_until_in_flight = Some(requests);
         self
     }
 

@@ -14,7 +14,7 @@ use tokio::task::JoinHandle;
 
 use super::dialect::{DEFAULT_MODELS, Dialect, Gate, Route};
 use super::record::{RecordedRequest, ServedBy};
-use super::reply::Reply;
+use super::reply::{HOLD_LIMIT, Reply};
 use super::script::Script;
 
 /// Body text of the HTTP 500 sent for a chat request no rule could serve.
@@ -36,6 +36,17 @@ struct Shared {
 struct ServerState {
     script: Script,
     requests: Vec<RecordedRequest>,
+    /// Chat requests being answered now.
+    in_flight: Vec<Flight>,
+}
+
+/// A chat request being answered.
+struct Flight {
+    seq: usize,
+    label: Option<String>,
+    /// Other requests it has been in flight with: those in flight when it arrived and
+    /// those that arrived since.
+    company: usize,
 }
 
 impl Shared {
@@ -72,6 +83,7 @@ impl ScriptedServer {
             state: Mutex::new(ServerState {
                 script,
                 requests: Vec::new(),
+                in_flight: Vec::new(),
             }),
             dialect,
             models: models.iter().map(|m| (*m).to_owned()).collect(),
@@ -224,7 +236,20 @@ async fn handle(
             ),
         };
         let seq = state.requests.len();
+        let in_flight_at_arrival = state.in_flight.iter().map(|f| f.label.clone()).collect();
+        if let ServedBy::Rule { label, .. } = &served_by {
+            for f in &mut state.in_flight {
+                f.company += 1;
+            }
+            let company = state.in_flight.len();
+            state.in_flight.push(Flight {
+                seq,
+                label: label.clone(),
+                company,
+            });
+        }
         state.requests.push(RecordedRequest {
+            in_flight_at_arrival,
             seq,
             method: method.to_string(),
             path: path.clone(),
@@ -239,11 +264,49 @@ async fn handle(
         (seq, reply)
     };
 
+    // Leaves the in-flight list when answered or when the client went away.
+    let _in_flight = InFlight {
+        shared: &shared,
+        seq,
+    };
+    if let Some(requests) = reply.hold_until_in_flight {
+        hold(&shared, seq, requests).await;
+    }
     if let Some(delay) = reply.delay {
         tokio::time::sleep(delay).await;
     }
     let request = parsed.unwrap_or(Value::Null);
     render(&reply, reply.render_body(seq, &request, &headers))
+}
+
+/// A chat request's place in the in-flight list, released when dropped.
+struct InFlight<'a> {
+    shared: &'a Shared,
+    seq: usize,
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.shared.lock().in_flight.retain(|f| f.seq != self.seq);
+    }
+}
+
+/// Waits until request `seq` has been in flight together with at least `requests - 1`
+/// others (a barrier: each one counts who it met, so none waits for one that already
+/// left), or [`HOLD_LIMIT`].
+async fn hold(shared: &Shared, seq: usize, requests: usize) {
+    let started = Instant::now();
+    let met = || {
+        let state = shared.lock();
+        state
+            .in_flight
+            .iter()
+            .find(|f| f.seq == seq)
+            .is_none_or(|f| f.company + 1 >= requests)
+    };
+    while !met() && started.elapsed() < HOLD_LIMIT {
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
 }
 
 /// An endpoint check's minimal request (`max_tokens: 1`), which a real server answers

@@ -320,3 +320,41 @@ async fn computed_reply_answers_from_the_request_and_records_its_status() {
     assert_eq!(statuses, vec![200, 200, 429]);
     assert_eq!(server.served_by("computed").len(), 3);
 }
+
+#[tokio::test]
+async fn held_replies_meet_and_record_who_ran_alongside() {
+    let script = Script::new()
+        .rule(
+            Rule::when(Match::user_contains("first"))
+                .named("first")
+                .reply(Reply::content("1").hold_until_in_flight(2)),
+        )
+        .rule(
+            Rule::when(Match::user_contains("second"))
+                .named("second")
+                .reply(Reply::content("2").hold_until_in_flight(2)),
+        )
+        .rule(
+            Rule::when(Match::user_contains("later"))
+                .named("later")
+                .reply(Reply::content("3")),
+        );
+    let server = ScriptedServer::start(script).await;
+    let (first, second) = (body("s", "first", false), body("s", "second", false));
+    let (a, b) = tokio::join!(post(&server, &first), post(&server, &second));
+    assert_eq!((a.0, b.0), (200, 200));
+    // Sent after both were answered: nothing was in flight.
+    post(&server, &body("s", "later", false)).await;
+    let requests = server.requests();
+    let by_seq: Vec<_> = requests
+        .iter()
+        .map(|r| r.in_flight_at_arrival.clone())
+        .collect();
+    let first_two: Vec<Option<String>> = by_seq[..2].iter().flatten().cloned().collect();
+    assert_eq!(
+        first_two.len(),
+        1,
+        "the second arrival saw the first in flight"
+    );
+    assert!(by_seq[2].is_empty(), "{by_seq:?}");
+}
