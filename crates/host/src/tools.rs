@@ -190,6 +190,16 @@ fn str_arg<'a>(args: &'a Value, key: &str) -> Result<&'a str, String> {
 }
 
 fn line_arg(args: &Value, key: &str) -> Result<Option<u32>, String> {
+    u32_arg(args, key, "a positive line number")
+}
+
+fn byte_arg(args: &Value) -> Result<Option<u32>, String> {
+    u32_arg(args, "start_byte", "a byte offset (0 or more)")
+}
+
+/// An optional non-negative integer argument (a JSON number or a numeric string, as
+/// small models send them); anything else is a tool error naming what `key` must be.
+fn u32_arg(args: &Value, key: &str, must_be: &str) -> Result<Option<u32>, String> {
     match args.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(v) => v
@@ -197,19 +207,7 @@ fn line_arg(args: &Value, key: &str) -> Result<Option<u32>, String> {
             .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
             .and_then(|n| u32::try_from(n).ok())
             .map(Some)
-            .ok_or_else(|| format!("argument `{key}` must be a positive line number")),
-    }
-}
-
-fn byte_arg(args: &Value) -> Result<Option<u32>, String> {
-    match args.get("start_byte") {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => v
-            .as_u64()
-            .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
-            .and_then(|n| u32::try_from(n).ok())
-            .map(Some)
-            .ok_or_else(|| "argument `start_byte` must be a byte offset (0 or more)".to_string()),
+            .ok_or_else(|| format!("argument `{key}` must be {must_be}")),
     }
 }
 
