@@ -591,29 +591,11 @@ async fn an_interrupted_eval_resumes_from_its_cached_calls() {
     let cache = dir.path().join("cache").display().to_string();
     let manifest = manifest();
     let (reviewer_url, judge_url) = (reviewer.base_url(), judge.base_url());
-    let mut child = tokio::process::Command::new(vouch_bin())
-        .args([
-            "eval",
-            "--cases",
-            &cases,
-            "--manifest",
-            &manifest,
-            "--base-url",
-            &reviewer_url,
-            "--model",
-            "scripted",
-            "--judge-base-url",
-            &judge_url,
-            "--judge-model",
-            "judge",
-            "--cache",
-            &cache,
-        ])
-        .env("CI", "true")
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_eval(
+        [&cases, &manifest, &reviewer_url, &judge_url, &cache],
+        &[],
+        std::process::Stdio::null(),
+    );
     // Wait (bounded by the test harness, not by a clock) until case b is under way.
     while reviewer.served_by("b-stalled").is_empty() {
         if let Some(status) = child.try_wait().unwrap() {
@@ -752,31 +734,11 @@ async fn ctrl_c_stops_the_eval_without_writing_results() {
         dir.path().join("cache").display().to_string(),
         out.display().to_string(),
     );
-    let child = tokio::process::Command::new(vouch_bin())
-        .args([
-            "eval",
-            "--cases",
-            &cases,
-            "--manifest",
-            &manifest,
-            "--base-url",
-            &reviewer_url,
-            "--model",
-            "scripted",
-            "--judge-base-url",
-            &judge_url,
-            "--judge-model",
-            "judge",
-            "--cache",
-            &cache,
-            "--out",
-            &out_arg,
-        ])
-        .env("CI", "true")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let child = spawn_eval(
+        [&cases, &manifest, &reviewer_url, &judge_url, &cache],
+        &["--out", &out_arg],
+        std::process::Stdio::piped(),
+    );
     while reviewer.served_by("b-stalled").is_empty() {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
@@ -860,4 +822,37 @@ async fn public_benchmark_files_run_through_the_checkout_mapping() {
     );
     // No category in the benchmark: the comment counts as a bug, so strict holds it.
     assert_eq!(r["runs"][0]["overall"]["profiles"]["strict"]["tp"], 1);
+}
+
+/// Starts `vouch eval` on `[cases, manifest, reviewer URL, judge URL, cache]` (model
+/// `scripted`, judge model `judge`) plus `extra` arguments, in CI mode, stderr discarded.
+fn spawn_eval(
+    [cases, manifest, reviewer_url, judge_url, cache]: [&str; 5],
+    extra: &[&str],
+    stdout: std::process::Stdio,
+) -> tokio::process::Child {
+    tokio::process::Command::new(vouch_bin())
+        .args([
+            "eval",
+            "--cases",
+            cases,
+            "--manifest",
+            manifest,
+            "--base-url",
+            reviewer_url,
+            "--model",
+            "scripted",
+            "--judge-base-url",
+            judge_url,
+            "--judge-model",
+            "judge",
+            "--cache",
+            cache,
+        ])
+        .args(extra)
+        .env("CI", "true")
+        .stdout(stdout)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap()
 }
