@@ -485,3 +485,28 @@ async fn many_candidates_are_verified_in_batches() {
         "{report:#}"
     );
 }
+
+/// Issue #10: a lane whose whole assignment's receipt would not fit one reply still runs
+/// (in shards whose receipts do): what a receipt costs per file is counted per shard,
+/// never in the stable part of every request. A 1,000-file change once sent no request
+/// because of it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_lane_whose_receipt_outgrows_one_reply_runs_in_shards() {
+    let (repo, base, head) = change(6, 10);
+    let script = Script::new().rule(Rule::when(Match::any()).always(perfect()));
+    let server = ScriptedServer::start(script).await;
+    let manifest = Some("tests/data/e2e/sharded-small-output.toml");
+    let report = review(&repo, &base, &head, &server, manifest).await.json();
+    assert_eq!(report["opinion"]["coverage"], "full", "{report:#}");
+    assert_eq!(strings(&report["filesReviewed"]).len(), 60, "{report:#}");
+    assert!(
+        shard_labels(&report, GENERIC).len() > 1,
+        "the lane was sharded: {report:#}"
+    );
+    let largest = server
+        .chat_requests()
+        .iter()
+        .map(|r| r.raw_body.len())
+        .max();
+    assert!(largest.unwrap() <= 3 * 8_000, "largest request {largest:?}");
+}

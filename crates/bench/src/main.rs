@@ -37,6 +37,9 @@ struct Args {
     /// The vouch binary (default: built by cargo next to this one).
     #[arg(long)]
     vouch: Option<PathBuf>,
+    /// Keep each generated repository and the reviews' JSON reports beside it.
+    #[arg(long)]
+    keep: bool,
     /// Folder for generated repositories (default: target/tmp/vouch-bench).
     #[arg(long)]
     work_dir: Option<PathBuf>,
@@ -69,6 +72,7 @@ async fn main() -> Result<()> {
         concurrency: args.concurrency.max(1),
         repeats: args.repeats,
         review_limit: Duration::from_secs(args.review_limit_secs),
+        keep: args.keep,
     };
     let rows = run(&config, |step| eprintln!("vouch-bench: {step}")).await?;
     println!("{}", markdown_table(&rows));

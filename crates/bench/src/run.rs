@@ -36,6 +36,9 @@ pub struct Config {
     pub repeats: usize,
     /// A review still running after this is stopped and reported as timed out.
     pub review_limit: Duration,
+    /// Keep each generated repository and its reviews' reports (`synth-N.report.json`,
+    /// `synth-N.latency.report.json`) for inspection instead of deleting them.
+    pub keep: bool,
 }
 
 /// One size's measurements.
@@ -133,7 +136,11 @@ pub async fn run(config: &Config, mut progress: impl FnMut(&str)) -> Result<Vec<
         let change = vouch_testkit::synth::generate(&dir, &spec);
         let (base, head) = (change.base.clone(), change.head.clone());
         let row = measure_size(config, n, &dir, &base, &head, &mut progress).await;
-        remove(&dir)?;
+        if config.keep {
+            progress(&format!("N={n}: kept in {}", dir.display()));
+        } else {
+            remove(&dir)?;
+        }
         rows.push(row?);
     }
     Ok(rows)
@@ -256,7 +263,11 @@ async fn review(
     latency: Duration,
 ) -> Result<(ReviewRun, Vec<RecordedRequest>), BenchError> {
     let server = ScriptedServer::start(perfect_script(latency)).await;
-    let report = repo.with_extension("report.json");
+    let report = if latency.is_zero() {
+        repo.with_extension("report.json")
+    } else {
+        repo.with_extension("latency.report.json")
+    };
     let usage = measure(
         vouch_command(config, repo, base, head, &server.base_url(), &report),
         config.review_limit,
@@ -268,7 +279,9 @@ async fn review(
         .filter(|r| r.served_by != ServedBy::Probe && !is_probe(r))
         .collect();
     let text = std::fs::read_to_string(&report).ok();
-    let _ = std::fs::remove_file(&report);
+    if !config.keep {
+        let _ = std::fs::remove_file(&report);
+    }
     let json: Option<Value> = text.and_then(|t| serde_json::from_str(&t).ok());
     let outcome = match (&json, usage.timed_out) {
         (_, true) => Outcome::missing(format!(

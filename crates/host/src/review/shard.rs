@@ -60,7 +60,9 @@ fn stable_tokens(env: &ReviewEnv, plan: &StagePlan) -> Result<u64, String> {
     let prompt = handle
         .render_prompt(&prompt_request(env, &empty))
         .map_err(|e| e.to_string())?;
-    let contract = fitted_contract(plan).map_err(|e| e.to_string())?;
+    // The contract without the shard's paths: what a receipt adds per file is in
+    // [`fixed_tokens`], so the stable part does not grow with the lane's assignment.
+    let contract = fitted_contract(&empty).map_err(|e| e.to_string())?;
     let schema = handle.contract(&contract).map_err(|e| e.to_string())?;
     let tools = RepoTools::new(env.reader.clone());
     let mut bytes = json_len(&prompt.system)
@@ -88,10 +90,11 @@ fn stable_tokens(env: &ReviewEnv, plan: &StagePlan) -> Result<u64, String> {
     if env.tools_enabled() {
         bytes += json_value_len(&tools.specs());
     }
-    // The previous answer, at its contract's bound in characters (`token_bound` counts
-    // one per character; the fitted contract keeps it within the output budget), is
-    // shown pretty-printed inside a JSON string: count its characters twice.
-    let answer = token_bound(&schema).min(4 * u64::from(plan.budget.max_output_tokens_per_request));
+    // The previous answer without its receipt paths, at its contract's bound in
+    // characters (`token_bound` counts one per character; the fitted contract keeps it
+    // within the output budget), is shown pretty-printed inside a JSON string: count its
+    // characters twice.
+    let answer = token_bound(&schema).min(u64::from(plan.budget.max_output_tokens_per_request));
     let answer = usize::try_from(2 * answer).unwrap_or(usize::MAX);
     Ok(estimate_tokens(bytes.saturating_add(answer)))
 }
