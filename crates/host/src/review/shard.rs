@@ -279,11 +279,19 @@ pub(super) fn shard_lane(env: &ReviewEnv, plan: StagePlan, sizes: &mut PatchSize
             };
         }
     };
-    let costs: Vec<FileCost> = plan
-        .assigned
-        .iter()
-        .map(|p| file_cost(env, p, budget.max_tokens, sizes))
-        .collect();
+    let mut costs: Vec<FileCost> = Vec::with_capacity(plan.assigned.len());
+    for path in &plan.assigned {
+        // Sizing computes each patch: a cancelled review stops here, and the lane runs
+        // as one plan that the cancellation then ends before it starts.
+        if env.cancel.is_cancelled() {
+            return LaneShards {
+                plans: vec![plan],
+                left_out: vec![],
+                problem: None,
+            };
+        }
+        costs.push(file_cost(env, path, budget.max_tokens, sizes));
+    }
     let shards = plan_shards(&costs, budget);
     LaneShards {
         plans: plans(&plan, &shards, &budget, prefetch_tokens),
