@@ -23,20 +23,13 @@ async fn a_tiny_run_fills_every_column() {
         concurrency: 4,
         repeats: 1,
         review_limit: Duration::from_secs(600),
-        keep: true,
+        keep: false,
     };
     let rows = run(&config, |_| {}).await.expect("the benchmark runs");
     assert_eq!(rows.len(), 1);
     let review = rows[0].review.as_ref().expect("the instant review ran");
     assert!(review.requests > 0, "the review asked the model");
     assert!(rows[0].latency.is_some(), "the latency review ran");
-    for kept in [
-        "synth-10",
-        "synth-10.report.json",
-        "synth-10.latency.report.json",
-    ] {
-        assert!(work.path().join(kept).exists(), "--keep keeps {kept}");
-    }
 
     let table = markdown_table(&rows);
     let lines: Vec<&str> = table.lines().collect();
