@@ -329,7 +329,9 @@ pub struct ProposedCandidate {
     pub revision: String,
     /// `critical`, `high`, `medium`, `low`.
     pub severity: String,
-    /// Review area (e.g. `correctness`, `security`, `conventions`).
+    /// Review area as the plugin wrote it: one of [`Area`]'s spellings (e.g.
+    /// `correctness`). The host parses it with [`Area`]'s `FromStr`; any other text is a
+    /// contract violation.
     pub area: String,
     /// One-sentence claim of the defect.
     pub claim: String,
