@@ -510,3 +510,72 @@ async fn a_lane_whose_receipt_outgrows_one_reply_runs_in_shards() {
         .max();
     assert!(largest.unwrap() <= 3 * 8_000, "largest request {largest:?}");
 }
+
+/// A Python module whose one function (about 60 lines) has line 30 changed: the
+/// prefetch's enclosing definition of that hunk is the whole function.
+fn python_module(word: &str) -> String {
+    let mut text = String::from("def compute(values, *, scale=2):\n");
+    for i in 1..=60 {
+        text.push_str(&format!(
+            "    step_{i:02} = sum(values) * scale + {i}  # {word} step of the computation\n"
+        ));
+    }
+    text.push_str("    return step_60\n");
+    text
+}
+
+/// Issue #10, "Prompt economy" and #14's prefetch: the prefetch counts in the request
+/// bound. With a tight `max_request_tokens` and the default 6,000-token prefetch, every
+/// request (first ask and coverage retry alike) stays within the bound: the shard's
+/// change content comes first and the prefetch gets what is left.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_prefetch_counts_in_the_request_bound() {
+    let repo = TestRepo::new();
+    let path = |d: usize, f: usize| format!("pkg{d}/mod{f:02}.py");
+    for d in 0..3 {
+        for f in 0..8 {
+            repo.write(&path(d, f), python_module("old"));
+        }
+    }
+    let base = repo.commit("base");
+    for d in 0..3 {
+        for f in 0..8 {
+            let text = python_module("old").replacen("+ 30  # old", "+ 31  # new", 1);
+            repo.write(&path(d, f), text);
+        }
+    }
+    let head = repo.commit("one line in every function");
+    let script = Script::new().rule(Rule::when(Match::any()).always(forgets_one()));
+    let server = ScriptedServer::start(script).await;
+    let manifest = Some("tests/data/e2e/sharded-tight-prefetch.toml");
+    let report = review(&repo, &base, &head, &server, manifest).await.json();
+    let requests = server.chat_requests();
+    assert!(
+        requests.iter().any(|r| r
+            .raw_body
+            .contains("Context prefetched from the repository graph")),
+        "the prefetch ran: {report:#}"
+    );
+    assert!(requests.iter().any(is_retry), "coverage retries ran");
+    // The stable part takes about 11,000 of the 14,000 tokens and the shard's change up to
+    // 2,000: the prefetch of every shard was lowered from its 6,000 to what is left.
+    let stages = report["stages"].as_array().unwrap();
+    let budgets: Vec<u64> = stages
+        .iter()
+        .filter_map(|s| s["prefetch"]["budgetTokens"].as_u64())
+        .collect();
+    assert!(!budgets.is_empty(), "shards prefetched: {report:#}");
+    assert!(
+        budgets.iter().all(|&b| b > 0 && b < 6_000),
+        "prefetch budgets {budgets:?}"
+    );
+    let bound = 3 * 14_000;
+    for r in &requests {
+        assert!(
+            r.raw_body.len() <= bound,
+            "a request of {} bytes > {bound} ({:?})",
+            r.raw_body.len(),
+            label(r)
+        );
+    }
+}

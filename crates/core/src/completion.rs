@@ -108,8 +108,18 @@ pub fn hunks_seen<'a>(
                 })
                 .is_ok()
     };
+    // Only files the ledger names can have a hunk seen: the rest are skipped without a
+    // check, so the count costs the ledger's size, not the change's times the ledger's.
+    let named: std::collections::HashSet<&str> =
+        ledger.windows.iter().map(|w| w.path.as_str()).collect();
     files
         .into_iter()
+        .filter(|f| {
+            named.contains(f.path.as_str())
+                || f.previous_path
+                    .as_deref()
+                    .is_some_and(|p| named.contains(p))
+        })
         .map(|f| {
             let old_path = f.previous_path.as_deref().unwrap_or(&f.path);
             f.hunks

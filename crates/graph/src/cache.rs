@@ -7,6 +7,13 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::index::FileIndex;
 use crate::lang::Language;
+use crate::words::WordIndex;
+
+/// Trees whose word index a cache keeps (a review reads two: base and head).
+const MAX_WORD_INDEXES: usize = 4;
+
+/// One tree's word index, built once by whoever asks first while others wait.
+pub(crate) type WordSlot = Arc<Mutex<Option<Arc<WordIndex>>>>;
 
 /// Default bound of a cache: roughly this many bytes of parsed indexes.
 pub const DEFAULT_CACHE_BYTES: usize = 256 * 1024 * 1024;
@@ -19,6 +26,8 @@ type Key = (String, Language);
 pub struct ParseCache {
     inner: Mutex<Inner>,
     max_bytes: usize,
+    /// Word indexes by tree id, oldest first.
+    words: Mutex<VecDeque<(String, WordSlot)>>,
 }
 
 #[derive(Debug, Default)]
@@ -34,6 +43,7 @@ impl ParseCache {
         ParseCache {
             inner: Mutex::new(Inner::default()),
             max_bytes,
+            words: Mutex::new(VecDeque::new()),
         }
     }
 
@@ -66,5 +76,19 @@ impl ParseCache {
                 inner.bytes -= w;
             }
         }
+    }
+
+    /// The word-index slot of the tree `tree_id` (empty until someone builds it).
+    pub(crate) fn word_slot(&self, tree_id: &str) -> WordSlot {
+        let mut words = self.words.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, slot)) = words.iter().find(|(id, _)| id == tree_id) {
+            return slot.clone();
+        }
+        let slot = WordSlot::default();
+        words.push_back((tree_id.to_string(), slot.clone()));
+        while words.len() > MAX_WORD_INDEXES {
+            words.pop_front();
+        }
+        slot
     }
 }

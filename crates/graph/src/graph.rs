@@ -10,6 +10,7 @@ use crate::cache::ParseCache;
 use crate::index::{Definition, FileIndex, Role, SymbolKind};
 use crate::lang::Language;
 use crate::text;
+use crate::words::WordIndex;
 
 /// Most bytes of text one query returns, notes included (the bound of every tool).
 pub const MAX_BYTES: usize = vouch_git::reader::MAX_BYTES;
@@ -160,6 +161,20 @@ impl RepoGraph {
         self.cache.get(blob_id, language)
     }
 
+    /// Which files of the tree at `revision` name which words, read once per tree and
+    /// shared through the cache.
+    pub(crate) fn words(&self, revision: Revision) -> Result<Arc<WordIndex>, GraphError> {
+        let slot = self.cache.word_slot(&self.reader.tree_hex(revision));
+        let mut slot = slot.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(index) = slot.as_ref() {
+            return Ok(index.clone());
+        }
+        let files = self.reader.files(revision)?;
+        let index = Arc::new(WordIndex::build(&self.reader, files)?);
+        *slot = Some(index.clone());
+        Ok(index)
+    }
+
     /// The parsed index of a blob, from the cache or parsed now.
     pub(crate) fn index(
         &self,
@@ -180,9 +195,14 @@ impl RepoGraph {
     /// Every file at `revision` that names `name` as a whole word: files with a grammar
     /// parsed (at most [`MAX_PARSES_PER_CALL`] new parses), others searched as text.
     pub(crate) fn scan(&self, name: &str, revision: Revision) -> Result<Scan, GraphError> {
-        let mut scan = Scan::default();
+        let words = self.words(revision)?;
+        let mut scan = Scan {
+            too_large: words.too_large,
+            ..Scan::default()
+        };
         let mut parses = 0usize;
-        for file in self.reader.files(revision)? {
+        for i in words.candidates(&[name]) {
+            let file = words.files[i as usize].clone();
             let language = Language::from_path(&file.path);
             if let Some(lang) = language
                 && let Some(index) = self.cache.get(&file.blob_id, lang)
@@ -194,11 +214,7 @@ impl RepoGraph {
             }
             let content = match self.reader.blob(&file.blob_id, MAX_FILE_BYTES)? {
                 BlobContent::Text(bytes) => bytes,
-                BlobContent::Binary => continue,
-                BlobContent::TooLarge(_) => {
-                    scan.too_large += 1;
-                    continue;
-                }
+                BlobContent::Binary | BlobContent::TooLarge(_) => continue,
             };
             if !text::contains_word(&content, name) {
                 continue;

@@ -8,7 +8,9 @@
 //! - **Lazy:** a query parses only the files that name its symbol as a whole word (or the
 //!   one file it outlines); nothing parses the whole tree up front.
 //! - **Cached:** parsed files are kept in a [`ParseCache`] keyed by blob id and language,
-//!   bounded in memory; the process-wide cache serves the whole run.
+//!   bounded in memory; the process-wide cache serves the whole run. Which files name
+//!   which words is read once per tree (keyed by tree id, in the same cache), so a lookup
+//!   reads only the files that can answer it.
 //! - **Bounded and stable:** every result has stated bounds ([`graph::MAX_BYTES`],
 //!   [`graph::MAX_DEFINITIONS`], …) and lists files in tree order, lines ascending.
 //! - **Read-only, inside the tree:** everything is read through
@@ -24,6 +26,7 @@ mod index;
 mod lang;
 mod sites;
 mod text;
+mod words;
 
 pub use cache::{DEFAULT_CACHE_BYTES, ParseCache};
 pub use graph::{GraphError, GraphResult, Hit, HitKind, RepoGraph, Via};

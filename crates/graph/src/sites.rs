@@ -72,7 +72,9 @@ impl RepoGraph {
         }
         let wanted: Vec<&str> = defs.iter().chain(&calls).copied().collect();
         let mut parses = 0usize;
-        for file in self.reader.files(revision)? {
+        let words = self.words(revision)?;
+        for i in words.candidates(&wanted) {
+            let file = &words.files[i as usize];
             let Some(language) = Language::from_path(&file.path) else {
                 continue;
             };
@@ -91,7 +93,7 @@ impl RepoGraph {
                         continue;
                     }
                     parses += 1;
-                    self.index(&file, language, &content)
+                    self.index(file, language, &content)
                 }
             };
             collect(&mut out, &file.path, &index, &defs, &calls);

@@ -45,6 +45,6 @@ pub(crate) fn word_positions<'a>(
 }
 
 /// A byte that can continue a name in the supported languages.
-fn is_word_byte(b: u8) -> bool {
+pub(crate) fn is_word_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80
 }

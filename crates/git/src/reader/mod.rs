@@ -178,6 +178,12 @@ impl SourceReader {
         self.repo.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// The tree id of a revision, in hex: equal ids mean equal trees, in any repository
+    /// (what caches keyed by content use).
+    pub fn tree_hex(&self, revision: Revision) -> String {
+        self.tree_id(revision).to_string()
+    }
+
     /// The tree id of a revision.
     fn tree_id(&self, revision: Revision) -> Oid {
         match revision {

@@ -195,7 +195,10 @@ fn file_cost(env: &ReviewEnv, path: &str, cap: u64, sizes: &mut PatchSizes) -> F
 /// [`vouch_core::BYTES_PER_TOKEN`] bytes per token); without tools a coverage retry
 /// repeats the missing patches, so the shard gets half. Its receipt fits half the output
 /// cap, leaving the other half for candidates and the summary.
-fn shard_budget(env: &ReviewEnv, plan: &StagePlan) -> Result<ShardBudget, String> {
+/// The prefetch, in every request of the execution, gets what is left after the stable
+/// part and the shard's change content: at most `prefetch_tokens`, less when the bound
+/// is tight, so the change itself always comes first.
+fn shard_budget(env: &ReviewEnv, plan: &StagePlan) -> Result<(ShardBudget, u32), String> {
     let limits = plan.shards;
     let stable = stable_tokens(env, plan)?;
     let room = u64::from(limits.max_request_tokens).saturating_sub(stable);
@@ -207,21 +210,32 @@ fn shard_budget(env: &ReviewEnv, plan: &StagePlan) -> Result<ShardBudget, String
             plan.lane, limits.max_request_tokens
         ));
     }
-    let mut max_tokens = u64::from(limits.max_shard_tokens).min(room);
-    if !env.tools_enabled() {
-        max_tokens /= 2;
-    }
-    Ok(ShardBudget {
+    let change = u64::from(limits.max_shard_tokens).min(room);
+    let max_tokens = if env.tools_enabled() {
+        change
+    } else {
+        change / 2
+    };
+    let prefetch = room
+        .saturating_sub(change)
+        .min(u64::from(plan.prefetch_tokens));
+    let budget = ShardBudget {
         max_tokens: max_tokens.max(1),
         max_receipt_tokens: u64::from(plan.budget.max_output_tokens_per_request) / 2,
         max_shards: limits.max_shards.max(1) as usize,
-    })
+    };
+    Ok((budget, u32::try_from(prefetch).unwrap_or(u32::MAX)))
 }
 
 /// The stage plans of `plan`'s shards: one per shard, its expected list the canonical
 /// list restricted to the shard, labelled `label [shard k/n]` when there is more than
 /// one (the label alone otherwise).
-fn plans(plan: &StagePlan, shards: &ShardPlan, budget: &ShardBudget) -> Vec<StagePlan> {
+fn plans(
+    plan: &StagePlan,
+    shards: &ShardPlan,
+    budget: &ShardBudget,
+    prefetch_tokens: u32,
+) -> Vec<StagePlan> {
     let inline_bytes = plan.inline_bytes.min(
         usize::try_from(budget.max_tokens * vouch_core::BYTES_PER_TOKEN).unwrap_or(usize::MAX),
     );
@@ -246,6 +260,7 @@ fn plans(plan: &StagePlan, shards: &ShardPlan, budget: &ShardBudget) -> Vec<Stag
                 })
                 .collect(),
             inline_bytes,
+            prefetch_tokens,
             ..plan.clone()
         })
         .collect()
@@ -254,7 +269,7 @@ fn plans(plan: &StagePlan, shards: &ShardPlan, budget: &ShardBudget) -> Vec<Stag
 /// Splits a lane instance into shards (see [`shard_budget`] and
 /// [`vouch_core::plan_shards`]).
 pub(super) fn shard_lane(env: &ReviewEnv, plan: StagePlan, sizes: &mut PatchSizes) -> LaneShards {
-    let budget = match shard_budget(env, &plan) {
+    let (budget, prefetch_tokens) = match shard_budget(env, &plan) {
         Ok(b) => b,
         Err(problem) => {
             return LaneShards {
@@ -264,14 +279,22 @@ pub(super) fn shard_lane(env: &ReviewEnv, plan: StagePlan, sizes: &mut PatchSize
             };
         }
     };
-    let costs: Vec<FileCost> = plan
-        .assigned
-        .iter()
-        .map(|p| file_cost(env, p, budget.max_tokens, sizes))
-        .collect();
+    let mut costs: Vec<FileCost> = Vec::with_capacity(plan.assigned.len());
+    for path in &plan.assigned {
+        // Sizing computes each patch: a cancelled review stops here, and the lane runs
+        // as one plan that the cancellation then ends before it starts.
+        if env.cancel.is_cancelled() {
+            return LaneShards {
+                plans: vec![plan],
+                left_out: vec![],
+                problem: None,
+            };
+        }
+        costs.push(file_cost(env, path, budget.max_tokens, sizes));
+    }
     let shards = plan_shards(&costs, budget);
     LaneShards {
-        plans: plans(&plan, &shards, &budget),
+        plans: plans(&plan, &shards, &budget, prefetch_tokens),
         left_out: shards.left_out,
         problem: None,
     }

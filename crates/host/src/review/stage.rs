@@ -279,6 +279,10 @@ async fn drive(
     tools: &RepoTools,
     run: &mut StageRun,
 ) -> Result<(), ExchangeError> {
+    // A cancelled review prepares nothing more (no patches, no prefetch).
+    if env.cancel.is_cancelled() {
+        return Err(ExchangeError::Cancelled);
+    }
     let contract = fitted_contract(plan).map_err(ExchangeError::Plugin)?;
     let inline = inline::shard_source(env, tools, plan);
     let mut gaps = tools_off_gaps(env, &inline);
