@@ -221,6 +221,23 @@ async fn one_run_writes_every_format_and_render_reproduces_them_without_a_model(
         refused.stdout
     );
     assert_eq!(json_of(&read(&out_dir.join("vouch-report.json"))), report);
+
+    // A saved report whose area or role is outside vouch's vocabulary is refused, naming
+    // the field and the value (never read with a default).
+    for (pointer, bad) in [("/findings/0/area", "style"), ("/stages/0/role", "judge")] {
+        let mut broken = report.clone();
+        *broken.pointer_mut(pointer).expect(pointer) = json!(bad);
+        let path = out_dir.join("broken.json");
+        std::fs::write(&path, broken.to_string()).unwrap();
+        let out = run_vouch(&["render", &path.display().to_string()], &[]).await;
+        assert_eq!(out.code, 3, "{pointer}: {}", out.stdout);
+        assert!(
+            out.stdout.contains(&format!("\"{bad}\" is not one of"))
+                && out.stdout.contains(pointer),
+            "{pointer}: {}",
+            out.stdout
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]

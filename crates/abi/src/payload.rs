@@ -9,8 +9,31 @@ use serde::{Deserialize, Serialize};
 /// The payload version this crate speaks.
 pub const PAYLOAD_VERSION: u32 = 1;
 
+/// A value of a closed set (role, area; in vouch-core also severity, revision, verdict)
+/// that is not one of its members.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown {what} `{value}`")]
+pub struct UnknownValue {
+    /// What the set is (`role`, `area`, `severity`, ...).
+    pub what: &'static str,
+    /// The value as written.
+    pub value: String,
+}
+
+impl UnknownValue {
+    /// `value` is not a `what`.
+    pub fn new(what: &'static str, value: &str) -> Self {
+        UnknownValue {
+            what,
+            value: value.to_string(),
+        }
+    }
+}
+
 /// What a specialist does in a review. The host decides what a role receives
 /// (e.g. only the outcome investigator ever receives pull-request intent).
+///
+/// The one spelling is [`Role::as_str`]; serde and [`FromStr`](std::str::FromStr) use it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Role {
@@ -29,8 +52,18 @@ pub enum Role {
 }
 
 impl Role {
+    /// Every role.
+    pub const ALL: [Role; 6] = [
+        Role::Investigator,
+        Role::OutcomeInvestigator,
+        Role::Conventions,
+        Role::CleanResultAudit,
+        Role::Reviewer,
+        Role::Verifier,
+    ];
+
     /// The kebab-case name, as in manifests and reports (`outcome-investigator`).
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             Role::Investigator => "investigator",
             Role::OutcomeInvestigator => "outcome-investigator",
@@ -39,6 +72,102 @@ impl Role {
             Role::Reviewer => "reviewer",
             Role::Verifier => "verifier",
         }
+    }
+}
+
+impl std::fmt::Display for Role {
+    /// Writes [`Role::as_str`].
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Role {
+    type Err = UnknownValue;
+
+    /// Parses the kebab-case name exactly; anything else is an error naming it.
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        Role::ALL
+            .into_iter()
+            .find(|r| r.as_str() == text)
+            .ok_or_else(|| UnknownValue::new("role", text))
+    }
+}
+
+/// A review area: the one definition of the areas a candidate or finding may have (the
+/// investigator prompts' review-area table, the contracts' `area` enum, the reports'
+/// `area` and SARIF rules).
+///
+/// The one spelling is [`Area::as_str`]; serde and [`FromStr`](std::str::FromStr) use it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Area {
+    /// Logic errors, wrong results.
+    Correctness,
+    /// Broken interfaces and promises between parts.
+    Contracts,
+    /// Error handling and partial failure.
+    FailurePaths,
+    /// Races, ordering, shared state.
+    Concurrency,
+    /// Security defects.
+    Security,
+    /// Leaks and unbounded use.
+    Resources,
+    /// Deployment, configuration, observability.
+    Operations,
+    /// Input validation.
+    Validation,
+    /// Repository conventions (written policy or consistent practice).
+    Conventions,
+}
+
+impl Area {
+    /// Every area, in the review-area table's order.
+    pub const ALL: [Area; 9] = [
+        Area::Correctness,
+        Area::Contracts,
+        Area::FailurePaths,
+        Area::Concurrency,
+        Area::Security,
+        Area::Resources,
+        Area::Operations,
+        Area::Validation,
+        Area::Conventions,
+    ];
+
+    /// The contract spelling (`failure-paths`).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Area::Correctness => "correctness",
+            Area::Contracts => "contracts",
+            Area::FailurePaths => "failure-paths",
+            Area::Concurrency => "concurrency",
+            Area::Security => "security",
+            Area::Resources => "resources",
+            Area::Operations => "operations",
+            Area::Validation => "validation",
+            Area::Conventions => "conventions",
+        }
+    }
+}
+
+impl std::fmt::Display for Area {
+    /// Writes [`Area::as_str`].
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Area {
+    type Err = UnknownValue;
+
+    /// Parses the contract spelling exactly; an unknown area is an error naming it.
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        Area::ALL
+            .into_iter()
+            .find(|a| a.as_str() == text)
+            .ok_or_else(|| UnknownValue::new("area", text))
     }
 }
 
@@ -200,7 +329,9 @@ pub struct ProposedCandidate {
     pub revision: String,
     /// `critical`, `high`, `medium`, `low`.
     pub severity: String,
-    /// Review area (e.g. `correctness`, `security`, `conventions`).
+    /// Review area as the plugin wrote it: one of [`Area`]'s spellings (e.g.
+    /// `correctness`). The host parses it with [`Area`]'s `FromStr`; any other text is a
+    /// contract violation.
     pub area: String,
     /// One-sentence claim of the defect.
     pub claim: String,
@@ -385,5 +516,61 @@ impl ContractRequest {
         self.max_dismissed
             .unwrap_or(MAX_DISMISSED_CONCERNS)
             .min(MAX_DISMISSED_CONCERNS)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every role and area: `as_str` parses back to itself and is its serde spelling;
+    /// a near miss (case, spaces, snake case) is an error naming the set and value.
+    #[test]
+    fn roles_and_areas_have_one_spelling_each() {
+        let roles = [
+            (Role::Investigator, "investigator"),
+            (Role::OutcomeInvestigator, "outcome-investigator"),
+            (Role::Conventions, "conventions"),
+            (Role::CleanResultAudit, "clean-result-audit"),
+            (Role::Reviewer, "reviewer"),
+            (Role::Verifier, "verifier"),
+        ];
+        assert_eq!(roles.map(|(r, _)| r), Role::ALL);
+        for (role, text) in roles {
+            assert_eq!(role.as_str(), text);
+            assert_eq!(role.to_string(), text);
+            assert_eq!(text.parse::<Role>(), Ok(role));
+            assert_eq!(serde_json::to_value(role).unwrap(), text);
+            assert_eq!(serde_json::from_value::<Role>(text.into()).unwrap(), role);
+        }
+        let areas = [
+            (Area::Correctness, "correctness"),
+            (Area::Contracts, "contracts"),
+            (Area::FailurePaths, "failure-paths"),
+            (Area::Concurrency, "concurrency"),
+            (Area::Security, "security"),
+            (Area::Resources, "resources"),
+            (Area::Operations, "operations"),
+            (Area::Validation, "validation"),
+            (Area::Conventions, "conventions"),
+        ];
+        assert_eq!(areas.map(|(a, _)| a), Area::ALL);
+        for (area, text) in areas {
+            assert_eq!(area.as_str(), text);
+            assert_eq!(area.to_string(), text);
+            assert_eq!(text.parse::<Area>(), Ok(area));
+            assert_eq!(serde_json::to_value(area).unwrap(), text);
+            assert_eq!(serde_json::from_value::<Area>(text.into()).unwrap(), area);
+        }
+        for bad in ["Verifier", " verifier", "outcome_investigator", ""] {
+            assert_eq!(bad.parse::<Role>(), Err(UnknownValue::new("role", bad)));
+        }
+        for bad in ["Conventions", "failure_paths", "style", ""] {
+            assert_eq!(bad.parse::<Area>(), Err(UnknownValue::new("area", bad)));
+            assert_eq!(
+                bad.parse::<Area>().unwrap_err().to_string(),
+                format!("unknown area `{bad}`")
+            );
+        }
     }
 }

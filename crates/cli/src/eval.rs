@@ -410,7 +410,7 @@ fn eval_findings(report: &ReviewReport) -> Vec<EvalFinding> {
             start_line: f.start_line,
             end_line: f.end_line,
             severity: f.severity,
-            category: Category::of_area(&f.area),
+            category: Category::of_area(f.area),
             claim: f.claim.clone(),
         })
         .collect()

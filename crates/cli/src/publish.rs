@@ -159,12 +159,14 @@ pub async fn run(args: PublishArgs) -> Result<i32> {
 fn read_report(path: &std::path::Path) -> Result<ReviewReport> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| UsageError(format!("cannot read the report {}: {e}", path.display())))?;
-    let report: ReviewReport = serde_json::from_str(&text).map_err(|e| {
+    let not_a_report = |e: &dyn std::fmt::Display| {
         UsageError(format!(
             "{} is not a vouch JSON report ({e}); write one with `vouch review --format json --out FILE`",
             path.display()
         ))
-    })?;
+    };
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| not_a_report(&e))?;
+    let report = vouch_report::read_report(value).map_err(|e| not_a_report(&e))?;
     check_report(&report).map_err(|e| {
         UsageError(format!(
             "{} fails the report check, so it is not published: {e}",

@@ -4,7 +4,9 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::Args;
-use vouch_report::{Destination, REPORT_SCHEMA_VERSION, ReviewReport, check_report, plan_outputs};
+use vouch_report::{
+    Destination, REPORT_SCHEMA_VERSION, ReviewReport, check_report, plan_outputs, read_report,
+};
 
 use crate::UsageError;
 use crate::output::{OutputArgs, with_outputs};
@@ -35,7 +37,7 @@ fn load(path: &std::path::Path) -> Result<ReviewReport> {
         ))
         .into());
     }
-    let report: ReviewReport = serde_json::from_value(value)
+    let report = read_report(value)
         .map_err(|e| UsageError(format!("{what} is not a valid review report: {e}")))?;
     check_report(&report).map_err(|e| UsageError(format!("{what} fails the report check: {e}")))?;
     Ok(report)

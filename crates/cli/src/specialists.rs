@@ -66,7 +66,7 @@ pub fn list(args: &ListArgs) -> Result<i32> {
         .chain(std::iter::once((
             &composition.verifier.id,
             &composition.verifier.version,
-            "verifier",
+            vouch_abi::Role::Verifier.as_str(),
             &composition.verifier.source,
             1,
             true,

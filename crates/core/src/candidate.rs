@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::boundary::Area;
 use crate::source::Revision;
 
 /// Severity of a candidate or finding, most severe first (`Ord`: `Critical < Low`).
@@ -62,25 +63,10 @@ impl std::str::FromStr for Severity {
     }
 }
 
-/// A value of a closed set (severity, revision, verdict) that is not one of its members.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown {what} `{value}`")]
-pub struct UnknownValue {
-    /// What the set is (`severity`, `revision`, `verdict`).
-    pub what: &'static str,
-    /// The value as written.
-    pub value: String,
-}
-
-impl UnknownValue {
-    /// `value` is not a `what`.
-    pub fn new(what: &'static str, value: &str) -> Self {
-        UnknownValue {
-            what,
-            value: value.to_string(),
-        }
-    }
-}
+/// A value of a closed set (severity, revision, verdict, area, role) that is not one of
+/// its members: one error type, defined beside [`Area`] and [`crate::Role`] at the
+/// plugin boundary.
+pub use vouch_abi::UnknownValue;
 
 /// A candidate finding with its host-assigned id.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -100,8 +86,9 @@ pub struct Candidate {
     pub end_line: u32,
     /// Proposed severity.
     pub severity: Severity,
-    /// Review area (one of the contract's areas, e.g. `correctness`).
-    pub area: String,
+    /// Review area.
+    #[schemars(with = "crate::boundary::AreaSchema")]
+    pub area: Area,
     /// One-sentence claim.
     pub claim: String,
     /// The proposer's reasoning.

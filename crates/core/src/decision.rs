@@ -317,7 +317,7 @@ mod tests {
             start_line: 20,
             end_line: 25,
             severity: Severity::High,
-            area: "correctness".into(),
+            area: crate::Area::Correctness,
             claim: "c".into(),
             evidence: "e".into(),
         }

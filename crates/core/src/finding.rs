@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::boundary::Area;
 use crate::candidate::Severity;
 use crate::source::{Citation, Revision};
 
@@ -33,8 +34,9 @@ pub struct Finding {
     pub end_line: u32,
     /// Severity (as verified).
     pub severity: Severity,
-    /// Review area.
-    pub area: String,
+    /// Review area (the candidate's).
+    #[schemars(with = "crate::boundary::AreaSchema")]
+    pub area: Area,
     /// The verified claim.
     pub claim: String,
     /// The verifier's decisive evidence.
@@ -118,14 +120,14 @@ pub fn merge_findings(findings: Vec<Finding>) -> Vec<Finding> {
 mod tests {
     use super::*;
 
-    fn f(path: &str, s: u32, e: u32, area: &str, by: &str, sev: Severity) -> Finding {
+    fn f(path: &str, s: u32, e: u32, area: Area, by: &str, sev: Severity) -> Finding {
         Finding {
             path: path.into(),
             revision: Revision::Head,
             start_line: s,
             end_line: e,
             severity: sev,
-            area: area.into(),
+            area,
             claim: format!("{by} claim"),
             evidence: String::new(),
             citations: vec![],
@@ -145,32 +147,32 @@ mod tests {
         let cases: Vec<(Vec<Finding>, usize, Vec<&str>)> = vec![
             (
                 vec![
-                    f("a", 1, 5, "correctness", "x #1", High),
-                    f("a", 5, 9, "correctness", "y #1", Low),
+                    f("a", 1, 5, Area::Correctness, "x #1", High),
+                    f("a", 5, 9, Area::Correctness, "y #1", Low),
                 ],
                 1,
                 vec!["x #1", "y #1"],
             ),
             (
                 vec![
-                    f("a", 1, 5, "correctness", "x #1", High),
-                    f("a", 6, 9, "correctness", "y #1", Low),
+                    f("a", 1, 5, Area::Correctness, "x #1", High),
+                    f("a", 6, 9, Area::Correctness, "y #1", Low),
                 ],
                 2,
                 vec!["x #1"],
             ),
             (
                 vec![
-                    f("a", 1, 5, "correctness", "x #1", High),
-                    f("a", 1, 5, "security", "y #1", Low),
+                    f("a", 1, 5, Area::Correctness, "x #1", High),
+                    f("a", 1, 5, Area::Security, "y #1", Low),
                 ],
                 2,
                 vec!["x #1"],
             ),
             (
                 vec![
-                    f("a", 1, 5, "correctness", "x #1", High),
-                    f("b", 1, 5, "correctness", "y #1", Low),
+                    f("a", 1, 5, Area::Correctness, "x #1", High),
+                    f("b", 1, 5, Area::Correctness, "y #1", Low),
                 ],
                 2,
                 vec!["x #1"],
@@ -178,9 +180,9 @@ mod tests {
             // a bridge: 1-5 and 10-12 merge through 4-11
             (
                 vec![
-                    f("a", 1, 5, "correctness", "x #1", Low),
-                    f("a", 10, 12, "correctness", "y #1", Low),
-                    f("a", 4, 11, "correctness", "z #1", Critical),
+                    f("a", 1, 5, Area::Correctness, "x #1", Low),
+                    f("a", 10, 12, Area::Correctness, "y #1", Low),
+                    f("a", 4, 11, Area::Correctness, "z #1", Critical),
                 ],
                 1,
                 vec!["x #1", "y #1", "z #1"],
@@ -192,8 +194,8 @@ mod tests {
             assert_eq!(out[0].provenance.proposed_by, proposers);
         }
         let out = merge_findings(vec![
-            f("a", 1, 5, "correctness", "x #1", Low),
-            f("a", 3, 9, "correctness", "y #1", High),
+            f("a", 1, 5, Area::Correctness, "x #1", Low),
+            f("a", 3, 9, Area::Correctness, "y #1", High),
         ]);
         assert_eq!(
             (out[0].start_line, out[0].end_line, out[0].severity),

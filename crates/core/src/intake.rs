@@ -110,7 +110,7 @@ mod tests {
             start_line: start,
             end_line: end,
             severity: Severity::High,
-            area: "correctness".into(),
+            area: crate::Area::Correctness,
             claim: "c".into(),
             evidence: "e".into(),
         }

@@ -4,6 +4,7 @@
 //! findings → opinion. No IO, no async: every rule here is a pure function with the
 //! rule's sentence in its docstring and a table-driven test beside it.
 
+pub mod boundary;
 pub mod candidate;
 pub mod completion;
 pub mod convention;
@@ -21,6 +22,7 @@ pub mod shard;
 pub mod snapshot;
 pub mod source;
 
+pub use boundary::{Area, Role};
 pub use candidate::{Candidate, Severity, UnknownValue, candidate_id};
 pub use completion::{files_not_fully_seen, files_without_lane, hunks_seen, zero_source_gap};
 pub use convention::{

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::boundary::Role;
 use crate::candidate::Candidate;
 use crate::coverage::CoverageComparison;
 use crate::decision::Verdict;
@@ -80,8 +81,9 @@ pub struct StageRecord {
     pub specialist: String,
     /// Specialist version.
     pub version: String,
-    /// Role, kebab-case.
-    pub role: String,
+    /// The specialist's role.
+    #[schemars(with = "crate::boundary::RoleSchema")]
+    pub role: Role,
     /// How it ended.
     pub status: StageStatus,
     /// Number of files assigned to it.

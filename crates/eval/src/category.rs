@@ -4,6 +4,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
+use vouch_core::Area;
 
 /// What kind of issue a golden comment (or a finding) is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -62,29 +63,20 @@ impl Category {
         }
     }
 
-    /// The category of a vouch finding's review `area`. Rule: an area names its
-    /// category directly or maps as vouch's review-area table reads (`correctness`,
-    /// `failure-paths`, `validation`, `operations` → bug; `contracts` → api;
-    /// `resources` → perf; `conventions` → style; `concurrency` and `security` as
-    /// named) or through a common synonym (`performance` → perf, `tests` → test_gap,
-    /// `docs` → doc_defect); an unknown area is `speculative`, so it counts only in the
-    /// `all` profile.
-    pub fn of_area(area: &str) -> Category {
-        let area = area.trim().to_ascii_lowercase().replace('-', "_");
-        if let Ok(category) = area.parse() {
-            return category;
-        }
-        match area.as_str() {
-            "correctness" | "failure_paths" | "validation" | "operations" | "logic" => {
+    /// The category of a vouch finding's review `area`. Rule: each area maps as vouch's
+    /// review-area table reads: `correctness`, `failure-paths`, `validation`,
+    /// `operations` → bug; `contracts` → api; `resources` → perf; `conventions` → style;
+    /// `concurrency` and `security` as named.
+    pub fn of_area(area: Area) -> Category {
+        match area {
+            Area::Correctness | Area::FailurePaths | Area::Validation | Area::Operations => {
                 Category::Bug
             }
-            "contracts" | "compatibility" | "interface" => Category::Api,
-            "data_integrity" | "persistence" => Category::Data,
-            "resources" | "performance" => Category::Perf,
-            "tests" | "testing" | "test" => Category::TestGap,
-            "docs" | "documentation" | "doc" => Category::DocDefect,
-            "conventions" | "convention" | "instructions" | "maintainability" => Category::Style,
-            _ => Category::Speculative,
+            Area::Contracts => Category::Api,
+            Area::Concurrency => Category::Concurrency,
+            Area::Security => Category::Security,
+            Area::Resources => Category::Perf,
+            Area::Conventions => Category::Style,
         }
     }
 }
@@ -197,18 +189,19 @@ mod tests {
 
     #[test]
     fn areas_map_to_categories() {
-        for (area, expected) in [
-            ("correctness", Category::Bug),
-            ("failure-paths", Category::Bug),
-            ("contracts", Category::Api),
-            ("resources", Category::Perf),
-            ("security", Category::Security),
-            ("Performance", Category::Perf),
-            ("tests", Category::TestGap),
-            ("conventions", Category::Style),
-            ("doc-defect", Category::DocDefect),
-            ("weird", Category::Speculative),
-        ] {
+        let table = [
+            (Area::Correctness, Category::Bug),
+            (Area::Contracts, Category::Api),
+            (Area::FailurePaths, Category::Bug),
+            (Area::Concurrency, Category::Concurrency),
+            (Area::Security, Category::Security),
+            (Area::Resources, Category::Perf),
+            (Area::Operations, Category::Bug),
+            (Area::Validation, Category::Bug),
+            (Area::Conventions, Category::Style),
+        ];
+        assert_eq!(table.map(|(area, _)| area), Area::ALL);
+        for (area, expected) in table {
             assert_eq!(Category::of_area(area), expected, "{area}");
         }
     }

@@ -41,7 +41,7 @@ pub fn finding_key(f: &Finding) -> String {
         rev(f.revision),
         &f.start_line.to_string(),
         &f.end_line.to_string(),
-        &f.area,
+        f.area.as_str(),
         &f.claim,
     ] {
         h.update(part.as_bytes());
@@ -158,7 +158,7 @@ pub fn inline_body(key: &str, f: &Finding) -> String {
         s,
         "\n**vouch: {} {}** ({})\n\n{}\n\nEvidence: {}\n\n",
         f.severity.as_str(),
-        text(&f.area),
+        text(f.area.as_str()),
         lines(f),
         text(&f.claim),
         text(&f.evidence)
@@ -313,7 +313,7 @@ fn summary_body(
                 s,
                 "- **{} {}** {}: {} (citations: {})",
                 f.severity.as_str(),
-                text(&f.area),
+                text(f.area.as_str()),
                 lines(f),
                 text(&f.claim),
                 citations(f)

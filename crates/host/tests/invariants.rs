@@ -368,14 +368,18 @@ fn check(
     // Every published citation lies inside a verifier pass's ledger.
     for f in &run.findings {
         for c in &f.citations {
-            let inside = run.stages.iter().filter(|s| s.role == "verifier").any(|s| {
-                SourceLedger {
-                    windows: s.ledger.clone(),
-                    spans: s.line_spans.clone(),
-                }
-                .check(c)
-                .is_ok()
-            });
+            let inside = run
+                .stages
+                .iter()
+                .filter(|s| s.role == vouch_core::Role::Verifier)
+                .any(|s| {
+                    SourceLedger {
+                        windows: s.ledger.clone(),
+                        spans: s.line_spans.clone(),
+                    }
+                    .check(c)
+                    .is_ok()
+                });
             prop_assert!(inside, "citation {:?} outside every verifier ledger", c);
         }
     }

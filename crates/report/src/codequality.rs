@@ -39,7 +39,7 @@ fn issue(
 }
 
 fn finding(f: &vouch_core::Finding) -> Value {
-    let fp = fingerprint(&f.area, &f.path, f.revision, &f.claim);
+    let fp = fingerprint(f.area.as_str(), &f.path, f.revision, &f.claim);
     let (description, lines) = match f.revision {
         Revision::Head => (f.claim.clone(), (f.start_line, f.end_line)),
         // GitLab places lines on the new side: a finding about removed lines is put at

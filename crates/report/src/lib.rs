@@ -71,16 +71,7 @@ pub fn failure_schema_text() -> String {
 /// The first class of problem found, with every message of that class.
 pub fn check_report(report: &ReviewReport) -> Result<(), ReportError> {
     let value = serde_json::to_value(report).map_err(|e| ReportError::Schema(e.to_string()))?;
-    let schema = report_schema();
-    let validator =
-        jsonschema::validator_for(&schema).map_err(|e| ReportError::Schema(e.to_string()))?;
-    let errors: Vec<String> = validator
-        .iter_errors(&value)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect();
-    if !errors.is_empty() {
-        return Err(ReportError::Schema(errors.join("; ")));
-    }
+    check_schema(&value)?;
     let o = &report.opinion;
     if !o.publish_findings && !report.findings.is_empty() {
         return Err(ReportError::Rule(format!(
@@ -107,6 +98,35 @@ pub fn check_report(report: &ReviewReport) -> Result<(), ReportError> {
         return Err(ReportError::FinalReport(text.join("; ")));
     }
     Ok(())
+}
+
+/// Checks a JSON value against [`report_schema`]; every error names the value and the
+/// field's JSON pointer (`"style" is not one of [..] at /findings/0/area`).
+fn check_schema(value: &serde_json::Value) -> Result<(), ReportError> {
+    let schema = report_schema();
+    let validator =
+        jsonschema::validator_for(&schema).map_err(|e| ReportError::Schema(e.to_string()))?;
+    let errors: Vec<String> = validator
+        .iter_errors(value)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    if !errors.is_empty() {
+        return Err(ReportError::Schema(errors.join("; ")));
+    }
+    Ok(())
+}
+
+/// Reads a saved JSON review report back. Rule: a document that does not fit the
+/// report's schema (an unknown `area`, `role`, severity, ...) is refused with every
+/// misfit named by its value and field, never read with a default.
+///
+/// # Errors
+/// [`ReportError::Schema`] naming each misfit (`"style" is not one of [..] at
+/// /findings/0/area`), or the deserialisation error of a value the schema admits but the
+/// report type does not.
+pub fn read_report(value: serde_json::Value) -> Result<ReviewReport, ReportError> {
+    check_schema(&value)?;
+    serde_json::from_value(value).map_err(|e| ReportError::Schema(e.to_string()))
 }
 
 fn pretty(value: &serde_json::Value) -> String {

@@ -289,7 +289,7 @@ impl Renderer {
             f.start_line,
             f.end_line,
             rev(f.revision),
-            self.text(&f.area),
+            self.text(f.area.as_str()),
             self.text(&f.claim),
             self.text(&f.evidence)
         );

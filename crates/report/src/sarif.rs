@@ -7,7 +7,7 @@
 
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
-use vouch_core::{Outcome, Revision, Severity, SourceWindow};
+use vouch_core::{Area, Outcome, Revision, Severity, SourceWindow};
 
 use crate::failure::RunFailure;
 use crate::model::ReviewReport;
@@ -50,9 +50,8 @@ fn revision_name(r: Revision) -> &'static str {
     }
 }
 
-/// One review area as a SARIF rule: (id, short description, full description, help).
+/// One review area as a SARIF rule: short description, full description, help.
 struct AreaRule {
-    id: &'static str,
     short: &'static str,
     full: &'static str,
     help: &'static str,
@@ -62,74 +61,62 @@ const HELP_TAIL: &str = "Every vouch finding was proposed by a specialist and th
 proven by an independent verifier from repository source it read; the citations (related \
 locations) are the lines that proof rests on. Read them, fix the code, and re-run the review.";
 
-/// The review areas vouch's specialists report in, as rules.
-const AREA_RULES: [AreaRule; 9] = [
-    AreaRule {
-        id: "correctness",
-        short: "Incorrect behaviour",
-        full: "The change computes a wrong result, takes a wrong branch or breaks a case it used to handle.",
-        help: "A realistic input reaches changed code that produces a wrong outcome.",
-    },
-    AreaRule {
-        id: "contracts",
-        short: "Broken contract",
-        full: "The change breaks what callers, callees or persisted data rely on: signatures, invariants, error values or documented behaviour.",
-        help: "A caller or consumer of the changed code now gets something it does not expect.",
-    },
-    AreaRule {
-        id: "failure-paths",
-        short: "Mishandled failure path",
-        full: "An error, timeout or partial result in the changed code is lost, misreported or leaves state inconsistent.",
-        help: "Follow the error path the citations show: it does not end in a correct state.",
-    },
-    AreaRule {
-        id: "concurrency",
-        short: "Concurrency defect",
-        full: "The change introduces a race, a deadlock, lost updates or ordering the code does not guarantee.",
-        help: "Two executions the code allows interleave so that the outcome is wrong.",
-    },
-    AreaRule {
-        id: "security",
-        short: "Security defect",
-        full: "The change lets untrusted input reach a sensitive operation, leaks secrets or weakens a check.",
-        help: "Untrusted data reaches the cited operation without the check it needs.",
-    },
-    AreaRule {
-        id: "resources",
-        short: "Resource or data defect",
-        full: "The change leaks handles or memory, grows without bound, or changes the meaning, units or encoding of persisted data.",
-        help: "The cited resource or data is not released, bounded or kept compatible.",
-    },
-    AreaRule {
-        id: "operations",
-        short: "Deployment or operations defect",
-        full: "The change breaks configuration defaults, migrations, mixed-version operation or what operators observe.",
-        help: "Deploying or running the change as the repository does would fail as cited.",
-    },
-    AreaRule {
-        id: "validation",
-        short: "Test does not validate the change",
-        full: "A changed test cannot fail, does not assert the changed behaviour, or a check was removed or weakened.",
-        help: "The cited test would pass even if the behaviour it names were broken.",
-    },
-    AreaRule {
-        id: "conventions",
-        short: "Repository convention broken",
-        full: "The change departs from a written repository policy or from a pattern with at least three consistent examples, all cited.",
-        help: "The cited policy or examples show the convention the change does not follow.",
-    },
-];
+/// The SARIF rule text of each review area. Exhaustive: every area has its rule, and a
+/// finding's area is always one of them (a reply naming another area is a contract
+/// violation, repaired or failed before anything reaches a report).
+fn area_rule(area: Area) -> AreaRule {
+    match area {
+        Area::Correctness => AreaRule {
+            short: "Incorrect behaviour",
+            full: "The change computes a wrong result, takes a wrong branch or breaks a case it used to handle.",
+            help: "A realistic input reaches changed code that produces a wrong outcome.",
+        },
+        Area::Contracts => AreaRule {
+            short: "Broken contract",
+            full: "The change breaks what callers, callees or persisted data rely on: signatures, invariants, error values or documented behaviour.",
+            help: "A caller or consumer of the changed code now gets something it does not expect.",
+        },
+        Area::FailurePaths => AreaRule {
+            short: "Mishandled failure path",
+            full: "An error, timeout or partial result in the changed code is lost, misreported or leaves state inconsistent.",
+            help: "Follow the error path the citations show: it does not end in a correct state.",
+        },
+        Area::Concurrency => AreaRule {
+            short: "Concurrency defect",
+            full: "The change introduces a race, a deadlock, lost updates or ordering the code does not guarantee.",
+            help: "Two executions the code allows interleave so that the outcome is wrong.",
+        },
+        Area::Security => AreaRule {
+            short: "Security defect",
+            full: "The change lets untrusted input reach a sensitive operation, leaks secrets or weakens a check.",
+            help: "Untrusted data reaches the cited operation without the check it needs.",
+        },
+        Area::Resources => AreaRule {
+            short: "Resource or data defect",
+            full: "The change leaks handles or memory, grows without bound, or changes the meaning, units or encoding of persisted data.",
+            help: "The cited resource or data is not released, bounded or kept compatible.",
+        },
+        Area::Operations => AreaRule {
+            short: "Deployment or operations defect",
+            full: "The change breaks configuration defaults, migrations, mixed-version operation or what operators observe.",
+            help: "Deploying or running the change as the repository does would fail as cited.",
+        },
+        Area::Validation => AreaRule {
+            short: "Test does not validate the change",
+            full: "A changed test cannot fail, does not assert the changed behaviour, or a check was removed or weakened.",
+            help: "The cited test would pass even if the behaviour it names were broken.",
+        },
+        Area::Conventions => AreaRule {
+            short: "Repository convention broken",
+            full: "The change departs from a written repository policy or from a pattern with at least three consistent examples, all cited.",
+            help: "The cited policy or examples show the convention the change does not follow.",
+        },
+    }
+}
 
-fn rule(id: &str) -> Value {
-    let known = AREA_RULES.iter().find(|r| r.id == id);
-    let (short, full, help) = match known {
-        Some(r) => (r.short.to_string(), r.full.to_string(), r.help.to_string()),
-        None => (
-            format!("Review area {id}"),
-            format!("A verified finding in the review area `{id}`."),
-            "A specialist reported this area; the citations show the evidence.".to_string(),
-        ),
-    };
+fn rule(area: Area) -> Value {
+    let AreaRule { short, full, help } = area_rule(area);
+    let id = area.as_str();
     let help_text = format!("{help} {HELP_TAIL}");
     json!({
         "id": id,
@@ -142,20 +129,13 @@ fn rule(id: &str) -> Value {
     })
 }
 
-/// The rules of a report: every known review area in a fixed order (so `ruleIndex` is
-/// stable across runs), then any other area a finding names, sorted.
-fn rule_ids(report: &ReviewReport) -> Vec<String> {
-    let mut ids: Vec<String> = AREA_RULES.iter().map(|r| r.id.to_string()).collect();
-    let mut extra: Vec<String> = report
-        .findings
+/// A finding's `ruleIndex`: the rules are every review area in [`Area::ALL`] order, so
+/// the index is stable across runs.
+fn rule_index(area: Area) -> usize {
+    Area::ALL
         .iter()
-        .map(|f| f.area.clone())
-        .filter(|a| !ids.contains(a))
-        .collect();
-    extra.sort();
-    extra.dedup();
-    ids.extend(extra);
-    ids
+        .position(|a| *a == area)
+        .expect("Area::ALL lists every area")
 }
 
 /// A finding's fingerprint, stable across re-runs and unrelated edits: the SHA-256 of
@@ -203,7 +183,7 @@ fn related(id: usize, window: &SourceWindow, what: &str, merge_base: &str) -> Va
     })
 }
 
-fn result(report: &ReviewReport, rules: &[String], f: &vouch_core::Finding) -> Value {
+fn result(report: &ReviewReport, f: &vouch_core::Finding) -> Value {
     let mut related_locations = Vec::new();
     let (location, message) = match f.revision {
         Revision::Head => (
@@ -239,13 +219,13 @@ fn result(report: &ReviewReport, rules: &[String], f: &vouch_core::Finding) -> V
         related_locations.push(related(id, c, "citation", &report.merge_base));
     }
     json!({
-        "ruleId": f.area,
-        "ruleIndex": rules.iter().position(|r| r == &f.area).unwrap_or(0),
+        "ruleId": f.area.as_str(),
+        "ruleIndex": rule_index(f.area),
         "level": level(f.severity),
         "message": {"text": message},
         "locations": [{"physicalLocation": location}],
         "relatedLocations": related_locations,
-        "partialFingerprints": {FINGERPRINT_KEY: fingerprint(&f.area, &f.path, f.revision, &f.claim)},
+        "partialFingerprints": {FINGERPRINT_KEY: fingerprint(f.area.as_str(), &f.path, f.revision, &f.claim)},
         "properties": {
             "severity": f.severity.as_str(),
             "revision": revision_name(f.revision),
@@ -274,11 +254,11 @@ fn automation_id(report: &ReviewReport) -> String {
     format!("vouch/{composition}/{}", report.head.sha)
 }
 
-fn driver(version: &str, rules: &[String]) -> Value {
+fn driver(version: &str, rules: &[Area]) -> Value {
     json!({
         "name": "vouch",
         "version": version,
-        "rules": rules.iter().map(|r| rule(r)).collect::<Vec<_>>()
+        "rules": rules.iter().map(|a| rule(*a)).collect::<Vec<_>>()
     })
 }
 
@@ -297,7 +277,6 @@ fn log(run: Value) -> Value {
 /// incomplete or aborted review has no `results` and `executionSuccessful: false`, with
 /// the failures as tool execution notifications.
 pub fn render_sarif(report: &ReviewReport) -> Value {
-    let rules = rule_ids(report);
     let completed = matches!(
         report.opinion.outcome,
         Outcome::Findings | Outcome::NoFindings | Outcome::NothingToReview
@@ -315,7 +294,7 @@ pub fn render_sarif(report: &ReviewReport) -> Value {
         .chain((!completed).then(|| json!({"level": "error", "message": {"text": report.summary}})))
         .collect();
     let mut run = json!({
-        "tool": {"driver": driver(&report.tool.version, &rules)},
+        "tool": {"driver": driver(&report.tool.version, &Area::ALL)},
         "automationDetails": {"id": automation_id(report)},
         "originalUriBaseIds": {SRCROOT: {"description": {"text": "The root of the reviewed repository."}}},
         "invocations": [{
@@ -339,11 +318,7 @@ pub fn render_sarif(report: &ReviewReport) -> Value {
         }]);
     }
     if completed {
-        run["results"] = report
-            .findings
-            .iter()
-            .map(|f| result(report, &rules, f))
-            .collect();
+        run["results"] = report.findings.iter().map(|f| result(report, f)).collect();
     }
     log(run)
 }

@@ -9,16 +9,16 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 use vouch_core::{
-    AuditState, Candidate, CandidateRecord, ChangeCounts, CommitRef, CoverageComparison, Failure,
-    FailureKind, Finding, Limitation, LimitationKind, Opinion, Outcome, Provenance, ReviewFacts,
-    Revision, Severity, SourceWindow, StageRecord, StageStatus, TokenUsage, Verdict,
-    derive_opinion,
+    Area, AuditState, Candidate, CandidateRecord, ChangeCounts, CommitRef, CoverageComparison,
+    Failure, FailureKind, Finding, Limitation, LimitationKind, Opinion, Outcome, Provenance,
+    ReviewFacts, Revision, Role, Severity, SourceWindow, StageRecord, StageStatus, TokenUsage,
+    Verdict, derive_opinion,
 };
 use vouch_final_report::{LocalRangeReview, ReviewOutcome, local_range_review_report};
 use vouch_report::{
     COMMENT_MAX_CHARS, FailureClass, Format, MarkdownOptions, REPORT_SCHEMA_VERSION, ReviewReport,
-    RunFailure, StructuredOutputs, ToolInfo, check_report, comment_marker, render, render_failure,
-    render_markdown_with, render_rdjson, render_sarif,
+    RunFailure, StructuredOutputs, ToolInfo, check_report, comment_marker, read_report, render,
+    render_failure, render_markdown_with, render_rdjson, render_sarif,
 };
 
 /// The official SARIF 2.1.0 JSON Schema as the `serde-sarif` package ships it
@@ -106,15 +106,15 @@ fn window(path: &str, start: u32, end: u32) -> SourceWindow {
     }
 }
 
-fn stage(label: &str, role: &str) -> StageRecord {
+fn stage(label: &str, role: Role) -> StageRecord {
     StageRecord {
         label: label.into(),
         specialist: label.split(' ').next().unwrap().into(),
         version: "1.0.0".into(),
-        role: role.into(),
+        role,
         status: StageStatus::Accepted,
         assigned_files: 2,
-        coverage: (role != "verifier").then(|| CoverageComparison {
+        coverage: (role != Role::Verifier).then(|| CoverageComparison {
             complete: true,
             ..Default::default()
         }),
@@ -149,7 +149,7 @@ fn candidate() -> Candidate {
         start_line: 88,
         end_line: 96,
         severity: Severity::High,
-        area: "correctness".into(),
+        area: Area::Correctness,
         claim: "acquire() can return True after its timeout".into(),
         evidence: "the deadline is checked before sleeping only".into(),
     }
@@ -188,7 +188,7 @@ fn report(with_finding: bool) -> ReviewReport {
         start_line: 88,
         end_line: 96,
         severity: Severity::High,
-        area: "correctness".into(),
+        area: Area::Correctness,
         claim: "acquire() can return True after its timeout".into(),
         evidence: "line 90 checks the deadline before the sleep on line 94".into(),
         citations: vec![window("ratelimit/bucket.py", 88, 96)],
@@ -268,8 +268,8 @@ fn report(with_finding: bool) -> ReviewReport {
         files_reviewed: reviewed,
         files_not_reviewed: not_reviewed,
         stages: vec![
-            stage("generic-investigator #1", "investigator"),
-            stage("verifier", "verifier"),
+            stage("generic-investigator #1", Role::Investigator),
+            stage("verifier", Role::Verifier),
         ],
         candidates: vec![CandidateRecord {
             candidate: candidate(),
@@ -505,6 +505,33 @@ fn json_report_passes_its_own_check_and_schema() {
         check_report(&r).expect("self-check");
         let value: Value = serde_json::from_str(&render(&r, Format::Json)).unwrap();
         assert_valid(&vouch_report::report_schema(), &value, "report JSON");
+    }
+}
+
+/// A saved report reads back as written; one whose `area` or `role` is not one of the
+/// vocabulary's spellings is refused with an error naming the value and the field.
+#[test]
+fn a_saved_report_reads_back_and_an_unknown_area_or_role_is_named() {
+    let r = report(true);
+    let value: Value = serde_json::from_str(&render(&r, Format::Json)).unwrap();
+    assert_eq!(read_report(value.clone()).expect("reads back"), r);
+    let cases = [
+        ("/findings/0/area", "style"),
+        ("/findings/0/area", "Correctness"),
+        ("/candidates/0/candidate/area", "failure_paths"),
+        ("/stages/0/role", "judge"),
+        ("/stages/1/role", "Verifier"),
+    ];
+    for (pointer, bad) in cases {
+        let mut broken = value.clone();
+        *broken
+            .pointer_mut(pointer)
+            .unwrap_or_else(|| panic!("{pointer} exists")) = Value::from(bad);
+        let err = read_report(broken).expect_err(pointer).to_string();
+        assert!(
+            err.contains(&format!("\"{bad}\"")) && err.contains(pointer),
+            "{pointer} = {bad}: {err}"
+        );
     }
 }
 

@@ -44,86 +44,8 @@ pub const RECEIPT_PATH_RULE: &str =
 /// Severities, most severe first.
 pub const SEVERITIES: [&str; 4] = ["critical", "high", "medium", "low"];
 
-/// A review area: the one definition of the areas a candidate may have (the
-/// investigator prompts' review-area table, the contracts' `area` enum).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Area {
-    /// Logic errors, wrong results.
-    Correctness,
-    /// Broken interfaces and promises between parts.
-    Contracts,
-    /// Error handling and partial failure.
-    FailurePaths,
-    /// Races, ordering, shared state.
-    Concurrency,
-    /// Security defects.
-    Security,
-    /// Leaks and unbounded use.
-    Resources,
-    /// Deployment, configuration, observability.
-    Operations,
-    /// Input validation.
-    Validation,
-    /// Repository conventions (written policy or consistent practice).
-    Conventions,
-}
-
-impl Area {
-    /// Every area, in the review-area table's order.
-    pub const ALL: [Area; 9] = [
-        Area::Correctness,
-        Area::Contracts,
-        Area::FailurePaths,
-        Area::Concurrency,
-        Area::Security,
-        Area::Resources,
-        Area::Operations,
-        Area::Validation,
-        Area::Conventions,
-    ];
-
-    /// The contract spelling (`failure-paths`).
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Area::Correctness => "correctness",
-            Area::Contracts => "contracts",
-            Area::FailurePaths => "failure-paths",
-            Area::Concurrency => "concurrency",
-            Area::Security => "security",
-            Area::Resources => "resources",
-            Area::Operations => "operations",
-            Area::Validation => "validation",
-            Area::Conventions => "conventions",
-        }
-    }
-
-    /// The area spelled exactly `text`, if any.
-    pub fn from_str_exact(text: &str) -> Option<Area> {
-        Area::ALL.into_iter().find(|a| a.as_str() == text)
-    }
-}
-
-impl std::str::FromStr for Area {
-    type Err = String;
-
-    /// Parses the contract spelling; an unknown area is an error naming it.
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        Area::from_str_exact(text).ok_or_else(|| format!("unknown area `{text}`"))
-    }
-}
-
-/// The review areas of the investigator prompts' review-area table ([`Area::ALL`]).
-pub const REVIEW_AREAS: [&str; 9] = [
-    Area::Correctness.as_str(),
-    Area::Contracts.as_str(),
-    Area::FailurePaths.as_str(),
-    Area::Concurrency.as_str(),
-    Area::Security.as_str(),
-    Area::Resources.as_str(),
-    Area::Operations.as_str(),
-    Area::Validation.as_str(),
-    Area::Conventions.as_str(),
-];
+/// The review areas: defined once, at the plugin boundary ([`vouch_abi::Area`]).
+pub use vouch_abi::Area;
 
 fn line_number() -> Value {
     json!({"type": "integer", "minimum": 1, "maximum": MAX_LINE})
@@ -151,7 +73,7 @@ pub fn candidate_contract(request: &ContractRequest) -> Value {
         "endLine": line_number(),
         "revision": {"type": "string", "enum": ["head", "base"]},
         "severity": {"type": "string", "enum": SEVERITIES},
-        "area": {"type": "string", "enum": REVIEW_AREAS},
+        "area": {"type": "string", "enum": Area::ALL.map(Area::as_str)},
         "claim": string(MAX_CLAIM_CHARS),
         "evidence": string(MAX_EVIDENCE_CHARS),
     }));
@@ -325,10 +247,11 @@ pub fn parse_candidate_reply(value: &Value) -> Result<ParsedReply, String> {
                 c.severity
             ));
         }
-        if !REVIEW_AREAS.contains(&c.area.as_str()) {
+        if c.area.parse::<Area>().is_err() {
             return Err(format!(
-                "candidates[{i}].area `{}` is not one of {REVIEW_AREAS:?}",
-                c.area
+                "candidates[{i}].area `{}` is not one of {:?}",
+                c.area,
+                Area::ALL.map(Area::as_str)
             ));
         }
         if c.revision != "head" && c.revision != "base" {
@@ -491,16 +414,6 @@ mod tests {
         );
         walk(&verifier_contract(&req), "verifier");
         assert!(token_bound(&candidate_contract(&req)) > MAX_CANDIDATES * MAX_EVIDENCE_CHARS);
-    }
-
-    #[test]
-    fn areas_have_one_spelling_each() {
-        for area in Area::ALL {
-            assert_eq!(area.as_str().parse::<Area>(), Ok(area));
-        }
-        assert_eq!(REVIEW_AREAS.len(), Area::ALL.len());
-        assert!("Conventions".parse::<Area>().is_err());
-        assert_eq!(crate::render::CONVENTIONS_AREA, "conventions");
     }
 
     #[test]

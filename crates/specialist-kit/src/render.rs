@@ -18,7 +18,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
-use crate::contract::{ContractRequest, candidate_contract, parse_candidate_reply};
+use crate::contract::{Area, ContractRequest, candidate_contract, parse_candidate_reply};
 use vouch_abi::{
     CandidateForVerification, ChangeSummary, DismissedForVerification, FileSummary, Intent,
     ParsedReply, PolicyDocument, PromptRequest,
@@ -28,14 +28,13 @@ use vouch_abi::{
 /// large file cannot crowd a small model's context.
 pub const MAX_HUNKS_SHOWN: usize = 12;
 
-/// One row of the review-area table: the `area` value a reply uses (one of
-/// [`REVIEW_AREAS`](crate::contract::REVIEW_AREAS)), its title, what the area scans for
+/// One row of the review-area table: the [`Area`] a reply uses, its title, what the area scans for
 /// (the seed's wording), and vouch's short procedure beside it (how to look, not what to
 /// find).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AreaProcedure {
-    /// The reply value (`correctness`, `contracts`, ...).
-    pub area: &'static str,
+    /// The area (its reply value is [`Area::as_str`]).
+    pub area: Area,
     /// Human title of the area.
     pub title: &'static str,
     /// What the area scans for, as the seed's review-area table words it.
@@ -44,59 +43,58 @@ pub struct AreaProcedure {
     pub procedure: &'static str,
 }
 
-/// The review-area table of the investigator prompts (issue 4), in
-/// [`REVIEW_AREAS`](crate::contract::REVIEW_AREAS) order.
+/// The review-area table of the investigator prompts (issue 4), in [`Area::ALL`] order.
 pub const AREA_PROCEDURES: [AreaProcedure; 9] = [
     AreaProcedure {
-        area: "correctness",
+        area: Area::Correctness,
         title: "correctness and completeness",
         scans_for: "Wrong results, missed cases, incomplete changes.",
         procedure: "trace each changed branch with one concrete input; find places the change should also have touched.",
     },
     AreaProcedure {
-        area: "contracts",
+        area: Area::Contracts,
         title: "contracts and compatibility",
         scans_for: "Broken or incompatible interfaces, signatures, formats, schemas.",
         procedure: "read the callee or wrapper of each changed call (keyword names, defaults, return shape); find users of changed signatures and formats.",
     },
     AreaProcedure {
-        area: "failure-paths",
+        area: Area::FailurePaths,
         title: "failure paths",
         scans_for: "Mishandled errors, partial failures, and missing cleanup or rollback.",
         procedure: "follow each error and early return the change touches: cleanup, rollback, what the caller sees.",
     },
     AreaProcedure {
-        area: "concurrency",
+        area: Area::Concurrency,
         title: "concurrency and repeated use",
         scans_for: "Races, ordering defects, unsafe retries, stale shared state.",
         procedure: "consider two callers at once, a retry and a second run: locks, idempotence, caches.",
     },
     AreaProcedure {
-        area: "security",
+        area: Area::Security,
         title: "security boundaries",
         scans_for: "Authorization and validation bypasses, injection, untrusted input reaching sinks.",
         procedure: "try mixed permitted and forbidden inputs in one request; follow untrusted input into paths, queries, commands and logs.",
     },
     AreaProcedure {
-        area: "resources",
+        area: Area::Resources,
         title: "resources and data",
         scans_for: "Leaks, data loss or corruption, unsafe lifecycle changes, and persistence defects.",
         procedure: "check handles, memory and growth, and that persisted data keeps its meaning and encoding.",
     },
     AreaProcedure {
-        area: "operations",
+        area: Area::Operations,
         title: "deployment and operations",
         scans_for: "Unsafe defaults, migrations, version skew, lost observability.",
         procedure: "check defaults, migration order, old and new versions side by side, and what operators see.",
     },
     AreaProcedure {
-        area: "validation",
+        area: Area::Validation,
         title: "validation quality",
         scans_for: "Tests that cannot fail or miss the change; weakened checks.",
         procedure: "check that changed tests assert the change, can fail and cover boundary inputs.",
     },
     AreaProcedure {
-        area: "conventions",
+        area: Area::Conventions,
         title: "repository conventions",
         scans_for: "Departures from a written policy or a consistent repository practice.",
         procedure: "only against a written policy or at least three consistent examples cited by path:line.",
@@ -113,7 +111,10 @@ pub fn review_area_table() -> String {
         let _ = writeln!(
             out,
             "- {} ({}): {} How: {}",
-            row.area, row.title, row.scans_for, row.procedure
+            row.area.as_str(),
+            row.title,
+            row.scans_for,
+            row.procedure
         );
     }
     out
@@ -397,15 +398,13 @@ pub fn user_prompt(request: &PromptRequest, blocks: Blocks, task: &str) -> Strin
     parts.join("\n")
 }
 
-/// The review area of the convention-type roles: every candidate they propose has it.
-pub const CONVENTIONS_AREA: &str = crate::contract::Area::Conventions.as_str();
-
 /// The standard candidate contract ([`candidate_contract`]) with
 /// `candidates[].area` restricted to the single value `area` (a JSON Schema `enum` of
 /// one), for roles that report in one review area only.
-pub fn single_area_contract(request: &ContractRequest, area: &str) -> Value {
+pub fn single_area_contract(request: &ContractRequest, area: Area) -> Value {
     let mut contract = candidate_contract(request);
-    contract["properties"]["candidates"]["items"]["properties"]["area"]["enum"] = json!([area]);
+    contract["properties"]["candidates"]["items"]["properties"]["area"]["enum"] =
+        json!([area.as_str()]);
     contract
 }
 
@@ -417,7 +416,7 @@ pub fn single_area_contract(request: &ContractRequest, area: &str) -> Value {
 /// candidate in another area (`reason` says why the role reports only there).
 pub fn parse_single_area_reply(
     reply: &Value,
-    area: &str,
+    area: Area,
     reason: &str,
 ) -> Result<ParsedReply, String> {
     let parsed = parse_candidate_reply(reply)?;
@@ -428,11 +427,12 @@ pub fn parse_single_area_reply(
         .candidates
         .iter()
         .enumerate()
-        .find(|(_, c)| c.area != area)
+        .find(|(_, c)| c.area.parse() != Ok(area))
     {
         return Err(format!(
-            "candidates[{i}].area `{}` is not `{area}`; {reason}",
-            c.area
+            "candidates[{i}].area `{}` is not `{}`; {reason}",
+            c.area,
+            area.as_str()
         ));
     }
     Ok(parsed)
@@ -446,7 +446,6 @@ fn neutralise(text: &str, tag: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contract::REVIEW_AREAS;
     use crate::sample;
 
     #[test]
@@ -456,10 +455,10 @@ mod tests {
 
     #[test]
     fn area_table_uses_the_contract_areas_in_order() {
-        let areas: Vec<&str> = AREA_PROCEDURES.iter().map(|r| r.area).collect();
-        assert_eq!(areas, REVIEW_AREAS);
+        assert_eq!(AREA_PROCEDURES.map(|r| r.area), Area::ALL);
         let table = review_area_table();
-        for area in REVIEW_AREAS {
+        for area in Area::ALL {
+            let area = area.as_str();
             assert!(table.contains(&format!("\n- {area} (")), "{area} missing");
         }
     }
@@ -549,16 +548,20 @@ mod tests {
 
     #[test]
     fn single_area_contract_and_parser_allow_only_that_area() {
-        let contract = single_area_contract(&sample::contract_request(), "security");
+        let contract = single_area_contract(&sample::contract_request(), Area::Security);
         assert_eq!(
             contract["properties"]["candidates"]["items"]["properties"]["area"]["enum"],
             json!(["security"])
         );
-        let ok = parse_single_area_reply(&sample::one_candidate_reply("Security"), "security", "r");
+        let ok = parse_single_area_reply(
+            &sample::one_candidate_reply("Security"),
+            Area::Security,
+            "r",
+        );
         assert!(ok.is_ok(), "{ok:?}");
         let err = parse_single_area_reply(
             &sample::one_candidate_reply("conventions"),
-            "security",
+            Area::Security,
             "why",
         )
         .unwrap_err();
@@ -566,7 +569,7 @@ mod tests {
             err,
             "candidates[0].area `conventions` is not `security`; why"
         );
-        let err = parse_single_area_reply(&json!({}), "security", "why").unwrap_err();
+        let err = parse_single_area_reply(&json!({}), Area::Security, "why").unwrap_err();
         assert!(err.contains("missing required field"), "{err}");
     }
 

@@ -10,7 +10,7 @@
 
 use serde_json::{Value, json};
 
-use vouch_abi::ContractRequest;
+use vouch_abi::{Area, ContractRequest};
 use vouch_abi::{
     CandidateForVerification, ChangeSummary, DismissedConcern, DismissedForVerification,
     FileSummary, HunkSummary, Intent, PAYLOAD_VERSION, PolicyDocument, PromptRequest,
@@ -127,7 +127,7 @@ pub fn candidates() -> Vec<CandidateForVerification> {
                 end_line: 41,
                 revision: "head".into(),
                 severity: "high".into(),
-                area: "correctness".into(),
+                area: Area::Correctness.as_str().into(),
                 claim: "Refresh still accepts a token whose expiry equals the current time \
                         because `validate` compares with `<=`."
                     .into(),
@@ -144,7 +144,7 @@ pub fn candidates() -> Vec<CandidateForVerification> {
                 end_line: 70,
                 revision: "head".into(),
                 severity: "low".into(),
-                area: "conventions".into(),
+                area: Area::Conventions.as_str().into(),
                 claim: "`validate` calls `unwrap()` on the parsed expiry in library code, \
                         which CONTRIBUTING.md forbids."
                     .into(),

@@ -14,7 +14,7 @@ use serde_json::json;
 
 use crate::sample;
 use vouch_abi::Specialist;
-use vouch_abi::{PAYLOAD_VERSION, ParsedReply, PromptRequest, RenderedPrompt, Role};
+use vouch_abi::{Area, PAYLOAD_VERSION, ParsedReply, PromptRequest, RenderedPrompt, Role};
 
 /// Most whitespace-separated words a built-in's system prompt may have, with tools on or
 /// off, so that it leaves room in a small model's context for the host's policy sections.
@@ -92,7 +92,8 @@ pub fn assert_parses_a_contract_reply<S: Specialist>(specialist: &S, kind: Reply
 /// ([`sample::one_candidate_reply`]) in `area` written in upper case parses (areas are
 /// lower-cased), one in `other` is an error naming `` candidates[0].area `{other}` ``, and
 /// the contract's `candidates[].area` enum is exactly `[area]`.
-pub fn assert_reports_only_in_area<S: Specialist>(specialist: &S, area: &str, other: &str) {
+pub fn assert_reports_only_in_area<S: Specialist>(specialist: &S, area: Area, other: Area) {
+    let (area, other) = (area.as_str(), other.as_str());
     let accepted = specialist.parse(&sample::one_candidate_reply(&area.to_uppercase()));
     assert!(accepted.is_ok(), "{accepted:?}");
     let err = specialist
@@ -275,19 +276,19 @@ mod tests {
         }
 
         fn contract(&self, request: &ContractRequest) -> Value {
-            crate::render::single_area_contract(request, "security")
+            crate::render::single_area_contract(request, Area::Security)
         }
 
         fn parse(&self, reply: &Value) -> Result<ParsedReply, String> {
-            crate::render::parse_single_area_reply(reply, "security", "security only")
+            crate::render::parse_single_area_reply(reply, Area::Security, "security only")
         }
     }
 
     #[test]
     fn the_single_area_check_fails_for_a_specialist_with_every_area() {
-        assert_reports_only_in_area(&SecurityOnly, "security", "correctness");
+        assert_reports_only_in_area(&SecurityOnly, Area::Security, Area::Correctness);
         let all_areas = std::panic::catch_unwind(|| {
-            assert_reports_only_in_area(&Words(1), "security", "correctness")
+            assert_reports_only_in_area(&Words(1), Area::Security, Area::Correctness)
         });
         assert!(all_areas.is_err());
     }

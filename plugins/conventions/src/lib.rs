@@ -10,7 +10,7 @@ use serde_json::Value;
 use vouch_abi::{
     Descriptor, PAYLOAD_VERSION, ParsedReply, PromptRequest, RenderedPrompt, Role, Specialist,
 };
-use vouch_specialist_kit::contract::ContractRequest;
+use vouch_specialist_kit::contract::{Area, ContractRequest};
 use vouch_specialist_kit::render::{self, Blocks};
 
 /// Plugin id (also the base of the export symbol).
@@ -18,7 +18,7 @@ pub const ID: &str = "conventions";
 /// Plugin version, pinned by manifests.
 pub const VERSION: &str = "1.0.0";
 /// The only review area this specialist reports in.
-pub const AREA: &str = render::CONVENTIONS_AREA;
+pub const AREA: Area = Area::Conventions;
 
 const ROLE: &str = "\
 You are the conventions specialist of vouch, a code review tool whose candidates are \
@@ -95,6 +95,6 @@ mod tests {
 
     #[test]
     fn only_the_conventions_area_is_accepted() {
-        testing::assert_reports_only_in_area(&Conventions, "conventions", "correctness");
+        testing::assert_reports_only_in_area(&Conventions, Area::Conventions, Area::Correctness);
     }
 }

@@ -11,7 +11,7 @@ use serde_json::Value;
 use vouch_abi::{
     Descriptor, PAYLOAD_VERSION, ParsedReply, PromptRequest, RenderedPrompt, Role, Specialist,
 };
-use vouch_specialist_kit::contract::ContractRequest;
+use vouch_specialist_kit::contract::{Area, ContractRequest};
 use vouch_specialist_kit::render::{self, Blocks};
 
 /// Plugin id (also the base of the export symbol).
@@ -19,7 +19,7 @@ pub const ID: &str = "instructions-review";
 /// Plugin version, pinned by manifests.
 pub const VERSION: &str = "1.0.0";
 /// The only review area this reviewer reports in.
-pub const AREA: &str = render::CONVENTIONS_AREA;
+pub const AREA: Area = Area::Conventions;
 
 const ROLE: &str = "\
 You are instructions-review, a panel reviewer of vouch, a code review tool whose \
@@ -94,6 +94,10 @@ mod tests {
 
     #[test]
     fn only_the_conventions_area_is_accepted() {
-        testing::assert_reports_only_in_area(&InstructionsReview, "conventions", "security");
+        testing::assert_reports_only_in_area(
+            &InstructionsReview,
+            Area::Conventions,
+            Area::Security,
+        );
     }
 }

@@ -2,11 +2,11 @@
 //! accounting, citations and the convention boundary.
 
 use serde_json::{Value, json};
-use vouch_testkit::openai::{Match, Reply, Rule, ScriptedServer};
+use vouch_testkit::openai::{Match, Reply, Rule, Script, ScriptedServer};
 use vouch_workspace_tests::{candidate, citation, decision, finding};
 
 use super::{
-    CONVENTIONS, FILES, FOCUSED, GENERIC, OUTCOME, VERIFIER, base_citation, candidate_in,
+    AUDIT, CONVENTIONS, FILES, FOCUSED, GENERIC, OUTCOME, VERIFIER, base_citation, candidate_in,
     decisions, fixture, lanes, receipt, review, stage, user,
 };
 
@@ -369,6 +369,64 @@ async fn a_decision_outside_the_contract_goes_to_repair_then_fails() {
         "{message}"
     );
     assert_eq!(server.served_by("repair").len(), 1, "one repair");
+}
+
+/// Issue #9 item 2: a candidate whose area is not one of the review areas is a contract
+/// violation in every candidate stage (a lane and the clean-result audit): it goes to the
+/// one repair, and when the repair keeps it the stage fails (`invalid-output`, naming the
+/// field and value). It never reaches verification or the report. (The verifier's reply
+/// carries no area: a finding's area is its candidate's, already typed.)
+#[tokio::test(flavor = "multi_thread")]
+async fn a_candidate_in_an_unknown_area_goes_to_repair_then_fails_in_every_candidate_stage() {
+    let (repo, base, head) = fixture();
+    let styled = || {
+        receipt(
+            json!([candidate_in("style", "src/lib.rs", 3, 4, "x")]),
+            &FILES,
+        )
+    };
+    let empty = || receipt(json!([]), &FILES);
+    for (stage_label, instance) in [
+        ("generic-investigator #1", GENERIC),
+        ("clean-result-audit #1", AUDIT),
+    ] {
+        let lane = |label: &str, name: &str| {
+            let reply = if label == instance { styled() } else { empty() };
+            stage(label, name, [reply])
+        };
+        let script = Script::new()
+            .rule(
+                Rule::when(Match::system_contains("You repair"))
+                    .named("repair")
+                    .reply(styled()),
+            )
+            .rule(lane(GENERIC, "generic"))
+            .rule(lane(OUTCOME, "outcome"))
+            .rule(lane(CONVENTIONS, "conventions"))
+            .rule(lane(AUDIT, "audit"))
+            .rule(stage(VERIFIER, "verifier", [decisions(json!([]))]));
+        let server = ScriptedServer::start(script).await;
+        let out = review(&repo, &base, &head, &server, &[], &[]).await;
+        assert_eq!(out.code, 2, "{stage_label}: {}", out.stdout);
+        let report = out.json();
+        assert_eq!(report["opinion"]["outcome"], "incomplete", "{stage_label}");
+        assert_eq!(report["findings"], json!([]), "{stage_label}");
+        assert_eq!(report["candidates"], json!([]), "{stage_label}");
+        let failure = &report["failures"][0];
+        assert_eq!(failure["stage"], stage_label, "{report}");
+        assert_eq!(failure["kind"], "invalid-output", "{stage_label}");
+        let message = failure["message"].as_str().unwrap();
+        assert!(
+            message.contains("candidates[0].area `style`"),
+            "{stage_label}: {message}"
+        );
+        assert_eq!(
+            server.served_by("repair").len(),
+            1,
+            "{stage_label}: one repair"
+        );
+        assert!(server.served_by("verifier").is_empty(), "{stage_label}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]

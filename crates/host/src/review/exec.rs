@@ -71,7 +71,7 @@ pub fn stage_record(label: &str, handle: &SpecialistHandle, assigned: usize) -> 
         label: label.to_string(),
         specialist: d.id.clone(),
         version: d.version.clone(),
-        role: d.role.as_str().to_string(),
+        role: d.role,
         status: StageStatus::Accepted,
         assigned_files: assigned,
         coverage: None,

@@ -28,9 +28,9 @@ pub enum PlanError {
         /// Plugin id.
         id: String,
         /// Role in the manifest.
-        declared: String,
+        declared: Role,
         /// Role the plugin describes.
-        actual: String,
+        actual: Role,
     },
     /// A candidate lane whose role is the verifier's, or a verifier entry of another role.
     #[error(
@@ -40,7 +40,7 @@ pub enum PlanError {
         /// The instance label.
         label: String,
         /// Its role.
-        role: String,
+        role: Role,
     },
 }
 
@@ -75,8 +75,8 @@ fn spec(registry: &mut Registry, plan: &InstancePlan) -> Result<InstanceSpec, Pl
         return Err(PlanError::RoleMismatch {
             label: plan.label.clone(),
             id: plan.id.clone(),
-            declared: plan.role.as_str().to_string(),
-            actual: actual.as_str().to_string(),
+            declared: plan.role,
+            actual,
         });
     }
     Ok(InstanceSpec {
@@ -115,7 +115,7 @@ pub fn build_plan(
             Role::Verifier | Role::CleanResultAudit => {
                 return Err(PlanError::MisplacedRole {
                     label: instance.label.clone(),
-                    role: instance.role.as_str().to_string(),
+                    role: instance.role,
                 });
             }
             _ => lanes.push(s),

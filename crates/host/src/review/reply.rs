@@ -9,7 +9,7 @@ use vouch_abi::{
     CandidateReply, DecisionPayload, DismissedConcern, ParsedReply, ProposedCandidate,
 };
 use vouch_core::{
-    CandidateLocation, Citation, CoverageReceipt, Decision, FindingDraft, Revision, Severity,
+    Area, CandidateLocation, Citation, CoverageReceipt, Decision, FindingDraft, Revision, Severity,
     SourceWindow, TokenUsage, TruncationStep, Verdict, check_candidate_repair,
     check_decision_repair, truncation_step,
 };
@@ -70,7 +70,7 @@ pub struct ProposedDraft {
     /// Severity.
     pub severity: Severity,
     /// Review area.
-    pub area: String,
+    pub area: Area,
     /// One-sentence claim.
     pub claim: String,
     /// The proposer's reasoning.
@@ -200,9 +200,7 @@ fn draft(i: usize, p: &ProposedCandidate) -> Result<ProposedDraft, String> {
         start_line: line(p.start_line, "startLine").map_err(at)?,
         end_line: line(p.end_line, "endLine").map_err(at)?,
         severity: p.severity.parse().map_err(|e| at(format!("{e}")))?,
-        area: vouch_specialist_kit::contract::Area::from_str_exact(&p.area)
-            .map(|a| a.as_str().to_string())
-            .ok_or_else(|| at(format!("unknown area `{}`", p.area)))?,
+        area: p.area.parse().map_err(|e| at(format!("{e}")))?,
         claim: p.claim.clone(),
         evidence: p.evidence.clone(),
     })
@@ -482,5 +480,133 @@ pub async fn exchange(env: &ReviewEnv, ex: Exchange<'_>) -> Result<Answer, Excha
                 ex.label
             )))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vouch_abi::{Coverage, VerifiedFinding, VerifierReply};
+
+    fn proposed(revision: &str, severity: &str, area: &str) -> ProposedCandidate {
+        ProposedCandidate {
+            path: "src/lib.rs".into(),
+            start_line: 3,
+            end_line: 4,
+            revision: revision.into(),
+            severity: severity.into(),
+            area: area.into(),
+            claim: "c".into(),
+            evidence: "e".into(),
+        }
+    }
+
+    fn reply_with(candidate: ProposedCandidate) -> ParsedReply {
+        ParsedReply::Candidates(CandidateReply {
+            candidates: vec![candidate],
+            coverage: Coverage::default(),
+            full_coverage_quote: None,
+            summary: String::new(),
+            dismissed_concerns: vec![],
+        })
+    }
+
+    /// A plugin's parsed candidate (lanes and the audit alike) becomes typed or is a
+    /// contract violation naming the candidate, the set and the value; whatever a plugin
+    /// lets through, an area outside [`Area::ALL`] never gets a default.
+    #[test]
+    fn candidates_outside_the_vocabulary_are_contract_violations() {
+        let cases = [
+            (proposed("head", "high", "security"), Ok(Area::Security)),
+            (
+                proposed("base", "low", "failure-paths"),
+                Ok(Area::FailurePaths),
+            ),
+            (
+                proposed("head", "high", "style"),
+                Err("candidates[0]: unknown area `style`"),
+            ),
+            (
+                proposed("head", "high", "Security"),
+                Err("candidates[0]: unknown area `Security`"),
+            ),
+            (
+                proposed("head", "high", ""),
+                Err("candidates[0]: unknown area ``"),
+            ),
+            (
+                proposed("head", "urgent", "security"),
+                Err("candidates[0]: unknown severity `urgent`"),
+            ),
+            (
+                proposed("tip", "high", "security"),
+                Err("candidates[0]: unknown revision `tip`"),
+            ),
+        ];
+        for (candidate, expected) in cases {
+            let got =
+                typed_reply(reply_with(candidate.clone()), ReplyKind::Candidates).map(
+                    |r| match r {
+                        TypedReply::Candidates(a) => a.candidates[0].area,
+                        TypedReply::Decisions(_) => panic!("candidates expected"),
+                    },
+                );
+            assert_eq!(got, expected.map_err(String::from), "{candidate:?}");
+        }
+    }
+
+    /// The verifier's reply carries no area; a decision outside its vocabulary is a
+    /// contract violation too, and a reply of the other kind is refused in both stages.
+    #[test]
+    fn decisions_outside_the_vocabulary_and_wrong_kinds_are_contract_violations() {
+        let decided = |verdict: &str, severity: &str| {
+            ParsedReply::Decisions(VerifierReply {
+                decisions: vec![DecisionPayload {
+                    candidate_id: "a/0".into(),
+                    decision: verdict.into(),
+                    evidence: String::new(),
+                    citations: vec![],
+                    finding: Some(VerifiedFinding {
+                        path: "src/lib.rs".into(),
+                        start_line: 3,
+                        end_line: 4,
+                        severity: severity.into(),
+                        claim: "c".into(),
+                    }),
+                }],
+            })
+        };
+        assert!(typed_reply(decided("verified", "high"), ReplyKind::Decisions).is_ok());
+        for (reply, message) in [
+            (
+                decided("proven", "high"),
+                "decisions[0]: unknown verdict `proven`",
+            ),
+            (
+                decided("verified", "urgent"),
+                "decisions[0]: unknown severity `urgent`",
+            ),
+        ] {
+            assert_eq!(
+                typed_reply(reply, ReplyKind::Decisions).err().as_deref(),
+                Some(message)
+            );
+        }
+        let wrong = "the reply is of the wrong kind for this stage's contract";
+        assert_eq!(
+            typed_reply(decided("verified", "high"), ReplyKind::Candidates)
+                .err()
+                .as_deref(),
+            Some(wrong)
+        );
+        assert_eq!(
+            typed_reply(
+                reply_with(proposed("head", "high", "security")),
+                ReplyKind::Decisions
+            )
+            .err()
+            .as_deref(),
+            Some(wrong)
+        );
     }
 }

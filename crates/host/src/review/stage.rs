@@ -152,7 +152,7 @@ fn to_candidate(label: &str, index: usize, p: &ProposedDraft) -> Candidate {
         start_line: p.start_line,
         end_line: p.end_line,
         severity: p.severity,
-        area: p.area.clone(),
+        area: p.area,
         claim: p.claim.clone(),
         evidence: p.evidence.clone(),
     }

@@ -9,12 +9,13 @@ use vouch_abi::{
     CandidateForVerification, DismissedForVerification, PAYLOAD_VERSION, PromptRequest,
     ProposedCandidate,
 };
+use vouch_core::Area;
 use vouch_core::{
     Candidate, CandidateRecord, CandidateState, ConventionGap, Decision, DecisionProblem, Failure,
     FailureKind, Finding, Limitation, LimitationKind, Provenance, SourceWindow, StageRecord,
     StageStatus, Verdict, account_decisions, batches, convention_support, estimate_tokens,
 };
-use vouch_specialist_kit::contract::{Area, ContractRequest};
+use vouch_specialist_kit::contract::ContractRequest;
 
 use super::context::policy_paths;
 use super::env::ReviewEnv;
@@ -55,7 +56,7 @@ fn payload(c: &Candidate) -> CandidateForVerification {
             end_line: c.end_line,
             revision: c.revision.as_str().into(),
             severity: c.severity.as_str().into(),
-            area: c.area.clone(),
+            area: c.area.as_str().into(),
             claim: c.claim.clone(),
             evidence: c.evidence.clone(),
         },
@@ -261,7 +262,7 @@ fn finding(c: &Candidate, decision: &Decision, verifier: &str, passes: u8) -> Fi
         start_line: f.start_line,
         end_line: f.end_line,
         severity: f.severity,
-        area: c.area.clone(),
+        area: c.area,
         claim: f.claim.clone(),
         evidence: decision.evidence.clone(),
         citations: decision.citations.clone(),
@@ -292,7 +293,7 @@ fn convention_policy_paths(env: &ReviewEnv) -> Vec<String> {
 /// policy at base or three distinct examples outside the change, and the finding lies in
 /// a changed hunk. Returns why not, if not.
 fn convention_gap(env: &ReviewEnv, c: &Candidate, decision: &Decision) -> Option<ConventionGap> {
-    if c.area != Area::Conventions.as_str() {
+    if c.area != Area::Conventions {
         return None;
     }
     let f = decision.finding.as_ref()?;
