@@ -38,7 +38,7 @@ pub fn finding_key(f: &Finding) -> String {
     let mut h = Sha256::new();
     for part in [
         f.path.as_str(),
-        rev(f.revision),
+        f.revision.as_str(),
         &f.start_line.to_string(),
         &f.end_line.to_string(),
         f.area.as_str(),
@@ -52,13 +52,6 @@ pub fn finding_key(f: &Finding) -> String {
         .take(8)
         .map(|b| format!("{b:02x}"))
         .collect()
-}
-
-fn rev(r: Revision) -> &'static str {
-    match r {
-        Revision::Head => "head",
-        Revision::Base => "base",
-    }
 }
 
 /// One inline comment the report asks for.
@@ -216,7 +209,7 @@ fn citations(f: &Finding) -> String {
                 code(&c.path),
                 c.start_line,
                 c.end_line,
-                rev(c.revision)
+                c.revision.as_str()
             )
         })
         .collect();

@@ -8,7 +8,7 @@
 
 use std::fmt::Write;
 
-use vouch_core::{Outcome, Revision, StageStatus};
+use vouch_core::{Outcome, StageStatus};
 
 use crate::model::ReviewReport;
 
@@ -28,10 +28,6 @@ fn outcome_heading(report: &ReviewReport) -> String {
         Outcome::NoFindings => "No verified findings",
     };
     format!("{outcome}{coverage}")
-}
-
-fn rev(r: Revision) -> &'static str {
-    r.as_str()
 }
 
 /// Untrusted text (paths, model output, labels, messages) as inline Markdown that renders
@@ -288,7 +284,7 @@ impl Renderer {
             self.code(&f.path),
             f.start_line,
             f.end_line,
-            rev(f.revision),
+            f.revision.as_str(),
             self.text(f.area.as_str()),
             self.text(&f.claim),
             self.text(&f.evidence)
@@ -302,7 +298,7 @@ impl Renderer {
                     self.code(&c.path),
                     c.start_line,
                     c.end_line,
-                    rev(c.revision)
+                    c.revision.as_str()
                 )
             })
             .collect();

@@ -43,13 +43,6 @@ fn level(severity: Severity) -> &'static str {
     }
 }
 
-fn revision_name(r: Revision) -> &'static str {
-    match r {
-        Revision::Head => "head",
-        Revision::Base => "base",
-    }
-}
-
 /// One review area as a SARIF rule: short description, full description, help.
 struct AreaRule {
     short: &'static str,
@@ -148,7 +141,7 @@ pub fn fingerprint(area: &str, path: &str, revision: Revision, claim: &str) -> S
         .map(str::to_lowercase)
         .collect();
     let mut hasher = Sha256::new();
-    for part in [area, path, revision_name(revision), &words.join(" ")] {
+    for part in [area, path, revision.as_str(), &words.join(" ")] {
         hasher.update(part.as_bytes());
         hasher.update([0]);
     }
@@ -179,7 +172,7 @@ fn related(id: usize, window: &SourceWindow, what: &str, merge_base: &str) -> Va
         "id": id,
         "message": {"text": format!("{what}: lines {}-{} {side}", window.start_line, window.end_line)},
         "physicalLocation": physical(&window.path, Some((window.start_line, window.end_line))),
-        "properties": {"revision": revision_name(window.revision)}
+        "properties": {"revision": window.revision.as_str()}
     })
 }
 
@@ -228,7 +221,7 @@ fn result(report: &ReviewReport, f: &vouch_core::Finding) -> Value {
         "partialFingerprints": {FINGERPRINT_KEY: fingerprint(f.area.as_str(), &f.path, f.revision, &f.claim)},
         "properties": {
             "severity": f.severity.as_str(),
-            "revision": revision_name(f.revision),
+            "revision": f.revision.as_str(),
             "evidence": f.evidence,
             "proposedBy": f.provenance.proposed_by,
             "verifiedBy": f.provenance.verified_by,
