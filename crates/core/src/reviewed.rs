@@ -1,5 +1,7 @@
 //! Which changed files a review may call reviewed, and why every other one is not.
 
+use std::collections::{HashMap, HashSet};
+
 use serde::{Deserialize, Serialize};
 
 use crate::completion::files_not_fully_seen;
@@ -21,6 +23,8 @@ pub enum NotReviewedReason {
     /// No stage's coverage receipt for it was accepted: the stage failed, was cancelled,
     /// or never ran.
     StageFailed,
+    /// Its lane reached `max_shards` before it: no stage was given it.
+    OverBudget,
 }
 
 impl NotReviewedReason {
@@ -32,6 +36,7 @@ impl NotReviewedReason {
             NotReviewedReason::Unassigned => "unassigned",
             NotReviewedReason::NotFullySeen => "not-fully-seen",
             NotReviewedReason::StageFailed => "stage-failed",
+            NotReviewedReason::OverBudget => "over-budget",
         }
     }
 }
@@ -74,6 +79,8 @@ pub struct FilesReviewed {
 const NOT_FULLY_SEEN: &str =
     "its coverage receipt was accepted, but no stage was shown or read every changed line of it";
 const STAGE_FAILED: &str = "no stage's coverage receipt for it was accepted (the stage failed, was cancelled, or did not run)";
+const OVER_BUDGET: &str =
+    "its lane reached max_shards before this file, so no stage was given it (raise max_shards)";
 
 /// Rule (issue 9, "Files reviewed means seen"; issue 10, "lane coverage is the union"):
 /// a changed file counts as reviewed only when, in some lane, every stage (shard)
@@ -83,23 +90,39 @@ const STAGE_FAILED: &str = "no stage's coverage receipt for it was accepted (the
 /// An unsharded lane is one stage, so this is the stage's own receipt and ledger. Every
 /// other changed file is listed by name with its reason: the reason it was set aside
 /// before review (`set_aside`: excluded, binary, unassigned), else `not-fully-seen` when
-/// such a lane's receipts accepted it, else `stage-failed`. Files are the snapshot's
-/// current paths; both lists are sorted by path.
+/// such a lane's receipts accepted it, else `over-budget` when a lane left it out at
+/// `max_shards` (`left_out`), else `stage-failed`. Files are the snapshot's current
+/// paths; both lists are sorted by path. Stages are looked up by path, so the cost is
+/// the change plus the assignments, not their product.
 pub fn files_reviewed(
     files: &[ChangedFile],
     set_aside: &[NotReviewedFile],
+    left_out: &[String],
     stages: &[StageCoverage<'_>],
 ) -> FilesReviewed {
+    let aside: HashMap<&str, &NotReviewedFile> =
+        set_aside.iter().map(|a| (a.path.as_str(), a)).collect();
+    let left_out: HashSet<&str> = left_out.iter().map(String::as_str).collect();
+    let mut by_path: HashMap<&str, Vec<&StageCoverage>> = HashMap::new();
+    for stage in stages {
+        for path in stage.assigned {
+            by_path.entry(path.as_str()).or_default().push(stage);
+        }
+    }
     let mut out = FilesReviewed::default();
     for file in files {
-        if let Some(aside) = set_aside.iter().find(|a| a.path == file.path) {
-            out.not_reviewed.push(aside.clone());
+        if let Some(aside) = aside.get(file.path.as_str()) {
+            out.not_reviewed.push((*aside).clone());
             continue;
         }
-        let holders: Vec<&StageCoverage> = stages
-            .iter()
-            .filter(|s| s.assigned.contains(&file.path))
-            .collect();
+        let holders: Vec<&StageCoverage> = by_path
+            .get(file.path.as_str())
+            .map(|v| {
+                let mut v = v.clone();
+                v.dedup_by(|a, b| std::ptr::eq(*a, *b));
+                v
+            })
+            .unwrap_or_default();
         let mut lanes: Vec<&str> = holders.iter().map(|s| s.lane).collect();
         lanes.sort_unstable();
         lanes.dedup();
@@ -129,6 +152,9 @@ pub fn files_reviewed(
                 continue;
             }
             (false, true) => (NotReviewedReason::NotFullySeen, NOT_FULLY_SEEN),
+            (false, false) if left_out.contains(file.path.as_str()) => {
+                (NotReviewedReason::OverBudget, OVER_BUDGET)
+            }
             (false, false) => (NotReviewedReason::StageFailed, STAGE_FAILED),
         };
         out.not_reviewed.push(NotReviewedFile {
@@ -330,7 +356,7 @@ mod tests {
             ),
         ];
         for (name, stages, set_aside, reviewed, not_reviewed) in cases {
-            let got = files_reviewed(&files, &set_aside, &stages);
+            let got = files_reviewed(&files, &set_aside, &[], &stages);
             assert_eq!(got.reviewed, strings(&reviewed), "{name}");
             let reasons: Vec<(&str, NotReviewedReason)> = got
                 .not_reviewed
@@ -347,6 +373,38 @@ mod tests {
         }
     }
 
+    /// A file its lane left out at `max_shards` is `over-budget`, unless another lane
+    /// reviewed it or accepted it; a file no stage was given for another reason stays
+    /// `stage-failed`.
+    #[test]
+    fn a_file_left_out_at_max_shards_is_over_budget() {
+        use NotReviewedReason::*;
+        let files = vec![file("a.rs", &[(1, 1)]), file("b.rs", &[(1, 1)])];
+        let a = strings(&["a.rs"]);
+        let seen = ledger(&[("a.rs", 1, 1), ("b.rs", 1, 1)]);
+        let stages = [StageCoverage {
+            lane: "l1",
+            assigned: &a,
+            receipt_accepted: true,
+            ledger: &seen,
+        }];
+        let cases: [(&[&str], Vec<(&str, NotReviewedReason)>); 3] = [
+            (&["b.rs"], vec![("b.rs", OverBudget)]),
+            (&[], vec![("b.rs", StageFailed)]),
+            (&["a.rs", "b.rs"], vec![("b.rs", OverBudget)]),
+        ];
+        for (left_out, expected) in cases {
+            let got = files_reviewed(&files, &[], &strings(left_out), &stages);
+            assert_eq!(got.reviewed, strings(&["a.rs"]), "{left_out:?}");
+            let reasons: Vec<(&str, NotReviewedReason)> = got
+                .not_reviewed
+                .iter()
+                .map(|n| (n.path.as_str(), n.reason))
+                .collect();
+            assert_eq!(reasons, expected, "{left_out:?}");
+        }
+    }
+
     #[test]
     fn receipt_paths_are_exact() {
         let files = vec![file("src/a.rs", &[(1, 1)])];
@@ -358,7 +416,7 @@ mod tests {
             receipt_accepted: true,
             ledger: &seen,
         }];
-        let got = files_reviewed(&files, &[], &stages);
+        let got = files_reviewed(&files, &[], &[], &stages);
         assert!(got.reviewed.is_empty());
         assert_eq!(got.not_reviewed[0].reason, NotReviewedReason::StageFailed);
     }
@@ -366,7 +424,14 @@ mod tests {
     #[test]
     fn reason_codes_match_their_json() {
         use NotReviewedReason::*;
-        for r in [Excluded, Binary, Unassigned, NotFullySeen, StageFailed] {
+        for r in [
+            Excluded,
+            Binary,
+            Unassigned,
+            NotFullySeen,
+            StageFailed,
+            OverBudget,
+        ] {
             assert_eq!(serde_json::to_value(r).unwrap(), r.as_str());
         }
     }

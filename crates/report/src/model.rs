@@ -66,7 +66,7 @@ pub struct ReviewReport {
     /// host's rule. Every count of reviewed files counts these.
     pub files_reviewed: Vec<String>,
     /// Every other changed file, by name, with its reason (`excluded`, `binary`,
-    /// `unassigned`, `not-fully-seen`, `stage-failed`).
+    /// `unassigned`, `not-fully-seen`, `stage-failed`, `over-budget`).
     pub files_not_reviewed: Vec<NotReviewedFile>,
     /// Per stage instance: coverage, retries, repairs, usage.
     pub stages: Vec<StageRecord>,

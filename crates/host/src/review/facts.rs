@@ -107,14 +107,16 @@ fn reviewed_files(
             ledger,
         })
         .collect();
-    let files = files_reviewed(&env.snapshot.files, &part.set_aside, &stages);
+    let files = files_reviewed(&env.snapshot.files, &part.set_aside, &out.left_out, &stages);
     let unseen = files
         .not_reviewed
         .iter()
         .filter(|f| {
             matches!(
                 f.reason,
-                NotReviewedReason::NotFullySeen | NotReviewedReason::StageFailed
+                NotReviewedReason::NotFullySeen
+                    | NotReviewedReason::StageFailed
+                    | NotReviewedReason::OverBudget
             )
         })
         .count();

@@ -34,6 +34,8 @@ pub(super) struct Collected {
     pub dismissed: Vec<DismissedForVerification>,
     /// Patch sizes measured for sharding, shared by every lane and the audit.
     pub patch_sizes: shard::PatchSizes,
+    /// Files a lane left out at `max_shards` (each also named in a limitation).
+    pub left_out: Vec<String>,
 }
 
 impl Collected {
@@ -172,6 +174,7 @@ fn shard_plans(
         }));
     }
     if !sharded.left_out.is_empty() {
+        out.left_out.extend(sharded.left_out.iter().cloned());
         out.limitations.push(Limitation {
             kind: LimitationKind::BudgetHit,
             stage: Some(lane.clone()),
