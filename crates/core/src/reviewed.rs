@@ -388,7 +388,8 @@ mod tests {
             receipt_accepted: true,
             ledger: &seen,
         }];
-        let cases: [(&[&str], Vec<(&str, NotReviewedReason)>); 3] = [
+        type Case<'a> = (&'a [&'a str], Vec<(&'a str, NotReviewedReason)>);
+        let cases: [Case; 3] = [
             (&["b.rs"], vec![("b.rs", OverBudget)]),
             (&[], vec![("b.rs", StageFailed)]),
             (&["a.rs", "b.rs"], vec![("b.rs", OverBudget)]),
