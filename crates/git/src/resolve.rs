@@ -9,7 +9,13 @@ use crate::GitError;
 
 /// Opens the repository containing `path` (searching parent directories, as `git` does).
 /// Bare repositories work too: vouch reads only objects, never the working tree.
+///
+/// Objects are read as `git` reads them: without hashing each one again to compare with
+/// its id (libgit2's strict hash verification, on by default, hashes every blob read;
+/// `git` leaves that to `git fsck`). Zlib's checksum still guards each object.
 pub(crate) fn open(path: &Path) -> Result<Repository, GitError> {
+    static READ_AS_GIT_DOES: std::sync::Once = std::sync::Once::new();
+    READ_AS_GIT_DOES.call_once(|| git2::opts::strict_hash_verification(false));
     Repository::discover(path).map_err(|source| GitError::NotARepository {
         path: path.to_path_buf(),
         source,
