@@ -219,6 +219,14 @@ mod tests {
         v.iter().map(|s| s.to_string()).collect()
     }
 
+    /// Each not-reviewed file with its reason, in order.
+    fn reasons(got: &FilesReviewed) -> Vec<(&str, NotReviewedReason)> {
+        got.not_reviewed
+            .iter()
+            .map(|n| (n.path.as_str(), n.reason))
+            .collect()
+    }
+
     fn aside(path: &str, reason: NotReviewedReason) -> NotReviewedFile {
         NotReviewedFile {
             path: path.into(),
@@ -358,12 +366,7 @@ mod tests {
         for (name, stages, set_aside, reviewed, not_reviewed) in cases {
             let got = files_reviewed(&files, &set_aside, &[], &stages);
             assert_eq!(got.reviewed, strings(&reviewed), "{name}");
-            let reasons: Vec<(&str, NotReviewedReason)> = got
-                .not_reviewed
-                .iter()
-                .map(|n| (n.path.as_str(), n.reason))
-                .collect();
-            assert_eq!(reasons, not_reviewed, "{name}");
+            assert_eq!(reasons(&got), not_reviewed, "{name}");
             // Every changed file is either reviewed or listed with a reason, once.
             assert_eq!(
                 got.reviewed.len() + got.not_reviewed.len(),
@@ -397,12 +400,7 @@ mod tests {
         for (left_out, expected) in cases {
             let got = files_reviewed(&files, &[], &strings(left_out), &stages);
             assert_eq!(got.reviewed, strings(&["a.rs"]), "{left_out:?}");
-            let reasons: Vec<(&str, NotReviewedReason)> = got
-                .not_reviewed
-                .iter()
-                .map(|n| (n.path.as_str(), n.reason))
-                .collect();
-            assert_eq!(reasons, expected, "{left_out:?}");
+            assert_eq!(reasons(&got), expected, "{left_out:?}");
         }
     }
 

@@ -282,7 +282,7 @@ fn minimal_manifest_takes_documented_defaults() {
             max_output_tokens: 8192,
             max_total_tokens: 60_000,
             max_shard_tokens: 4_000,
-            max_shards: 1024,
+            max_shards: 2048,
             max_request_tokens: 24_000,
             prefetch_tokens: 6_000,
         }

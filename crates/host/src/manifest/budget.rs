@@ -35,14 +35,14 @@ pub struct Budget {
 /// patch budget (`VOUCH_INLINE_BYTES` 12,000 bytes at three bytes per token).
 pub const DEFAULT_MAX_SHARD_TOKENS: u32 = 4_000;
 /// Default [`Budget::max_shards`].
-pub const DEFAULT_MAX_SHARDS: u32 = 1024;
+pub const DEFAULT_MAX_SHARDS: u32 = 2048;
 /// Default [`Budget::max_request_tokens`]: a 32k-token context less the default
 /// 8,192-token answer.
 pub const DEFAULT_MAX_REQUEST_TOKENS: u32 = 24_000;
 
 impl Default for Budget {
     /// 12 turns, 24 tool calls, 8,192 output tokens per reply, 60,000 tokens in total;
-    /// shards of 4,000 tokens, at most 1,024 per lane, requests of at most 24,000 tokens;
+    /// shards of 4,000 tokens, at most 2,048 per lane, requests of at most 24,000 tokens;
     /// 6,000 tokens of prefetched context.
     fn default() -> Self {
         Self {
