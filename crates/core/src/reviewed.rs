@@ -106,7 +106,11 @@ pub fn files_reviewed(
     let mut by_path: HashMap<&str, Vec<&StageCoverage>> = HashMap::new();
     for stage in stages {
         for path in stage.assigned {
-            by_path.entry(path.as_str()).or_default().push(stage);
+            let holders = by_path.entry(path.as_str()).or_default();
+            // A path listed twice in one assignment still names its stage once.
+            if !holders.last().is_some_and(|h| std::ptr::eq(*h, stage)) {
+                holders.push(stage);
+            }
         }
     }
     let mut out = FilesReviewed::default();
@@ -115,14 +119,7 @@ pub fn files_reviewed(
             out.not_reviewed.push((*aside).clone());
             continue;
         }
-        let holders: Vec<&StageCoverage> = by_path
-            .get(file.path.as_str())
-            .map(|v| {
-                let mut v = v.clone();
-                v.dedup_by(|a, b| std::ptr::eq(*a, *b));
-                v
-            })
-            .unwrap_or_default();
+        let holders: &[&StageCoverage] = by_path.get(file.path.as_str()).map_or(&[], Vec::as_slice);
         let mut lanes: Vec<&str> = holders.iter().map(|s| s.lane).collect();
         lanes.sort_unstable();
         lanes.dedup();

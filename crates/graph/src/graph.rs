@@ -202,13 +202,13 @@ impl RepoGraph {
         };
         let mut parses = 0usize;
         for i in words.candidates(&[name]) {
-            let file = words.files[i as usize].clone();
+            let file = &words.files[i as usize];
             let language = Language::from_path(&file.path);
             if let Some(lang) = language
                 && let Some(index) = self.cache.get(&file.blob_id, lang)
             {
                 if names(&index, name) {
-                    scan.parsed.push((file.path, index));
+                    scan.parsed.push((file.path.clone(), index));
                 }
                 continue;
             }
@@ -223,9 +223,9 @@ impl RepoGraph {
                 Some(_) if parses >= MAX_PARSES_PER_CALL => scan.parse_bound_hit = true,
                 Some(lang) => {
                     parses += 1;
-                    let index = self.index(&file, lang, &content);
+                    let index = self.index(file, lang, &content);
                     if names(&index, name) {
-                        scan.parsed.push((file.path, index));
+                        scan.parsed.push((file.path.clone(), index));
                     }
                 }
                 None => text_matches(&mut scan, &file.path, &content, name),
