@@ -6,6 +6,7 @@
 
 pub mod boundary;
 pub mod candidate;
+pub mod caps;
 pub mod completion;
 pub mod convention;
 pub mod coverage;
@@ -24,6 +25,7 @@ pub mod source;
 
 pub use boundary::{Area, Role};
 pub use candidate::{Candidate, Severity, UnknownValue, candidate_id};
+pub use caps::fit_caps;
 pub use completion::{files_not_fully_seen, files_without_lane, hunks_seen, zero_source_gap};
 pub use convention::{
     ConventionGap, ConventionSupport, MIN_CONVENTION_EXAMPLES, convention_support,
@@ -55,7 +57,7 @@ pub use reviewed::{
 };
 pub use shard::{
     BYTES_PER_TOKEN, FileCost, FilePart, Shard, ShardBudget, ShardEntry, ShardPlan, batches,
-    estimate_tokens, plan_shards, receipt_tokens,
+    estimate_tokens, plan_shards, receipt_tokens, running_order,
 };
 pub use snapshot::{
     ChangeCounts, ChangeSnapshot, ChangedFile, CommitRef, EntryKind, FileStatus, Hunk,

@@ -263,6 +263,32 @@ pub fn batches(costs: &[u64], cap: u64, max_items: usize) -> Vec<Range<usize>> {
     out
 }
 
+/// Rule (scheduling): shards run round-robin across lanes (every lane's first shard, then
+/// every lane's second, ...), so lanes reviewing the same files read them while the
+/// parse and patch caches still hold them, instead of one lane re-reading, much later,
+/// what another lane read first. `shards_per_lane` counts each lane's shards, the lanes'
+/// shards numbered one after another; the answer is those numbers in running order.
+pub fn running_order(shards_per_lane: &[usize]) -> Vec<usize> {
+    let starts: Vec<usize> = shards_per_lane
+        .iter()
+        .scan(0, |next, &n| {
+            let start = *next;
+            *next += n;
+            Some(start)
+        })
+        .collect();
+    let rounds = shards_per_lane.iter().copied().max().unwrap_or(0);
+    (0..rounds)
+        .flat_map(|k| {
+            shards_per_lane
+                .iter()
+                .zip(&starts)
+                .filter(move |(n, _)| k < **n)
+                .map(move |(_, start)| start + k)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -555,6 +581,38 @@ mod tests {
                         prop_assert_eq!(next, f.pieces.len(), "every piece of {} once", f.path);
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn shards_run_round_robin_across_lanes() {
+        let cases: [(&[usize], &[usize]); 5] = [
+            (&[], &[]),
+            (&[3], &[0, 1, 2]),
+            (&[2, 2], &[0, 2, 1, 3]),
+            (&[3, 1, 2], &[0, 3, 4, 1, 5, 2]),
+            (&[0, 2], &[0, 1]),
+        ];
+        for (lanes, order) in cases {
+            assert_eq!(running_order(lanes), order, "{lanes:?}");
+        }
+    }
+
+    proptest! {
+        /// Every shard runs exactly once, and within a lane in the lane's order.
+        #[test]
+        fn every_shard_runs_once_in_lane_order(lanes in proptest::collection::vec(0usize..9, 0..6)) {
+            let order = running_order(&lanes);
+            let total: usize = lanes.iter().sum();
+            let mut sorted = order.clone();
+            sorted.sort_unstable();
+            prop_assert_eq!(sorted, (0..total).collect::<Vec<_>>());
+            let mut start = 0;
+            for n in lanes {
+                let mine: Vec<usize> = order.iter().copied().filter(|i| (start..start + n).contains(i)).collect();
+                prop_assert_eq!(mine, (start..start + n).collect::<Vec<_>>());
+                start += n;
             }
         }
     }

@@ -28,6 +28,9 @@ pub struct ParseCache {
     max_bytes: usize,
     /// Word indexes by tree id, oldest first.
     words: Mutex<VecDeque<(String, WordSlot)>>,
+    /// Files being parsed now, so that stages asking for the same file at once wait for
+    /// one parse instead of each parsing it.
+    parsing: Mutex<HashMap<Key, Arc<Mutex<()>>>>,
 }
 
 #[derive(Debug, Default)]
@@ -44,6 +47,7 @@ impl ParseCache {
             inner: Mutex::new(Inner::default()),
             max_bytes,
             words: Mutex::new(VecDeque::new()),
+            parsing: Mutex::new(HashMap::new()),
         }
     }
 
@@ -61,7 +65,37 @@ impl ParseCache {
         inner.entries.get(&(blob_id.to_string(), language)).cloned()
     }
 
-    pub(crate) fn insert(&self, blob_id: &str, language: Language, index: Arc<FileIndex>) {
+    /// The cached index of a blob, or the one `parse` makes (then cached); `true` when
+    /// this call parsed. Rule: a blob asked for by several callers at once is parsed once,
+    /// the others wait for it.
+    pub(crate) fn get_or_parse(
+        &self,
+        blob_id: &str,
+        language: Language,
+        parse: impl FnOnce() -> FileIndex,
+    ) -> (Arc<FileIndex>, bool) {
+        if let Some(hit) = self.get(blob_id, language) {
+            return (hit, false);
+        }
+        let key = (blob_id.to_string(), language);
+        let slot = {
+            let mut parsing = self.parsing.lock().unwrap_or_else(|e| e.into_inner());
+            parsing.entry(key.clone()).or_default().clone()
+        };
+        let _turn = slot.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(hit) = self.get(blob_id, language) {
+            return (hit, false);
+        }
+        let index = Arc::new(parse());
+        self.insert(blob_id, language, index.clone());
+        let mut parsing = self.parsing.lock().unwrap_or_else(|e| e.into_inner());
+        if parsing.get(&key).is_some_and(|s| Arc::ptr_eq(s, &slot)) {
+            parsing.remove(&key);
+        }
+        (index, true)
+    }
+
+    fn insert(&self, blob_id: &str, language: Language, index: Arc<FileIndex>) {
         let weight = index.weight();
         let key = (blob_id.to_string(), language);
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
@@ -90,5 +124,51 @@ impl ParseCache {
             words.pop_front();
         }
         slot
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    /// Callers asking for one blob at once: the first parses while every other one waits
+    /// in line for the same file (held here until all of them are waiting), then each of
+    /// them gets the one index.
+    #[test]
+    fn a_blob_asked_for_at_once_is_parsed_once() {
+        const CALLERS: usize = 4;
+        let cache = ParseCache::new(DEFAULT_CACHE_BYTES);
+        let parses = AtomicU32::new(0);
+        let indexes: Vec<Arc<FileIndex>> = std::thread::scope(|s| {
+            let calls: Vec<_> = (0..CALLERS)
+                .map(|_| {
+                    s.spawn(|| {
+                        cache
+                            .get_or_parse("blob", Language::Rust, || {
+                                parses.fetch_add(1, Ordering::SeqCst);
+                                while waiting(&cache) < CALLERS {
+                                    std::thread::yield_now();
+                                }
+                                FileIndex::parse(Language::Rust, b"fn main() {}\n")
+                            })
+                            .0
+                    })
+                })
+                .collect();
+            calls.into_iter().map(|c| c.join().unwrap()).collect()
+        });
+        assert_eq!(parses.load(Ordering::SeqCst), 1);
+        assert!(indexes.iter().all(|i| Arc::ptr_eq(i, &indexes[0])));
+        assert!(
+            cache.parsing.lock().unwrap().is_empty(),
+            "the slot is removed"
+        );
+    }
+
+    /// Callers holding the in-flight slot of the one key (the parser included).
+    fn waiting(cache: &ParseCache) -> usize {
+        let parsing = cache.parsing.lock().unwrap();
+        parsing.values().map(|s| Arc::strong_count(s) - 1).sum()
     }
 }

@@ -182,13 +182,13 @@ impl RepoGraph {
         language: Language,
         content: &[u8],
     ) -> Arc<FileIndex> {
-        if let Some(hit) = self.cache.get(&file.blob_id, language) {
-            return hit;
+        let (index, parsed) = self.cache.get_or_parse(&file.blob_id, language, || {
+            FileIndex::parse(language, content)
+        });
+        if parsed {
+            self.parsed
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         }
-        let index = Arc::new(FileIndex::parse(language, content));
-        self.parsed
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        self.cache.insert(&file.blob_id, language, index.clone());
         index
     }
 

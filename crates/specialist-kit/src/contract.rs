@@ -6,6 +6,8 @@
 //! required and forbid others, as OpenAI's strict structured outputs demand; optional
 //! values are nullable instead.
 
+use std::sync::LazyLock;
+
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -66,17 +68,20 @@ fn object(properties: Value) -> Value {
 /// The contract of every candidate-producing role: `{candidates, coverage, summary}`
 /// (plus `fullCoverageQuote` for a repair).
 pub fn candidate_contract(request: &ContractRequest) -> Value {
-    let path = string(MAX_PATH_CHARS);
-    let candidate = object(json!({
-        "path": path,
-        "startLine": line_number(),
-        "endLine": line_number(),
-        "revision": {"type": "string", "enum": ["head", "base"]},
-        "severity": {"type": "string", "enum": SEVERITIES},
-        "area": {"type": "string", "enum": Area::ALL.map(Area::as_str)},
-        "claim": string(MAX_CLAIM_CHARS),
-        "evidence": string(MAX_EVIDENCE_CHARS),
-    }));
+    // The same for every request: built once (a host asks for contracts per execution).
+    static CANDIDATE: LazyLock<Value> = LazyLock::new(|| {
+        object(json!({
+            "path": string(MAX_PATH_CHARS),
+            "startLine": line_number(),
+            "endLine": line_number(),
+            "revision": {"type": "string", "enum": ["head", "base"]},
+            "severity": {"type": "string", "enum": SEVERITIES},
+            "area": {"type": "string", "enum": Area::ALL.map(Area::as_str)},
+            "claim": string(MAX_CLAIM_CHARS),
+            "evidence": string(MAX_EVIDENCE_CHARS),
+        }))
+    });
+    let candidate = CANDIDATE.clone();
     // Receipt entries must come from the expected list, which the prompt states once;
     // the schema repeats no path (a list of thousands of paths in the schema, sent in
     // the message and again as `response_format`, outgrows any context). Each entry is
@@ -114,14 +119,16 @@ pub fn candidate_contract(request: &ContractRequest) -> Value {
 /// `dismissedConcerns`: at most `cap` concerns a stage checked and dismissed, each with
 /// its location, the concern and the evidence that cleared it.
 fn dismissed_concerns_schema(cap: u64) -> Value {
-    let concern = object(json!({
-        "path": string(MAX_PATH_CHARS),
-        "startLine": line_number(),
-        "endLine": line_number(),
-        "concern": string(MAX_CONCERN_CHARS),
-        "evidence": string(MAX_CLEARED_BY_CHARS),
-    }));
-    json!({"type": "array", "items": concern, "maxItems": cap})
+    static CONCERN: LazyLock<Value> = LazyLock::new(|| {
+        object(json!({
+            "path": string(MAX_PATH_CHARS),
+            "startLine": line_number(),
+            "endLine": line_number(),
+            "concern": string(MAX_CONCERN_CHARS),
+            "evidence": string(MAX_CLEARED_BY_CHARS),
+        }))
+    });
+    json!({"type": "array", "items": CONCERN.clone(), "maxItems": cap})
 }
 
 /// The verifier's contract: `{decisions: [{candidateId, decision, evidence, citations, finding}]}`.

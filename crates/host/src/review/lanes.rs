@@ -189,21 +189,28 @@ fn shard_plans(
     Ok(sharded.plans)
 }
 
-/// Runs `plans` with at most `concurrency` at once; returns each run with its plan, in
-/// the order given.
+/// Runs `plans` with at most `concurrency` at once, started in `order` (indices into
+/// `plans`, each once); returns each run with its plan, in the order given.
 async fn run_plans(
     env: &Arc<ReviewEnv>,
     concurrency: usize,
     plans: Vec<StagePlan>,
+    order: &[usize],
     out: &mut Collected,
 ) -> Vec<(StageRun, StagePlan)> {
+    debug_assert_eq!(order.len(), plans.len());
     let semaphore = Arc::new(Semaphore::new(concurrency.max(1)));
+    let mut plans: Vec<Option<StagePlan>> = plans.into_iter().map(Some).collect();
     let mut set = JoinSet::new();
-    for (index, plan) in plans.into_iter().enumerate() {
+    for &index in order {
+        let Some(plan) = plans.get_mut(index).and_then(Option::take) else {
+            continue;
+        };
+        // A permit is taken before the task exists, so executions start in `order`.
+        let permit = semaphore.clone().acquire_owned().await;
         let env = env.clone();
-        let semaphore = semaphore.clone();
         set.spawn(async move {
-            let _permit = semaphore.acquire_owned().await;
+            let _permit = permit;
             let run = run_stage(&env, &plan).await;
             (index, run, plan)
         });
@@ -261,7 +268,8 @@ pub(super) fn shard_lanes(env: &ReviewEnv, lanes: Vec<Lane>, out: &mut Collected
     LanePlan { slots, plans }
 }
 
-/// Runs the lanes' shards with at most `concurrency` executions at once. Each shard does
+/// Runs the lanes' shards with at most `concurrency` executions at once, round-robin across
+/// lanes ([`vouch_core::running_order`]). Each shard does
 /// its own optional coverage retry before it counts as completed; siblings are never
 /// rerun. Records are kept in manifest order, shards in order within their lane.
 pub(super) async fn run_lanes(
@@ -270,7 +278,16 @@ pub(super) async fn run_lanes(
     lanes: LanePlan,
     out: &mut Collected,
 ) {
-    let mut runs = run_plans(env, concurrency, lanes.plans, out)
+    let per_lane: Vec<usize> = lanes
+        .slots
+        .iter()
+        .filter_map(|slot| match slot {
+            Slot::Shards(n) => Some(*n),
+            Slot::Record(_) => None,
+        })
+        .collect();
+    let order = vouch_core::running_order(&per_lane);
+    let mut runs = run_plans(env, concurrency, lanes.plans, &order, out)
         .await
         .into_iter();
     for slot in lanes.slots {
@@ -316,7 +333,8 @@ pub(super) async fn run_audit(
         }
     };
     let mut ran = AuditRun::Accepted;
-    for (run, plan) in run_plans(env, concurrency, shards, out).await {
+    let order: Vec<usize> = (0..shards.len()).collect();
+    for (run, plan) in run_plans(env, concurrency, shards, &order, out).await {
         if run.failure.is_some() || run.cancelled {
             ran = AuditRun::Failed;
         }

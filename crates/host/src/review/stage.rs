@@ -228,11 +228,9 @@ pub async fn run_candidate_stage(env: &ReviewEnv, plan: &StagePlan) -> StageRun 
 
 /// Rule (structured outputs): a final answer's `max_tokens` covers its contract's bound.
 /// The host therefore lowers the contract's caps until the bound ([`token_bound`]) fits
-/// the stage's output-token budget: for each candidate cap (from the most) the
-/// dismissed-concern cap is lowered before the candidate cap is, down to one of each;
-/// only when no such pair fits may dismissed concerns be left out (cap 0), again from the
-/// most candidates; a contract that still does not fit is requested with `max_tokens` at
-/// its bound.
+/// the stage's output-token budget, in the order of [`vouch_core::fit_caps`]; a contract
+/// that fits with no caps is requested with one candidate, no dismissed concern, and
+/// `max_tokens` at its bound.
 pub(super) fn fitted_contract(
     plan: &StagePlan,
 ) -> Result<ContractRequest, crate::registry::PluginError> {
@@ -244,17 +242,14 @@ pub(super) fn fitted_contract(
         max_candidates: None,
         max_dismissed: None,
     };
-    let with_concerns = (1..=MAX_CANDIDATES)
-        .rev()
-        .flat_map(|cap| (1..=MAX_DISMISSED_CONCERNS).rev().map(move |d| (cap, d)));
-    let without = (1..=MAX_CANDIDATES).rev().map(|cap| (cap, 0));
-    for (cap, dismissed) in with_concerns.chain(without) {
-        request.max_candidates = Some(cap);
-        request.max_dismissed = Some(dismissed);
-        if token_bound(&plan.handle.contract(&request)?) <= budget {
-            return Ok(request);
-        }
-    }
+    let caps = vouch_core::fit_caps(MAX_CANDIDATES, MAX_DISMISSED_CONCERNS, |c, d| {
+        request.max_candidates = Some(c);
+        request.max_dismissed = Some(d);
+        Ok(token_bound(&plan.handle.contract(&request)?) <= budget)
+    })?;
+    let (cap, dismissed) = caps.unwrap_or((1, 0));
+    request.max_candidates = Some(cap);
+    request.max_dismissed = Some(dismissed);
     Ok(request)
 }
 
