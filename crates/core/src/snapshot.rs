@@ -229,9 +229,33 @@ impl ChangeSnapshot {
         c
     }
 
+    /// The changed files `paths` name, by current path or, for a renamed or copied file,
+    /// by previous path; each once, in the snapshot's order. Costs the names times
+    /// log(files), plus one pass over the renamed and copied files.
+    pub fn files_named<'a>(&self, paths: impl IntoIterator<Item = &'a str>) -> Vec<&ChangedFile> {
+        let names: std::collections::BTreeSet<&str> = paths.into_iter().collect();
+        let mut found: Vec<usize> = names
+            .iter()
+            .filter_map(|p| self.files.binary_search_by(|f| f.path.as_str().cmp(p)).ok())
+            .collect();
+        found.extend(self.files.iter().enumerate().filter_map(|(i, f)| {
+            f.previous_path
+                .as_deref()
+                .filter(|p| names.contains(p))
+                .map(|_| i)
+        }));
+        found.sort_unstable();
+        found.dedup();
+        found.into_iter().map(|i| &self.files[i]).collect()
+    }
+
     /// The file with this current path, if it changed.
     pub fn file(&self, path: &str) -> Option<&ChangedFile> {
-        self.files.iter().find(|f| f.path == path)
+        // `files` is sorted by path (byte order), so a lookup costs log(files), not files.
+        self.files
+            .binary_search_by(|f| f.path.as_str().cmp(path))
+            .ok()
+            .map(|i| &self.files[i])
     }
 }
 
@@ -278,6 +302,60 @@ mod tests {
                 assert!(l.detail.contains(text), "{}", l.detail);
                 assert_eq!(l.stage, None);
             }
+        }
+    }
+
+    fn changed(path: &str, previous: Option<&str>) -> ChangedFile {
+        ChangedFile {
+            path: path.into(),
+            previous_path: previous.map(Into::into),
+            similarity: None,
+            status: if previous.is_some() {
+                FileStatus::Renamed
+            } else {
+                FileStatus::Modified
+            },
+            kind: EntryKind::File,
+            old_mode: None,
+            new_mode: None,
+            binary: false,
+            hunks: vec![],
+            additions: 0,
+            deletions: 0,
+            long_lines: vec![],
+        }
+    }
+
+    #[test]
+    fn files_are_found_by_current_and_by_previous_path() {
+        let mut s = snapshot(None);
+        s.files = vec![
+            changed("a/x.rs", None),
+            changed("b/new.rs", Some("b/old.rs")),
+            changed("c.rs", None),
+        ];
+        assert_eq!(s.file("c.rs").map(|f| f.path.as_str()), Some("c.rs"));
+        assert_eq!(
+            s.file("b/old.rs"),
+            None,
+            "a previous path is not a current path"
+        );
+        assert_eq!(s.file("zzz"), None);
+        // (names, current paths found)
+        let cases: [(&[&str], &[&str]); 5] = [
+            (&[], &[]),
+            (&["c.rs", "a/x.rs", "c.rs"], &["a/x.rs", "c.rs"]),
+            (&["b/old.rs"], &["b/new.rs"]),
+            (&["b/old.rs", "b/new.rs", "unchanged.rs"], &["b/new.rs"]),
+            (&["nothing"], &[]),
+        ];
+        for (names, want) in cases {
+            let got: Vec<&str> = s
+                .files_named(names.iter().copied())
+                .iter()
+                .map(|f| f.path.as_str())
+                .collect();
+            assert_eq!(got, want, "{names:?}");
         }
     }
 }

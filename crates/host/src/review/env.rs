@@ -88,7 +88,10 @@ impl ReviewEnv {
         ledger: &SourceLedger,
         reason: ReasonCode,
     ) {
-        let hunks = hunks_seen(&self.snapshot.files, ledger);
+        let named = self
+            .snapshot
+            .files_named(ledger.windows.iter().map(|w| w.path.as_str()));
+        let hunks = hunks_seen(named, ledger);
         self.diagnose_counts(
             label,
             stage,
@@ -243,5 +246,61 @@ fn kind_name(k: EntryKind) -> &'static str {
         EntryKind::Executable => "executable",
         EntryKind::Symlink => "symlink",
         EntryKind::Submodule => "submodule",
+    }
+}
+
+/// Runs synchronous git- or CPU-heavy work (patches, shard sizing, the graph prefetch) off
+/// the async runtime's worker threads: on a multi-threaded runtime the worker first hands
+/// its other tasks to the rest ([`tokio::task::block_in_place`]), so model replies, timers
+/// and cancellation keep being served while it runs; on a current-thread runtime (where
+/// that is not possible) the work simply runs. The work itself checks cancellation
+/// between its steps.
+pub(crate) fn off_the_runtime<R>(work: impl FnOnce() -> R) -> R {
+    use tokio::runtime::{Handle, RuntimeFlavor};
+    match Handle::try_current() {
+        Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::MultiThread => {
+            tokio::task::block_in_place(work)
+        }
+        _ => work(),
+    }
+}
+
+#[cfg(test)]
+mod blocking_tests {
+    use super::off_the_runtime;
+
+    /// On a multi-threaded runtime with one worker, a task that runs blocking work still
+    /// lets a task queued behind it on that worker run: the worker's tasks moved on.
+    #[test]
+    fn blocking_work_leaves_the_runtime_serving_other_tasks() {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .build()
+            .unwrap();
+        let got = runtime.block_on(async {
+            tokio::spawn(async {
+                let (tx, rx) = std::sync::mpsc::channel::<()>();
+                // Queued on this very worker, behind the task that now blocks it.
+                tokio::spawn(async move { tx.send(()).unwrap() });
+                // A deadlock guard, not a measure: without the hand-over the other task
+                // never runs and this ends in error.
+                off_the_runtime(|| rx.recv_timeout(std::time::Duration::from_secs(20)))
+            })
+            .await
+            .unwrap()
+        });
+        assert!(
+            got.is_ok(),
+            "the other task never ran while the work blocked"
+        );
+    }
+
+    #[test]
+    fn on_a_current_thread_runtime_the_work_just_runs() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        assert_eq!(runtime.block_on(async { off_the_runtime(|| 7) }), 7);
+        assert_eq!(off_the_runtime(|| 8), 8, "outside any runtime");
     }
 }

@@ -173,7 +173,7 @@ pub async fn run_review(env: Arc<ReviewEnv>, plan: &ReviewPlan) -> ReviewRun {
     let mut verification = facts::not_verified(&[]);
     if !env.snapshot.is_empty() && !part.expected.is_empty() {
         env.diagnose(None, "snapshot", None, ReasonCode::ReviewStarted);
-        let lanes = lanes::shard_lanes(&env, lanes, &mut out);
+        let lanes = env::off_the_runtime(|| lanes::shard_lanes(&env, lanes, &mut out));
         env.progress(ProgressEvent::ReviewStarted {
             files: env.snapshot.files.len(),
             instances: lanes.instances(),

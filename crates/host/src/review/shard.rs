@@ -240,6 +240,13 @@ fn plans(
         usize::try_from(budget.max_tokens * vouch_core::BYTES_PER_TOKEN).unwrap_or(usize::MAX),
     );
     let n = shards.shards.len();
+    // The lane's own lists stay out of the template: cloning them per shard would cost
+    // the lane's files times its shards.
+    let template = StagePlan {
+        assigned: Vec::new(),
+        split: Vec::new(),
+        ..plan.clone()
+    };
     shards
         .shards
         .iter()
@@ -261,7 +268,7 @@ fn plans(
                 .collect(),
             inline_bytes,
             prefetch_tokens,
-            ..plan.clone()
+            ..template.clone()
         })
         .collect()
 }

@@ -279,7 +279,7 @@ async fn drive(
         return Err(ExchangeError::Cancelled);
     }
     let contract = fitted_contract(plan).map_err(ExchangeError::Plugin)?;
-    let inline = inline::shard_source(env, tools, plan);
+    let inline = super::env::off_the_runtime(|| inline::shard_source(env, tools, plan));
     let mut gaps = tools_off_gaps(env, &inline);
     if !gaps.is_empty() {
         // Which hunks the missing patches hold is unknown here: `hunkCount` is null.
@@ -290,7 +290,9 @@ async fn drive(
             ReasonCode::SourceLookupGap,
         );
     }
-    let prefetched = prefetch::prefetch(env, tools, &plan.assigned, plan.prefetch_tokens);
+    let prefetched = super::env::off_the_runtime(|| {
+        prefetch::prefetch(env, tools, &plan.assigned, plan.prefetch_tokens)
+    });
     run.record.prefetch = prefetched.record;
     let prepared = prepare(
         env,

@@ -174,10 +174,12 @@ async fn pass(
         ..stage_record(label, &plan.handle, plan.assigned.len())
     };
     let tools = RepoTools::new(env.reader.clone());
-    let given = given_source(env, plan, &tools, candidates);
+    let given = super::env::off_the_runtime(|| given_source(env, plan, &tools, candidates));
     // The same prefetch a lane gets, for the changed files the candidates are in.
     let files = candidate_files(plan, candidates);
-    let prefetched = prefetch::prefetch(env, &tools, &files, plan.prefetch_tokens);
+    let prefetched = super::env::off_the_runtime(|| {
+        prefetch::prefetch(env, &tools, &files, plan.prefetch_tokens)
+    });
     record.prefetch = prefetched.record;
     let mut focused_plan;
     let mut run_plan = plan;
