@@ -6,6 +6,7 @@ use crate::boundary::Role;
 use crate::candidate::Candidate;
 use crate::coverage::CoverageComparison;
 use crate::decision::Verdict;
+use crate::source::SourceLedger;
 
 /// Token usage of one stage instance (summed over its requests).
 #[derive(
@@ -109,13 +110,15 @@ pub struct StageRecord {
     /// when it was given none: nothing to look up for its files, or a zero budget).
     #[serde(default)]
     pub prefetch: Option<crate::prefetch::PrefetchRecord>,
-    /// Source windows it read or was given.
+    /// Source windows and line spans it read or was given, as recorded (before the
+    /// ledger was compacted).
     pub source_windows: usize,
-    /// The source ledger of the execution: every window it read or was given (for the
-    /// verifier, the windows its citations were checked against). Empty when it did not
-    /// run.
+    /// The source ledger of the execution in compact form: per path and revision, the
+    /// lines it read or was given as merged ranges, ordered by path, base before head
+    /// (for the verifier, the lines its citations were checked against). Empty when it
+    /// did not run.
     #[serde(default)]
-    pub ledger: Vec<crate::source::SourceWindow>,
+    pub ledger: Vec<crate::source::FileLines>,
     /// Parts of long lines the execution was shown cut (bytes of one line), recorded
     /// instead of windows: a long line shown in part never counts as read whole.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -130,6 +133,22 @@ pub struct StageRecord {
     pub summary: String,
     /// What went wrong, in words, when it failed or was limited.
     pub problem: Option<String>,
+}
+
+impl StageRecord {
+    /// Keeps an execution's ledger on its record: the compact form, its line spans, and
+    /// how many windows and spans were recorded.
+    pub fn set_ledger(&mut self, ledger: SourceLedger) {
+        self.source_windows = ledger.recorded();
+        self.ledger = ledger.compact();
+        self.line_spans = ledger.spans;
+    }
+
+    /// The execution's ledger rebuilt from this record: it accepts exactly the citations
+    /// the recorded ledger accepted ([`SourceLedger::compact`]).
+    pub fn source_ledger(&self) -> SourceLedger {
+        SourceLedger::from_compact(&self.ledger, &self.line_spans)
+    }
 }
 
 /// One candidate and what verification decided.

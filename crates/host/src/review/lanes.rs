@@ -7,8 +7,8 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 use vouch_abi::DismissedForVerification;
 use vouch_core::{
-    AuditRun, AuditState, Candidate, Failure, FailureKind, Limitation, LimitationKind,
-    SourceLedger, StageRecord, StageStatus, audit_state, files_not_fully_seen, zero_source_gap,
+    AuditRun, AuditState, Candidate, Failure, FailureKind, Limitation, LimitationKind, StageRecord,
+    StageStatus, audit_state, files_not_fully_seen, zero_source_gap,
 };
 
 use super::env::ReviewEnv;
@@ -90,10 +90,7 @@ fn check_source_seen(env: &ReviewEnv, run: &mut StageRun, plan: &StagePlan) {
         return;
     }
     let label = run.record.label.clone();
-    let ledger = SourceLedger {
-        windows: run.record.ledger.clone(),
-        spans: run.record.line_spans.clone(),
-    };
+    let ledger = run.record.source_ledger();
     let held = held_files(env, plan);
     let files = || held.iter();
     let beyond_policy = windows_beyond_policy(env, run.record.source_windows);
@@ -110,7 +107,7 @@ fn check_source_seen(env: &ReviewEnv, run: &mut StageRun, plan: &StagePlan) {
             unseen.join(", ")
         )
     };
-    env.diagnose_ledger(Some(&label), "lane", &ledger, ReasonCode::SourceLookupGap);
+    env.diagnose_record("lane", &run.record, ReasonCode::SourceLookupGap);
     run.limitations.push(Limitation {
         kind: LimitationKind::SourceLookupGap,
         stage: Some(label),
