@@ -90,14 +90,13 @@ fn check_source_seen(env: &ReviewEnv, run: &mut StageRun, plan: &StagePlan) {
         return;
     }
     let label = run.record.label.clone();
-    let ledger = run.record.source_ledger();
     let held = held_files(env, plan);
     let files = || held.iter();
     let beyond_policy = windows_beyond_policy(env, run.record.source_windows);
     let detail = if zero_source_gap(files(), beyond_policy) {
         format!("{label} completed without reading or being given any source of its assigned files")
     } else {
-        let unseen = files_not_fully_seen(files(), &ledger);
+        let unseen = files_not_fully_seen(files(), &run.record.source_ledger());
         if unseen.is_empty() {
             return;
         }
