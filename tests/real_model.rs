@@ -8,7 +8,9 @@
 use std::time::Instant;
 
 use serde_json::Value;
-use vouch_core::{CoverageLevel, FailOn, Opinion, Outcome, SourceLedger, SourceWindow, exit_code};
+use vouch_core::{
+    CoverageLevel, FailOn, FileLines, Opinion, Outcome, SourceLedger, SourceWindow, exit_code,
+};
 use vouch_testkit::git::fixture_repo;
 use vouch_workspace_tests::{run_vouch, workspace};
 
@@ -69,13 +71,14 @@ fn check_invariants(name: &str, code: i32, report: &Value, stderr: &str, expecte
             "{name}: findings in a non-publishing report"
         );
     }
-    // Every published citation lies inside what the verifier read or was given.
+    // Every published citation lies inside the lines the verifier read or was given (a
+    // stage's ledger is per path and revision, the lines as merged ranges).
     let mut ledger = SourceLedger::default();
     for stage in report["stages"].as_array().unwrap() {
         if stage["role"] == "verifier" {
-            for w in stage["ledger"].as_array().unwrap() {
-                ledger.record(serde_json::from_value::<SourceWindow>(w.clone()).unwrap());
-            }
+            let lines: Vec<FileLines> = serde_json::from_value(stage["ledger"].clone())
+                .unwrap_or_else(|e| panic!("{name}: a verifier's ledger does not parse: {e}"));
+            ledger.extend(&SourceLedger::from_compact(&lines, &[]));
         }
     }
     for f in report["findings"].as_array().unwrap() {

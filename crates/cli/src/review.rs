@@ -211,29 +211,29 @@ fn summary(run: &ReviewRun) -> String {
     }
 }
 
-/// Assembles and self-checks the report of a run.
+/// Assembles and self-checks the report of a run (taken, so its records are moved into
+/// the report rather than held twice).
 pub fn build_report(
     repo: &Path,
     composition: &str,
-    run: &ReviewRun,
-    fell_back: bool,
+    run: ReviewRun,
     requested: bool,
     notes: Vec<String>,
 ) -> Result<ReviewReport> {
     let snapshot: &ChangeSnapshot = &run.snapshot;
-    let summary = summary(run);
+    let summary = summary(&run);
     let final_report = checked_local_range_review_report(&LocalRangeReview {
         repository: repo.display().to_string(),
         base_sha: snapshot.merge_base.clone(),
         head_sha: snapshot.head.sha.clone(),
         files_reviewed: run.files_reviewed.clone(),
-        outcome: outcome_for_final_report(run),
+        outcome: outcome_for_final_report(&run),
         narrative: format!("vouch read-only review of a local range. {summary}"),
         command_line: command_line(),
     })
     .context("vouch's own final report failed its self-check (a bug in vouch)")?;
     let mut observations = notes;
-    observations.extend(run.observations.iter().cloned());
+    observations.extend(run.observations);
     let report = ReviewReport {
         schema_version: REPORT_SCHEMA_VERSION.into(),
         tool: ToolInfo {
@@ -246,24 +246,24 @@ pub fn build_report(
         head: snapshot.head.clone(),
         merge_base: snapshot.merge_base.clone(),
         composition: composition.to_string(),
-        opinion: run.opinion.clone(),
+        opinion: run.opinion,
         summary,
         counts: snapshot.counts(),
-        expected_files: run.expected_files.clone(),
-        excluded_files: run.excluded_files.clone(),
-        files_reviewed: run.files_reviewed.clone(),
-        files_not_reviewed: run.files_not_reviewed.clone(),
-        stages: run.stages.clone(),
-        candidates: run.candidates.clone(),
-        findings: run.findings.clone(),
-        limitations: run.limitations.clone(),
-        failures: run.failures.clone(),
-        messages: run.messages.clone(),
+        expected_files: run.expected_files,
+        excluded_files: run.excluded_files,
+        files_reviewed: run.files_reviewed,
+        files_not_reviewed: run.files_not_reviewed,
+        stages: run.stages,
+        candidates: run.candidates,
+        findings: run.findings,
+        limitations: run.limitations,
+        failures: run.failures,
+        messages: run.messages,
         observations,
         usage: run.usage,
         structured_outputs: StructuredOutputs {
             requested,
-            fell_back,
+            fell_back: run.structured_outputs_fell_back,
         },
         final_report: serde_json::to_value(final_report).context("serialising the final report")?,
     };
@@ -486,14 +486,7 @@ pub async fn review_report(
         run.messages
             .push(crate::endpoint::refused_during_review(status, e));
     }
-    build_report(
-        &repo,
-        &plan.composition,
-        &run,
-        run.structured_outputs_fell_back,
-        requested,
-        notes,
-    )
+    build_report(&repo, &plan.composition, run, requested, notes)
 }
 
 /// Cancels `cancel` on the first SIGINT or SIGTERM (the task ends then).

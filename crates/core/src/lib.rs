@@ -63,4 +63,7 @@ pub use snapshot::{
     ChangeCounts, ChangeSnapshot, ChangedFile, CommitRef, EntryKind, FileStatus, Hunk,
     LONG_LINE_BYTES, LongLineChange, RangeCommit, RenameLimitHit, rename_limitation,
 };
-pub use source::{Citation, CitationError, LineSpan, Revision, SourceLedger, SourceWindow};
+pub use source::{
+    Citation, CitationError, FileLines, LineSpan, Revision, SourceLedger, SourceWindow,
+    merge_line_ranges,
+};

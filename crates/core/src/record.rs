@@ -6,6 +6,7 @@ use crate::boundary::Role;
 use crate::candidate::Candidate;
 use crate::coverage::CoverageComparison;
 use crate::decision::Verdict;
+use crate::source::SourceLedger;
 
 /// Token usage of one stage instance (summed over its requests).
 #[derive(
@@ -109,13 +110,15 @@ pub struct StageRecord {
     /// when it was given none: nothing to look up for its files, or a zero budget).
     #[serde(default)]
     pub prefetch: Option<crate::prefetch::PrefetchRecord>,
-    /// Source windows it read or was given.
+    /// Source windows and line spans it read or was given, as recorded (before the
+    /// ledger was compacted).
     pub source_windows: usize,
-    /// The source ledger of the execution: every window it read or was given (for the
-    /// verifier, the windows its citations were checked against). Empty when it did not
-    /// run.
+    /// The source ledger of the execution in compact form: per path and revision, the
+    /// lines it read or was given as merged ranges, ordered by path, base before head
+    /// (for the verifier, the lines its citations were checked against). Empty when it
+    /// did not run.
     #[serde(default)]
-    pub ledger: Vec<crate::source::SourceWindow>,
+    pub ledger: Vec<crate::source::FileLines>,
     /// Parts of long lines the execution was shown cut (bytes of one line), recorded
     /// instead of windows: a long line shown in part never counts as read whole.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -130,6 +133,22 @@ pub struct StageRecord {
     pub summary: String,
     /// What went wrong, in words, when it failed or was limited.
     pub problem: Option<String>,
+}
+
+impl StageRecord {
+    /// Keeps an execution's ledger on its record: the compact form, its line spans, and
+    /// how many windows and spans were recorded.
+    pub fn set_ledger(&mut self, ledger: SourceLedger) {
+        self.source_windows = ledger.recorded();
+        self.ledger = ledger.compact();
+        self.line_spans = ledger.spans;
+    }
+
+    /// The execution's ledger rebuilt from this record: it accepts exactly the citations
+    /// the recorded ledger accepted ([`SourceLedger::compact`]).
+    pub fn source_ledger(&self) -> SourceLedger {
+        SourceLedger::from_compact(&self.ledger, &self.line_spans)
+    }
 }
 
 /// One candidate and what verification decided.
@@ -156,4 +175,76 @@ pub struct ExcludedFile {
     pub path: String,
     /// Why (e.g. `matches exclusion "**/Cargo.lock"`, `binary file`).
     pub reason: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::{LineSpan, Revision, SourceWindow};
+
+    fn w(path: &str, start_line: u32, end_line: u32) -> SourceWindow {
+        SourceWindow {
+            revision: Revision::Head,
+            path: path.into(),
+            start_line,
+            end_line,
+        }
+    }
+
+    /// A record keeps the compact ledger and the spans, counts every window and span as
+    /// recorded, and reads back a ledger accepting the same citations.
+    #[test]
+    fn a_record_keeps_the_compact_ledger_and_counts_what_was_recorded() {
+        let mut ledger = SourceLedger::default();
+        for window in [w("a.rs", 6, 12), w("a.rs", 13, 20), w("a.rs", 30, 31)] {
+            ledger.record(window);
+        }
+        ledger.record_span(LineSpan {
+            revision: Revision::Head,
+            path: "min.js".into(),
+            line: 1,
+            start_byte: 0,
+            end_byte: 100,
+        });
+        let mut record = StageRecord {
+            label: "generic-investigator #1".into(),
+            specialist: "generic-investigator".into(),
+            version: "1.0.0".into(),
+            role: Role::Investigator,
+            status: StageStatus::Accepted,
+            assigned_files: 1,
+            coverage: None,
+            retried: false,
+            first_coverage: None,
+            repaired: false,
+            receipt_downgraded: false,
+            candidates: 0,
+            budget_hit: None,
+            forced_synthesis: false,
+            prefetch: None,
+            source_windows: 0,
+            ledger: Vec::new(),
+            line_spans: Vec::new(),
+            model: None,
+            usage: TokenUsage::default(),
+            summary: String::new(),
+            problem: None,
+        };
+        record.set_ledger(ledger.clone());
+        assert_eq!(record.source_windows, 4, "three windows and one span");
+        assert_eq!(record.ledger.len(), 1);
+        assert_eq!(record.ledger[0].lines, [(6, 20), (30, 31)]);
+        assert_eq!(record.line_spans, ledger.spans);
+        let rebuilt = record.source_ledger();
+        for (citation, ok) in [
+            (w("a.rs", 6, 20), true),
+            (w("a.rs", 10, 30), false),
+            (w("a.rs", 30, 31), true),
+            (w("b.rs", 6, 6), false),
+        ] {
+            assert_eq!(ledger.check(&citation).is_ok(), ok, "{citation:?}");
+            assert_eq!(rebuilt.check(&citation).is_ok(), ok, "{citation:?}");
+        }
+        assert!(rebuilt.shows_bytes(Revision::Head, "min.js", 1, (10, 20)));
+    }
 }

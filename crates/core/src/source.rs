@@ -126,7 +126,92 @@ pub struct SourceLedger {
     pub spans: Vec<LineSpan>,
 }
 
+/// The lines of one file at one revision that a source ledger holds: the union of its
+/// windows as sorted, disjoint, non-adjacent 1-based inclusive ranges
+/// (`{"revision": "head", "path": "src/a.rs", "lines": [[6, 12], [16, 22]]}`). A stage
+/// record's ledger is a list of these, one per path and revision; a citation lies inside
+/// it when every cited line is in one of the ranges of its path and revision.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FileLines {
+    /// Side of the change.
+    pub revision: Revision,
+    /// Repository-relative path.
+    pub path: String,
+    /// Inclusive `[first, last]` line ranges, sorted, neither overlapping nor adjacent.
+    pub lines: Vec<(u32, u32)>,
+}
+
+/// Rule (compact ledger): the union of inclusive line ranges as sorted ranges where
+/// overlapping or adjacent ranges are merged (6-12 and 13-20 become 6-20). A reversed
+/// range (`end < start`) holds no line and is dropped.
+pub fn merge_line_ranges(mut ranges: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
+    ranges.retain(|(start, end)| start <= end);
+    ranges.sort_unstable();
+    let mut merged: Vec<(u32, u32)> = Vec::with_capacity(ranges.len());
+    for (start, end) in ranges {
+        match merged.last_mut() {
+            Some(last) if start <= last.1.saturating_add(1) => last.1 = last.1.max(end),
+            _ => merged.push((start, end)),
+        }
+    }
+    merged
+}
+
 impl SourceLedger {
+    /// Rule (compact ledger): one entry per path and revision that the ledger's windows
+    /// name, holding the union of their lines ([`merge_line_ranges`]); entries ordered by
+    /// path, then base before head; a path whose windows hold no line (reversed) has none. Spans are not part of it (a record keeps them as they
+    /// are). Every citation [`SourceLedger::check`] accepts or refuses, the ledger
+    /// rebuilt by [`SourceLedger::from_compact`] accepts or refuses alike.
+    pub fn compact(&self) -> Vec<FileLines> {
+        let mut by_file: std::collections::BTreeMap<(&str, bool), Vec<(u32, u32)>> =
+            std::collections::BTreeMap::new();
+        for w in &self.windows {
+            let key = (w.path.as_str(), w.revision == Revision::Head);
+            by_file
+                .entry(key)
+                .or_default()
+                .push((w.start_line, w.end_line));
+        }
+        by_file
+            .into_iter()
+            .filter_map(|((path, head), ranges)| {
+                let lines = merge_line_ranges(ranges);
+                (!lines.is_empty()).then(|| FileLines {
+                    revision: if head { Revision::Head } else { Revision::Base },
+                    path: path.to_string(),
+                    lines,
+                })
+            })
+            .collect()
+    }
+
+    /// The ledger a compact form and its line spans stand for: one window per range, in
+    /// the compact form's order. The one way a ledger is rebuilt from a stage record.
+    pub fn from_compact(files: &[FileLines], spans: &[LineSpan]) -> SourceLedger {
+        let windows = files
+            .iter()
+            .flat_map(|f| {
+                f.lines.iter().map(|&(start_line, end_line)| SourceWindow {
+                    revision: f.revision,
+                    path: f.path.clone(),
+                    start_line,
+                    end_line,
+                })
+            })
+            .collect();
+        SourceLedger {
+            windows,
+            spans: spans.to_vec(),
+        }
+    }
+
+    /// How many windows and line spans were recorded.
+    pub fn recorded(&self) -> usize {
+        self.windows.len() + self.spans.len()
+    }
+
     /// Records a window that was read or given.
     pub fn record(&mut self, window: SourceWindow) {
         if !self.windows.contains(&window) {
@@ -232,6 +317,7 @@ impl SourceLedger {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     fn w(rev: Revision, path: &str, s: u32, e: u32) -> SourceWindow {
         SourceWindow {
@@ -269,5 +355,143 @@ mod tests {
             ledger.check(&w(Head, "src/a.rs", 0, 3)),
             Err(CitationError::Malformed { .. })
         ));
+    }
+
+    /// Inclusive line ranges, as a table writes them.
+    type Ranges = &'static [(u32, u32)];
+
+    #[test]
+    fn line_ranges_merge_when_they_overlap_or_touch() {
+        let cases: [(Ranges, Ranges); 10] = [
+            (&[], &[]),
+            (&[(6, 12)], &[(6, 12)]),
+            (&[(6, 12), (13, 20)], &[(6, 20)]), // adjacent
+            (&[(6, 12), (14, 20)], &[(6, 12), (14, 20)]), // one line apart
+            (&[(6, 12), (8, 10)], &[(6, 12)]),  // contained
+            (&[(6, 12), (10, 20)], &[(6, 20)]), // overlapping
+            (&[(16, 22), (6, 12)], &[(6, 12), (16, 22)]), // recorded out of order
+            (&[(6, 12), (6, 12), (6, 12)], &[(6, 12)]), // duplicates
+            (&[(12, 6), (1, 1)], &[(1, 1)]),    // reversed: no line
+            (&[(1, u32::MAX), (u32::MAX, u32::MAX)], &[(1, u32::MAX)]),
+        ];
+        for (input, merged) in cases {
+            assert_eq!(merge_line_ranges(input.to_vec()), merged, "{input:?}");
+        }
+    }
+
+    #[test]
+    fn a_ledger_compacts_to_one_entry_per_path_and_revision() {
+        use Revision::*;
+        let mut ledger = SourceLedger::default();
+        for window in [
+            w(Head, "src/b.rs", 16, 22),
+            w(Head, "src/a.rs", 6, 12),
+            w(Base, "src/b.rs", 1, 3),
+            w(Head, "src/b.rs", 6, 12),
+            w(Head, "src/a.rs", 13, 20),
+        ] {
+            ledger.record(window);
+        }
+        let lines = |revision, path: &str, lines: &[(u32, u32)]| FileLines {
+            revision,
+            path: path.into(),
+            lines: lines.to_vec(),
+        };
+        let compact = ledger.compact();
+        assert_eq!(
+            compact,
+            [
+                lines(Head, "src/a.rs", &[(6, 20)]),
+                lines(Base, "src/b.rs", &[(1, 3)]),
+                lines(Head, "src/b.rs", &[(6, 12), (16, 22)]),
+            ]
+        );
+        assert_eq!(
+            serde_json::to_value(&compact[2]).unwrap(),
+            serde_json::json!({"revision": "head", "path": "src/b.rs", "lines": [[6, 12], [16, 22]]})
+        );
+        let span = LineSpan {
+            revision: Head,
+            path: "min.js".into(),
+            line: 1,
+            start_byte: 0,
+            end_byte: 10,
+        };
+        let rebuilt = SourceLedger::from_compact(&compact, std::slice::from_ref(&span));
+        assert_eq!(rebuilt.spans, [span]);
+        assert_eq!(rebuilt.compact(), compact, "compacting is idempotent");
+    }
+
+    /// A hostile ledger: few paths so windows collide, both revisions, overlapping,
+    /// adjacent, duplicate, reversed and zero-line windows, lines up to `u32::MAX`.
+    fn hostile_window() -> impl Strategy<Value = SourceWindow> {
+        let line = prop_oneof![
+            8 => 0u32..40,
+            1 => Just(u32::MAX - 1),
+            1 => Just(u32::MAX),
+        ];
+        let path = prop_oneof![
+            4 => (0u8..4).prop_map(|i| format!("src/{i}.rs")),
+            1 => "[a-z/.]{0,6}",
+        ];
+        let revision = prop_oneof![Just(Revision::Head), Just(Revision::Base)];
+        (revision, path, line.clone(), line).prop_map(|(revision, path, start, end)| SourceWindow {
+            revision,
+            path,
+            start_line: start,
+            end_line: end,
+        })
+    }
+
+    proptest! {
+        /// Rule (compact ledger): for every citation, the ledger rebuilt from the compact
+        /// form gives the same answer as the ledger that was recorded; the compact form
+        /// names each path and revision once, its ranges sorted and neither overlapping
+        /// nor adjacent.
+        #[test]
+        fn compacting_keeps_every_citation_answer(
+            windows in prop::collection::vec(hostile_window(), 0..60),
+            citations in prop::collection::vec(hostile_window(), 0..60),
+        ) {
+            let mut ledger = SourceLedger::default();
+            for window in &windows {
+                ledger.record(window.clone());
+            }
+            let compact = ledger.compact();
+            let rebuilt = SourceLedger::from_compact(&compact, &[]);
+            // Each recorded window, and lines around each, is itself a citation too.
+            let around = windows.iter().flat_map(|w| {
+                let near = |n: u32| [n.saturating_sub(1), n, n.saturating_add(1)];
+                near(w.start_line).into_iter().flat_map(move |s| {
+                    near(w.end_line).into_iter().map(move |e| SourceWindow {
+                        start_line: s,
+                        end_line: e,
+                        ..w.clone()
+                    })
+                })
+            });
+            for citation in citations.iter().cloned().chain(around) {
+                prop_assert_eq!(
+                    ledger.check(&citation),
+                    rebuilt.check(&citation),
+                    "{:?}",
+                    citation
+                );
+            }
+            let keys: Vec<(&str, bool)> = compact
+                .iter()
+                .map(|f| (f.path.as_str(), f.revision == Revision::Head))
+                .collect();
+            prop_assert!(keys.windows(2).all(|k| k[0] < k[1]), "ordered and unique: {:?}", keys);
+            for f in &compact {
+                prop_assert!(!f.lines.is_empty());
+                prop_assert!(f.lines.iter().all(|(s, e)| s <= e));
+                prop_assert!(
+                    f.lines.windows(2).all(|r| r[0].1.saturating_add(1) < r[1].0),
+                    "{:?}",
+                    f.lines
+                );
+            }
+        }
     }
 }

@@ -22,7 +22,7 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
-use vouch_core::{FailOn, Outcome, SourceLedger, exit_code};
+use vouch_core::{FailOn, Outcome, exit_code};
 use vouch_git::SourceReader;
 use vouch_host::diagnostics::Collector;
 use vouch_host::manifest::Composition;
@@ -372,14 +372,7 @@ fn check(
                 .stages
                 .iter()
                 .filter(|s| s.role == vouch_core::Role::Verifier)
-                .any(|s| {
-                    SourceLedger {
-                        windows: s.ledger.clone(),
-                        spans: s.line_spans.clone(),
-                    }
-                    .check(c)
-                    .is_ok()
-                });
+                .any(|s| s.source_ledger().check(c).is_ok());
             prop_assert!(inside, "citation {:?} outside every verifier ledger", c);
         }
     }

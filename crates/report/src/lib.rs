@@ -137,7 +137,8 @@ fn pretty(value: &serde_json::Value) -> String {
 /// one compact diagnostic per line.
 pub fn render(report: &ReviewReport, format: Format) -> String {
     match format {
-        Format::Json => pretty(&serde_json::to_value(report).expect("the report serialises")),
+        // Serialised directly, never through a `Value` (a second copy of a large report).
+        Format::Json => serde_json::to_string_pretty(report).expect("the report serialises") + "\n",
         Format::Markdown => render_markdown(report),
         Format::Sarif => pretty(&render_sarif(report)),
         Format::Rdjson => pretty(&render_rdjson(report)),

@@ -10,9 +10,9 @@ use std::sync::OnceLock;
 use serde_json::Value;
 use vouch_core::{
     Area, AuditState, Candidate, CandidateRecord, ChangeCounts, CommitRef, CoverageComparison,
-    Failure, FailureKind, Finding, Limitation, LimitationKind, Opinion, Outcome, Provenance,
-    ReviewFacts, Revision, Role, Severity, SourceWindow, StageRecord, StageStatus, TokenUsage,
-    Verdict, derive_opinion,
+    Failure, FailureKind, FileLines, Finding, Limitation, LimitationKind, Opinion, Outcome,
+    Provenance, ReviewFacts, Revision, Role, Severity, SourceWindow, StageRecord, StageStatus,
+    TokenUsage, Verdict, derive_opinion,
 };
 use vouch_final_report::{LocalRangeReview, ReviewOutcome, local_range_review_report};
 use vouch_report::{
@@ -127,7 +127,11 @@ fn stage(label: &str, role: Role) -> StageRecord {
         forced_synthesis: false,
         prefetch: None,
         source_windows: 1,
-        ledger: vec![window("ratelimit/bucket.py", 80, 100)],
+        ledger: vec![FileLines {
+            revision: Revision::Head,
+            path: "ratelimit/bucket.py".into(),
+            lines: vec![(80, 100)],
+        }],
         line_spans: Vec::new(),
         model: Some("scripted".into()),
         usage: TokenUsage {
@@ -506,6 +510,31 @@ fn json_report_passes_its_own_check_and_schema() {
         let value: Value = serde_json::from_str(&render(&r, Format::Json)).unwrap();
         assert_valid(&vouch_report::report_schema(), &value, "report JSON");
     }
+}
+
+/// The JSON report is the report serialised directly: the same text as through a
+/// `serde_json::Value` (fields in declaration order), a stage's ledger one entry per path
+/// and revision with its lines as ranges; a ledger of windows (`startLine`/`endLine`) is
+/// not a report's.
+#[test]
+fn the_json_report_is_written_directly_with_the_compact_ledger() {
+    let r = report(true);
+    let text = render(&r, Format::Json);
+    let through_value = serde_json::to_string_pretty(&serde_json::to_value(&r).unwrap()).unwrap();
+    assert_eq!(text, through_value + "\n");
+    let value: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        value["stages"][0]["ledger"],
+        serde_json::json!([{"revision": "head", "path": "ratelimit/bucket.py", "lines": [[80, 100]]}])
+    );
+    let mut windows = value.clone();
+    windows["stages"][0]["ledger"] = serde_json::json!([
+        {"revision": "head", "path": "ratelimit/bucket.py", "startLine": 80, "endLine": 100}
+    ]);
+    let err = read_report(windows)
+        .expect_err("a window-shaped ledger")
+        .to_string();
+    assert!(err.contains("/stages/0/ledger/0"), "{err}");
 }
 
 /// A saved report reads back as written; one whose `area` or `role` is not one of the

@@ -6,7 +6,8 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 use vouch_abi::{ChangeSummary, FileSummary, HunkSummary, Intent, PolicyDocument};
 use vouch_core::{
-    ChangeSnapshot, ChangedFile, EntryKind, FileStatus, SourceLedger, SourceWindow, hunks_seen,
+    ChangeSnapshot, ChangedFile, EntryKind, FileStatus, SourceLedger, SourceWindow, StageRecord,
+    hunks_seen,
 };
 use vouch_git::SourceReader;
 use vouch_llm::ModelClient;
@@ -78,9 +79,9 @@ impl ReviewEnv {
     }
 
     /// Rule (design, "Structured diagnostics"; issue 9, item 9): a stage's diagnostic
-    /// carries `sourceCount` = the source windows it retrieved or was given and
-    /// `hunkCount` = the hunks of the patches it retrieved ([`hunks_seen`]), both from its
-    /// own ledger.
+    /// carries `sourceCount` = the source windows (and parts of long lines) it retrieved
+    /// or was given, as recorded, and `hunkCount` = the hunks of the patches it retrieved
+    /// ([`hunks_seen`]), both from its own ledger.
     pub fn diagnose_ledger(
         &self,
         label: Option<&str>,
@@ -95,7 +96,20 @@ impl ReviewEnv {
         self.diagnose_counts(
             label,
             stage,
-            Some(ledger.windows.len() as u64),
+            Some(ledger.recorded() as u64),
+            Some(hunks as u64),
+            reason,
+        );
+    }
+
+    /// [`ReviewEnv::diagnose_ledger`] of a finished stage from its record: the ledger
+    /// rebuilt from the record's compact form, the count as recorded (`source_windows`).
+    pub fn diagnose_record(&self, stage: &'static str, record: &StageRecord, reason: ReasonCode) {
+        let hunks = hunks_seen(&self.snapshot.files, &record.source_ledger());
+        self.diagnose_counts(
+            Some(&record.label),
+            stage,
+            Some(record.source_windows as u64),
             Some(hunks as u64),
             reason,
         );

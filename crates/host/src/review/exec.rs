@@ -6,9 +6,7 @@
 use serde_json::Value;
 use vouch_abi::ContractRequest;
 use vouch_abi::{PromptRequest, Role};
-use vouch_core::{
-    BudgetKind, Failure, FailureKind, SourceLedger, StageRecord, StageStatus, TokenUsage,
-};
+use vouch_core::{BudgetKind, Failure, FailureKind, StageRecord, StageStatus, TokenUsage};
 
 use super::env::ReviewEnv;
 use super::inline::InlineSource;
@@ -279,11 +277,7 @@ pub fn fail(
             None
         }
         Some((failure, reason)) => {
-            let ledger = SourceLedger {
-                windows: record.ledger.clone(),
-                spans: record.line_spans.clone(),
-            };
-            env.diagnose_ledger(Some(&record.label), kind.as_str(), &ledger, reason);
+            env.diagnose_record(kind.as_str(), record, reason);
             record.status = StageStatus::Failed;
             record.problem = Some(failure.message.clone());
             Some(failure)

@@ -3,8 +3,8 @@
 
 use vouch_core::{
     AuditRun, AuditState, Candidate, CandidateRecord, Limitation, LimitationKind,
-    NotReviewedReason, ReviewFacts, SourceLedger, StageCoverage, StageStatus, TokenUsage, Verdict,
-    audit_state, derive_opinion, files_reviewed, merge_findings,
+    NotReviewedReason, ReviewFacts, SourceLedger, StageCoverage, StageRecord, StageStatus,
+    TokenUsage, Verdict, audit_state, derive_opinion, files_reviewed, merge_findings,
 };
 
 use super::env::ReviewEnv;
@@ -89,10 +89,7 @@ fn reviewed_files(
                 matches!(r.status, StageStatus::Accepted | StageStatus::Limited)
                     && r.coverage.as_ref().is_some_and(|c| c.complete)
             });
-            let ledger = record.map(|r| SourceLedger {
-                windows: r.ledger.clone(),
-                spans: r.line_spans.clone(),
-            });
+            let ledger = record.map(StageRecord::source_ledger);
             (ledger.unwrap_or_default(), accepted)
         })
         .collect();

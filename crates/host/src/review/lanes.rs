@@ -7,8 +7,8 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 use vouch_abi::DismissedForVerification;
 use vouch_core::{
-    AuditRun, AuditState, Candidate, Failure, FailureKind, Limitation, LimitationKind,
-    SourceLedger, StageRecord, StageStatus, audit_state, files_not_fully_seen, zero_source_gap,
+    AuditRun, AuditState, Candidate, Failure, FailureKind, Limitation, LimitationKind, StageRecord,
+    StageStatus, audit_state, files_not_fully_seen, zero_source_gap,
 };
 
 use super::env::ReviewEnv;
@@ -90,17 +90,13 @@ fn check_source_seen(env: &ReviewEnv, run: &mut StageRun, plan: &StagePlan) {
         return;
     }
     let label = run.record.label.clone();
-    let ledger = SourceLedger {
-        windows: run.record.ledger.clone(),
-        spans: run.record.line_spans.clone(),
-    };
     let held = held_files(env, plan);
     let files = || held.iter();
     let beyond_policy = windows_beyond_policy(env, run.record.source_windows);
     let detail = if zero_source_gap(files(), beyond_policy) {
         format!("{label} completed without reading or being given any source of its assigned files")
     } else {
-        let unseen = files_not_fully_seen(files(), &ledger);
+        let unseen = files_not_fully_seen(files(), &run.record.source_ledger());
         if unseen.is_empty() {
             return;
         }
@@ -110,7 +106,7 @@ fn check_source_seen(env: &ReviewEnv, run: &mut StageRun, plan: &StagePlan) {
             unseen.join(", ")
         )
     };
-    env.diagnose_ledger(Some(&label), "lane", &ledger, ReasonCode::SourceLookupGap);
+    env.diagnose_record("lane", &run.record, ReasonCode::SourceLookupGap);
     run.limitations.push(Limitation {
         kind: LimitationKind::SourceLookupGap,
         stage: Some(label),

@@ -425,7 +425,7 @@ pub async fn exchange(env: &ReviewEnv, ex: Exchange<'_>) -> Result<Answer, Excha
         env.diagnose(
             Some(ex.label),
             ex.stage,
-            Some(ex.tools.ledger().windows.len() as u64),
+            Some(ex.tools.ledger().recorded() as u64),
             ReasonCode::BudgetHit,
         );
     }

@@ -180,10 +180,7 @@ pub async fn run_candidate_stage(env: &ReviewEnv, plan: &StagePlan) -> StageRun 
     };
     let tools = RepoTools::new(env.reader.clone());
     let outcome = drive(env, plan, kind, &tools, &mut run).await;
-    let ledger = tools.ledger();
-    run.record.ledger = ledger.windows;
-    run.record.line_spans = ledger.spans;
-    run.record.source_windows = run.record.ledger.len() + run.record.line_spans.len();
+    run.record.set_ledger(tools.ledger());
     if tools.lookup_failures() > 0 {
         run.limitations.push(Limitation {
             kind: LimitationKind::SourceLookupGap,
@@ -286,7 +283,7 @@ async fn drive(
         env.diagnose(
             Some(&plan.label),
             kind.as_str(),
-            Some(tools.ledger().windows.len() as u64),
+            Some(tools.ledger().recorded() as u64),
             ReasonCode::SourceLookupGap,
         );
     }

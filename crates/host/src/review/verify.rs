@@ -220,10 +220,7 @@ async fn pass(
         Ok(prepared) => prepared.ask(env, prepared.user.clone()).await,
         Err(e) => Err(e),
     };
-    let ledger = tools.ledger();
-    record.ledger = ledger.windows;
-    record.line_spans = ledger.spans;
-    record.source_windows = record.ledger.len() + record.line_spans.len();
+    record.set_ledger(tools.ledger());
     let answer = match answer {
         Ok(a) => a,
         Err(e) => return Err((record, e)),
