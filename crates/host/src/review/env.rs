@@ -209,13 +209,14 @@ impl ReviewEnv {
         ChangeSummary {
             base_sha: self.snapshot.merge_base.clone(),
             head_sha: self.snapshot.head.sha.clone(),
-            files: self
-                .snapshot
-                .files
-                .iter()
-                .filter(|f| paths.contains(&f.path))
-                .map(file_summary)
-                .collect(),
+            files: {
+                // Looked up per path (the snapshot is sorted by path), in snapshot order.
+                let mut files: Vec<&ChangedFile> =
+                    paths.iter().filter_map(|p| self.snapshot.file(p)).collect();
+                files.sort_by(|a, b| a.path.cmp(&b.path));
+                files.dedup_by(|a, b| a.path == b.path);
+                files.into_iter().map(file_summary).collect()
+            },
         }
     }
 }

@@ -80,11 +80,17 @@ fn reviewed_files(
     part: &Partition,
     out: &mut Collected,
 ) -> vouch_core::FilesReviewed {
+    // The first record of each label (labels are unique per execution).
+    let mut by_label: std::collections::HashMap<&str, &StageRecord> =
+        std::collections::HashMap::with_capacity(out.stages.len());
+    for s in &out.stages {
+        by_label.entry(s.label.as_str()).or_insert(s);
+    }
     let ledgers: Vec<(SourceLedger, bool)> = out
         .assignments
         .iter()
         .map(|a| {
-            let record = out.stages.iter().find(|s| s.label == a.label);
+            let record = by_label.get(a.label.as_str()).copied();
             let accepted = record.is_some_and(|r| {
                 matches!(r.status, StageStatus::Accepted | StageStatus::Limited)
                     && r.coverage.as_ref().is_some_and(|c| c.complete)

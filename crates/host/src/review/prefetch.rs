@@ -17,6 +17,7 @@
 //! files always give the same prefetch: lookups follow the tree order, and every bound is
 //! a count, never a time.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
@@ -564,33 +565,81 @@ fn callers(name: &str, sites: &[&Site]) -> Item {
 
 /// Memoised gathers of one review, by file set: the lanes that share a file set (and
 /// the verifier deciding candidates in the same files) get the same items without
-/// walking the graph again.
+/// walking the graph again. Each file set has its own slot, so stages gathering
+/// different file sets run at once and stages asking for the same one wait for one
+/// gather.
 #[derive(Default)]
-pub struct PrefetchMemo(std::sync::Mutex<Vec<(Vec<String>, Arc<Gathered>)>>);
+pub struct PrefetchMemo(std::sync::Mutex<HashMap<Vec<String>, GatherSlot>>);
+
+type GatherSlot = Arc<std::sync::OnceLock<Arc<Gathered>>>;
+
+impl PrefetchMemo {
+    /// The gathered prefetch of `files`: `gather`'s, run once per file set.
+    fn get_or_gather(&self, files: &[String], gather: impl FnOnce() -> Gathered) -> Arc<Gathered> {
+        let slot = {
+            let mut memo = self.0.lock().unwrap_or_else(|e| e.into_inner());
+            memo.entry(files.to_vec()).or_default().clone()
+        };
+        slot.get_or_init(|| Arc::new(gather())).clone()
+    }
+}
 
 impl ReviewEnv {
     /// The gathered prefetch of `files`, computed once per file set in this review.
     fn prefetch_for(&self, files: &[String], gather: impl FnOnce() -> Gathered) -> Arc<Gathered> {
-        let mut memo = self.prefetch.0.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, g)) = memo.iter().find(|(f, _)| f == files) {
-            return g.clone();
-        }
-        let started = std::time::Instant::now();
-        let gathered = Arc::new(gather());
-        tracing::info!(
-            files = files.len(),
-            items = gathered.items.len(),
-            elapsed_ms = started.elapsed().as_millis() as u64,
-            "prefetch gathered from the repository graph"
-        );
-        memo.push((files.to_vec(), gathered.clone()));
-        gathered
+        self.prefetch.get_or_gather(files, || {
+            let started = std::time::Instant::now();
+            let gathered = gather();
+            tracing::info!(
+                files = files.len(),
+                items = gathered.items.len(),
+                elapsed_ms = started.elapsed().as_millis() as u64,
+                "prefetch gathered from the repository graph"
+            );
+            gathered
+        })
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Two stages gathering different file sets run at once (each gather here waits for
+    /// the other to start: one lock over every gather would not let it), and stages
+    /// asking for one file set share one gather.
+    #[test]
+    fn different_file_sets_gather_at_once_and_one_set_gathers_once() {
+        use std::sync::mpsc::channel;
+        use std::time::Duration;
+        let memo = PrefetchMemo::default();
+        let gathers = std::sync::atomic::AtomicU32::new(0);
+        let (a_started, a_seen) = channel::<()>();
+        let (b_started, b_seen) = channel::<()>();
+        // Sends that it started, then waits for the other (a deadlock guard, not a
+        // measure: without it a serialised memo would hang instead of failing).
+        let gather = |started: std::sync::mpsc::Sender<()>,
+                      other: std::sync::mpsc::Receiver<()>| {
+            gathers.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            started.send(()).unwrap();
+            let met = other.recv_timeout(Duration::from_secs(20)).is_ok();
+            Gathered {
+                items: vec![],
+                not_looked_up: vec![format!("met the other gather: {met}")],
+            }
+        };
+        let (a, b) = std::thread::scope(|s| {
+            let a = s.spawn(|| memo.get_or_gather(&["a.rs".into()], || gather(a_started, b_seen)));
+            let b = s.spawn(|| memo.get_or_gather(&["b.rs".into()], || gather(b_started, a_seen)));
+            (a.join().unwrap(), b.join().unwrap())
+        });
+        for g in [&a, &b] {
+            assert_eq!(g.not_looked_up, ["met the other gather: true"]);
+        }
+        let again = memo.get_or_gather(&["a.rs".into()], || unreachable!("gathered before"));
+        assert!(Arc::ptr_eq(&again, &a));
+        assert_eq!(gathers.load(std::sync::atomic::Ordering::SeqCst), 2);
+    }
 
     #[test]
     fn changed_lines_follow_the_hunk_headers() {
