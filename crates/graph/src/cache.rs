@@ -16,7 +16,7 @@ const MAX_WORD_INDEXES: usize = 4;
 pub(crate) type WordSlot = Arc<Mutex<Option<Arc<WordIndex>>>>;
 
 /// Default bound of a cache: roughly this many bytes of parsed indexes.
-pub const DEFAULT_CACHE_BYTES: usize = 64 * 1024 * 1024;
+pub const DEFAULT_CACHE_BYTES: usize = 32 * 1024 * 1024;
 
 type Key = (String, Language);
 

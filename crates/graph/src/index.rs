@@ -156,6 +156,9 @@ impl FileIndex {
             occurrences: Vec::new(),
         };
         walk.run(root);
+        // Cached for the run: no growth slack is kept.
+        walk.definitions.shrink_to_fit();
+        walk.occurrences.shrink_to_fit();
         FileIndex {
             language,
             definitions: walk.definitions,
@@ -167,8 +170,14 @@ impl FileIndex {
 
     /// Memory this index holds, roughly (for the cache bound).
     pub(crate) fn weight(&self) -> usize {
-        self.lines.iter().map(|l| l.len() + 24).sum::<usize>()
-            + self.occurrences.len() * 48
+        // A line is a String (24 bytes) and its heap block; an occurrence 40 bytes and
+        // its name's block (allocator overhead included).
+        self.lines.iter().map(|l| l.len() + 40).sum::<usize>()
+            + self
+                .occurrences
+                .iter()
+                .map(|o| o.name.len() + 56)
+                .sum::<usize>()
             + self.definitions.len() * 160
     }
 }

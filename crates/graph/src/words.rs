@@ -7,7 +7,7 @@
 //! are kept as 64-bit hashes; a collision only adds a candidate, which the caller checks
 //! against the file's text or parsed index, so it can never add a result.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::hash::{DefaultHasher, Hash, Hasher};
 
 use vouch_git::{BlobContent, SourceReader, TreeFile};
@@ -15,7 +15,7 @@ use vouch_git::{BlobContent, SourceReader, TreeFile};
 use crate::graph::MAX_FILE_BYTES;
 use crate::text::is_word_byte;
 
-/// Most (word, file) pairs one tree's index holds (about 12 bytes each). Files past the
+/// Most (word, file) pairs one tree's index holds (12 bytes each). Files past the
 /// bound are not indexed and are a candidate of every lookup: slower, never less.
 pub const MAX_POSTINGS: usize = 8_000_000;
 
@@ -24,8 +24,12 @@ pub const MAX_POSTINGS: usize = 8_000_000;
 pub(crate) struct WordIndex {
     /// The tree's regular files, in tree order.
     pub(crate) files: Vec<TreeFile>,
-    /// Word hash → indexes into `files`, ascending.
-    postings: HashMap<u64, Vec<u32>>,
+    /// The (word hash, file) pairs, sorted by hash then file, kept as two columns:
+    /// `hashes[k]` names a word of file `postings[k]` (an index into `files`). Twelve
+    /// bytes a pair, where a map of vectors spent several times that on repositories
+    /// whose words are mostly distinct.
+    hashes: Vec<u64>,
+    postings: Vec<u32>,
     /// Files not indexed (over [`MAX_POSTINGS`]): candidates of every lookup.
     unindexed: Vec<u32>,
     /// Files larger than the graph reads ([`MAX_FILE_BYTES`]).
@@ -55,32 +59,30 @@ impl WordIndex {
         reader: &SourceReader,
         files: Vec<TreeFile>,
     ) -> Result<WordIndex, vouch_git::ReadError> {
-        let mut index = WordIndex {
-            files: Vec::new(),
-            postings: HashMap::new(),
-            unindexed: Vec::new(),
-            too_large: 0,
-        };
-        let mut pairs = 0usize;
+        let mut pairs: Vec<(u64, u32)> = Vec::new();
+        let mut unindexed = Vec::new();
+        let mut too_large = 0;
         for (i, file) in files.iter().enumerate() {
             let i = u32::try_from(i).unwrap_or(u32::MAX);
-            if pairs >= MAX_POSTINGS {
-                index.unindexed.push(i);
+            if pairs.len() >= MAX_POSTINGS {
+                unindexed.push(i);
                 continue;
             }
             match reader.blob(&file.blob_id, MAX_FILE_BYTES)? {
-                BlobContent::Text(bytes) => {
-                    for word in words(&bytes) {
-                        index.postings.entry(word).or_default().push(i);
-                        pairs += 1;
-                    }
-                }
+                BlobContent::Text(bytes) => pairs.extend(words(&bytes).into_iter().map(|w| (w, i))),
                 BlobContent::Binary => {}
-                BlobContent::TooLarge(_) => index.too_large += 1,
+                BlobContent::TooLarge(_) => too_large += 1,
             }
         }
-        index.files = files;
-        Ok(index)
+        pairs.sort_unstable();
+        let (hashes, postings) = pairs.into_iter().unzip();
+        Ok(WordIndex {
+            files,
+            hashes,
+            postings,
+            unindexed,
+            too_large,
+        })
     }
 
     /// Indexes into [`WordIndex::files`] of every file that may name one of `names` as a
@@ -97,14 +99,20 @@ impl WordIndex {
         }
         let mut out: Vec<u32> = names
             .iter()
-            .filter_map(|n| self.postings.get(&word_hash(n.as_bytes())))
-            .flatten()
+            .flat_map(|n| self.files_naming(word_hash(n.as_bytes())))
             .chain(&self.unindexed)
             .copied()
             .collect();
         out.sort_unstable();
         out.dedup();
         out
+    }
+
+    /// The files whose words include the word hashed `hash`, ascending.
+    fn files_naming(&self, hash: u64) -> &[u32] {
+        let start = self.hashes.partition_point(|&h| h < hash);
+        let end = start + self.hashes[start..].partition_point(|&h| h == hash);
+        &self.postings[start..end]
     }
 }
 
