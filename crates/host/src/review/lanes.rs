@@ -198,6 +198,15 @@ async fn run_plans(
     let semaphore = Arc::new(Semaphore::new(concurrency.max(1)));
     let mut plans: Vec<Option<StagePlan>> = plans.into_iter().map(Some).collect();
     let mut set = JoinSet::new();
+    let mut runs = Vec::new();
+    let mut collect = |joined: Result<_, tokio::task::JoinError>| match joined {
+        Ok(r) => runs.push(r),
+        Err(e) => out.failures.push(Failure {
+            kind: FailureKind::PluginError,
+            stage: None,
+            message: format!("a stage task ended abnormally: {e}"),
+        }),
+    };
     for &index in order {
         let Some(plan) = plans.get_mut(index).and_then(Option::take) else {
             continue;
@@ -210,17 +219,14 @@ async fn run_plans(
             let run = run_stage(&env, &plan).await;
             (index, run, plan)
         });
-    }
-    let mut runs = Vec::new();
-    while let Some(joined) = set.join_next().await {
-        match joined {
-            Ok(r) => runs.push(r),
-            Err(e) => out.failures.push(Failure {
-                kind: FailureKind::PluginError,
-                stage: None,
-                message: format!("a stage task ended abnormally: {e}"),
-            }),
+        // Finished tasks leave the set as they finish: a task's slot is as large as its
+        // whole execution's state, its result much smaller.
+        while let Some(joined) = set.try_join_next() {
+            collect(joined);
         }
+    }
+    while let Some(joined) = set.join_next().await {
+        collect(joined);
     }
     runs.sort_by_key(|(i, _, _)| *i);
     runs.into_iter().map(|(_, run, plan)| (run, plan)).collect()
