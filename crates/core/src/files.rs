@@ -20,28 +20,7 @@ pub fn expected_files<'a>(files: impl IntoIterator<Item = &'a ChangedFile>) -> V
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::snapshot::{EntryKind, FileStatus};
-
-    fn file(path: &str, previous: Option<&str>) -> ChangedFile {
-        ChangedFile {
-            path: path.into(),
-            previous_path: previous.map(Into::into),
-            similarity: None,
-            status: if previous.is_some() {
-                FileStatus::Renamed
-            } else {
-                FileStatus::Modified
-            },
-            kind: EntryKind::File,
-            old_mode: None,
-            new_mode: None,
-            binary: false,
-            hunks: vec![],
-            additions: 0,
-            deletions: 0,
-            long_lines: vec![],
-        }
-    }
+    use crate::snapshot::changed_file as file;
 
     #[test]
     fn canonical_list_is_sorted_deduplicated_current_paths() {

@@ -136,6 +136,40 @@ pub struct StageRecord {
 }
 
 impl StageRecord {
+    /// A fresh record of a stage instance labelled `label` of the specialist `specialist`
+    /// (`version`, `role`) with `assigned_files` files: accepted until something says
+    /// otherwise, nothing recorded yet.
+    pub fn new(
+        label: &str,
+        (specialist, version, role): (&str, &str, Role),
+        assigned_files: usize,
+    ) -> StageRecord {
+        StageRecord {
+            label: label.to_string(),
+            specialist: specialist.to_string(),
+            version: version.to_string(),
+            role,
+            status: StageStatus::Accepted,
+            assigned_files,
+            coverage: None,
+            retried: false,
+            first_coverage: None,
+            repaired: false,
+            receipt_downgraded: false,
+            candidates: 0,
+            budget_hit: None,
+            forced_synthesis: false,
+            prefetch: None,
+            source_windows: 0,
+            ledger: Vec::new(),
+            line_spans: Vec::new(),
+            model: None,
+            usage: TokenUsage::default(),
+            summary: String::new(),
+            problem: None,
+        }
+    }
+
     /// Keeps an execution's ledger on its record: the compact form, its line spans, and
     /// how many windows and spans were recorded.
     pub fn set_ledger(&mut self, ledger: SourceLedger) {
@@ -206,30 +240,11 @@ mod tests {
             start_byte: 0,
             end_byte: 100,
         });
-        let mut record = StageRecord {
-            label: "generic-investigator #1".into(),
-            specialist: "generic-investigator".into(),
-            version: "1.0.0".into(),
-            role: Role::Investigator,
-            status: StageStatus::Accepted,
-            assigned_files: 1,
-            coverage: None,
-            retried: false,
-            first_coverage: None,
-            repaired: false,
-            receipt_downgraded: false,
-            candidates: 0,
-            budget_hit: None,
-            forced_synthesis: false,
-            prefetch: None,
-            source_windows: 0,
-            ledger: Vec::new(),
-            line_spans: Vec::new(),
-            model: None,
-            usage: TokenUsage::default(),
-            summary: String::new(),
-            problem: None,
-        };
+        let mut record = StageRecord::new(
+            "generic-investigator #1",
+            ("generic-investigator", "1.0.0", Role::Investigator),
+            1,
+        );
         record.set_ledger(ledger.clone());
         assert_eq!(record.source_windows, 4, "three windows and one span");
         assert_eq!(record.ledger.len(), 1);

@@ -259,6 +259,29 @@ impl ChangeSnapshot {
     }
 }
 
+/// A changed text file with no hunk for tests: modified, or renamed from `previous`.
+#[cfg(test)]
+pub(crate) fn changed_file(path: &str, previous: Option<&str>) -> ChangedFile {
+    ChangedFile {
+        path: path.into(),
+        previous_path: previous.map(Into::into),
+        similarity: None,
+        status: if previous.is_some() {
+            FileStatus::Renamed
+        } else {
+            FileStatus::Modified
+        },
+        kind: EntryKind::File,
+        old_mode: None,
+        new_mode: None,
+        binary: false,
+        hunks: vec![],
+        additions: 0,
+        deletions: 0,
+        long_lines: vec![],
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -305,34 +328,13 @@ mod tests {
         }
     }
 
-    fn changed(path: &str, previous: Option<&str>) -> ChangedFile {
-        ChangedFile {
-            path: path.into(),
-            previous_path: previous.map(Into::into),
-            similarity: None,
-            status: if previous.is_some() {
-                FileStatus::Renamed
-            } else {
-                FileStatus::Modified
-            },
-            kind: EntryKind::File,
-            old_mode: None,
-            new_mode: None,
-            binary: false,
-            hunks: vec![],
-            additions: 0,
-            deletions: 0,
-            long_lines: vec![],
-        }
-    }
-
     #[test]
     fn files_are_found_by_current_and_by_previous_path() {
         let mut s = snapshot(None);
         s.files = vec![
-            changed("a/x.rs", None),
-            changed("b/new.rs", Some("b/old.rs")),
-            changed("c.rs", None),
+            changed_file("a/x.rs", None),
+            changed_file("b/new.rs", Some("b/old.rs")),
+            changed_file("c.rs", None),
         ];
         assert_eq!(s.file("c.rs").map(|f| f.path.as_str()), Some("c.rs"));
         assert_eq!(

@@ -6,7 +6,7 @@
 use serde_json::Value;
 use vouch_abi::ContractRequest;
 use vouch_abi::{PromptRequest, Role};
-use vouch_core::{BudgetKind, Failure, FailureKind, StageRecord, StageStatus, TokenUsage};
+use vouch_core::{BudgetKind, Failure, FailureKind, StageRecord, StageStatus};
 
 use super::env::ReviewEnv;
 use super::inline::InlineSource;
@@ -65,30 +65,7 @@ impl StageKind {
 /// files: accepted until something says otherwise.
 pub fn stage_record(label: &str, handle: &SpecialistHandle, assigned: usize) -> StageRecord {
     let d = handle.descriptor();
-    StageRecord {
-        label: label.to_string(),
-        specialist: d.id.clone(),
-        version: d.version.clone(),
-        role: d.role,
-        status: StageStatus::Accepted,
-        assigned_files: assigned,
-        coverage: None,
-        retried: false,
-        first_coverage: None,
-        repaired: false,
-        receipt_downgraded: false,
-        candidates: 0,
-        budget_hit: None,
-        forced_synthesis: false,
-        prefetch: None,
-        source_windows: 0,
-        ledger: Vec::new(),
-        line_spans: Vec::new(),
-        model: None,
-        usage: TokenUsage::default(),
-        summary: String::new(),
-        problem: None,
-    }
+    StageRecord::new(label, (&d.id, &d.version, d.role), assigned)
 }
 
 /// One execution's inputs: who runs, what it is given, and its contract.
