@@ -161,8 +161,8 @@ pub fn merge_line_ranges(mut ranges: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
 impl SourceLedger {
     /// Rule (compact ledger): one entry per path and revision that the ledger's windows
     /// name, holding the union of their lines ([`merge_line_ranges`]); entries ordered by
-    /// path, then base before head; a path whose windows hold no line (reversed) has none. Spans are not part of it (a record keeps them as they
-    /// are). Every citation [`SourceLedger::check`] accepts or refuses, the ledger
+    /// path, then base before head; a path whose windows hold no line (reversed) has
+    /// none. Spans are not part of it (a record keeps them as they are). Every citation [`SourceLedger::check`] accepts or refuses, the ledger
     /// rebuilt by [`SourceLedger::from_compact`] accepts or refuses alike.
     pub fn compact(&self) -> Vec<FileLines> {
         let mut by_file: std::collections::BTreeMap<(&str, bool), Vec<(u32, u32)>> =

@@ -89,6 +89,32 @@ impl ReviewEnv {
         ledger: &SourceLedger,
         reason: ReasonCode,
     ) {
+        self.diagnose_seen(label, stage, ledger, ledger.recorded(), reason);
+    }
+
+    /// [`ReviewEnv::diagnose_ledger`] of a finished stage from its record: the ledger
+    /// rebuilt from the record's compact form, the count as recorded (`source_windows`).
+    pub fn diagnose_record(&self, stage: &'static str, record: &StageRecord, reason: ReasonCode) {
+        let ledger = record.source_ledger();
+        self.diagnose_seen(
+            Some(&record.label),
+            stage,
+            &ledger,
+            record.source_windows,
+            reason,
+        );
+    }
+
+    /// One diagnostic line whose `hunkCount` is the hunks `ledger` saw, looked up among
+    /// the files it names only.
+    fn diagnose_seen(
+        &self,
+        label: Option<&str>,
+        stage: &'static str,
+        ledger: &SourceLedger,
+        source_count: usize,
+        reason: ReasonCode,
+    ) {
         let named = self
             .snapshot
             .files_named(ledger.windows.iter().map(|w| w.path.as_str()));
@@ -96,20 +122,7 @@ impl ReviewEnv {
         self.diagnose_counts(
             label,
             stage,
-            Some(ledger.recorded() as u64),
-            Some(hunks as u64),
-            reason,
-        );
-    }
-
-    /// [`ReviewEnv::diagnose_ledger`] of a finished stage from its record: the ledger
-    /// rebuilt from the record's compact form, the count as recorded (`source_windows`).
-    pub fn diagnose_record(&self, stage: &'static str, record: &StageRecord, reason: ReasonCode) {
-        let hunks = hunks_seen(&self.snapshot.files, &record.source_ledger());
-        self.diagnose_counts(
-            Some(&record.label),
-            stage,
-            Some(record.source_windows as u64),
+            Some(source_count as u64),
             Some(hunks as u64),
             reason,
         );

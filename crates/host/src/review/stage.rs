@@ -225,9 +225,9 @@ pub async fn run_candidate_stage(env: &ReviewEnv, plan: &StagePlan) -> StageRun 
 
 /// Rule (structured outputs): a final answer's `max_tokens` covers its contract's bound.
 /// The host therefore lowers the contract's caps until the bound ([`token_bound`]) fits
-/// the stage's output-token budget, in the order of [`vouch_core::fit_caps`]; a contract
-/// that fits with no caps is requested with one candidate, no dismissed concern, and
-/// `max_tokens` at its bound.
+/// the stage's output-token budget, in the order of [`vouch_core::fit_caps`]; when no
+/// pair of caps fits, the contract is requested with one candidate, no dismissed concern,
+/// and `max_tokens` at its bound.
 pub(super) fn fitted_contract(
     plan: &StagePlan,
 ) -> Result<ContractRequest, crate::registry::PluginError> {
