@@ -8,6 +8,14 @@ use std::sync::OnceLock;
 
 use serde_json::{Value, json};
 
+#[path = "support/script.rs"]
+mod script;
+
+pub use script::{
+    AUDIT, CONVENTIONS, FOCUSED, GENERIC, OUTCOME, ScriptedVerifier, VERIFIER, decisions,
+    read_lines, receipt, stage,
+};
+
 /// The `vouch` binary of this test's profile (built on first use).
 pub fn vouch_bin() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();

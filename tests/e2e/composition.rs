@@ -12,17 +12,11 @@ mod verification;
 
 use serde_json::{Value, json};
 use vouch_testkit::git::TestRepo;
-use vouch_testkit::openai::{Match, RecordedRequest, Reply, Rule, Script, ScriptedServer};
+use vouch_testkit::openai::{RecordedRequest, Reply, Script, ScriptedServer};
 use vouch_workspace_tests::{
-    Output, candidate, candidates_reply, citation, decision, finding, review_json, workspace,
+    AUDIT, CONVENTIONS, GENERIC, OUTCOME, Output, ScriptedVerifier, VERIFIER, candidate, citation,
+    decision, finding, read_lines, receipt, review_json, stage, workspace,
 };
-
-pub(crate) const GENERIC: &str = "Instance: generic-investigator #1";
-pub(crate) const OUTCOME: &str = "Instance: outcome-investigator #1";
-pub(crate) const CONVENTIONS: &str = "Instance: conventions #1";
-pub(crate) const AUDIT: &str = "Instance: clean-result-audit #1";
-pub(crate) const VERIFIER: &str = "Instance: verifier";
-pub(crate) const FOCUSED: &str = "Instance: verifier (focused";
 
 pub(crate) const AGENTS_BASE: &str = "# Agent rules\n\n1. Library code logs with the `log` macros; it never prints to stdout.\n2. Parsing functions return Option or Result and never panic.\n";
 
@@ -81,18 +75,6 @@ pub(crate) fn manifest(name: &str) -> String {
         .to_string()
 }
 
-/// A rule for the stage instance whose prompt says `instance`, named `name`.
-pub(crate) fn stage(instance: &str, name: &str, replies: impl IntoIterator<Item = Reply>) -> Rule {
-    Rule::when(Match::any_message_contains(instance))
-        .named(name)
-        .replies(replies)
-}
-
-/// A complete receipt over `files` with `candidates`.
-pub(crate) fn receipt(candidates: Value, files: &[&str]) -> Reply {
-    Reply::content(candidates_reply(candidates, true, files))
-}
-
 /// The three lanes of the default composition over [`FILES`], each replying once.
 pub(crate) fn lanes(generic: Value, outcome: Value, conventions: Value) -> Script {
     Script::new()
@@ -115,11 +97,6 @@ pub(crate) fn candidate_in(area: &str, path: &str, start: u32, end: u32, claim: 
 /// A citation at base.
 pub(crate) fn base_citation(path: &str, start: u32, end: u32) -> Value {
     json!({"revision": "base", "path": path, "startLine": start, "endLine": end})
-}
-
-/// The verifier's reply with `decisions`.
-pub(crate) fn decisions(decisions: Value) -> Reply {
-    Reply::content(json!({ "decisions": decisions }).to_string())
 }
 
 /// Everything a request sent, as one string (system, user, tool messages, schema).
@@ -175,40 +152,27 @@ async fn every_lane_runs_and_overlapping_findings_merge_with_both_proposers() {
         VERIFIER,
         "verifier",
         [
-            Reply::tool_call(
-                "read_file",
-                r#"{"path": "src/lib.rs", "start_line": 1, "end_line": 11}"#,
-            ),
-            decisions(json!([
-                decision(
+            read_lines("src/lib.rs", 1, 11),
+            ScriptedVerifier::new()
+                .confirms(
                     "generic-investigator #1/0",
-                    "verified",
-                    json!([citation("src/lib.rs", 3, 4)]),
-                    Some(finding(
-                        "src/lib.rs",
-                        3,
-                        4,
-                        "ports above 65535 wrap silently"
-                    ))
-                ),
-                decision(
+                    "src/lib.rs",
+                    3,
+                    4,
+                    "ports above 65535 wrap silently",
+                )
+                .dismisses(
                     "generic-investigator #1/1",
-                    "rejected",
                     json!([citation("src/lib.rs", 10, 10)]),
-                    None
-                ),
-                decision(
+                )
+                .confirms(
                     "outcome-investigator #1/0",
-                    "verified",
-                    json!([citation("src/lib.rs", 3, 5)]),
-                    Some(finding(
-                        "src/lib.rs",
-                        3,
-                        5,
-                        "out-of-range ports are accepted and truncated"
-                    ))
-                ),
-            ])),
+                    "src/lib.rs",
+                    3,
+                    5,
+                    "out-of-range ports are accepted and truncated",
+                )
+                .reply(),
         ],
     ));
     let server = ScriptedServer::start(script).await;
@@ -332,16 +296,14 @@ async fn pull_request_text_never_reaches_the_generic_lane() {
             "conventions",
             [receipt(json!([]), &FILES)],
         ))
-        .rule(stage(
-            VERIFIER,
-            "verifier",
-            [decisions(json!([decision(
-                "generic-investigator #1/0",
-                "rejected",
-                json!([citation("src/lib.rs", 3, 4)]),
-                None
-            )]))],
-        ));
+        .rule(
+            ScriptedVerifier::new()
+                .dismisses(
+                    "generic-investigator #1/0",
+                    json!([citation("src/lib.rs", 3, 4)]),
+                )
+                .rule(),
+        );
     let server = ScriptedServer::start(script).await;
     let out = review(
         &repo,
@@ -408,16 +370,14 @@ async fn policy_evidence_is_read_from_the_base_tree() {
             "conventions",
             [receipt(json!([]), &files)],
         ))
-        .rule(stage(
-            VERIFIER,
-            "verifier",
-            [decisions(json!([decision(
-                "generic-investigator #1/0",
-                "rejected",
-                json!([base_citation("AGENTS.md", 3, 3)]),
-                None
-            )]))],
-        ));
+        .rule(
+            ScriptedVerifier::new()
+                .dismisses(
+                    "generic-investigator #1/0",
+                    json!([base_citation("AGENTS.md", 3, 3)]),
+                )
+                .rule(),
+        );
     let server = ScriptedServer::start(script).await;
     let out = review(&repo, &base, &head, &server, &[], &[]).await;
     assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
@@ -478,25 +438,25 @@ async fn repository_instructions_reach_every_stage_as_a_labelled_untrusted_polic
                 &files,
             )],
         ))
-        .rule(stage(
-            VERIFIER,
-            "verifier",
-            [decisions(json!([decision(
-                "clean-result-audit #1/0",
-                "verified",
-                // The instructions as given (lines 2-5 of the base file) and the hunk.
-                json!([
-                    base_citation(".vouch/review.toml", 3, 3),
-                    citation("src/lib.rs", 3, 4)
-                ]),
-                Some(finding(
-                    "src/lib.rs",
-                    3,
-                    4,
-                    "ports above 65535 are accepted and truncated"
+        .rule(
+            ScriptedVerifier::new()
+                .decides(decision(
+                    "clean-result-audit #1/0",
+                    "verified",
+                    // The instructions as given (lines 2-5 of the base file) and the hunk.
+                    json!([
+                        base_citation(".vouch/review.toml", 3, 3),
+                        citation("src/lib.rs", 3, 4)
+                    ]),
+                    Some(finding(
+                        "src/lib.rs",
+                        3,
+                        4,
+                        "ports above 65535 are accepted and truncated",
+                    )),
                 ))
-            )]))],
-        ));
+                .rule(),
+        );
     let server = ScriptedServer::start(script).await;
     let out = review(&repo, &base, &head, &server, &[], &[]).await;
     assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
@@ -547,21 +507,17 @@ async fn the_audit_runs_only_when_no_lane_proposed_and_its_candidates_are_verifi
                 ),
             ],
         ))
-        .rule(stage(
-            VERIFIER,
-            "verifier",
-            [decisions(json!([decision(
-                "clean-result-audit #1/0",
-                "verified",
-                json!([citation("src/lib.rs", 10, 10)]),
-                Some(finding(
+        .rule(
+            ScriptedVerifier::new()
+                .confirms(
+                    "clean-result-audit #1/0",
                     "src/lib.rs",
                     10,
                     10,
-                    "clamp_pct returns 101 for inputs above 100"
-                ))
-            )]))],
-        ));
+                    "clamp_pct returns 101 for inputs above 100",
+                )
+                .rule(),
+        );
     let server = ScriptedServer::start(script).await;
     let out = review(&repo, &base, &head, &server, &[], &[]).await;
     assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);

@@ -9,12 +9,12 @@
 use serde_json::{Value, json};
 use vouch_testkit::git::TestRepo;
 use vouch_testkit::openai::{RecordedRequest, Reply, Script, ScriptedServer};
-use vouch_workspace_tests::{candidate, candidates_reply, citation, decision, finding, workspace};
-
-use crate::composition::{
-    AUDIT, CONVENTIONS, FILES, GENERIC, OUTCOME, VERIFIER, decisions, fixture, manifest, receipt,
-    review, stage, user,
+use vouch_workspace_tests::{
+    AUDIT, CONVENTIONS, GENERIC, OUTCOME, ScriptedVerifier, VERIFIER, candidate, candidates_reply,
+    citation, decision, decisions, finding, receipt, stage, workspace,
 };
+
+use crate::composition::{FILES, fixture, manifest, review, user};
 
 const MONEY: &str = "\
 def round_amount(value, digits=2, *, mode=\"half-even\"):
@@ -232,16 +232,14 @@ async fn dismissed_concerns_reach_the_verifier_and_the_report_but_never_the_audi
                 &FILES,
             )],
         ))
-        .rule(stage(
-            VERIFIER,
-            "verifier",
-            [decisions(json!([decision(
-                "clean-result-audit #1/0",
-                "rejected",
-                json!([citation("src/lib.rs", 3, 4)]),
-                None
-            )]))],
-        ));
+        .rule(
+            ScriptedVerifier::new()
+                .dismisses(
+                    "clean-result-audit #1/0",
+                    json!([citation("src/lib.rs", 3, 4)]),
+                )
+                .rule(),
+        );
     let server = ScriptedServer::start(script).await;
     let out = review(&repo, &base, &head, &server, &[], &[]).await;
     assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
@@ -317,21 +315,17 @@ async fn a_pinned_dynamic_specialist_runs_on_its_selection_and_its_finding_names
                 &["src/lib.rs"],
             )],
         ))
-        .rule(stage(
-            VERIFIER,
-            "verifier",
-            [decisions(json!([decision(
-                "test-lane #1/0",
-                "verified",
-                json!([citation("src/lib.rs", 3, 4)]),
-                Some(finding(
+        .rule(
+            ScriptedVerifier::new()
+                .confirms(
+                    "test-lane #1/0",
                     "src/lib.rs",
                     3,
                     4,
-                    "ports above 65535 wrap silently"
-                ))
-            )]))],
-        ));
+                    "ports above 65535 wrap silently",
+                )
+                .rule(),
+        );
     let server = ScriptedServer::start(script).await;
     let manifest = pinned.display().to_string();
     let out = review(

@@ -11,11 +11,12 @@
 use serde_json::{Value, json};
 use vouch_testkit::git::TestRepo;
 use vouch_testkit::openai::{Match, Reply, Rule, Script, ScriptedServer};
-use vouch_workspace_tests::{Output, candidate, candidates_reply, citation, decision, finding};
-
-use crate::composition::{
-    AUDIT, CONVENTIONS, FOCUSED, GENERIC, OUTCOME, VERIFIER, decisions, review, stage,
+use vouch_workspace_tests::{
+    AUDIT, CONVENTIONS, FOCUSED, GENERIC, OUTCOME, Output, ScriptedVerifier, VERIFIER, candidate,
+    candidates_reply, citation, decision, decisions, stage,
 };
+
+use crate::composition::review;
 
 /// The closed allowlist of reason codes (vouch-host `diagnostics::ReasonCode`).
 const REASONS: [&str; 18] = [
@@ -223,12 +224,15 @@ async fn a_successful_run_with_repair_and_focused_pass_keeps_stderr_to_diagnosti
         .rule(stage(
             FOCUSED,
             "focused",
-            [decisions(json!([decision(
-                "generic-investigator #1/0",
-                "verified",
-                json!([citation(FILE, 2, 3)]),
-                Some(finding(FILE, 2, 3, "values above 65535 wrap"))
-            )]))],
+            [ScriptedVerifier::new()
+                .confirms(
+                    "generic-investigator #1/0",
+                    FILE,
+                    2,
+                    3,
+                    "values above 65535 wrap",
+                )
+                .reply()],
         ))
         .rule(stage(
             VERIFIER,

@@ -5,12 +5,12 @@ use serde_json::{Value, json};
 use vouch_core::{AuditState, Failure, Limitation, ReviewFacts, derive_opinion};
 use vouch_testkit::git::TestRepo;
 use vouch_testkit::openai::{Reply, Rule, Script, ScriptedServer};
-use vouch_workspace_tests::{candidate, citation, decision, finding, workspace};
-
-use super::{
-    AUDIT, CONVENTIONS, FILES, GENERIC, OUTCOME, VERIFIER, decisions, fixture, lanes, manifest,
-    receipt, review, stage, user,
+use vouch_workspace_tests::{
+    AUDIT, CONVENTIONS, FOCUSED, GENERIC, OUTCOME, ScriptedVerifier, VERIFIER, candidate, citation,
+    decision, read_lines, receipt, stage, workspace,
 };
+
+use super::{FILES, fixture, lanes, manifest, review, user};
 
 fn limitation_kinds(report: &Value) -> Vec<String> {
     report["limitations"]
@@ -28,13 +28,9 @@ fn expected_section(files: &[&str]) -> String {
     )
 }
 
-fn verified(id: &str, line: u32) -> Value {
-    decision(
-        id,
-        "verified",
-        json!([citation("src/lib.rs", line, line)]),
-        Some(finding("src/lib.rs", line, line, "scripted defect")),
-    )
+/// A verifier confirming candidate `id` as a scripted defect at `src/lib.rs:line`.
+fn confirms(id: &str, line: u32) -> ScriptedVerifier {
+    ScriptedVerifier::new().confirms(id, "src/lib.rs", line, line, "scripted defect")
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -126,11 +122,7 @@ async fn files_no_lane_is_assigned_are_listed_and_limit_coverage() {
                 &["src/lib.rs"],
             )],
         ))
-        .rule(stage(
-            VERIFIER,
-            "verifier",
-            [decisions(json!([verified("bug-review #1/0", 10)]))],
-        ));
+        .rule(confirms("bug-review #1/0", 10).rule());
     let server = ScriptedServer::start(script).await;
     let selected = manifest("selected-only.toml");
     let out = review(
@@ -194,10 +186,7 @@ async fn stages_that_saw_no_source_are_gaps_and_verified_findings_stay_published
         let mut generic = Vec::new();
         if reads {
             // Reading every changed line of every assigned file is what clears the gap.
-            generic.push(Reply::tool_call(
-                "read_file",
-                r#"{"path": "src/lib.rs", "start_line": 1, "end_line": 11}"#,
-            ));
+            generic.push(read_lines("src/lib.rs", 1, 11));
             generic.push(Reply::tool_call("read_file", r#"{"path": "README.md"}"#));
         }
         generic.push(receipt(
@@ -212,14 +201,7 @@ async fn stages_that_saw_no_source_are_gaps_and_verified_findings_stay_published
                 "conventions",
                 [receipt(json!([]), &FILES)],
             ))
-            .rule(stage(
-                VERIFIER,
-                "verifier",
-                [decisions(json!([verified(
-                    "generic-investigator #1/0",
-                    10
-                )]))],
-            ));
+            .rule(confirms("generic-investigator #1/0", 10).rule());
         let server = ScriptedServer::start(script).await;
         let out = review(&repo, &base, &head, &server, extra, &envs).await;
         let case = format!("{extra:?} reads={reads}");
@@ -402,30 +384,25 @@ async fn a_focused_pass_that_hits_its_budget_records_partial_coverage() {
         json!([]),
     )
     .rule(stage(
-        super::FOCUSED,
+        FOCUSED,
         "focused",
         [
             // One tool turn is the whole budget: the next request is forced synthesis.
-            Reply::tool_call(
-                "read_file",
-                r#"{"path": "src/lib.rs", "start_line": 1, "end_line": 11}"#,
-            ),
-            decisions(json!([verified("generic-investigator #1/0", 4)])),
+            read_lines("src/lib.rs", 1, 11),
+            confirms("generic-investigator #1/0", 4).reply(),
         ],
     ))
-    .rule(stage(
-        VERIFIER,
-        "verifier",
-        [decisions(json!([
-            decision(
+    .rule(
+        ScriptedVerifier::new()
+            .decides(decision(
                 "generic-investigator #1/0",
                 "verified",
                 json!([citation("src/lib.rs", 3, 4)]),
-                None
-            ),
-            decision("generic-investigator #1/1", "rejected", json!([]), None),
-        ]))],
-    ));
+                None,
+            ))
+            .dismisses("generic-investigator #1/1", json!([]))
+            .rule(),
+    );
     let server = ScriptedServer::start(script).await;
     let tight = manifest("tight-verifier.toml");
     let out = review(&repo, &base, &head, &server, &["--manifest", &tight], &[]).await;
@@ -477,10 +454,7 @@ async fn a_lane_out_of_turns_answers_once_without_tools_keeps_its_work_and_is_fl
             [
                 // One tool turn is the whole budget: the next request is forced synthesis,
                 // answered with what was gathered but an incomplete receipt.
-                Reply::tool_call(
-                    "read_file",
-                    r#"{"path": "src/lib.rs", "start_line": 1, "end_line": 11}"#,
-                ),
+                read_lines("src/lib.rs", 1, 11),
                 Reply::content(vouch_workspace_tests::candidates_reply(
                     found.clone(),
                     false,
@@ -496,11 +470,7 @@ async fn a_lane_out_of_turns_answers_once_without_tools_keeps_its_work_and_is_fl
             "conventions",
             [receipt(json!([]), &FILES)],
         ))
-        .rule(stage(
-            VERIFIER,
-            "verifier",
-            [decisions(json!([verified("generic-investigator #1/0", 3)]))],
-        ));
+        .rule(confirms("generic-investigator #1/0", 3).rule());
     let server = ScriptedServer::start(script).await;
     let tight = manifest("tight-generic.toml");
     let out = review(&repo, &base, &head, &server, &["--manifest", &tight], &[]).await;

@@ -3,12 +3,12 @@
 
 use serde_json::{Value, json};
 use vouch_testkit::openai::{Match, Reply, Rule, Script, ScriptedServer};
-use vouch_workspace_tests::{candidate, citation, decision, finding};
-
-use super::{
-    AUDIT, CONVENTIONS, FILES, FOCUSED, GENERIC, OUTCOME, VERIFIER, base_citation, candidate_in,
-    decisions, fixture, lanes, receipt, review, stage, user,
+use vouch_workspace_tests::{
+    AUDIT, CONVENTIONS, FOCUSED, GENERIC, OUTCOME, ScriptedVerifier, VERIFIER, candidate, citation,
+    decision, decisions, finding, read_lines, receipt, stage,
 };
+
+use super::{FILES, base_citation, candidate_in, fixture, lanes, review, user};
 
 const A: &str = "generic-investigator #1/0";
 const B: &str = "generic-investigator #1/1";
@@ -18,20 +18,6 @@ fn two_candidates() -> Value {
         candidate("src/lib.rs", 3, 4, "ports above 65535 wrap silently"),
         candidate("src/lib.rs", 10, 10, "clamp allows 101")
     ])
-}
-
-fn verified_a() -> Value {
-    decision(
-        A,
-        "verified",
-        json!([citation("src/lib.rs", 3, 4)]),
-        Some(finding(
-            "src/lib.rs",
-            3,
-            4,
-            "ports above 65535 wrap silently",
-        )),
-    )
 }
 
 /// A verified decision for `id` whose finding is omitted.
@@ -66,23 +52,19 @@ fn failure_messages(report: &Value) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread")]
 async fn verified_findings_are_retained_and_rejected_candidates_are_not() {
     let (repo, base, head) = fixture();
-    let script = lanes(two_candidates(), json!([]), json!([])).rule(stage(
-        VERIFIER,
-        "verifier",
-        [decisions(json!([
-            // Narrowed: lower severity, one line, the supported wording.
-            decision(
-                A,
-                "verified",
-                json!([citation("src/lib.rs", 3, 4)]),
-                Some(
-                    json!({"path": "src/lib.rs", "startLine": 4, "endLine": 4, "severity": "medium",
-                            "claim": "ports above 65535 are truncated by `as u16`"})
-                )
+    let verifier = ScriptedVerifier::new()
+        // Narrowed: lower severity, one line, the supported wording.
+        .decides(decision(
+            A,
+            "verified",
+            json!([citation("src/lib.rs", 3, 4)]),
+            Some(
+                json!({"path": "src/lib.rs", "startLine": 4, "endLine": 4, "severity": "medium",
+                        "claim": "ports above 65535 are truncated by `as u16`"}),
             ),
-            decision(B, "rejected", json!([citation("src/lib.rs", 10, 10)]), None),
-        ]))],
-    ));
+        ))
+        .dismisses(B, json!([citation("src/lib.rs", 10, 10)]));
+    let script = lanes(two_candidates(), json!([]), json!([])).rule(verifier.rule());
     let server = ScriptedServer::start(script).await;
     let out = review(&repo, &base, &head, &server, &[], &[]).await;
     assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
@@ -118,14 +100,10 @@ async fn verified_findings_are_retained_and_rejected_candidates_are_not() {
 #[tokio::test(flavor = "multi_thread")]
 async fn rejected_candidates_leave_a_clean_opinion() {
     let (repo, base, head) = fixture();
-    let script = lanes(two_candidates(), json!([]), json!([])).rule(stage(
-        VERIFIER,
-        "verifier",
-        [decisions(json!([
-            decision(A, "rejected", json!([citation("src/lib.rs", 3, 4)]), None),
-            decision(B, "rejected", json!([]), None),
-        ]))],
-    ));
+    let verifier = ScriptedVerifier::new()
+        .dismisses(A, json!([citation("src/lib.rs", 3, 4)]))
+        .dismisses(B, json!([]));
+    let script = lanes(two_candidates(), json!([]), json!([])).rule(verifier.rule());
     let server = ScriptedServer::start(script).await;
     let out = review(&repo, &base, &head, &server, &[], &[]).await;
     assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
@@ -139,20 +117,14 @@ async fn rejected_candidates_leave_a_clean_opinion() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_focused_pass_recovers_an_omitted_finding_with_two_verification_passes() {
     let (repo, base, head) = fixture();
+    let focused =
+        ScriptedVerifier::new().confirms(A, "src/lib.rs", 3, 4, "ports above 65535 wrap silently");
+    let verifier = ScriptedVerifier::new()
+        .decides(omitted(A))
+        .dismisses(B, json!([]));
     let script = lanes(two_candidates(), json!([]), json!([]))
-        .rule(stage(
-            FOCUSED,
-            "focused",
-            [decisions(json!([verified_a()]))],
-        ))
-        .rule(stage(
-            VERIFIER,
-            "verifier",
-            [decisions(json!([
-                omitted(A),
-                decision(B, "rejected", json!([]), None),
-            ]))],
-        ));
+        .rule(stage(FOCUSED, "focused", [focused.reply()]))
+        .rule(verifier.rule());
     let server = ScriptedServer::start(script).await;
     let out = review(&repo, &base, &head, &server, &[], &[]).await;
     assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
@@ -204,19 +176,16 @@ async fn a_focused_pass_recovers_an_omitted_finding_with_two_verification_passes
 #[tokio::test(flavor = "multi_thread")]
 async fn a_finding_omitted_twice_is_unresolved_and_other_findings_are_kept() {
     let (repo, base, head) = fixture();
-    let verified_b = decision(
+    let verifier = ScriptedVerifier::new().decides(omitted(A)).confirms(
         B,
-        "verified",
-        json!([citation("src/lib.rs", 10, 10)]),
-        Some(finding("src/lib.rs", 10, 10, "clamp allows 101")),
+        "src/lib.rs",
+        10,
+        10,
+        "clamp allows 101",
     );
     let script = lanes(two_candidates(), json!([]), json!([]))
         .rule(stage(FOCUSED, "focused", [decisions(json!([omitted(A)]))]))
-        .rule(stage(
-            VERIFIER,
-            "verifier",
-            [decisions(json!([omitted(A), verified_b]))],
-        ));
+        .rule(verifier.rule());
     let server = ScriptedServer::start(script).await;
     let out = review(&repo, &base, &head, &server, &[], &[]).await;
     assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
@@ -449,10 +418,7 @@ async fn citations_resolve_only_to_what_the_verifier_itself_read_or_was_given() 
         ]))
     };
     // (verifier replies, generic lane reads src/util.rs too, expected outcome)
-    let read_util = Reply::tool_call(
-        "read_file",
-        r#"{"path": "src/util.rs", "start_line": 1, "end_line": 12}"#,
-    );
+    let read_util = read_lines("src/util.rs", 1, 12);
     let cases: Vec<(&str, Vec<Reply>, &str)> = vec![
         // The verifier read the lines itself: accepted.
         (
@@ -544,10 +510,7 @@ async fn convention_candidates_are_verified_only_with_a_policy_or_three_examples
         VERIFIER,
         "verifier",
         [
-            Reply::tool_call(
-                "read_file",
-                r#"{"path": "src/util.rs", "start_line": 1, "end_line": 12}"#,
-            ),
+            read_lines("src/util.rs", 1, 12),
             decisions(json!([
                 // The written policy (given inline from the base tree) and the hunk.
                 decision(
