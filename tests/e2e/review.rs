@@ -4,14 +4,15 @@ use serde_json::{Value, json};
 use vouch_testkit::git::TestRepo;
 use vouch_testkit::openai::{Match, Reply, Rule, Script, ScriptedServer};
 use vouch_workspace_tests::{
-    candidate, candidates_reply, citation, decision, finding, review_json, run_vouch, workspace,
+    GENERIC, ScriptedVerifier, VERIFIER, candidate, candidates_reply, citation, decision, finding,
+    read_lines, receipt, review_json, run_vouch, stage, workspace,
 };
 
 const LIB_BASE: &str = "/// Parses a port number.\npub fn parse_port(s: &str) -> Option<u16> {\n    s.trim().parse().ok()\n}\n\n/// Clamps a percentage.\npub fn clamp_pct(v: i32) -> i32 {\n    v.clamp(0, 100)\n}\n";
 const LIB_HEAD: &str = "/// Parses a port number.\npub fn parse_port(s: &str) -> Option<u16> {\n    let n: u32 = s.trim().parse().ok()?;\n    Some(n as u16)\n}\n\n/// Clamps a percentage.\npub fn clamp_pct(v: i32) -> i32 {\n    v.clamp(0, 101)\n}\n";
 
-const INVESTIGATOR: &str = "Instance: generic-investigator #1";
-const VERIFIER: &str = "Instance: verifier";
+/// The changed files of [`repo`].
+const FILES: [&str; 2] = ["README.md", "src/lib.rs"];
 
 /// A repository whose head changes `src/lib.rs` (two defects) and `README.md`.
 fn repo() -> (TestRepo, String, String) {
@@ -73,25 +74,16 @@ async fn review(
 
 /// An investigator reply with no candidate and a complete, exact receipt of the change.
 fn no_candidates() -> Reply {
-    Reply::content(candidates_reply(
-        json!([]),
-        true,
-        &["README.md", "src/lib.rs"],
-    ))
+    receipt(json!([]), &FILES)
 }
 
-fn investigator_replies(candidates: Value) -> Vec<Reply> {
-    vec![
-        Reply::tool_call(
-            "read_file",
-            r#"{"path": "src/lib.rs", "start_line": 1, "end_line": 10}"#,
-        ),
-        Reply::content(candidates_reply(
-            candidates,
-            true,
-            &["README.md", "src/lib.rs"],
-        )),
-    ]
+/// The investigator reads `src/lib.rs`, then proposes `candidates`.
+fn investigates(candidates: Value) -> Rule {
+    stage(
+        GENERIC,
+        "investigator",
+        [read_lines("src/lib.rs", 1, 10), receipt(candidates, &FILES)],
+    )
 }
 
 fn two_candidates() -> Value {
@@ -119,27 +111,25 @@ fn stderr_is_diagnostics_only(stderr: &str) {
 #[tokio::test(flavor = "multi_thread")]
 async fn verified_finding_has_citation_and_provenance() {
     let (repo, base, head) = repo();
-    let verifier_decisions = json!({"decisions": [
-        decision("generic-investigator #1/0", "verified", json!([citation("src/lib.rs", 3, 4)]), Some(finding("src/lib.rs", 3, 4, "ports above 65535 wrap silently"))),
-        decision("generic-investigator #1/1", "rejected", json!([citation("src/lib.rs", 9, 9)]), None),
-    ]});
-    let script = Script::new()
-        .rule(
-            Rule::when(Match::any_message_contains(INVESTIGATOR))
-                .named("investigator")
-                .replies(investigator_replies(two_candidates())),
+    let verifier = ScriptedVerifier::new()
+        .confirms(
+            "generic-investigator #1/0",
+            "src/lib.rs",
+            3,
+            4,
+            "ports above 65535 wrap silently",
         )
-        .rule(
-            Rule::when(Match::any_message_contains(VERIFIER))
-                .named("verifier")
-                .replies([
-                    Reply::tool_call(
-                        "read_file",
-                        r#"{"path": "src/lib.rs", "start_line": 1, "end_line": 10}"#,
-                    ),
-                    Reply::content(verifier_decisions.to_string()),
-                ]),
+        .dismisses(
+            "generic-investigator #1/1",
+            json!([citation("src/lib.rs", 9, 9)]),
         );
+    let script = Script::new()
+        .rule(investigates(two_candidates()))
+        .rule(stage(
+            VERIFIER,
+            "verifier",
+            [read_lines("src/lib.rs", 1, 10), verifier.reply()],
+        ));
     let server = ScriptedServer::start(script).await;
     let out = review(&repo, &base, &head, &server, &[]).await;
     assert_eq!(
@@ -189,19 +179,17 @@ async fn verified_finding_has_citation_and_provenance() {
 #[tokio::test(flavor = "multi_thread")]
 async fn citation_outside_what_the_verifier_read_makes_the_review_incomplete() {
     let (repo, base, head) = repo();
-    let decisions = json!({"decisions": [
-        decision("generic-investigator #1/0", "verified", json!([citation("src/lib.rs", 90, 95)]), Some(finding("src/lib.rs", 3, 4, "wraps"))),
-        decision("generic-investigator #1/1", "rejected", json!([]), None),
-    ]});
+    let verifier = ScriptedVerifier::new()
+        .decides(decision(
+            "generic-investigator #1/0",
+            "verified",
+            json!([citation("src/lib.rs", 90, 95)]),
+            Some(finding("src/lib.rs", 3, 4, "wraps")),
+        ))
+        .dismisses("generic-investigator #1/1", json!([]));
     let script = Script::new()
-        .rule(
-            Rule::when(Match::any_message_contains(INVESTIGATOR))
-                .replies(investigator_replies(two_candidates())),
-        )
-        .rule(
-            Rule::when(Match::any_message_contains(VERIFIER))
-                .replies([Reply::content(decisions.to_string())]),
-        );
+        .rule(investigates(two_candidates()))
+        .rule(verifier.rule());
     let server = ScriptedServer::start(script).await;
     let out = review(&repo, &base, &head, &server, &[]).await;
     assert_eq!(out.code, 2, "{}", out.stdout);
@@ -215,18 +203,11 @@ async fn citation_outside_what_the_verifier_read_makes_the_review_incomplete() {
 #[tokio::test(flavor = "multi_thread")]
 async fn candidate_without_a_decision_makes_the_review_incomplete() {
     let (repo, base, head) = repo();
-    let decisions = json!({"decisions": [
-        decision("generic-investigator #1/0", "verified", json!([citation("src/lib.rs", 3, 4)]), Some(finding("src/lib.rs", 3, 4, "wraps"))),
-    ]});
+    let verifier =
+        ScriptedVerifier::new().confirms("generic-investigator #1/0", "src/lib.rs", 3, 4, "wraps");
     let script = Script::new()
-        .rule(
-            Rule::when(Match::any_message_contains(INVESTIGATOR))
-                .replies(investigator_replies(two_candidates())),
-        )
-        .rule(
-            Rule::when(Match::any_message_contains(VERIFIER))
-                .replies([Reply::content(decisions.to_string())]),
-        );
+        .rule(investigates(two_candidates()))
+        .rule(verifier.rule());
     let server = ScriptedServer::start(script).await;
     let out = review(&repo, &base, &head, &server, &[]).await;
     assert_eq!(out.code, 2, "{}", out.stdout);
@@ -249,14 +230,14 @@ async fn candidate_without_a_decision_makes_the_review_incomplete() {
 async fn tool_call_outside_the_tree_is_refused_as_a_tool_error() {
     let (repo, base, head) = repo();
     let script = Script::new()
-        .rule(
-            Rule::when(Match::any_message_contains(INVESTIGATOR))
-                .named("investigator")
-                .replies([
-                    Reply::tool_call("read_file", r#"{"path": "../../etc/passwd"}"#),
-                    no_candidates(),
-                ]),
-        )
+        .rule(stage(
+            GENERIC,
+            "investigator",
+            [
+                Reply::tool_call("read_file", r#"{"path": "../../etc/passwd"}"#),
+                no_candidates(),
+            ],
+        ))
         .rule(
             Rule::when(Match::any_message_contains("Instance: clean-result-audit"))
                 .replies([no_candidates()]),
@@ -278,14 +259,14 @@ async fn tool_call_outside_the_tree_is_refused_as_a_tool_error() {
 #[tokio::test(flavor = "multi_thread")]
 async fn rate_limit_with_retry_after_is_honoured() {
     let (repo, base, head) = repo();
-    let script = Script::new().rule(
-        Rule::when(Match::any_message_contains(INVESTIGATOR))
-            .named("investigator")
-            .replies([
-                Reply::status(429).header("Retry-After", "1"),
-                no_candidates(),
-            ]),
-    );
+    let script = Script::new().rule(stage(
+        GENERIC,
+        "investigator",
+        [
+            Reply::status(429).header("Retry-After", "1"),
+            no_candidates(),
+        ],
+    ));
     let server = ScriptedServer::start(script).await;
     let out = review(&repo, &base, &head, &server, &[]).await;
     assert_eq!(out.code, 0, "{}", out.stdout);
@@ -306,7 +287,7 @@ async fn truncated_reply_is_never_parsed_as_complete() {
     let (repo, base, head) = repo();
     // The cut reply contains a valid object; vouch must not accept it, must not repair
     // it, and after its one re-ask is cut again the review is incomplete.
-    let cut = candidates_reply(json!([]), true, &["README.md", "src/lib.rs"]);
+    let cut = candidates_reply(json!([]), true, &FILES);
     let script = Script::new()
         .rule(
             Rule::when(Match::system_contains("You repair"))
@@ -314,7 +295,7 @@ async fn truncated_reply_is_never_parsed_as_complete() {
                 .replies([Reply::content("not json")]),
         )
         .rule(
-            Rule::when(Match::any_message_contains(INVESTIGATOR))
+            Rule::when(Match::any_message_contains(GENERIC))
                 .named("investigator")
                 .always(Reply::content_with_finish(cut, "length")),
         );
@@ -375,11 +356,9 @@ async fn missing_endpoint_names_what_to_set() {
 async fn a_specialist_that_names_its_own_model_is_sent_that_model() {
     let (repo, base, head) = repo();
     let script = Script::new().rule(
-        Rule::when(
-            Match::any_message_contains(INVESTIGATOR).and(Match::model("investigator-model")),
-        )
-        .named("investigator")
-        .replies([no_candidates()]),
+        Rule::when(Match::any_message_contains(GENERIC).and(Match::model("investigator-model")))
+            .named("investigator")
+            .replies([no_candidates()]),
     );
     let server = ScriptedServer::start(script).await;
     let out = review_with(
@@ -403,11 +382,7 @@ async fn a_specialist_that_names_its_own_model_is_sent_that_model() {
 #[tokio::test(flavor = "multi_thread")]
 async fn without_tools_answers_are_structured_and_max_tokens_covers_the_contract() {
     let (repo, base, head) = repo();
-    let script = Script::new().rule(
-        Rule::when(Match::any_message_contains(INVESTIGATOR))
-            .named("investigator")
-            .replies([no_candidates()]),
-    );
+    let script = Script::new().rule(stage(GENERIC, "investigator", [no_candidates()]));
     let server = ScriptedServer::start(script).await;
     let out = review_with(
         &repo,
@@ -455,12 +430,12 @@ async fn auto_tools_fall_back_to_inline_context_when_the_endpoint_rejects_them()
     let (repo, base, head) = repo();
     let script = Script::new()
         .rule(
-            Rule::when(Match::any_message_contains(INVESTIGATOR).and(Match::has_tools(true)))
+            Rule::when(Match::any_message_contains(GENERIC).and(Match::has_tools(true)))
                 .named("with-tools")
                 .replies([Reply::raw(400, r#"{"error":{"message":"this model does not support tools","type":"invalid_request_error"}}"#)]),
         )
         .rule(
-            Rule::when(Match::any_message_contains(INVESTIGATOR).and(Match::has_tools(false)))
+            Rule::when(Match::any_message_contains(GENERIC).and(Match::has_tools(false)))
                 .named("without-tools")
                 .replies([no_candidates()]),
         );
@@ -502,11 +477,11 @@ async fn a_patch_cut_at_its_bound_is_a_coverage_gap_not_full_coverage() {
     let big: String = (1..=2_000).map(|i| format!("line {i}\n")).collect();
     repo.write("data/big.txt", big);
     let head = repo.commit("add a big file");
-    let script = Script::new().rule(
-        Rule::when(Match::any_message_contains(INVESTIGATOR)).replies([Reply::content(
-            candidates_reply(json!([]), true, &["data/big.txt"]),
-        )]),
-    );
+    let script = Script::new().rule(stage(
+        GENERIC,
+        "investigator",
+        [receipt(json!([]), &["data/big.txt"])],
+    ));
     let server = ScriptedServer::start(script).await;
     let out = review_with(
         &repo,
