@@ -9,9 +9,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 use vouch_testkit::git::TestRepo;
-use vouch_testkit::openai::{Match, Reply, Rule, Script, ScriptedServer};
+use vouch_testkit::openai::{Script, ScriptedServer};
 use vouch_workspace_tests::{
-    candidate, candidates_reply, citation, decision, finding, review_json, run_vouch, workspace,
+    GENERIC, ScriptedVerifier, candidate, read_lines, receipt, review_json, run_vouch, stage,
+    workspace,
 };
 
 const LIB_BASE: &str = "/// Parses a port number.\npub fn parse_port(s: &str) -> Option<u16> {\n    s.trim().parse().ok()\n}\n";
@@ -29,39 +30,21 @@ fn repo() -> (TestRepo, String, String) {
 
 /// The investigator reads the file and proposes one candidate; the verifier verifies it.
 fn script() -> Script {
-    let decisions = json!({"decisions": [decision(
-        "generic-investigator #1/0",
-        "verified",
-        json!([citation("src/lib.rs", 3, 4)]),
-        Some(finding("src/lib.rs", 3, 4, "ports above 65535 wrap silently")),
-    )]});
+    const CLAIM: &str = "ports above 65535 wrap silently";
+    let candidates = json!([candidate("src/lib.rs", 3, 4, CLAIM)]);
     Script::new()
+        .rule(stage(
+            GENERIC,
+            "investigator",
+            [
+                read_lines("src/lib.rs", 1, 5),
+                receipt(candidates, &["src/lib.rs"]),
+            ],
+        ))
         .rule(
-            Rule::when(Match::any_message_contains(
-                "Instance: generic-investigator #1",
-            ))
-            .named("investigator")
-            .replies([
-                Reply::tool_call(
-                    "read_file",
-                    r#"{"path": "src/lib.rs", "start_line": 1, "end_line": 5}"#,
-                ),
-                Reply::content(candidates_reply(
-                    json!([candidate(
-                        "src/lib.rs",
-                        3,
-                        4,
-                        "ports above 65535 wrap silently"
-                    )]),
-                    true,
-                    &["src/lib.rs"],
-                )),
-            ]),
-        )
-        .rule(
-            Rule::when(Match::any_message_contains("Instance: verifier"))
-                .named("verifier")
-                .replies([Reply::content(decisions.to_string())]),
+            ScriptedVerifier::new()
+                .confirms("generic-investigator #1/0", "src/lib.rs", 3, 4, CLAIM)
+                .rule(),
         )
 }
 

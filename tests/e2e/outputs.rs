@@ -6,9 +6,10 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 use vouch_testkit::git::TestRepo;
-use vouch_testkit::openai::{Match, Reply, Rule, Script, ScriptedServer};
+use vouch_testkit::openai::{Script, ScriptedServer};
 use vouch_workspace_tests::{
-    candidate, candidates_reply, citation, decision, finding, run_vouch, workspace,
+    GENERIC, ScriptedVerifier, candidate, citation, decision, finding, receipt, run_vouch, stage,
+    workspace,
 };
 
 const LIB_BASE: &str =
@@ -34,33 +35,18 @@ fn repo() -> (TestRepo, String, String) {
 
 /// One verified finding at `src/lib.rs:2-3`.
 fn one_finding_script() -> Script {
-    let decisions = json!({"decisions": [decision(
-        "generic-investigator #1/0",
-        "verified",
-        json!([citation("src/lib.rs", 2, 3)]),
-        Some(finding("src/lib.rs", 2, 3, "ports above 65535 wrap silently")),
-    )]});
+    const CLAIM: &str = "ports above 65535 wrap silently";
+    let candidates = json!([candidate("src/lib.rs", 2, 3, CLAIM)]);
     Script::new()
+        .rule(stage(
+            GENERIC,
+            "investigator",
+            [receipt(candidates, &["src/lib.rs"])],
+        ))
         .rule(
-            Rule::when(Match::any_message_contains(
-                "Instance: generic-investigator #1",
-            ))
-            .named("investigator")
-            .replies([Reply::content(candidates_reply(
-                json!([candidate(
-                    "src/lib.rs",
-                    2,
-                    3,
-                    "ports above 65535 wrap silently"
-                )]),
-                true,
-                &["src/lib.rs"],
-            ))]),
-        )
-        .rule(
-            Rule::when(Match::any_message_contains("Instance: verifier"))
-                .named("verifier")
-                .replies([Reply::content(decisions.to_string())]),
+            ScriptedVerifier::new()
+                .confirms("generic-investigator #1/0", "src/lib.rs", 2, 3, CLAIM)
+                .rule(),
         )
 }
 
@@ -421,27 +407,22 @@ async fn render_refuses_what_is_not_a_review_report_in_the_requested_format() {
 #[tokio::test(flavor = "multi_thread")]
 async fn an_incomplete_review_is_stated_in_every_format_and_never_reads_as_no_alerts() {
     let (repo, base, head) = repo();
-    let decisions = json!({"decisions": [decision(
+    let verifier = ScriptedVerifier::new().decides(decision(
         "generic-investigator #1/0",
         "verified",
         json!([citation("src/lib.rs", 90, 95)]),
         Some(finding("src/lib.rs", 2, 3, "wraps")),
-    )]});
+    ));
     let script = Script::new()
-        .rule(
-            Rule::when(Match::any_message_contains(
-                "Instance: generic-investigator #1",
-            ))
-            .replies([Reply::content(candidates_reply(
+        .rule(stage(
+            GENERIC,
+            "investigator",
+            [receipt(
                 json!([candidate("src/lib.rs", 2, 3, "wraps")]),
-                true,
                 &["src/lib.rs"],
-            ))]),
-        )
-        .rule(
-            Rule::when(Match::any_message_contains("Instance: verifier"))
-                .replies([Reply::content(decisions.to_string())]),
-        );
+            )],
+        ))
+        .rule(verifier.rule());
     let server = ScriptedServer::start(script).await;
     let dir = tempfile::tempdir().unwrap();
     let out_dir = dir.path().display().to_string();
