@@ -4,8 +4,11 @@
 
 use serde_json::{Value, json};
 use vouch_testkit::git::fixture_repo;
-use vouch_testkit::openai::{Match, Reply, Rule, Script, ScriptedServer};
-use vouch_workspace_tests::{candidate, candidates_reply, citation, decision, finding, run_vouch};
+use vouch_testkit::openai::{Reply, Script, ScriptedServer};
+use vouch_workspace_tests::{
+    CONVENTIONS, GENERIC, OUTCOME, ScriptedVerifier, candidate, read_lines, receipt, run_vouch,
+    stage,
+};
 
 const BASE: &str = "e1fe9ff8c34c42d2407e5cd35b2ec03459165a68";
 const MERGE_BASE: &str = "56430a38ee0320a1cbf07dcb24330fb7a1700761";
@@ -22,7 +25,7 @@ const EXPECTED: [&str; 7] = [
 ];
 
 fn empty_lane() -> Reply {
-    Reply::content(candidates_reply(json!([]), true, &EXPECTED))
+    receipt(json!([]), &EXPECTED)
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -31,47 +34,29 @@ async fn default_composition_reviews_a_real_range_by_sha() {
     assert_eq!((base.as_str(), head.as_str()), (BASE, HEAD));
     let claim = "acquire() can return True after its timeout has passed";
     let script = Script::new()
-        .rule(
-            Rule::when(Match::any_message_contains(
-                "Instance: generic-investigator #1",
-            ))
-            .named("investigator")
-            .replies([
-                Reply::tool_call(
-                    "read_file",
-                    r#"{"path": "ratelimit/bucket.py", "start_line": 80, "end_line": 100}"#,
-                ),
-                Reply::content(candidates_reply(
+        .rule(stage(
+            GENERIC,
+            "investigator",
+            [
+                read_lines("ratelimit/bucket.py", 80, 100),
+                receipt(
                     json!([candidate("ratelimit/bucket.py", 88, 96, claim)]),
-                    true,
                     &EXPECTED,
-                )),
-            ]),
-        )
+                ),
+            ],
+        ))
+        .rule(stage(OUTCOME, "outcome", [empty_lane()]))
+        .rule(stage(CONVENTIONS, "conventions", [empty_lane()]))
         .rule(
-            Rule::when(Match::any_message_contains(
-                "Instance: outcome-investigator #1",
-            ))
-            .named("outcome")
-            .replies([empty_lane()]),
-        )
-        .rule(
-            Rule::when(Match::any_message_contains("Instance: conventions #1"))
-                .named("conventions")
-                .replies([empty_lane()]),
-        )
-        .rule(
-            Rule::when(Match::any_message_contains("Instance: verifier"))
-                .named("verifier")
-                .replies([Reply::content(
-                    json!({"decisions": [decision(
-                        "generic-investigator #1/0",
-                        "verified",
-                        json!([citation("ratelimit/bucket.py", 88, 96)]),
-                        Some(finding("ratelimit/bucket.py", 88, 96, claim)),
-                    )]})
-                    .to_string(),
-                )]),
+            ScriptedVerifier::new()
+                .confirms(
+                    "generic-investigator #1/0",
+                    "ratelimit/bucket.py",
+                    88,
+                    96,
+                    claim,
+                )
+                .rule(),
         );
     let server = ScriptedServer::start(script).await;
     let repo = dir.path().display().to_string();

@@ -8,11 +8,8 @@ use serde_json::{Value, json};
 use vouch_testkit::git::TestRepo;
 use vouch_testkit::openai::{Match, Reply, Rule, Script, ScriptedServer};
 use vouch_workspace_tests::{
-    Output, candidate, candidates_reply, citation, decision, finding, review_json, workspace,
+    GENERIC, Output, ScriptedVerifier, candidate, citation, receipt, review_json, stage, workspace,
 };
-
-const INVESTIGATOR: &str = "Instance: generic-investigator #1";
-const VERIFIER: &str = "Instance: verifier";
 
 /// `tests/data/e2e/<name>` as an absolute path.
 fn manifest(name: &str) -> String {
@@ -88,7 +85,7 @@ fn reads_three_claims_all(paths: &[String]) -> Vec<Reply> {
         .map(|p| Reply::tool_call("read_file", json!({ "path": p }).to_string()))
         .collect();
     let all: Vec<&str> = paths.iter().map(String::as_str).collect();
-    replies.push(Reply::content(candidates_reply(json!([]), true, &all)));
+    replies.push(receipt(json!([]), &all));
     replies
 }
 
@@ -98,10 +95,11 @@ async fn a_61_file_change_with_58_unseen_files_claims_only_the_3_it_saw() {
     // Nothing is given inline: a file is seen only when the model reads it.
     let envs = [("VOUCH_INLINE_BYTES", "0")];
     let script = || {
-        Script::new().rule(
-            Rule::when(Match::any_message_contains(INVESTIGATOR))
-                .replies(reads_three_claims_all(&paths)),
-        )
+        Script::new().rule(stage(
+            GENERIC,
+            "investigator",
+            reads_three_claims_all(&paths),
+        ))
     };
     let server = ScriptedServer::start(script()).await;
     let out = review(&repo, &base, &head, &server, &[], &envs).await;
@@ -195,7 +193,7 @@ async fn a_61_file_change_with_58_unseen_files_claims_only_the_3_it_saw() {
 async fn an_incomplete_review_lists_no_file_as_reviewed_that_no_stage_accepted() {
     let (repo, base, head, paths) = wide_change();
     let script = Script::new().rule(
-        Rule::when(Match::any_message_contains(INVESTIGATOR))
+        Rule::when(Match::any_message_contains(GENERIC))
             .always(Reply::status(503).header("Retry-After", "0")),
     );
     let server = ScriptedServer::start(script).await;
@@ -215,6 +213,18 @@ async fn an_incomplete_review_lists_no_file_as_reviewed_that_no_stage_accepted()
 
 const LIB_BASE: &str = "/// Parses a port number.\npub fn parse_port(s: &str) -> Option<u16> {\n    s.trim().parse().ok()\n}\n\n/// Clamps a percentage.\npub fn clamp_pct(v: i32) -> i32 {\n    v.clamp(0, 100)\n}\n";
 const LIB_HEAD: &str = "/// Parses a port number.\npub fn parse_port(s: &str) -> Option<u16> {\n    let n: u32 = s.trim().parse().ok()?;\n    Some(n as u16)\n}\n\n/// Clamps a percentage.\npub fn clamp_pct(v: i32) -> i32 {\n    v.clamp(0, 101)\n}\n";
+
+/// The investigator reads `src/limits.rs`, then proposes `candidates`.
+fn investigates_limits(candidates: Value) -> Rule {
+    stage(
+        GENERIC,
+        "investigator",
+        [
+            Reply::tool_call("read_file", r#"{"path": "src/limits.rs"}"#),
+            receipt(candidates, &["src/limits.rs"]),
+        ],
+    )
+}
 
 /// A repository whose head changes `src/limits.rs` (11 lines at head).
 fn limits_repo() -> (TestRepo, String, String) {
@@ -244,24 +254,11 @@ async fn a_candidate_that_does_not_resolve_is_not_verified_and_the_good_one_is_p
         ]);
         // The verifier decides only the good candidate: the sloppy one never reaches it.
         let good = "generic-investigator #1/1";
-        let decisions = json!({"decisions": [decision(
-            good,
-            "verified",
-            json!([citation("src/limits.rs", 10, 10)]),
-            Some(finding("src/limits.rs", 10, 10, "clamp allows 101")),
-        )]});
+        let verifier =
+            ScriptedVerifier::new().confirms(good, "src/limits.rs", 10, 10, "clamp allows 101");
         let script = Script::new()
-            .rule(
-                Rule::when(Match::any_message_contains(INVESTIGATOR)).replies([
-                    Reply::tool_call("read_file", r#"{"path": "src/limits.rs"}"#),
-                    Reply::content(candidates_reply(candidates, true, &["src/limits.rs"])),
-                ]),
-            )
-            .rule(
-                Rule::when(Match::any_message_contains(VERIFIER))
-                    .named("verifier")
-                    .replies([Reply::content(decisions.to_string())]),
-            );
+            .rule(investigates_limits(candidates))
+            .rule(verifier.rule());
         let server = ScriptedServer::start(script).await;
         let out = review(&repo, &base, &head, &server, &[], &[]).await;
         let case = format!("{path}:{start}-{end}");
@@ -318,26 +315,13 @@ async fn a_pinned_specialist_keeps_its_model_and_the_flag_or_variable_sets_the_d
     for &(flag, variable, default) in cases {
         let (repo, base, head) = limits_repo();
         let candidates = json!([candidate("src/limits.rs", 10, 10, "clamp allows 101")]);
-        let decisions = json!({"decisions": [decision(
+        let verifier = ScriptedVerifier::new().dismisses(
             "generic-investigator #1/0",
-            "rejected",
             json!([citation("src/limits.rs", 10, 10)]),
-            None,
-        )]});
+        );
         let script = Script::new()
-            .rule(
-                Rule::when(Match::any_message_contains(INVESTIGATOR))
-                    .named("investigator")
-                    .replies([
-                        Reply::tool_call("read_file", r#"{"path": "src/limits.rs"}"#),
-                        Reply::content(candidates_reply(candidates, true, &["src/limits.rs"])),
-                    ]),
-            )
-            .rule(
-                Rule::when(Match::any_message_contains(VERIFIER))
-                    .named("verifier")
-                    .replies([Reply::content(decisions.to_string())]),
-            );
+            .rule(investigates_limits(candidates))
+            .rule(verifier.rule());
         let server = ScriptedServer::start(script).await;
         let own_model = manifest("own-model.toml");
         let repo_path = repo.path().display().to_string();
