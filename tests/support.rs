@@ -7,6 +7,7 @@ use std::process::Stdio;
 use std::sync::OnceLock;
 
 use serde_json::{Value, json};
+use vouch_testkit::git::TestRepo;
 
 #[path = "support/script.rs"]
 mod script;
@@ -137,4 +138,15 @@ pub fn citation(path: &str, start: u32, end: u32) -> Value {
 /// A verified finding in reply form.
 pub fn finding(path: &str, start: u32, end: u32, claim: &str) -> Value {
     json!({"path": path, "startLine": start, "endLine": end, "severity": "high", "claim": claim})
+}
+
+/// A repository whose head (commit `change`) changes `a.txt` from `a` to `b` over its
+/// base (commit `base`): the smallest reviewable change.
+pub fn one_file_change() -> (TestRepo, String, String) {
+    let repo = TestRepo::new();
+    repo.write("a.txt", "a\n");
+    let base = repo.commit("base");
+    repo.write("a.txt", "b\n");
+    let head = repo.commit("change");
+    (repo, base, head)
 }

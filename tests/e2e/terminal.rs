@@ -7,9 +7,8 @@ use std::io::Read;
 
 use portable_pty::{CommandBuilder, PtySize, native_pty_system};
 use serde_json::json;
-use vouch_testkit::git::TestRepo;
 use vouch_testkit::openai::{Match, Reply, Rule, Script, ScriptedServer};
-use vouch_workspace_tests::{candidates_reply, vouch_bin, workspace};
+use vouch_workspace_tests::{GENERIC, one_file_change, receipt, stage, vouch_bin, workspace};
 
 const ROWS: u16 = 48;
 const COLS: u16 = 200;
@@ -94,7 +93,7 @@ fn normalised(frame: &str, out: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn on_a_terminal_every_stage_shows_turns_tool_calls_and_retries() {
-    let answer = || Reply::content(candidates_reply(json!([]), true, &["a.txt"]));
+    let answer = || receipt(json!([]), &["a.txt"]);
     let read = || Reply::tool_call("read_file", r#"{"path":"a.txt"}"#);
     let server = ScriptedServer::start(
         Script::new()
@@ -116,11 +115,7 @@ async fn on_a_terminal_every_stage_shows_turns_tool_calls_and_retries() {
             ),
     )
     .await;
-    let repo = TestRepo::new();
-    repo.write("a.txt", "a\n");
-    let base = repo.commit("base");
-    repo.write("a.txt", "b\n");
-    let head = repo.commit("change");
+    let (repo, base, head) = one_file_change();
     let manifest = workspace().join("tests/data/e2e/terminal.toml");
     let out_dir = tempfile::tempdir().unwrap();
     let out = out_dir.path().join("report.json").display().to_string();
@@ -178,11 +173,7 @@ fn reasons(stderr: &str) -> Vec<String> {
 /// keeps the summary and its messages, not where each document went.
 #[tokio::test(flavor = "multi_thread")]
 async fn quiet_keeps_problems_and_the_final_line_only() {
-    let repo = TestRepo::new();
-    repo.write("a.txt", "a\n");
-    let base = repo.commit("base");
-    repo.write("a.txt", "b\n");
-    let head = repo.commit("change");
+    let (repo, base, head) = one_file_change();
     let manifest = workspace().join("tests/data/e2e/tools-off-small-budget.toml");
     let out_dir = tempfile::tempdir().unwrap();
     let report = out_dir.path().join("report.json").display().to_string();
@@ -218,16 +209,11 @@ async fn quiet_keeps_problems_and_the_final_line_only() {
         }
     };
     let clean = || {
-        Script::new().rule(
-            Rule::when(Match::any_message_contains(
-                "Instance: generic-investigator #1",
-            ))
-            .reply(Reply::content(candidates_reply(
-                json!([]),
-                true,
-                &["a.txt"],
-            ))),
-        )
+        Script::new().rule(stage(
+            GENERIC,
+            "investigator",
+            [receipt(json!([]), &["a.txt"])],
+        ))
     };
     let server = ScriptedServer::start(clean()).await;
     let loud = run(server.base_url(), false).await;

@@ -3,8 +3,10 @@
 
 use serde_json::json;
 use vouch_testkit::git::TestRepo;
-use vouch_testkit::openai::{Match, Reply, Rule, Script, ScriptedServer};
-use vouch_workspace_tests::{candidates_reply, run_vouch, workspace};
+use vouch_testkit::openai::{Script, ScriptedServer};
+use vouch_workspace_tests::{
+    GENERIC, one_file_change, receipt, review_json, run_vouch, stage, workspace,
+};
 
 fn user_config(text: &str) -> (tempfile::TempDir, String) {
     let dir = tempfile::tempdir().unwrap();
@@ -98,19 +100,11 @@ async fn config_show_states_each_layer_of_the_precedence() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_review_uses_the_profile_endpoint_and_the_default_composition() {
-    let server = ScriptedServer::start(
-        Script::new().rule(
-            Rule::when(Match::any_message_contains(
-                "Instance: generic-investigator #1",
-            ))
-            .named("investigator")
-            .reply(Reply::content(candidates_reply(
-                json!([]),
-                true,
-                &["a.txt"],
-            ))),
-        ),
-    )
+    let server = ScriptedServer::start(Script::new().rule(stage(
+        GENERIC,
+        "investigator",
+        [receipt(json!([]), &["a.txt"])],
+    )))
     .await;
     let composition = workspace().join("tests/data/e2e/tools-off-small-budget.toml");
     let (_dir, config) = user_config(&format!(
@@ -118,11 +112,7 @@ async fn a_review_uses_the_profile_endpoint_and_the_default_composition() {
         composition.display().to_string(),
         server.base_url()
     ));
-    let repo = TestRepo::new();
-    repo.write("a.txt", "a\n");
-    let base = repo.commit("base");
-    repo.write("a.txt", "b\n");
-    let head = repo.commit("change");
+    let (repo, base, head) = one_file_change();
     let path = repo.path().display().to_string();
     let out = run_vouch(
         &[
@@ -336,19 +326,11 @@ async fn a_review_runs_under_the_ceiling_and_the_repository_file_lowers_it_furth
         (&config, Some("[budget]\nmax_output_tokens = 3000\n"), 3000),
     ];
     for (config, repo_file, expected) in cases {
-        let server = ScriptedServer::start(
-            Script::new().rule(
-                Rule::when(Match::any_message_contains(
-                    "Instance: generic-investigator #1",
-                ))
-                .named("investigator")
-                .reply(Reply::content(candidates_reply(
-                    json!([]),
-                    true,
-                    &["a.txt"],
-                ))),
-            ),
-        )
+        let server = ScriptedServer::start(Script::new().rule(stage(
+            GENERIC,
+            "investigator",
+            [receipt(json!([]), &["a.txt"])],
+        )))
         .await;
         let repo = TestRepo::new();
         repo.write("a.txt", "a\n");
@@ -358,29 +340,14 @@ async fn a_review_runs_under_the_ceiling_and_the_repository_file_lowers_it_furth
         let base = repo.commit("base");
         repo.write("a.txt", "b\n");
         let head = repo.commit("change");
-        let path = repo.path().display().to_string();
         let manifest = composition.display().to_string();
-        let url = server.base_url();
-        let out = run_vouch(
-            &[
-                "review",
-                "--repo",
-                &path,
-                "--base",
-                &base,
-                "--head",
-                &head,
-                "--manifest",
-                &manifest,
-                "--base-url",
-                &url,
-                "--model",
-                "scripted",
-                "--tools",
-                "off",
-                "--format",
-                "json",
-            ],
+        let out = review_json(
+            repo.path(),
+            &base,
+            &head,
+            &server.base_url(),
+            "scripted",
+            &["--manifest", &manifest, "--tools", "off"],
             &[("VOUCH_CONFIG", config)],
         )
         .await;
@@ -445,43 +412,20 @@ async fn a_user_pinned_plugin_serves_a_composition() {
         "{}",
         listed.stdout
     );
-    let server = ScriptedServer::start(
-        Script::new().rule(
-            Rule::when(Match::any_message_contains("echo system for test-echo #1"))
-                .named("echo")
-                .reply(Reply::content(candidates_reply(
-                    json!([]),
-                    true,
-                    &["a.txt"],
-                ))),
-        ),
-    )
+    let server = ScriptedServer::start(Script::new().rule(stage(
+        "echo system for test-echo #1",
+        "echo",
+        [receipt(json!([]), &["a.txt"])],
+    )))
     .await;
-    let repo = TestRepo::new();
-    repo.write("a.txt", "a\n");
-    let base = repo.commit("base");
-    repo.write("a.txt", "b\n");
-    let head = repo.commit("change");
-    let path = repo.path().display().to_string();
-    let url = server.base_url();
-    let out = run_vouch(
-        &[
-            "review",
-            "--repo",
-            &path,
-            "--base",
-            &base,
-            "--head",
-            &head,
-            "--manifest",
-            &manifest,
-            "--base-url",
-            &url,
-            "--model",
-            "scripted",
-            "--format",
-            "json",
-        ],
+    let (repo, base, head) = one_file_change();
+    let out = review_json(
+        repo.path(),
+        &base,
+        &head,
+        &server.base_url(),
+        "scripted",
+        &["--manifest", &manifest],
         &[("VOUCH_CONFIG", &config)],
     )
     .await;
