@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 
 use serde_json::{Value, json};
 use vouch_testkit::git::TestRepo;
+use vouch_testkit::openai::ScriptedServer;
 
 #[path = "support/script.rs"]
 mod script;
@@ -111,6 +112,72 @@ pub async fn review_json(
     ];
     args.extend_from_slice(extra);
     run_vouch(&args, envs).await
+}
+
+/// `vouch review --format json` of `base..head` of a repository against a scripted
+/// server (model `scripted` unless set), built argument by argument.
+pub struct ScriptedReview<'a> {
+    repo: &'a TestRepo,
+    base: &'a str,
+    head: &'a str,
+    base_url: String,
+    model: &'a str,
+    args: Vec<String>,
+    envs: Vec<(&'a str, &'a str)>,
+}
+
+impl<'a> ScriptedReview<'a> {
+    /// The review of `base..head` of `repo` against `server`.
+    pub fn new(repo: &'a TestRepo, base: &'a str, head: &'a str, server: &ScriptedServer) -> Self {
+        ScriptedReview {
+            repo,
+            base,
+            head,
+            base_url: server.base_url(),
+            model: "scripted",
+            args: Vec::new(),
+            envs: Vec::new(),
+        }
+    }
+
+    /// `--manifest` with the workspace file at `relative` (e.g. `tests/data/e2e/minimal.toml`).
+    pub fn manifest(self, relative: &str) -> Self {
+        let path = workspace().join(relative).display().to_string();
+        self.args(&["--manifest", &path])
+    }
+
+    /// The run's default model (`--model`).
+    pub fn model(mut self, model: &'a str) -> Self {
+        self.model = model;
+        self
+    }
+
+    /// More arguments, after the ones already given.
+    pub fn args(mut self, args: &[&str]) -> Self {
+        self.args.extend(args.iter().map(|a| a.to_string()));
+        self
+    }
+
+    /// More environment variables (see [`run_vouch`]).
+    pub fn envs(mut self, envs: &[(&'a str, &'a str)]) -> Self {
+        self.envs.extend_from_slice(envs);
+        self
+    }
+
+    /// Runs the review.
+    pub async fn run(&self) -> Output {
+        let args: Vec<&str> = self.args.iter().map(String::as_str).collect();
+        review_json(
+            self.repo.path(),
+            self.base,
+            self.head,
+            &self.base_url,
+            self.model,
+            &args,
+            &self.envs,
+        )
+        .await
+    }
 }
 
 /// A candidate reply as a candidate-producing stage writes it.

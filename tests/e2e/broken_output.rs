@@ -6,7 +6,7 @@
 use serde_json::{Value, json};
 use vouch_testkit::git::TestRepo;
 use vouch_testkit::openai::{Match, Reply, Rule, Script, ScriptedServer};
-use vouch_workspace_tests::{candidate, candidates_reply, review_json, workspace};
+use vouch_workspace_tests::{ScriptedReview, candidate, candidates_reply};
 
 const FILES: [&str; 2] = ["docs/limits.md", "src/limits.rs"];
 const INVESTIGATOR: &str = "Instance: generic-investigator #1\n";
@@ -37,20 +37,10 @@ fn change() -> (TestRepo, String, String) {
 /// Reviews the change with the minimal composition plus the clean-result audit.
 async fn review(server: &ScriptedServer) -> (vouch_workspace_tests::Output, Value) {
     let (repo, base, head) = change();
-    let manifest = workspace()
-        .join("tests/data/e2e/audited.toml")
-        .display()
-        .to_string();
-    let out = review_json(
-        repo.path(),
-        &base,
-        &head,
-        &server.base_url(),
-        "scripted",
-        &["--manifest", &manifest],
-        &[],
-    )
-    .await;
+    let out = ScriptedReview::new(&repo, &base, &head, server)
+        .manifest("tests/data/e2e/audited.toml")
+        .run()
+        .await;
     let report = out.json();
     (out, report)
 }

@@ -14,8 +14,8 @@ use serde_json::{Value, json};
 use vouch_testkit::git::TestRepo;
 use vouch_testkit::openai::{RecordedRequest, Reply, Script, ScriptedServer};
 use vouch_workspace_tests::{
-    AUDIT, CONVENTIONS, GENERIC, OUTCOME, Output, ScriptedVerifier, VERIFIER, candidate, citation,
-    decision, finding, read_lines, receipt, review_json, stage, workspace,
+    AUDIT, CONVENTIONS, GENERIC, OUTCOME, Output, ScriptedReview, ScriptedVerifier, VERIFIER,
+    candidate, citation, decision, finding, read_lines, receipt, stage, workspace,
 };
 
 pub(crate) const AGENTS_BASE: &str = "# Agent rules\n\n1. Library code logs with the `log` macros; it never prints to stdout.\n2. Parsing functions return Option or Result and never panic.\n";
@@ -54,16 +54,11 @@ pub(crate) async fn review(
     extra: &[&str],
     envs: &[(&str, &str)],
 ) -> Output {
-    review_json(
-        repo.path(),
-        base,
-        head,
-        &server.base_url(),
-        "scripted",
-        extra,
-        envs,
-    )
-    .await
+    ScriptedReview::new(repo, base, head, server)
+        .args(extra)
+        .envs(envs)
+        .run()
+        .await
 }
 
 /// A test manifest under `tests/data/composition/`.

@@ -5,7 +5,7 @@
 use serde_json::json;
 use vouch_testkit::git::TestRepo;
 use vouch_testkit::openai::{Match, Reply, Rule, Script, ScriptedServer};
-use vouch_workspace_tests::{candidates_reply, review_json, workspace};
+use vouch_workspace_tests::{ScriptedReview, candidates_reply};
 
 const INVESTIGATOR: &str = "Instance: generic-investigator #1\n";
 const RETRY: &str = "## Coverage retry";
@@ -49,20 +49,11 @@ async fn a_retry_without_tools_gives_missing_patches_inline_and_states_what_it_c
                 ))),
         );
     let server = ScriptedServer::start(script).await;
-    let manifest = workspace()
-        .join("tests/data/e2e/tools-off-small-budget.toml")
-        .display()
-        .to_string();
-    let out = review_json(
-        repo.path(),
-        &base,
-        &head,
-        &server.base_url(),
-        "scripted",
-        &["--manifest", &manifest],
-        &[("VOUCH_INLINE_BYTES", "250")],
-    )
-    .await;
+    let out = ScriptedReview::new(&repo, &base, &head, &server)
+        .manifest("tests/data/e2e/tools-off-small-budget.toml")
+        .envs(&[("VOUCH_INLINE_BYTES", "250")])
+        .run()
+        .await;
     let report = out.json();
     let first = server.served_by("first")[0].contents_of("user").join("\n");
     assert!(first.contains("<patch path=\"a.md\">"), "{first}");

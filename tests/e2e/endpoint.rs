@@ -4,10 +4,9 @@
 use serde_json::{Value, json};
 use vouch_testkit::git::TestRepo;
 use vouch_testkit::openai::{Dialect, Match, Reply, Rule, Script, ScriptedServer, ServedBy};
-use vouch_workspace_tests::{Output, candidates_reply, review_json, workspace};
+use vouch_workspace_tests::{GENERIC, Output, receipt, review_json, stage, workspace};
 
 const KEY: &str = "sk-e2e-endpoint-SECRET-91c2";
-const INVESTIGATOR: &str = "Instance: generic-investigator #1";
 
 fn repo() -> (TestRepo, String, String) {
     let repo = TestRepo::new();
@@ -19,15 +18,11 @@ fn repo() -> (TestRepo, String, String) {
 }
 
 fn investigator_clean() -> Script {
-    Script::new().rule(
-        Rule::when(Match::any_message_contains(INVESTIGATOR))
-            .named("investigator")
-            .reply(Reply::content(candidates_reply(
-                json!([]),
-                true,
-                &["src/lib.rs"],
-            ))),
-    )
+    Script::new().rule(stage(
+        GENERIC,
+        "investigator",
+        [receipt(json!([]), &["src/lib.rs"])],
+    ))
 }
 
 async fn review(

@@ -11,7 +11,7 @@ use serde_json::json;
 use vouch_testkit::git::TestRepo;
 use vouch_testkit::openai::{Script, ScriptedServer};
 use vouch_workspace_tests::{
-    GENERIC, ScriptedVerifier, candidate, read_lines, receipt, review_json, run_vouch, stage,
+    GENERIC, ScriptedReview, ScriptedVerifier, candidate, read_lines, receipt, run_vouch, stage,
     workspace,
 };
 
@@ -48,11 +48,11 @@ fn script() -> Script {
         )
 }
 
+/// The minimal composition, relative to the workspace.
+const MINIMAL: &str = "tests/data/e2e/minimal.toml";
+
 fn minimal() -> String {
-    workspace()
-        .join("tests/data/e2e/minimal.toml")
-        .display()
-        .to_string()
+    workspace().join(MINIMAL).display().to_string()
 }
 
 /// The committed recording of [`script`]'s review of [`repo`].
@@ -80,36 +80,15 @@ async fn cache_answers_a_repeated_review_without_any_request() {
     let cache = tempfile::tempdir().unwrap();
     let cache_dir = cache.path().display().to_string();
     let server = ScriptedServer::start(script()).await;
-    let manifest = minimal();
-    let args = [
-        "--manifest",
-        manifest.as_str(),
-        "--cache",
-        cache_dir.as_str(),
-    ];
-    let first = review_json(
-        repo.path(),
-        &base,
-        &head,
-        &server.base_url(),
-        "scripted",
-        &args,
-        &[("OPENAI_API_KEY", "sk-CACHE-MARKER")],
-    )
-    .await;
+    let cached = ScriptedReview::new(&repo, &base, &head, &server)
+        .manifest(MINIMAL)
+        .args(&["--cache", &cache_dir])
+        .envs(&[("OPENAI_API_KEY", "sk-CACHE-MARKER")]);
+    let first = cached.run().await;
     assert_eq!(first.code, 1, "{}\n{}", first.stdout, first.stderr);
     let sent = server.chat_requests().len();
     assert_eq!(sent, 3, "investigator twice, verifier once");
-    let second = review_json(
-        repo.path(),
-        &base,
-        &head,
-        &server.base_url(),
-        "scripted",
-        &args,
-        &[("OPENAI_API_KEY", "sk-CACHE-MARKER")],
-    )
-    .await;
+    let second = cached.run().await;
     assert_eq!(second.code, 1, "{}\n{}", second.stdout, second.stderr);
     assert_eq!(
         server.chat_requests().len(),
@@ -123,16 +102,10 @@ async fn cache_answers_a_repeated_review_without_any_request() {
         assert!(!text.contains("sk-CACHE-MARKER"), "{}", entry.display());
     }
     // Without --cache the same review asks the endpoint again.
-    let uncached = review_json(
-        repo.path(),
-        &base,
-        &head,
-        &server.base_url(),
-        "scripted",
-        &["--manifest", manifest.as_str()],
-        &[],
-    )
-    .await;
+    let uncached = ScriptedReview::new(&repo, &base, &head, &server)
+        .manifest(MINIMAL)
+        .run()
+        .await;
     assert_eq!(
         uncached.code, 2,
         "the script's replies are used up: {}",
@@ -162,25 +135,12 @@ async fn update_recording_if_asked(repo: &TestRepo, base: &str, head: &str) {
     let dir = recording();
     let _ = std::fs::remove_dir_all(&dir);
     let server = ScriptedServer::start(script()).await;
-    let manifest = minimal();
     let out_dir = dir.display().to_string();
-    let out = review_json(
-        repo.path(),
-        base,
-        head,
-        &server.base_url(),
-        "scripted",
-        &[
-            "--manifest",
-            manifest.as_str(),
-            "--concurrency",
-            "1",
-            "--record",
-            out_dir.as_str(),
-        ],
-        &[],
-    )
-    .await;
+    let out = ScriptedReview::new(repo, base, head, &server)
+        .manifest(MINIMAL)
+        .args(&["--concurrency", "1", "--record", &out_dir])
+        .run()
+        .await;
     assert_eq!(
         out.code, 1,
         "recording failed:\n{}\n{}",
@@ -338,16 +298,10 @@ async fn record_refuses_a_folder_that_holds_files() {
     std::fs::write(dir.path().join("keep.txt"), "x").unwrap();
     let server = ScriptedServer::start(script()).await;
     let rec = dir.path().display().to_string();
-    let out = review_json(
-        repo.path(),
-        &base,
-        &head,
-        &server.base_url(),
-        "scripted",
-        &["--record", rec.as_str()],
-        &[],
-    )
-    .await;
+    let out = ScriptedReview::new(&repo, &base, &head, &server)
+        .args(&["--record", &rec])
+        .run()
+        .await;
     assert_eq!(out.code, 3, "{}", out.stdout);
     assert!(out.stdout.contains("not empty"), "{}", out.stdout);
     assert!(server.chat_requests().is_empty());

@@ -8,7 +8,8 @@ use serde_json::{Value, json};
 use vouch_testkit::git::TestRepo;
 use vouch_testkit::openai::{Match, Reply, Rule, Script, ScriptedServer};
 use vouch_workspace_tests::{
-    GENERIC, Output, ScriptedVerifier, candidate, citation, receipt, review_json, stage, workspace,
+    GENERIC, Output, ScriptedReview, ScriptedVerifier, candidate, citation, receipt, stage,
+    workspace,
 };
 
 /// `tests/data/e2e/<name>` as an absolute path.
@@ -28,19 +29,12 @@ async fn review(
     extra: &[&str],
     envs: &[(&str, &str)],
 ) -> Output {
-    let minimal = manifest("minimal.toml");
-    let mut args = vec!["--manifest", minimal.as_str()];
-    args.extend_from_slice(extra);
-    review_json(
-        repo.path(),
-        base,
-        head,
-        &server.base_url(),
-        "scripted",
-        &args,
-        envs,
-    )
-    .await
+    ScriptedReview::new(repo, base, head, server)
+        .manifest("tests/data/e2e/minimal.toml")
+        .args(extra)
+        .envs(envs)
+        .run()
+        .await
 }
 
 fn stderr_is_diagnostics_only(out: &Output) {

@@ -4,8 +4,8 @@ use serde_json::{Value, json};
 use vouch_testkit::git::TestRepo;
 use vouch_testkit::openai::{Match, Reply, Rule, Script, ScriptedServer};
 use vouch_workspace_tests::{
-    GENERIC, ScriptedVerifier, VERIFIER, candidate, candidates_reply, citation, decision, finding,
-    read_lines, receipt, review_json, run_vouch, stage, workspace,
+    GENERIC, ScriptedReview, ScriptedVerifier, VERIFIER, candidate, candidates_reply, citation,
+    decision, finding, read_lines, receipt, run_vouch, stage,
 };
 
 const LIB_BASE: &str = "/// Parses a port number.\npub fn parse_port(s: &str) -> Option<u16> {\n    s.trim().parse().ok()\n}\n\n/// Clamps a percentage.\npub fn clamp_pct(v: i32) -> i32 {\n    v.clamp(0, 100)\n}\n";
@@ -37,19 +37,12 @@ async fn review_with(
     model: &str,
     extra: &[&str],
 ) -> vouch_workspace_tests::Output {
-    let manifest = workspace().join(manifest).display().to_string();
-    let mut args = vec!["--manifest", manifest.as_str()];
-    args.extend_from_slice(extra);
-    review_json(
-        repo.path(),
-        base,
-        head,
-        &server.base_url(),
-        model,
-        &args,
-        &[],
-    )
-    .await
+    ScriptedReview::new(repo, base, head, server)
+        .manifest(manifest)
+        .model(model)
+        .args(extra)
+        .run()
+        .await
 }
 
 /// [`review_with`] the minimal composition.
@@ -60,16 +53,8 @@ async fn review(
     server: &ScriptedServer,
     extra: &[&str],
 ) -> vouch_workspace_tests::Output {
-    review_with(
-        repo,
-        base,
-        head,
-        server,
-        "tests/data/e2e/minimal.toml",
-        "scripted",
-        extra,
-    )
-    .await
+    let minimal = "tests/data/e2e/minimal.toml";
+    review_with(repo, base, head, server, minimal, "scripted", extra).await
 }
 
 /// An investigator reply with no candidate and a complete, exact receipt of the change.

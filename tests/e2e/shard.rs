@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use serde_json::{Value, json};
 use vouch_testkit::git::TestRepo;
 use vouch_testkit::openai::{Match, RecordedRequest, Reply, Rule, Script, ScriptedServer};
-use vouch_workspace_tests::{Output, candidates_reply, review_json, workspace};
+use vouch_workspace_tests::{Output, ScriptedReview, candidates_reply};
 
 const RETRY: &str = "## Coverage retry";
 const GENERIC: &str = "generic-investigator #1";
@@ -101,21 +101,11 @@ async fn review(
     server: &ScriptedServer,
     manifest: Option<&str>,
 ) -> Output {
-    let path = manifest.map(|m| workspace().join(m).display().to_string());
-    let mut extra = vec![];
-    if let Some(p) = &path {
-        extra = vec!["--manifest", p.as_str()];
+    let review = ScriptedReview::new(repo, base, head, server);
+    match manifest {
+        Some(manifest) => review.manifest(manifest).run().await,
+        None => review.run().await,
     }
-    review_json(
-        repo.path(),
-        base,
-        head,
-        &server.base_url(),
-        "scripted",
-        &extra,
-        &[],
-    )
-    .await
 }
 
 fn shard_labels(report: &Value, lane: &str) -> Vec<String> {
