@@ -10,6 +10,9 @@ use vouch_testkit::openai::{Match, RecordedRequest, Reply, Rule, Script, Scripte
 use vouch_workspace_tests::{Output, ScriptedReview, candidates_reply};
 
 const RETRY: &str = "## Coverage retry";
+/// The sharded test compositions, relative to the workspace.
+const SHARDED: &str = "tests/data/e2e/sharded.toml";
+const SHARDED_MAX2: &str = "tests/data/e2e/sharded-max2.toml";
 const GENERIC: &str = "generic-investigator #1";
 
 /// The expected list of a request (the `<expected-files>` array of its first user turn).
@@ -145,14 +148,7 @@ async fn only_the_shard_whose_receipt_missed_a_file_retries() {
         )
         .rule(Rule::when(Match::any()).named("perfect").always(perfect()));
     let server = ScriptedServer::start(script).await;
-    let out = review(
-        &repo,
-        &base,
-        &head,
-        &server,
-        Some("tests/data/e2e/sharded.toml"),
-    )
-    .await;
+    let out = review(&repo, &base, &head, &server, Some(SHARDED)).await;
     let report = out.json();
     let shards = shard_labels(&report, GENERIC);
     assert!(
@@ -207,14 +203,7 @@ async fn reaching_max_shards_names_the_files_left_out() {
     let (repo, base, head) = change(3, 4);
     let script = Script::new().rule(Rule::when(Match::any()).always(perfect()));
     let server = ScriptedServer::start(script).await;
-    let out = review(
-        &repo,
-        &base,
-        &head,
-        &server,
-        Some("tests/data/e2e/sharded-max2.toml"),
-    )
-    .await;
+    let out = review(&repo, &base, &head, &server, Some(SHARDED_MAX2)).await;
     let report = out.json();
     let shards = shard_labels(&report, GENERIC);
     assert_eq!(shards.len(), 2, "{shards:?}");
@@ -273,15 +262,9 @@ async fn shard_labels_and_slices_are_stable_across_runs() {
     for _ in 0..2 {
         let script = Script::new().rule(Rule::when(Match::any()).always(perfect()));
         let server = ScriptedServer::start(script).await;
-        let report = review(
-            &repo,
-            &base,
-            &head,
-            &server,
-            Some("tests/data/e2e/sharded.toml"),
-        )
-        .await
-        .json();
+        let report = review(&repo, &base, &head, &server, Some(SHARDED))
+            .await
+            .json();
         let mut slices: Vec<(String, Vec<String>)> = server
             .chat_requests()
             .iter()
@@ -319,15 +302,9 @@ async fn a_file_split_by_hunks_across_shards_is_seen() {
     let head = repo.commit("twelve small edits in one file");
     let script = Script::new().rule(Rule::when(Match::any()).always(perfect()));
     let server = ScriptedServer::start(script).await;
-    let report = review(
-        &repo,
-        &base,
-        &head,
-        &server,
-        Some("tests/data/e2e/sharded.toml"),
-    )
-    .await
-    .json();
+    let report = review(&repo, &base, &head, &server, Some(SHARDED))
+        .await
+        .json();
     let given: Vec<String> = server
         .chat_requests()
         .iter()
@@ -422,15 +399,9 @@ async fn many_candidates_are_verified_in_batches() {
             Rule::when(Match::user_contains(format!("Instance: {GENERIC}"))).always(proposes_one),
         );
     let server = ScriptedServer::start(script).await;
-    let report = review(
-        &repo,
-        &base,
-        &head,
-        &server,
-        Some("tests/data/e2e/sharded.toml"),
-    )
-    .await
-    .json();
+    let report = review(&repo, &base, &head, &server, Some(SHARDED))
+        .await
+        .json();
     let candidates = report["candidates"].as_array().unwrap();
     assert_eq!(candidates.len(), 16, "{report:#}");
     for c in candidates {
