@@ -59,15 +59,19 @@ pub enum BudgetKind {
     /// Its total tokens were used up.
     #[serde(rename = "tokens")]
     TotalTokens,
+    /// Its requests reached their size bound (`max_request_tokens`).
+    #[serde(rename = "request-size")]
+    RequestSize,
 }
 
 impl BudgetKind {
-    /// The report spelling (`turns`, `tool-calls`, `tokens`).
+    /// The report spelling (`turns`, `tool-calls`, `tokens`, `request-size`).
     pub fn as_str(self) -> &'static str {
         match self {
             BudgetKind::Turns => "turns",
             BudgetKind::ToolCalls => "tool-calls",
             BudgetKind::TotalTokens => "tokens",
+            BudgetKind::RequestSize => "request-size",
         }
     }
 }

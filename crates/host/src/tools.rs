@@ -90,13 +90,33 @@ impl RepoTools {
         error.to_string()
     }
 
-    /// A graph tool's result: its windows go to the ledger, its text to the model.
-    fn graph_result(&self, result: Result<GraphResult, GraphError>) -> Result<String, String> {
+    /// What a tool shows: `text` to the model, its windows and long-line spans to the
+    /// ledger, but only when the text fits the `max_bytes` the request has left for it
+    /// (nothing is recorded for an answer not shown).
+    fn show(
+        &self,
+        text: String,
+        windows: impl IntoIterator<Item = SourceWindow>,
+        spans: impl IntoIterator<Item = LineSpan>,
+        max_bytes: usize,
+    ) -> Result<String, String> {
+        let bytes = vouch_llm::json_text_len(&text);
+        if bytes > max_bytes {
+            return Err(vouch_llm::oversized_answer(bytes, max_bytes));
+        }
+        self.record_all(windows);
+        self.record_spans(spans);
+        Ok(text)
+    }
+
+    /// A graph tool's result: shown as [`RepoTools::show`] does.
+    fn graph_result(
+        &self,
+        result: Result<GraphResult, GraphError>,
+        max_bytes: usize,
+    ) -> Result<String, String> {
         match result {
-            Ok(found) => {
-                self.record_all(found.windows);
-                Ok(found.text)
-            }
+            Ok(found) => self.show(found.text, found.windows, [], max_bytes),
             Err(e) => {
                 if e.is_lookup_failure() {
                     self.lookup_failures.fetch_add(1, Ordering::Relaxed);
@@ -106,7 +126,7 @@ impl RepoTools {
         }
     }
 
-    fn dispatch(&self, name: &str, args: &Value) -> Result<String, String> {
+    fn dispatch(&self, name: &str, args: &Value, max_bytes: usize) -> Result<String, String> {
         let revision = revision_arg(args)?;
         match name {
             "read_file" => {
@@ -127,9 +147,7 @@ impl RepoTools {
                     ),
                 }
                 .map_err(|e| self.fail(e))?;
-                self.record_all(read.window);
-                self.record_spans(read.spans);
-                Ok(read.text)
+                self.show(read.text, read.window, read.spans, max_bytes)
             }
             "grep" => {
                 let pattern = str_arg(args, "pattern")?;
@@ -141,9 +159,7 @@ impl RepoTools {
                     .reader
                     .grep(pattern, glob, revision)
                     .map_err(|e| self.fail(e))?;
-                self.record_all(found.windows);
-                self.record_spans(found.spans);
-                Ok(found.text)
+                self.show(found.text, found.windows, found.spans, max_bytes)
             }
             "list_dir" => {
                 let path = args.get("path").and_then(Value::as_str).unwrap_or("");
@@ -151,14 +167,17 @@ impl RepoTools {
                     .reader
                     .list_dir(path, revision)
                     .map_err(|e| self.fail(e))?;
-                Ok(listing.text)
+                self.show(listing.text, [], [], max_bytes)
             }
             "diff" => {
                 let path = str_arg(args, "path")?;
                 let diff = self.reader.diff(path).map_err(|e| self.fail(e))?;
-                self.record_all(diff.windows.iter().cloned());
-                self.record_spans(diff.spans.iter().cloned());
-                Ok(diff.text.clone())
+                self.show(
+                    diff.text.clone(),
+                    diff.windows.iter().cloned(),
+                    diff.spans.iter().cloned(),
+                    max_bytes,
+                )
             }
             "definition" => {
                 let symbol = str_arg(args, "symbol")?;
@@ -166,15 +185,15 @@ impl RepoTools {
                     .get("path_hint")
                     .and_then(Value::as_str)
                     .filter(|h| !h.is_empty());
-                self.graph_result(self.graph.definition(symbol, hint, revision))
+                self.graph_result(self.graph.definition(symbol, hint, revision), max_bytes)
             }
             "references" => {
                 let symbol = str_arg(args, "symbol")?;
-                self.graph_result(self.graph.references(symbol, revision))
+                self.graph_result(self.graph.references(symbol, revision), max_bytes)
             }
             "outline" => {
                 let path = str_arg(args, "path")?;
-                self.graph_result(self.graph.outline(path, revision))
+                self.graph_result(self.graph.outline(path, revision), max_bytes)
             }
             other => Err(format!(
                 "unknown tool `{other}`; the tools are read_file, grep, list_dir, diff, definition, references and outline"
@@ -308,7 +327,7 @@ impl ToolBox for RepoTools {
         ]
     }
 
-    fn call(&self, name: &str, arguments: &Value) -> Result<String, String> {
-        self.dispatch(name, arguments)
+    fn call(&self, name: &str, arguments: &Value, max_bytes: usize) -> Result<String, String> {
+        self.dispatch(name, arguments, max_bytes)
     }
 }

@@ -91,14 +91,18 @@ fn every_window_a_graph_tool_shows_is_recorded_in_that_execution_only() {
     let other = RepoTools::new(reader);
 
     let text = tools
-        .call("definition", &json!({"symbol": "send", "revision": "base"}))
+        .call(
+            "definition",
+            &json!({"symbol": "send", "revision": "base"}),
+            usize::MAX,
+        )
         .expect("definition");
     assert!(
         text.contains("parameters: message | * | retries=3\n"),
         "{text}"
     );
     let text = tools
-        .call("references", &json!({"symbol": "send"}))
+        .call("references", &json!({"symbol": "send"}), usize::MAX)
         .expect("references");
     assert!(text.contains("app/main.py:5: call in `run`"), "{text}");
     assert!(
@@ -106,7 +110,7 @@ fn every_window_a_graph_tool_shows_is_recorded_in_that_execution_only() {
         "{text}"
     );
     let text = tools
-        .call("outline", &json!({"path": "app/util.py"}))
+        .call("outline", &json!({"path": "app/util.py"}), usize::MAX)
         .expect("outline");
     assert!(
         text.contains("parameters: message | * | retries=3 | urgent=False"),
@@ -132,6 +136,40 @@ fn every_window_a_graph_tool_shows_is_recorded_in_that_execution_only() {
 }
 
 #[test]
+fn an_answer_with_no_room_in_the_request_is_neither_shown_nor_recorded() {
+    let (_repo, reader) = reader();
+    let tools = RepoTools::new(reader);
+    let calls = [
+        ("read_file", json!({"path": "app/util.py"})),
+        ("grep", json!({"pattern": "send"})),
+        ("diff", json!({"path": "app/util.py"})),
+        ("definition", json!({"symbol": "send"})),
+        ("references", json!({"symbol": "send"})),
+        ("outline", json!({"path": "app/util.py"})),
+    ];
+    for (name, args) in &calls {
+        let err = tools.call(name, args, 20).expect_err(name);
+        assert!(
+            err.starts_with("not shown: this answer takes"),
+            "{name}: {err}"
+        );
+    }
+    assert!(tools.ledger().windows.is_empty());
+    assert_eq!(tools.lookup_failures(), 0);
+
+    for (name, args) in &calls {
+        let text = tools.call(name, args, usize::MAX).expect(name);
+        let room = vouch_llm::json_text_len(&text);
+        assert_eq!(
+            tools.call(name, args, room).as_ref(),
+            Ok(&text),
+            "{name} fits exactly"
+        );
+    }
+    assert!(!tools.ledger().windows.is_empty());
+}
+
+#[test]
 fn bad_graph_arguments_are_tool_errors_not_lookup_failures() {
     let (_repo, reader) = reader();
     let tools = RepoTools::new(reader);
@@ -142,7 +180,7 @@ fn bad_graph_arguments_are_tool_errors_not_lookup_failures() {
         ("outline", json!({"path": "app/missing.py"})),
         ("definition", json!({"symbol": "send", "revision": "tip"})),
     ] {
-        let err = tools.call(name, &args).expect_err(name);
+        let err = tools.call(name, &args, usize::MAX).expect_err(name);
         assert!(!err.is_empty(), "{name}");
     }
     assert_eq!(tools.lookup_failures(), 0);

@@ -10,6 +10,7 @@ use crate::chat::{ChatReply, ChatRequest, FinishReason, ResponseSchema, Usage};
 use crate::client::ModelClient;
 use crate::error::LlmError;
 use crate::message::{ChatMessage, ToolCall, ToolSpec};
+use crate::size::{MIN_TOOL_ROOM, fixed_len, json_text_len, message_len, oversized_answer};
 
 /// Tools a model may call during an agent run (the host's read-only repository tools).
 ///
@@ -20,7 +21,12 @@ pub trait ToolBox: Send + Sync {
 
     /// Runs tool `name` with a JSON-object `arguments`. `Err` carries a message the
     /// model will read (e.g. "path is outside the repository"); it never ends the run.
-    fn call(&self, name: &str, arguments: &Value) -> Result<String, String>;
+    ///
+    /// `max_bytes` is the room the next request has for the answer, as a JSON string
+    /// ([`crate::json_text_len`]). A longer answer must not be returned, nor counted as
+    /// shown: return an error instead ([`crate::oversized_answer`]). The loop replaces
+    /// any longer answer that still comes back with that error.
+    fn call(&self, name: &str, arguments: &Value, max_bytes: usize) -> Result<String, String>;
 }
 
 /// Limits of one agent run. They always apply; [`Budget::default`] gives the values
@@ -38,6 +44,12 @@ pub struct Budget {
     /// Prompt plus completion tokens over the run, as reported by the server; once
     /// reached, no further tool turn is started.
     pub max_total_tokens: u64,
+    /// Largest request body the loop assembles after the first, in bytes (`None`: no
+    /// bound). A tool answer that would take the next request past it is not shown
+    /// (the toolbox is told the room left); once less than [`crate::MIN_TOOL_ROOM`] is
+    /// left, no further tool turn is started. The first request is the caller's to
+    /// size.
+    pub max_request_bytes: Option<u64>,
 }
 
 impl Default for Budget {
@@ -48,6 +60,7 @@ impl Default for Budget {
             max_tool_calls: 24,
             max_output_tokens_per_request: 2_048,
             max_total_tokens: 60_000,
+            max_request_bytes: None,
         }
     }
 }
@@ -62,6 +75,8 @@ pub enum BudgetKind {
     ToolCalls,
     /// `max_total_tokens` was reached.
     TotalTokens,
+    /// The next request had no room left for tool answers under `max_request_bytes`.
+    RequestSize,
 }
 
 /// The user message sent on a forced synthesis turn when the caller supplies none.
@@ -237,13 +252,9 @@ pub async fn run_agent(
         temperature: request.temperature,
     };
 
-    let mut run = Run {
-        messages: vec![
-            ChatMessage::system(&request.system),
-            ChatMessage::user(&request.user),
-        ],
-        ..Run::default()
-    };
+    let mut run = Run::default();
+    run.push(ChatMessage::system(&request.system));
+    run.push(ChatMessage::user(&request.user));
     let observe = |event: AgentEvent| {
         if let Some(observer) = request.observer {
             observer(event);
@@ -266,6 +277,7 @@ pub async fn run_agent(
         return Ok(run.finish(reply, None));
     };
 
+    let room = Room::new(&request, &turn(&[], specs.clone()), &turn(&[], Vec::new()));
     loop {
         let reply = complete(&run.messages, specs.clone()).await?;
         run.record(&reply);
@@ -277,16 +289,7 @@ pub async fn run_agent(
             if request.cancel.is_cancelled() {
                 return Err(LlmError::Cancelled);
             }
-            let answer = if run.executed >= budget.max_tool_calls {
-                Err(format!(
-                    "not executed: the tool-call budget of {} calls is spent; \
-                     answer with what you have read",
-                    budget.max_tool_calls
-                ))
-            } else {
-                run.executed += 1;
-                call_tool(toolbox, &known, call)
-            };
+            let answer = answer_call(toolbox, &known, call, &mut run, &room, &budget);
             run.answer(call, answer);
             observe(run.progress());
         }
@@ -296,13 +299,14 @@ pub async fn run_agent(
             Some(BudgetKind::ToolCalls)
         } else if run.usage.total_tokens() >= budget.max_total_tokens {
             Some(BudgetKind::TotalTokens)
+        } else if room.left(&run) < MIN_TOOL_ROOM {
+            Some(BudgetKind::RequestSize)
         } else {
             None
         };
         if let Some(kind) = hit {
             tracing::info!(budget = ?kind, turns = run.turns, "agent budget hit; forcing synthesis");
-            run.messages
-                .push(ChatMessage::user(&request.forced_synthesis_prompt));
+            run.push(ChatMessage::user(&request.forced_synthesis_prompt));
             let reply = complete(&run.messages, Vec::new()).await?;
             run.record(&reply);
             observe(run.progress());
@@ -311,10 +315,78 @@ pub async fn run_agent(
     }
 }
 
+/// Answers one tool call within the budget: refused once `max_tool_calls` are spent or
+/// the request has no room left, and never longer than the room the next request has.
+fn answer_call(
+    toolbox: &dyn ToolBox,
+    known: &BTreeSet<String>,
+    call: &ToolCall,
+    run: &mut Run,
+    room: &Room,
+    budget: &Budget,
+) -> Result<String, String> {
+    if run.executed >= budget.max_tool_calls {
+        return Err(format!(
+            "not executed: the tool-call budget of {} calls is spent; \
+             answer with what you have read",
+            budget.max_tool_calls
+        ));
+    }
+    let left = room.for_answer(run, &call.id);
+    if left < MIN_TOOL_ROOM {
+        return Err("not executed: this request has reached its size bound \
+                    (max_request_tokens); answer with what you have read"
+            .to_owned());
+    }
+    run.executed += 1;
+    let answer = call_tool(toolbox, known, call, left)?;
+    let bytes = json_text_len(&answer);
+    if bytes > left {
+        return Err(oversized_answer(bytes, left));
+    }
+    Ok(answer)
+}
+
+/// The size bound of a run's requests: what every later request carries besides its
+/// messages (the larger of a tool turn's and the forced synthesis turn's, the forced
+/// synthesis prompt included), and the bound.
+struct Room {
+    bound: Option<usize>,
+    fixed: usize,
+}
+
+impl Room {
+    fn new(request: &AgentRequest<'_>, tool_turn: &ChatRequest, synthesis: &ChatRequest) -> Self {
+        let forced = message_len(&ChatMessage::user(&request.forced_synthesis_prompt));
+        Room {
+            bound: request
+                .budget
+                .max_request_bytes
+                .map(|b| usize::try_from(b).unwrap_or(usize::MAX)),
+            fixed: fixed_len(tool_turn).max(fixed_len(synthesis) + forced),
+        }
+    }
+
+    /// Bytes the next request has left for further messages.
+    fn left(&self, run: &Run) -> usize {
+        self.bound.map_or(usize::MAX, |bound| {
+            bound.saturating_sub(self.fixed + run.bytes)
+        })
+    }
+
+    /// Bytes the content of a tool message answering `call_id` may take.
+    fn for_answer(&self, run: &Run, call_id: &str) -> usize {
+        let envelope = message_len(&ChatMessage::tool(call_id, ""));
+        self.left(run).saturating_sub(envelope)
+    }
+}
+
 /// Counters and transcript of a run in progress.
 #[derive(Default)]
 struct Run {
     messages: Vec<ChatMessage>,
+    /// Wire bytes of `messages`.
+    bytes: usize,
     usage: Usage,
     turns: u32,
     tool_calls: u32,
@@ -330,10 +402,15 @@ impl Run {
         }
     }
 
+    fn push(&mut self, message: ChatMessage) {
+        self.bytes += message_len(&message);
+        self.messages.push(message);
+    }
+
     fn record(&mut self, reply: &ChatReply) {
         self.turns += 1;
         self.usage.add(reply.usage);
-        self.messages.push(reply.to_message());
+        self.push(reply.to_message());
     }
 
     fn answer(&mut self, call: &ToolCall, answer: Result<String, String>) {
@@ -342,7 +419,7 @@ impl Run {
             self.tool_errors += 1;
             format!("error: {error}")
         });
-        self.messages.push(ChatMessage::tool(&call.id, content));
+        self.push(ChatMessage::tool(&call.id, content));
     }
 
     /// Ends the run with `reply`, which must already be recorded.
@@ -367,6 +444,7 @@ fn call_tool(
     toolbox: &dyn ToolBox,
     known: &BTreeSet<String>,
     call: &ToolCall,
+    max_bytes: usize,
 ) -> Result<String, String> {
     let name = call.name.as_str();
     if !known.contains(name) {
@@ -389,5 +467,5 @@ fn call_tool(
     if !arguments.is_object() {
         return Err(format!("the arguments of `{name}` must be a JSON object"));
     }
-    toolbox.call(name, &arguments)
+    toolbox.call(name, &arguments, max_bytes)
 }

@@ -21,6 +21,7 @@ mod http;
 mod message;
 mod preflight;
 mod retry;
+mod size;
 
 pub use agent::{
     AgentEvent, AgentObserver, AgentOutcome, AgentRequest, Budget, BudgetKind,
@@ -33,3 +34,4 @@ pub use error::{BODY_EXCERPT_CHARS, LlmError};
 pub use exchange::{ExchangeStats, Exchanges};
 pub use message::{ChatMessage, ToolCall, ToolSpec};
 pub use preflight::{EndpointCheck, EndpointProblem, azure_deployment, without_credentials};
+pub use size::{MIN_TOOL_ROOM, json_text_len, oversized_answer};

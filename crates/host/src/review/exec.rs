@@ -185,6 +185,7 @@ fn budget_kind(kind: vouch_llm::BudgetKind) -> BudgetKind {
         vouch_llm::BudgetKind::Turns => BudgetKind::Turns,
         vouch_llm::BudgetKind::ToolCalls => BudgetKind::ToolCalls,
         vouch_llm::BudgetKind::TotalTokens => BudgetKind::TotalTokens,
+        vouch_llm::BudgetKind::RequestSize => BudgetKind::RequestSize,
     }
 }
 

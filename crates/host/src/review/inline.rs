@@ -280,7 +280,7 @@ mod tests {
         let tools = RepoTools::new(env.reader.clone());
         let inline = patches(&env, &tools, &["docs/manual.md".to_string()], 12_000);
         let from_tool = tools
-            .call("diff", &json!({"path": "docs/manual.md"}))
+            .call("diff", &json!({"path": "docs/manual.md"}), usize::MAX)
             .unwrap();
         assert_eq!(env.reader.patches_computed(), 1, "one computation for both");
         assert_eq!(

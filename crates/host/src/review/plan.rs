@@ -51,6 +51,7 @@ pub fn agent_budget(b: &Budget) -> vouch_llm::Budget {
         max_tool_calls: b.max_tool_calls,
         max_output_tokens_per_request: b.max_output_tokens,
         max_total_tokens: u64::from(b.max_total_tokens),
+        max_request_bytes: Some(u64::from(b.max_request_tokens) * vouch_core::BYTES_PER_TOKEN),
     }
 }
 

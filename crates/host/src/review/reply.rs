@@ -450,6 +450,7 @@ pub async fn exchange(env: &ReviewEnv, ex: Exchange<'_>) -> Result<Answer, Excha
         max_tool_calls: 0,
         max_output_tokens_per_request: output_tokens(ex.repair_schema, &ex.budget),
         max_total_tokens: u64::MAX,
+        max_request_bytes: None,
     };
     let repair = AgentRequest::new(REPAIR_SYSTEM, repair_user, env.cancel.clone())
         .with_response_schema(ResponseSchema {

@@ -4,6 +4,7 @@
 mod agent;
 mod endpoint;
 mod errors;
+mod request_size;
 mod retry;
 mod structured;
 
@@ -68,7 +69,7 @@ impl ToolBox for RepoTools {
         ]
     }
 
-    fn call(&self, name: &str, arguments: &Value) -> Result<String, String> {
+    fn call(&self, name: &str, arguments: &Value, _max_bytes: usize) -> Result<String, String> {
         self.calls
             .lock()
             .unwrap()

@@ -1,0 +1,81 @@
+//! Request sizes on the wire: what the agent loop counts to keep every request it
+//! assembles within [`crate::Budget::max_request_bytes`].
+
+use crate::chat::{ChatRequest, request_body};
+use crate::message::ChatMessage;
+
+/// Room kept for what a request's body carries besides its messages and the parts
+/// [`fixed_len`] measures: the model's name.
+const MODEL_NAME_ROOM: usize = 256;
+
+/// Least room, in bytes, worth offering a tool: below it the tool phase ends
+/// ([`crate::BudgetKind::RequestSize`]).
+pub const MIN_TOOL_ROOM: usize = 1024;
+
+/// Bytes `text` takes as a JSON string on the wire, quotes and escapes included.
+pub fn json_text_len(text: &str) -> usize {
+    let escaped: usize = text
+        .bytes()
+        .map(|b| match b {
+            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 1,
+            0x00..=0x1f => 5,
+            _ => 0,
+        })
+        .sum();
+    text.len() + escaped + 2
+}
+
+/// Bytes `message` takes in a request's `messages` array (its separator included).
+pub(crate) fn message_len(message: &ChatMessage) -> usize {
+    serde_json::to_vec(message).map_or(0, |v| v.len()) + 1
+}
+
+/// Bytes of a request's body besides its messages: the envelope, tool definitions and
+/// response format of `request` (whose messages are ignored), with room for the
+/// model's name.
+pub(crate) fn fixed_len(request: &ChatRequest) -> usize {
+    let empty = ChatRequest {
+        messages: Vec::new(),
+        ..request.clone()
+    };
+    serde_json::to_vec(&request_body("", &empty, true)).map_or(0, |v| v.len()) + MODEL_NAME_ROOM
+}
+
+/// The text a tool's answer is replaced with when it would take the next request past
+/// its size bound: `bytes` is the answer's size as a JSON string, `room` what the
+/// request has left for it.
+pub fn oversized_answer(bytes: usize, room: usize) -> String {
+    format!(
+        "not shown: this answer takes {bytes} bytes and the request has room for {room} more \
+         under its size bound (max_request_tokens); ask for less (a narrower line range, a \
+         more specific pattern or path glob) or answer with what you have read"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn json_text_len_counts_quotes_and_escapes() {
+        for (text, want) in [
+            ("", 2),
+            ("abc", 5),
+            ("a\"b", 6),
+            ("a\\b\n", 8),
+            ("\u{1}", 8),
+            ("é", 4),
+        ] {
+            assert_eq!(json_text_len(text), want, "{text:?}");
+        }
+    }
+
+    proptest! {
+        /// The count is serde_json's, for any text.
+        #[test]
+        fn json_text_len_is_the_serialized_length(text in any::<String>()) {
+            prop_assert_eq!(json_text_len(&text), serde_json::to_string(&text).unwrap().len());
+        }
+    }
+}
