@@ -5,7 +5,7 @@ use serde_json::json;
 use vouch_testkit::git::TestRepo;
 use vouch_testkit::openai::{Script, ScriptedServer};
 use vouch_workspace_tests::{
-    GENERIC, one_file_change, receipt, review_json, run_vouch, stage, workspace,
+    GENERIC, ScriptedReview, one_file_change, receipt, run_vouch, stage, workspace,
 };
 
 fn user_config(text: &str) -> (tempfile::TempDir, String) {
@@ -341,16 +341,11 @@ async fn a_review_runs_under_the_ceiling_and_the_repository_file_lowers_it_furth
         repo.write("a.txt", "b\n");
         let head = repo.commit("change");
         let manifest = composition.display().to_string();
-        let out = review_json(
-            repo.path(),
-            &base,
-            &head,
-            &server.base_url(),
-            "scripted",
-            &["--manifest", &manifest, "--tools", "off"],
-            &[("VOUCH_CONFIG", config)],
-        )
-        .await;
+        let out = ScriptedReview::new(&repo, &base, &head, &server)
+            .args(&["--manifest", &manifest, "--tools", "off"])
+            .envs(&[("VOUCH_CONFIG", config)])
+            .run()
+            .await;
         assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
         let served = server.served_by("investigator");
         // The contract is sized to the stage's output budget: max_tokens is that budget.
@@ -419,16 +414,11 @@ async fn a_user_pinned_plugin_serves_a_composition() {
     )))
     .await;
     let (repo, base, head) = one_file_change();
-    let out = review_json(
-        repo.path(),
-        &base,
-        &head,
-        &server.base_url(),
-        "scripted",
-        &["--manifest", &manifest],
-        &[("VOUCH_CONFIG", &config)],
-    )
-    .await;
+    let out = ScriptedReview::new(&repo, &base, &head, &server)
+        .args(&["--manifest", &manifest])
+        .envs(&[("VOUCH_CONFIG", &config)])
+        .run()
+        .await;
     assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
     assert_eq!(server.served_by("echo").len(), 1);
     // A pin may not take a built-in's id.
