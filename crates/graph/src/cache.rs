@@ -112,6 +112,13 @@ impl ParseCache {
         }
     }
 
+    /// Drops every cached index and word index (a review that ended keeps none of its
+    /// parses alive while its report is built). Callers holding an index keep it.
+    pub fn clear(&self) {
+        *self.inner.lock().unwrap_or_else(|e| e.into_inner()) = Inner::default();
+        self.words.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    }
+
     /// The word-index slot of the tree `tree_id` (empty until someone builds it).
     pub(crate) fn word_slot(&self, tree_id: &str) -> WordSlot {
         let mut words = self.words.lock().unwrap_or_else(|e| e.into_inner());
@@ -164,6 +171,24 @@ mod tests {
             cache.parsing.lock().unwrap().is_empty(),
             "the slot is removed"
         );
+    }
+
+    /// After `clear` nothing is cached: the next caller parses again, and the word
+    /// slots are new.
+    #[test]
+    fn clear_drops_every_index() {
+        let cache = ParseCache::new(DEFAULT_CACHE_BYTES);
+        let parse = || FileIndex::parse(Language::Rust, b"fn main() {}\n");
+        let (held, parsed) = cache.get_or_parse("blob", Language::Rust, parse);
+        assert!(parsed);
+        let slot = cache.word_slot("tree");
+        cache.clear();
+        assert!(cache.get("blob", Language::Rust).is_none());
+        assert_eq!(cache.inner.lock().unwrap().bytes, 0);
+        assert!(!Arc::ptr_eq(&slot, &cache.word_slot("tree")));
+        let (again, parsed) = cache.get_or_parse("blob", Language::Rust, parse);
+        assert!(parsed, "parsed again after clear");
+        assert!(!Arc::ptr_eq(&held, &again));
     }
 
     /// Callers holding the in-flight slot of the one key (the parser included).

@@ -183,5 +183,9 @@ pub async fn run_review(env: Arc<ReviewEnv>, plan: &ReviewPlan) -> ReviewRun {
         verification =
             facts::run_verification(&env, plan, &part.expected, &mut out, &mut audit).await;
     }
-    facts::finish(&env, part, out, audit, verification)
+    let run = facts::finish(&env, part, out, audit, verification);
+    // The review's parses are not needed for its report (the cache is process-wide, so
+    // its executions could share them).
+    vouch_graph::ParseCache::shared().clear();
+    run
 }
