@@ -62,8 +62,9 @@ impl Item {
         format!("### {}\n{}", self.title, self.body)
     }
 
+    /// Its estimated cost as a block of the section (JSON-escaped, with its newline).
     fn tokens(&self) -> u64 {
-        estimate_tokens(self.text().len())
+        estimate_tokens(vouch_llm::json_text_len(&self.text()) - 1)
     }
 }
 
@@ -147,36 +148,79 @@ pub fn prefetch(env: &ReviewEnv, tools: &RepoTools, files: &[String], budget: u3
     if gathered.items.is_empty() {
         return Prefetched::default();
     }
-    let costs: Vec<u64> = gathered.items.iter().map(Item::tokens).collect();
-    let given = select_within_budget(&costs, u64::from(budget));
+    let (prefetched, given) = within_budget(&gathered, u64::from(budget));
+    for item in given {
+        for w in &item.windows {
+            tools.record(w.clone());
+        }
+    }
+    prefetched
+}
+
+/// Most bytes of each note line of the section (what was left out, what was not looked
+/// up); a longer list is cut and says how many more it held.
+pub const MAX_NOTE_BYTES: usize = 600;
+
+/// Rule: the whole prefetch section fits `budget` estimated tokens, its header and notes
+/// included. The items get the budget less the header and the two notes at their bound
+/// ([`MAX_NOTE_BYTES`]), given in order while they fit ([`select_within_budget`]); the
+/// record names every item left out, the section as many as its note holds. A budget
+/// too small for the header and notes gives no section (the record still names every
+/// item left out).
+fn within_budget(gathered: &Gathered, budget: u64) -> (Prefetched, Vec<&Item>) {
     let mut record = PrefetchRecord {
-        budget_tokens: u64::from(budget),
+        budget_tokens: budget,
         ..PrefetchRecord::default()
     };
-    let mut blocks = Vec::new();
-    for ((item, cost), given) in gathered.items.iter().zip(&costs).zip(given) {
-        if given {
+    let frame =
+        vouch_llm::json_text_len(&section(&record, &[], &[], &[])) + 2 * (MAX_NOTE_BYTES + 64);
+    let Some(room) = budget.checked_sub(estimate_tokens(frame) + 8) else {
+        record.left_out = gathered
+            .items
+            .iter()
+            .map(|item| format!("{} (~{} tokens)", item.title, item.tokens()))
+            .collect();
+        return (
+            Prefetched {
+                section: String::new(),
+                record: Some(record),
+            },
+            Vec::new(),
+        );
+    };
+    let costs: Vec<u64> = gathered.items.iter().map(Item::tokens).collect();
+    let chosen = select_within_budget(&costs, room);
+    let mut given = Vec::new();
+    for ((item, cost), chosen) in gathered.items.iter().zip(&costs).zip(chosen) {
+        if chosen {
             record.given += 1;
             record.given_tokens += cost;
-            for w in &item.windows {
-                tools.record(w.clone());
-            }
-            blocks.push(item.text());
+            given.push(item);
         } else {
             record
                 .left_out
                 .push(format!("{} (~{cost} tokens)", item.title));
         }
     }
-    Prefetched {
-        section: section(&record, &blocks, &gathered.not_looked_up),
-        record: Some(record),
-    }
+    let blocks: Vec<String> = given.iter().map(|item| item.text()).collect();
+    let text = section(&record, &blocks, &record.left_out, &gathered.not_looked_up);
+    (
+        Prefetched {
+            section: text,
+            record: Some(record),
+        },
+        given,
+    )
 }
 
 /// The prompt section of a prefetch: what it is, the given blocks, then what was left out
-/// over the budget and what was not looked up.
-fn section(record: &PrefetchRecord, blocks: &[String], not_looked_up: &[String]) -> String {
+/// over the budget and what was not looked up (each note cut at [`MAX_NOTE_BYTES`]).
+fn section(
+    record: &PrefetchRecord,
+    blocks: &[String],
+    left_out: &[String],
+    not_looked_up: &[String],
+) -> String {
     let mut out = format!(
         "## Context prefetched from the repository graph\n\
          Before your first turn the host looked up, deterministically, the enclosing \
@@ -195,15 +239,50 @@ fn section(record: &PrefetchRecord, blocks: &[String], not_looked_up: &[String])
         }
     }
     out.push_str("</prefetch>\n");
-    if !record.left_out.is_empty() {
+    if !left_out.is_empty() {
         let _ = writeln!(
             out,
             "Left out (over the prefetch budget): {}",
-            record.left_out.join("; ")
+            cut_list(left_out, MAX_NOTE_BYTES)
         );
     }
     if !not_looked_up.is_empty() {
-        let _ = writeln!(out, "Not looked up: {}", not_looked_up.join("; "));
+        let _ = writeln!(
+            out,
+            "Not looked up: {}",
+            cut_list(not_looked_up, MAX_NOTE_BYTES)
+        );
+    }
+    out
+}
+
+/// `entries` joined with "; ", cut at a whole entry so that it takes at most `max_bytes`
+/// JSON-escaped, ending with how many entries were left off ("; … and 3 more"); never
+/// shorter than that ending alone.
+fn cut_list(entries: &[String], max_bytes: usize) -> String {
+    let len = |s: &str| vouch_llm::json_text_len(s) - 2;
+    let whole = entries.join("; ");
+    if len(&whole) <= max_bytes {
+        return whole;
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for (i, entry) in entries.iter().enumerate() {
+        let sep = if i == 0 { "" } else { "; " };
+        let after = entries.len() - i - 1;
+        let tail = if after == 0 {
+            0
+        } else {
+            len(&format!("; … and {after} more"))
+        };
+        let cost = len(sep) + len(entry);
+        if used + cost + tail > max_bytes {
+            let _ = write!(out, "{sep}… and {} more", entries.len() - i);
+            return out;
+        }
+        out.push_str(sep);
+        out.push_str(entry);
+        used += cost;
     }
     out
 }
@@ -642,6 +721,64 @@ mod tests {
     }
 
     #[test]
+    fn a_long_list_is_cut_at_a_whole_entry_and_says_how_many_are_left() {
+        let list = |n: usize| (1..=n).map(|i| format!("item-{i}")).collect::<Vec<_>>();
+        // (entries, max bytes, note)
+        let cases: &[(Vec<String>, usize, &str)] = &[
+            (list(0), 100, ""),
+            (list(3), 100, "item-1; item-2; item-3"),
+            (list(3), 22, "item-1; item-2; item-3"),
+            (list(3), 21, "… and 3 more"),
+            (list(4), 30, "item-1; item-2; item-3; item-4"),
+            (list(4), 29, "item-1; … and 3 more"),
+            (list(1000), 40, "item-1; item-2; item-3; … and 997 more"),
+        ];
+        for (entries, max, want) in cases {
+            assert_eq!(
+                cut_list(entries, *max),
+                *want,
+                "{} entries, {max} bytes",
+                entries.len()
+            );
+        }
+    }
+
+    fn item(title: String, lines: usize) -> Item {
+        Item {
+            kind: PrefetchKind::EnclosingHead,
+            body: (1..=lines).map(|i| format!("{i}: \"line\"\n")).collect(),
+            title,
+            windows: vec![],
+        }
+    }
+
+    proptest::proptest! {
+        /// Whatever was gathered, the whole section (header, given blocks and notes)
+        /// stays within the budget, and every item is either given or named as left out.
+        #[test]
+        fn the_section_fits_its_budget(
+            sizes in proptest::collection::vec(0usize..120, 0..400),
+            not_looked_up in proptest::collection::vec("[a-z_]{1,60}", 0..200),
+            budget in 0u64..12_000,
+        ) {
+            let gathered = Gathered {
+                items: sizes
+                    .iter()
+                    .enumerate()
+                    .map(|(i, n)| item(format!("enclosing function `f_{i}` at head a.rs:{i}-{i}"), *n))
+                    .collect(),
+                not_looked_up,
+            };
+            let (prefetched, given) = within_budget(&gathered, budget);
+            let cost = estimate_tokens(vouch_llm::json_text_len(&prefetched.section));
+            proptest::prop_assert!(cost <= budget, "{} > {}", cost, budget);
+            let record = prefetched.record.expect("a record");
+            proptest::prop_assert_eq!(given.len() + record.left_out.len(), gathered.items.len());
+            proptest::prop_assert_eq!(given.len(), record.given);
+        }
+    }
+
+    #[test]
     fn changed_lines_follow_the_hunk_headers() {
         let patch = "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n@@ -10 +10,2 @@\n+new\n z\n";
         assert_eq!(
@@ -668,6 +805,7 @@ mod tests {
         let text = section(
             &record,
             &["### x\n1: a\n".into()],
+            &record.left_out,
             &["files without a grammar here (use read_file and grep): README.md".into()],
         );
         assert!(text.contains("prefetch budget of 100 tokens"), "{text}");
