@@ -228,22 +228,10 @@ mod tests {
             header: String::new(),
         };
         let file = |path: &str, prev: Option<&str>, hunks: Vec<Hunk>| ChangedFile {
-            path: path.into(),
-            previous_path: prev.map(Into::into),
-            similarity: None,
-            status: if prev.is_some() {
-                FileStatus::Renamed
-            } else {
-                FileStatus::Modified
-            },
-            kind: EntryKind::File,
-            old_mode: None,
-            new_mode: None,
-            binary: false,
             hunks,
             additions: 1,
             deletions: 1,
-            long_lines: vec![],
+            ..crate::snapshot::changed_file(path, prev)
         };
         let w = |rev, path: &str, s, e| SourceWindow {
             revision: rev,

@@ -163,7 +163,7 @@ pub fn convention_support(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::snapshot::{EntryKind, FileStatus, Hunk};
+    use crate::snapshot::Hunk;
 
     fn w(revision: Revision, path: &str, s: u32, e: u32) -> SourceWindow {
         SourceWindow {
@@ -176,18 +176,6 @@ mod tests {
 
     fn changed(path: &str, previous: Option<&str>, hunks: &[(u32, u32, u32, u32)]) -> ChangedFile {
         ChangedFile {
-            path: path.into(),
-            previous_path: previous.map(Into::into),
-            similarity: None,
-            status: if previous.is_some() {
-                FileStatus::Renamed
-            } else {
-                FileStatus::Modified
-            },
-            kind: EntryKind::File,
-            old_mode: None,
-            new_mode: None,
-            binary: false,
             hunks: hunks
                 .iter()
                 .map(|&(old_start, old_lines, new_start, new_lines)| Hunk {
@@ -198,9 +186,7 @@ mod tests {
                     header: String::new(),
                 })
                 .collect(),
-            additions: 0,
-            deletions: 0,
-            long_lines: vec![],
+            ..crate::snapshot::changed_file(path, previous)
         }
     }
 

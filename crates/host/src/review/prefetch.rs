@@ -174,22 +174,10 @@ fn within_budget(gathered: &Gathered, budget: u64) -> (Prefetched, Vec<&Item>) {
     };
     let frame =
         vouch_llm::json_text_len(&section(&record, &[], &[], &[])) + 2 * (MAX_NOTE_BYTES + 64);
-    let Some(room) = budget.checked_sub(estimate_tokens(frame) + 8) else {
-        record.left_out = gathered
-            .items
-            .iter()
-            .map(|item| format!("{} (~{} tokens)", item.title, item.tokens()))
-            .collect();
-        return (
-            Prefetched {
-                section: String::new(),
-                record: Some(record),
-            },
-            Vec::new(),
-        );
-    };
+    // `None`: not even the header and notes fit, so nothing is given and no section sent.
+    let room = budget.checked_sub(estimate_tokens(frame) + 8);
     let costs: Vec<u64> = gathered.items.iter().map(Item::tokens).collect();
-    let chosen = select_within_budget(&costs, room);
+    let chosen = select_within_budget(&costs, room.unwrap_or(0));
     let mut given = Vec::new();
     for ((item, cost), chosen) in gathered.items.iter().zip(&costs).zip(chosen) {
         if chosen {
@@ -202,8 +190,13 @@ fn within_budget(gathered: &Gathered, budget: u64) -> (Prefetched, Vec<&Item>) {
                 .push(format!("{} (~{cost} tokens)", item.title));
         }
     }
-    let blocks: Vec<String> = given.iter().map(|item| item.text()).collect();
-    let text = section(&record, &blocks, &record.left_out, &gathered.not_looked_up);
+    let text = match room {
+        Some(_) => {
+            let blocks: Vec<String> = given.iter().map(|item| item.text()).collect();
+            section(&record, &blocks, &record.left_out, &gathered.not_looked_up)
+        }
+        None => String::new(),
+    };
     (
         Prefetched {
             section: text,
