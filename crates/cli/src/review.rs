@@ -459,6 +459,7 @@ pub async fn review_report(
         job_id,
         cancel: cancel.clone(),
         prefetch: Default::default(),
+        fitted_caps: Default::default(),
     });
     let mut run = run_review(env, &plan).await;
     ctrl_c.abort();

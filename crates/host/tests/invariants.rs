@@ -294,6 +294,7 @@ async fn review(
         job_id: "fuzz".into(),
         cancel: cancel.clone(),
         prefetch: Default::default(),
+        fitted_caps: Default::default(),
     });
     let watcher = script.cancel_after.map(|after| {
         let server = server.clone();

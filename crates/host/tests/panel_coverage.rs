@@ -195,6 +195,7 @@ async fn review(
         job_id: "job-test".into(),
         cancel: setup.cancel,
         prefetch: Default::default(),
+        fitted_caps: Default::default(),
     });
     run_review(env, &plan).await
 }

@@ -57,6 +57,8 @@ pub struct ReviewEnv {
     pub cancel: CancellationToken,
     /// The prefetch gathered so far, by file set (start with `Default::default()`).
     pub prefetch: super::prefetch::PrefetchMemo,
+    /// The output caps fitted so far, by request shape (start with `Default::default()`).
+    pub fitted_caps: super::contract::FittedCaps,
 }
 
 impl ReviewEnv {
@@ -171,6 +173,7 @@ impl ReviewEnv {
             job_id: self.job_id.clone(),
             cancel: self.cancel.clone(),
             prefetch: Default::default(),
+            fitted_caps: Default::default(),
         }
     }
 

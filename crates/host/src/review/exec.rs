@@ -78,8 +78,8 @@ pub struct Execution<'a> {
     pub plan: &'a StagePlan,
     /// What the plugin renders its role prompt from.
     pub request: PromptRequest,
-    /// The output contract request (already fitted to the budget).
-    pub contract: ContractRequest,
+    /// The output contract (already fitted to the budget).
+    pub contract: Contract,
     /// Source the host gives inline (recorded in `tools`' ledger already).
     pub inline: &'a InlineSource,
     /// The prefetch section (recorded in `tools`' ledger already; empty for none).
@@ -94,8 +94,41 @@ pub struct Prepared<'a> {
     system: String,
     /// The user message: the plugin's task, then the host's sections.
     pub user: String,
-    schema: Value,
-    repair_schema: Value,
+}
+
+/// An output contract: what the host asked a plugin for and the schema it answered.
+#[derive(Debug, Clone)]
+pub struct Contract {
+    /// The request (expected files, candidate ids, caps).
+    pub request: ContractRequest,
+    /// The plugin's bounded JSON Schema for it.
+    pub schema: Value,
+}
+
+impl Contract {
+    /// Asks `handle` for the contract of `request`.
+    ///
+    /// # Errors
+    /// The plugin's error.
+    pub fn of(
+        handle: &SpecialistHandle,
+        request: ContractRequest,
+    ) -> Result<Contract, crate::registry::PluginError> {
+        let schema = handle.contract(&request)?;
+        Ok(Contract { request, schema })
+    }
+
+    /// The repair variant of this contract (adds `fullCoverageQuote` for receipts), asked
+    /// for only when a reply needs repair.
+    ///
+    /// # Errors
+    /// The plugin's error.
+    pub fn repair(&self, handle: &SpecialistHandle) -> Result<Value, crate::registry::PluginError> {
+        handle.contract(&ContractRequest {
+            repair: true,
+            ..self.request.clone()
+        })
+    }
 }
 
 /// Assembles an execution's messages once, stable content first (issue 10, "Prompt
@@ -109,15 +142,6 @@ pub fn prepare<'a>(
     execution: Execution<'a>,
 ) -> Result<Prepared<'a>, ExchangeError> {
     let handle = &execution.plan.handle;
-    let schema = handle
-        .contract(&execution.contract)
-        .map_err(ExchangeError::Plugin)?;
-    let repair_schema = handle
-        .contract(&ContractRequest {
-            repair: true,
-            ..execution.contract.clone()
-        })
-        .map_err(ExchangeError::Plugin)?;
     let prompt = handle
         .render_prompt(&execution.request)
         .map_err(ExchangeError::Plugin)?;
@@ -142,12 +166,10 @@ pub fn prepare<'a>(
     if execution.kind.reply() == ReplyKind::Candidates {
         sections.push(expected_files_section(&execution.plan.assigned));
     }
-    sections.push(output_contract_section(&schema));
+    sections.push(output_contract_section(&execution.contract.schema));
     Ok(Prepared {
         user: compose_user_message(&prelude, &prompt.user, &sections),
         system: prompt.system,
-        schema,
-        repair_schema,
         execution,
     })
 }
@@ -166,8 +188,7 @@ impl Prepared<'_> {
                 handle: &ex.plan.handle,
                 system: &self.system,
                 user,
-                schema: &self.schema,
-                repair_schema: &self.repair_schema,
+                contract: &ex.contract,
                 kind: ex.kind.reply(),
                 expected: receipts.then_some(ex.plan.assigned.as_slice()),
                 budget: ex.plan.budget,

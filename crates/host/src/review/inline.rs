@@ -259,6 +259,7 @@ mod tests {
             job_id: "test".into(),
             cancel: CancellationToken::new(),
             prefetch: Default::default(),
+            fitted_caps: Default::default(),
         }
     }
 

@@ -6,6 +6,7 @@
 
 mod concerns;
 mod context;
+mod contract;
 mod env;
 mod exec;
 mod facts;

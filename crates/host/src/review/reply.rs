@@ -22,6 +22,7 @@ use vouch_specialist_kit::contract::token_bound;
 use crate::progress::ProgressEvent;
 
 use super::env::{ReviewEnv, ToolsMode};
+use super::exec::Contract;
 use crate::diagnostics::ReasonCode;
 use crate::policy::{FORCED_SYNTHESIS, REPAIR_SYSTEM, repair_user_message, truncation_notice};
 use crate::registry::{PluginError, SpecialistHandle};
@@ -142,10 +143,8 @@ pub struct Exchange<'a> {
     pub system: &'a str,
     /// User message (task plus the host's sections).
     pub user: String,
-    /// Output contract.
-    pub schema: &'a Value,
-    /// Repair contract (adds `fullCoverageQuote` for receipts).
-    pub repair_schema: &'a Value,
+    /// Output contract (its repair variant is asked for when a repair is needed).
+    pub contract: &'a Contract,
     /// The reply kind the contract describes.
     pub kind: ReplyKind,
     /// The canonical list, for receipts (`None` for the verifier).
@@ -350,7 +349,7 @@ async fn agent(
         let request = AgentRequest::new(ex.system, user, env.cancel.clone())
             .with_response_schema(ResponseSchema {
                 name: "vouch_stage_reply".into(),
-                schema: ex.schema.clone(),
+                schema: ex.contract.schema.clone(),
             })
             .with_budget(budget)
             .with_forced_synthesis_prompt(FORCED_SYNTHESIS)
@@ -386,7 +385,7 @@ async fn agent(
 /// path or tools — and whose result must pass the repair rules ([`check_repair`]).
 pub async fn exchange(env: &ReviewEnv, ex: Exchange<'_>) -> Result<Answer, ExchangeError> {
     let mut budget = ex.budget;
-    budget.max_output_tokens_per_request = output_tokens(ex.schema, &ex.budget);
+    budget.max_output_tokens_per_request = output_tokens(&ex.contract.schema, &ex.budget);
     let mut usage = TokenUsage::default();
     let mut cuts = 0;
     let mut user = ex.user.clone();
@@ -444,18 +443,22 @@ pub async fn exchange(env: &ReviewEnv, ex: Exchange<'_>) -> Result<Answer, Excha
         Err(error) => error,
     };
     env.diagnose(Some(ex.label), "repair", None, ReasonCode::RepairAttempted);
-    let repair_user = repair_user_message(ex.repair_schema, ex.expected, &prior_text, &error);
+    let repair_schema = ex
+        .contract
+        .repair(ex.handle)
+        .map_err(ExchangeError::Plugin)?;
+    let repair_user = repair_user_message(&repair_schema, ex.expected, &prior_text, &error);
     let repair_budget = Budget {
         max_turns: 1,
         max_tool_calls: 0,
-        max_output_tokens_per_request: output_tokens(ex.repair_schema, &ex.budget),
+        max_output_tokens_per_request: output_tokens(&repair_schema, &ex.budget),
         max_total_tokens: u64::MAX,
         max_request_bytes: None,
     };
     let repair = AgentRequest::new(REPAIR_SYSTEM, repair_user, env.cancel.clone())
         .with_response_schema(ResponseSchema {
             name: "vouch_repair_reply".into(),
-            schema: ex.repair_schema.clone(),
+            schema: repair_schema,
         })
         .with_budget(repair_budget);
     let repaired = run_agent(env.client_for(ex.model), repair).await?;

@@ -11,8 +11,9 @@ use vouch_core::{
 use vouch_llm::ToolBox;
 use vouch_specialist_kit::contract::token_bound;
 
+use super::contract::fitted_contract;
 use super::env::ReviewEnv;
-use super::stage::{StagePlan, fitted_contract, prompt_request};
+use super::stage::{StagePlan, prompt_request};
 use crate::policy::{
     FORCED_SYNTHESIS, RetrySource, coverage_retry_message, expected_files_section,
     output_contract_section, tools_section, truncation_notice,
@@ -62,8 +63,9 @@ fn stable_tokens(env: &ReviewEnv, plan: &StagePlan) -> Result<u64, String> {
         .map_err(|e| e.to_string())?;
     // The contract without the shard's paths: what a receipt adds per file is in
     // [`fixed_tokens`], so the stable part does not grow with the lane's assignment.
-    let contract = fitted_contract(&empty).map_err(|e| e.to_string())?;
-    let schema = handle.contract(&contract).map_err(|e| e.to_string())?;
+    let schema = fitted_contract(&env.fitted_caps, &empty)
+        .map_err(|e| e.to_string())?
+        .schema;
     let tools = RepoTools::new(env.reader.clone());
     let mut bytes = json_len(&prompt.system)
         + json_len(&prompt.user)

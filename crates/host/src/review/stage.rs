@@ -10,11 +10,9 @@ use vouch_core::{
     full_coverage_quote, mismatch_after_retry_message,
 };
 use vouch_llm::Budget;
-use vouch_specialist_kit::contract::{
-    ContractRequest, MAX_CANDIDATES, MAX_DISMISSED_CONCERNS, token_bound,
-};
 
 use super::concerns;
+use super::contract::fitted_contract;
 use super::env::ReviewEnv;
 pub(super) use super::exec::stage_record;
 use super::exec::{Execution, StageKind, fail, note_answer, prepare};
@@ -223,33 +221,6 @@ pub async fn run_candidate_stage(env: &ReviewEnv, plan: &StagePlan) -> StageRun 
     run
 }
 
-/// Rule (structured outputs): a final answer's `max_tokens` covers its contract's bound.
-/// The host therefore lowers the contract's caps until the bound ([`token_bound`]) fits
-/// the stage's output-token budget, in the order of [`vouch_core::fit_caps`]; when no
-/// pair of caps fits, the contract is requested with one candidate, no dismissed concern,
-/// and `max_tokens` at its bound.
-pub(super) fn fitted_contract(
-    plan: &StagePlan,
-) -> Result<ContractRequest, crate::registry::PluginError> {
-    let budget = u64::from(plan.budget.max_output_tokens_per_request);
-    let mut request = ContractRequest {
-        expected_files: plan.assigned.clone(),
-        candidate_ids: vec![],
-        repair: false,
-        max_candidates: None,
-        max_dismissed: None,
-    };
-    let caps = vouch_core::fit_caps(MAX_CANDIDATES, MAX_DISMISSED_CONCERNS, |c, d| {
-        request.max_candidates = Some(c);
-        request.max_dismissed = Some(d);
-        Ok(token_bound(&plan.handle.contract(&request)?) <= budget)
-    })?;
-    let (cap, dismissed) = caps.unwrap_or((1, 0));
-    request.max_candidates = Some(cap);
-    request.max_dismissed = Some(dismissed);
-    Ok(request)
-}
-
 /// Patches without tools that the stage could not be given (over the inline budget or
 /// not retrievable): a source lookup gap.
 fn tools_off_gaps(env: &ReviewEnv, inline: &InlineSource) -> Vec<String> {
@@ -275,7 +246,7 @@ async fn drive(
     if env.cancel.is_cancelled() {
         return Err(ExchangeError::Cancelled);
     }
-    let contract = fitted_contract(plan).map_err(ExchangeError::Plugin)?;
+    let contract = fitted_contract(&env.fitted_caps, plan).map_err(ExchangeError::Plugin)?;
     let inline = super::env::off_the_runtime(|| inline::shard_source(env, tools, plan));
     let mut gaps = tools_off_gaps(env, &inline);
     if !gaps.is_empty() {

@@ -19,7 +19,7 @@ use vouch_specialist_kit::contract::ContractRequest;
 
 use super::context::policy_paths;
 use super::env::ReviewEnv;
-use super::exec::{Execution, StageKind, fail, note_answer, prepare, stage_record};
+use super::exec::{Contract, Execution, StageKind, fail, note_answer, prepare, stage_record};
 use super::inline::{self, InlineSource};
 use super::prefetch;
 use super::reply::{ExchangeError, TypedReply};
@@ -188,34 +188,41 @@ async fn pass(
         focused_plan.budget.max_output_tokens_per_request = FOCUSED_OUTPUT_TOKENS;
         run_plan = &focused_plan;
     }
-    let prepared = prepare(
-        env,
-        Execution {
-            kind,
-            label,
-            plan: run_plan,
-            request: PromptRequest {
-                payload_version: PAYLOAD_VERSION,
-                label: label.to_string(),
-                change: env.change_summary(&candidate_files(plan, candidates)),
-                intent: None,
-                policy_evidence: env.policy.iter().map(|(p, _)| p.clone()).collect(),
-                candidates: candidates.iter().map(payload).collect(),
-                dismissed_concerns: dismissed.to_vec(),
-                tools_available: env.tools_enabled(),
-            },
-            contract: ContractRequest {
-                expected_files: vec![],
-                candidate_ids: candidates.iter().map(|c| c.id.clone()).collect(),
-                repair: false,
-                max_candidates: None,
-                max_dismissed: None,
-            },
-            inline: &given,
-            prefetch: &prefetched.section,
-            tools: &tools,
+    let contract = Contract::of(
+        &plan.handle,
+        ContractRequest {
+            expected_files: vec![],
+            candidate_ids: candidates.iter().map(|c| c.id.clone()).collect(),
+            repair: false,
+            max_candidates: None,
+            max_dismissed: None,
         },
-    );
+    )
+    .map_err(ExchangeError::Plugin);
+    let prepared = contract.and_then(|contract| {
+        prepare(
+            env,
+            Execution {
+                kind,
+                label,
+                plan: run_plan,
+                request: PromptRequest {
+                    payload_version: PAYLOAD_VERSION,
+                    label: label.to_string(),
+                    change: env.change_summary(&candidate_files(plan, candidates)),
+                    intent: None,
+                    policy_evidence: env.policy.iter().map(|(p, _)| p.clone()).collect(),
+                    candidates: candidates.iter().map(payload).collect(),
+                    dismissed_concerns: dismissed.to_vec(),
+                    tools_available: env.tools_enabled(),
+                },
+                contract,
+                inline: &given,
+                prefetch: &prefetched.section,
+                tools: &tools,
+            },
+        )
+    });
     let answer = match prepared {
         Ok(prepared) => prepared.ask(env, prepared.user.clone()).await,
         Err(e) => Err(e),
