@@ -38,10 +38,12 @@ class Invoice:
 
 
 def print_invoice(invoice):
+    assert invoice.lines, \"an invoice has lines\"
     return \"total: %s\" % invoice.total()
 ";
 
-/// Head: the method `total` multiplies by quantity and rounds with a keyword argument.
+/// Head: the method `total` multiplies by quantity and rounds with a keyword argument,
+/// and `print_invoice` loses its assertion (a pure removal: looked up at base).
 const BILLING_HEAD: &str = "\
 from app.money import round_amount
 
@@ -63,7 +65,8 @@ def print_invoice(invoice):
 
 const BILLING_FILES: [&str; 1] = ["app/billing.py"];
 
-/// A Python repository whose head changes a method body and a call inside it.
+/// A Python repository whose head changes a method body and a call inside it, and removes
+/// a line of another function.
 fn python_fixture() -> (TestRepo, String, String) {
     let repo = TestRepo::new();
     repo.write("app/money.py", MONEY)

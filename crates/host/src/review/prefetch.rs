@@ -6,8 +6,10 @@
 //!    head ([`PrefetchKind::EnclosingHead`]);
 //! 2. the definitions of the callees of every changed call: signature, parameters
 //!    (keyword names included) and doc comment ([`PrefetchKind::Callee`]);
-//! 3. the enclosing definition at base of every hunk that removed lines
-//!    ([`PrefetchKind::EnclosingBase`]);
+//! 3. the enclosing definition at base of every pure removal: removed lines with no line
+//!    added in their place ([`PrefetchKind::EnclosingBase`]; where lines were replaced,
+//!    the head definition shows the new version and the patch the old lines, and the
+//!    base file is not parsed);
 //! 4. the signatures of the direct callers of every changed function
 //!    ([`PrefetchKind::Callers`]).
 //!
@@ -86,23 +88,37 @@ pub struct Prefetched {
     pub record: Option<PrefetchRecord>,
 }
 
-/// Head and base lines a file's patch adds or removes.
+/// The lines of a file's patch whose enclosing definitions the prefetch looks up.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ChangedLines {
     /// Added head lines, ascending.
     pub head: Vec<u32>,
-    /// Removed base lines, ascending.
+    /// Removed base lines of pure removals (runs of removed lines with no added line in
+    /// the same run), ascending. A run that also adds lines is looked up at head: its
+    /// enclosing definition there shows the new version, and the patch the lines removed.
     pub base: Vec<u32>,
 }
 
-/// The added and removed lines of a unified patch (`@@ -a,b +c,d @@` headers, then
-/// ` `, `+` and `-` lines). Lines before the first header are the file header.
+/// The added lines and the purely removed lines of a unified patch (`@@ -a,b +c,d @@`
+/// headers, then ` `, `+` and `-` lines). A run is the changed lines between two
+/// context lines or headers. Lines before the first header are the file header.
 pub fn changed_lines(patch: &str) -> ChangedLines {
     let mut out = ChangedLines::default();
     let (mut old, mut new) = (0u32, 0u32);
     let mut in_hunk = false;
+    // The current run's removed lines, and whether it added any.
+    let mut removed: Vec<u32> = Vec::new();
+    let mut added = false;
+    fn end_run(removed: &mut Vec<u32>, added: &mut bool, out: &mut ChangedLines) {
+        if !*added {
+            out.base.append(removed);
+        }
+        removed.clear();
+        *added = false;
+    }
     for line in patch.lines() {
         if let Some((o, n)) = hunk_starts(line) {
+            end_run(&mut removed, &mut added, &mut out);
             (old, new, in_hunk) = (o, n, true);
             continue;
         }
@@ -112,19 +128,22 @@ pub fn changed_lines(patch: &str) -> ChangedLines {
         match line.as_bytes().first() {
             Some(b'+') => {
                 out.head.push(new);
+                added = true;
                 new += 1;
             }
             Some(b'-') => {
-                out.base.push(old);
+                removed.push(old);
                 old += 1;
             }
             Some(b' ') => {
+                end_run(&mut removed, &mut added, &mut out);
                 old += 1;
                 new += 1;
             }
             _ => {}
         }
     }
+    end_run(&mut removed, &mut added, &mut out);
     out
 }
 
@@ -778,7 +797,18 @@ mod tests {
             changed_lines(patch),
             ChangedLines {
                 head: vec![2, 10],
-                base: vec![2],
+                base: vec![],
+            }
+        );
+        // Removed lines are looked up at base only where their run adds nothing: a
+        // pure removal, in the middle of a hunk or at its end, or a removed file.
+        let patch =
+            "@@ -1,8 +1,6 @@\n a\n-b\n-c\n d\n-e\n+E\n f\n g\n-h\n@@ -20,2 +18,0 @@\n-y\n-z\n";
+        assert_eq!(
+            changed_lines(patch),
+            ChangedLines {
+                head: vec![3],
+                base: vec![2, 3, 8, 20, 21],
             }
         );
         assert_eq!(
