@@ -13,6 +13,7 @@ mod config;
 mod endpoint;
 mod eval;
 mod exchange;
+mod heap;
 mod mcp;
 mod output;
 mod pin;
@@ -144,25 +145,8 @@ fn quiet_panics() {
     }
 }
 
-/// Bounds glibc's malloc to two heaps before any thread starts. By default it keeps one
-/// per thread (up to eight per core) and rarely returns their free pages; a review runs
-/// stage tasks and blocking work on many threads, which grew a 5,000-file review's
-/// resident memory by about a sixth over what it used.
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn bound_malloc_heaps() {
-    // SAFETY: `mallopt` only sets a malloc tunable; it is called first thing in `main`,
-    // before any other thread exists, and its result (0 when refused) needs no handling:
-    // a refused setting leaves glibc's default.
-    unsafe {
-        libc::mallopt(libc::M_ARENA_MAX, 2);
-    }
-}
-
-#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-fn bound_malloc_heaps() {}
-
 fn main() -> ExitCode {
-    bound_malloc_heaps();
+    heap::bound();
     quiet_panics();
     // Usage errors exit 3 (help and --version exit 0), as for every other bad input.
     let cli = match Cli::try_parse() {

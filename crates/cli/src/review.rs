@@ -462,6 +462,7 @@ pub async fn review_report(
         fitted_caps: Default::default(),
     });
     let mut run = run_review(env, &plan).await;
+    crate::heap::release_free();
     ctrl_c.abort();
     held.flush();
     if !prepared {
