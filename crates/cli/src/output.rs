@@ -4,13 +4,14 @@
 //! the run ended with an error — written atomically. stdout, when it carries a document,
 //! carries nothing else.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::Args;
 use vouch_report::{
     Destination, FailureClass, Format, MarkdownOptions, OutArg, Output, ReviewReport, RunFailure,
-    plan_outputs, render, render_failure, render_markdown_with,
+    plan_outputs, render, render_failure, render_markdown_with, write_json,
 };
 
 use crate::UsageError;
@@ -109,9 +110,13 @@ impl Outputs {
     /// # Errors
     /// A file that cannot be written.
     pub fn write_report(&self, report: &ReviewReport) -> Result<()> {
-        write_all(&self.outputs, |format| match format {
-            Format::Markdown => render_markdown_with(report, &self.markdown),
-            other => render(report, other),
+        write_all(&self.outputs, |format, out| match format {
+            // Written as it is serialised: a large review's JSON is never one string.
+            Format::Json => write_json(report, out),
+            Format::Markdown => {
+                out.write_all(render_markdown_with(report, &self.markdown).as_bytes())
+            }
+            other => out.write_all(render(report, other).as_bytes()),
         })?;
         if !self.has_stdout() {
             println!("{}", report.summary);
@@ -151,11 +156,20 @@ impl Outputs {
     }
 }
 
-fn write_all(outputs: &[Output], text: impl Fn(Format) -> String) -> Result<()> {
+/// Puts each output's document where it goes; `write` writes the document of a format.
+fn write_all(
+    outputs: &[Output],
+    write: impl Fn(Format, &mut dyn Write) -> std::io::Result<()>,
+) -> Result<()> {
     for o in outputs {
         match &o.destination {
-            Destination::Stdout => print!("{}", text(o.format)),
-            Destination::File(path) => write_atomically(path, &text(o.format))?,
+            Destination::Stdout => {
+                let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+                write(o.format, &mut out)
+                    .and_then(|()| out.flush())
+                    .context("writing the report to stdout")?;
+            }
+            Destination::File(path) => write_atomically(path, |out| write(o.format, out))?,
         }
     }
     Ok(())
@@ -169,7 +183,9 @@ pub fn write_failure(outputs: &[Output], error: &anyhow::Error) -> Result<i32> {
         FailureClass::Internal
     };
     let failure = RunFailure::new(class, format!("{error:#}"));
-    write_all(outputs, |format| render_failure(&failure, format))?;
+    write_all(outputs, |format, out| {
+        out.write_all(render_failure(&failure, format).as_bytes())
+    })?;
     if !outputs.iter().any(|o| o.destination == Destination::Stdout) {
         println!("vouch: {error:#}");
         for o in outputs {
@@ -265,14 +281,22 @@ fn check_out_path(out: &Path) -> Result<()> {
 }
 
 /// Writes a document through a temporary file and a rename, so readers never see half.
-fn write_atomically(path: &Path, text: &str) -> Result<()> {
+fn write_atomically(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<()> {
     let tmp = path.with_file_name(format!(
         ".{}.vouch-tmp",
         path.file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default()
     ));
-    std::fs::write(&tmp, text)
+    std::fs::File::create(&tmp)
+        .and_then(|file| {
+            let mut out = std::io::BufWriter::new(file);
+            write(&mut out)?;
+            out.flush()
+        })
         .with_context(|| format!("writing the report to {}", tmp.display()))?;
     std::fs::rename(&tmp, path)
         .with_context(|| format!("moving the report to {}", path.display()))?;

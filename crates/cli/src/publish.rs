@@ -166,8 +166,8 @@ fn read_report(path: &std::path::Path) -> Result<ReviewReport> {
         ))
     };
     let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| not_a_report(&e))?;
-    let report = vouch_report::read_report(value).map_err(|e| not_a_report(&e))?;
-    check_report(&report).map_err(|e| {
+    let mut report = vouch_report::read_report(value).map_err(|e| not_a_report(&e))?;
+    check_report(&mut report).map_err(|e| {
         UsageError(format!(
             "{} fails the report check, so it is not published: {e}",
             path.display()

@@ -37,9 +37,10 @@ fn load(path: &std::path::Path) -> Result<ReviewReport> {
         ))
         .into());
     }
-    let report = read_report(value)
+    let mut report = read_report(value)
         .map_err(|e| UsageError(format!("{what} is not a valid review report: {e}")))?;
-    check_report(&report).map_err(|e| UsageError(format!("{what} fails the report check: {e}")))?;
+    check_report(&mut report)
+        .map_err(|e| UsageError(format!("{what} fails the report check: {e}")))?;
     Ok(report)
 }
 

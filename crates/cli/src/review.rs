@@ -234,7 +234,7 @@ pub fn build_report(
     .context("vouch's own final report failed its self-check (a bug in vouch)")?;
     let mut observations = notes;
     observations.extend(run.observations);
-    let report = ReviewReport {
+    let mut report = ReviewReport {
         schema_version: REPORT_SCHEMA_VERSION.into(),
         tool: ToolInfo {
             name: "vouch".into(),
@@ -267,7 +267,7 @@ pub fn build_report(
         },
         final_report: serde_json::to_value(final_report).context("serialising the final report")?,
     };
-    check_report(&report).context(
+    check_report(&mut report).context(
         "vouch's review report failed its self-check (a bug in vouch); nothing was written",
     )?;
     Ok(report)

@@ -67,11 +67,19 @@ pub fn failure_schema_text() -> String {
 /// publication rule (findings only when the opinion publishes them; a clean opinion only
 /// with no failures, limitations, or exclusions), and the embedded final report.
 ///
+/// The JSON is checked in parts, never as one value of the whole report: each stage
+/// record against the schema's `StageRecord` (errors point into `/stages/i`), then the
+/// rest of the report with its stages taken out meanwhile (they are back when this
+/// returns). The schema makes `stages` a plain array of `StageRecord`, so that is the
+/// same check; stages are most of a large review's report.
+///
 /// # Errors
 /// The first class of problem found, with every message of that class.
-pub fn check_report(report: &ReviewReport) -> Result<(), ReportError> {
-    let value = serde_json::to_value(report).map_err(|e| ReportError::Schema(e.to_string()))?;
-    check_schema(&value)?;
+pub fn check_report(report: &mut ReviewReport) -> Result<(), ReportError> {
+    let stages = std::mem::take(&mut report.stages);
+    let checked = check_schema_in_parts(report, &stages);
+    report.stages = stages;
+    checked?;
     let o = &report.opinion;
     if !o.publish_findings && !report.findings.is_empty() {
         return Err(ReportError::Rule(format!(
@@ -103,17 +111,79 @@ pub fn check_report(report: &ReviewReport) -> Result<(), ReportError> {
 /// Checks a JSON value against [`report_schema`]; every error names the value and the
 /// field's JSON pointer (`"style" is not one of [..] at /findings/0/area`).
 fn check_schema(value: &serde_json::Value) -> Result<(), ReportError> {
-    let schema = report_schema();
-    let validator =
-        jsonschema::validator_for(&schema).map_err(|e| ReportError::Schema(e.to_string()))?;
-    let errors: Vec<String> = validator
-        .iter_errors(value)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect();
+    let errors = schema_errors(&report_schema(), value)?;
     if !errors.is_empty() {
         return Err(ReportError::Schema(errors.join("; ")));
     }
     Ok(())
+}
+
+/// [`check_schema`] of `report` with `stages` as its stages, one stage at a time.
+fn check_schema_in_parts(
+    report: &ReviewReport,
+    stages: &[vouch_core::StageRecord],
+) -> Result<(), ReportError> {
+    let schema = report_schema();
+    let stage_schema = array_item_schema(&schema, "stages")?;
+    let stage_validator =
+        jsonschema::validator_for(&stage_schema).map_err(|e| ReportError::Schema(e.to_string()))?;
+    let mut errors = Vec::new();
+    for (i, stage) in stages.iter().enumerate() {
+        let value = to_json(stage)?;
+        errors.extend(
+            stage_validator
+                .iter_errors(&value)
+                .map(|e| format!("{} at /stages/{i}{}", e, e.instance_path())),
+        );
+    }
+    errors.extend(schema_errors(&schema, &to_json(report)?)?);
+    if !errors.is_empty() {
+        return Err(ReportError::Schema(errors.join("; ")));
+    }
+    Ok(())
+}
+
+fn to_json(value: &impl serde::Serialize) -> Result<serde_json::Value, ReportError> {
+    serde_json::to_value(value).map_err(|e| ReportError::Schema(e.to_string()))
+}
+
+/// The errors of `value` against `schema`, each with its JSON pointer.
+fn schema_errors(
+    schema: &serde_json::Value,
+    value: &serde_json::Value,
+) -> Result<Vec<String>, ReportError> {
+    let validator =
+        jsonschema::validator_for(schema).map_err(|e| ReportError::Schema(e.to_string()))?;
+    Ok(validator
+        .iter_errors(value)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect())
+}
+
+/// The schema of one item of the array property `name`, with the definitions it may
+/// refer to. Refused (a bug in the schema's generation) unless the property is a plain
+/// array (`type`, `items`, `description`), so checking its items one by one is checking
+/// the property.
+fn array_item_schema(
+    schema: &serde_json::Value,
+    name: &str,
+) -> Result<serde_json::Value, ReportError> {
+    let property = &schema["properties"][name];
+    let plain = property.as_object().is_some_and(|o| {
+        o.keys()
+            .all(|k| matches!(k.as_str(), "type" | "items" | "description"))
+            && o.get("type") == Some(&serde_json::Value::from("array"))
+    });
+    let Some(serde_json::Value::Object(items)) = property.get("items").filter(|_| plain) else {
+        return Err(ReportError::Schema(format!(
+            "the report schema's `{name}` is not a plain array, so it cannot be checked item \
+             by item"
+        )));
+    };
+    let mut item = items.clone();
+    item.insert("$schema".into(), schema["$schema"].clone());
+    item.insert("$defs".into(), schema["$defs"].clone());
+    Ok(serde_json::Value::Object(item))
 }
 
 /// Reads a saved JSON review report back. Rule: a document that does not fit the
@@ -137,14 +207,28 @@ fn pretty(value: &serde_json::Value) -> String {
 /// one compact diagnostic per line.
 pub fn render(report: &ReviewReport, format: Format) -> String {
     match format {
-        // Serialised directly, never through a `Value` (a second copy of a large report).
-        Format::Json => serde_json::to_string_pretty(report).expect("the report serialises") + "\n",
+        Format::Json => {
+            let mut out = Vec::new();
+            write_json(report, &mut out).expect("the report serialises");
+            String::from_utf8(out).expect("serde_json writes UTF-8")
+        }
         Format::Markdown => render_markdown(report),
         Format::Sarif => pretty(&render_sarif(report)),
         Format::Rdjson => pretty(&render_rdjson(report)),
         Format::Rdjsonl => render_rdjsonl(report),
         Format::Codequality => pretty(&render_codequality(report)),
     }
+}
+
+/// Writes a checked report's JSON document ([`render`] in [`Format::Json`]) to `out` as
+/// it is serialised: directly, never through a `Value` or a whole string (a second copy
+/// of a large report).
+///
+/// # Errors
+/// The writer's error.
+pub fn write_json(report: &ReviewReport, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, report)?;
+    out.write_all(b"\n")
 }
 
 /// Renders the document of a run that ended before it had a report, in a format: valid
@@ -157,5 +241,90 @@ pub fn render_failure(failure: &RunFailure, format: Format) -> String {
         Format::Rdjson => pretty(&render_rdjson_failure(failure)),
         Format::Rdjsonl => render_rdjsonl_failure(failure),
         Format::Codequality => pretty(&render_codequality_failure(failure)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::{Value, json};
+
+    /// What the whole schema says of `stage` as the report's first stage, and what the
+    /// item schema says of it alone (pointers prefixed), each sorted.
+    fn both_ways(stage: &Value) -> (Vec<String>, Vec<String>) {
+        let schema = report_schema();
+        let document = json!({ "stages": [stage] });
+        let mut whole: Vec<String> = schema_errors(&schema, &document)
+            .unwrap()
+            .into_iter()
+            .filter(|e| e.contains(" at /stages/0"))
+            .collect();
+        let item = array_item_schema(&schema, "stages").unwrap();
+        let mut alone: Vec<String> = jsonschema::validator_for(&item)
+            .unwrap()
+            .iter_errors(stage)
+            .map(|e| format!("{} at /stages/0{}", e, e.instance_path()))
+            .collect();
+        whole.sort();
+        alone.sort();
+        (whole, alone)
+    }
+
+    #[test]
+    fn a_stage_checked_alone_gets_the_errors_it_gets_in_the_whole_report() {
+        for stage in [
+            json!("a stage"),
+            json!({}),
+            json!({"label": 3, "role": "judge", "ledger": [{"startLine": 1}]}),
+        ] {
+            let (whole, alone) = both_ways(&stage);
+            assert!(!alone.is_empty(), "{stage}");
+            assert_eq!(whole, alone, "{stage}");
+        }
+    }
+
+    #[test]
+    fn only_a_plain_array_is_checked_item_by_item() {
+        let mut schema = report_schema();
+        assert!(array_item_schema(&schema, "stages").is_ok());
+        schema["properties"]["stages"]["minItems"] = json!(1);
+        assert!(array_item_schema(&schema, "stages").is_err());
+        assert!(array_item_schema(&schema, "summary").is_err());
+    }
+
+    fn any_json() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            "[a-z]{0,6}".prop_map(Value::from),
+        ];
+        leaf.prop_recursive(3, 24, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
+                prop::collection::btree_map(
+                    prop_oneof![
+                        Just("label".to_string()),
+                        Just("role".to_string()),
+                        Just("status".to_string()),
+                        Just("ledger".to_string()),
+                        "[a-z]{1,6}"
+                    ],
+                    inner,
+                    0..5
+                )
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        /// For any value as a stage, checking it alone is checking it in the report.
+        #[test]
+        fn checking_a_stage_alone_equals_checking_it_in_the_report(stage in any_json()) {
+            let (whole, alone) = both_ways(&stage);
+            prop_assert_eq!(whole, alone);
+        }
     }
 }

@@ -505,8 +505,8 @@ fn every_formats_failure_document_is_valid_in_that_format() {
 #[test]
 fn json_report_passes_its_own_check_and_schema() {
     for with_finding in [true, false] {
-        let r = report(with_finding);
-        check_report(&r).expect("self-check");
+        let mut r = report(with_finding);
+        check_report(&mut r).expect("self-check");
         let value: Value = serde_json::from_str(&render(&r, Format::Json)).unwrap();
         assert_valid(&vouch_report::report_schema(), &value, "report JSON");
     }
@@ -568,7 +568,7 @@ fn a_saved_report_reads_back_and_an_unknown_area_or_role_is_named() {
 fn a_report_that_publishes_findings_of_an_incomplete_review_fails_its_check() {
     let mut r = report(false);
     r.findings = report(true).findings;
-    assert!(check_report(&r).is_err());
+    assert!(check_report(&mut r).is_err());
 }
 
 #[test]
