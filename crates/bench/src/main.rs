@@ -47,6 +47,11 @@ struct Args {
 
 #[tokio::main]
 async fn main() -> Result<()> {
+    let argv: Vec<String> = std::env::args().collect();
+    if argv.get(1).map(String::as_str) == Some(vouch_bench::child::MEASURE_ARG) {
+        vouch_bench::child::measuring_process(&argv[2..]).await?;
+        return Ok(());
+    }
     let args = Args::parse();
     let profile_dir = std::env::current_exe()?
         .parent()
@@ -73,6 +78,7 @@ async fn main() -> Result<()> {
         repeats: args.repeats,
         review_limit: Duration::from_secs(args.review_limit_secs),
         keep: args.keep,
+        measurer: Some(std::env::current_exe()?),
     };
     let rows = run(&config, |step| eprintln!("vouch-bench: {step}")).await?;
     println!("{}", markdown_table(&rows));

@@ -11,7 +11,7 @@ use serde_json::Value;
 use vouch_testkit::openai::{RecordedRequest, ScriptedServer, ServedBy};
 use vouch_testkit::synth::SynthSpec;
 
-use crate::child::{ChildError, measure};
+use crate::child::{ChildError, measure, measure_via};
 use crate::critical::{Phase, Step, critical_path};
 use crate::model::perfect_script;
 
@@ -39,6 +39,10 @@ pub struct Config {
     /// Keep each generated repository and its reviews' reports (`synth-N.report.json`,
     /// `synth-N.latency.report.json`) for inspection instead of deleting them.
     pub keep: bool,
+    /// The benchmark binary, which reviews are started through so their peak RSS is their
+    /// own ([`crate::child::measure_via`]). `None`: started from this process, whose
+    /// high-water mark their peak RSS then includes.
+    pub measurer: Option<PathBuf>,
 }
 
 /// One size's measurements.
@@ -268,11 +272,16 @@ async fn review(
     } else {
         repo.with_extension("latency.report.json")
     };
-    let usage = measure(
-        vouch_command(config, repo, base, head, &server.base_url(), &report),
-        config.review_limit,
-    )
-    .await?;
+    let command = vouch_command(config, repo, base, head, &server.base_url(), &report);
+    let usage = match config.measurer.clone() {
+        Some(measurer) => {
+            let limit = config.review_limit;
+            tokio::task::spawn_blocking(move || measure_via(&measurer, &command, limit))
+                .await
+                .expect("the measuring task does not panic")?
+        }
+        None => measure(command, config.review_limit).await?,
+    };
     let requests: Vec<RecordedRequest> = server
         .chat_requests()
         .into_iter()

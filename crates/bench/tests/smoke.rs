@@ -24,6 +24,7 @@ async fn a_tiny_run_fills_every_column() {
         repeats: 1,
         review_limit: Duration::from_secs(600),
         keep: false,
+        measurer: Some(env!("CARGO_BIN_EXE_vouch-bench").into()),
     };
     let rows = run(&config, |_| {}).await.expect("the benchmark runs");
     assert_eq!(rows.len(), 1);
