@@ -81,11 +81,13 @@ impl SourceReader {
         if size > max_bytes {
             return Ok(BlobContent::TooLarge(size));
         }
-        let blob = repo.find_blob(id)?;
-        if blob.is_binary() {
-            return Ok(BlobContent::Binary);
-        }
-        Ok(BlobContent::Text(blob.content().to_vec()))
+        Ok(self.with_blob(&repo, id, |content, binary| {
+            if binary {
+                BlobContent::Binary
+            } else {
+                BlobContent::Text(content.to_vec())
+            }
+        })?)
     }
 }
 

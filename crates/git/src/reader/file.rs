@@ -74,11 +74,9 @@ impl SourceReader {
                 &entry.id().to_string(),
                 "submodule: this is the commit id the gitlink points to; its files are not part of this repository",
             )),
-            _ => {
-                let blob = repo.find_blob(entry.id())?;
-                let kind = entry_kind(mode);
+            _ => self.with_blob(&repo, entry.id(), |content, binary| {
                 if mode == git2::FileMode::Link {
-                    let target = String::from_utf8_lossy(blob.content());
+                    let target = String::from_utf8_lossy(content);
                     return Ok(single_line(
                         revision,
                         &path,
@@ -87,15 +85,16 @@ impl SourceReader {
                         "symbolic link: this is the link text; links are never followed",
                     ));
                 }
-                if blob.is_binary() {
+                if binary {
                     return Err(ReadError::Binary {
                         revision,
-                        path,
-                        size: blob.size(),
+                        path: path.clone(),
+                        size: content.len(),
                     });
                 }
-                window(revision, &path, kind, blob.content(), start_line, end_line)
-            }
+                let kind = entry_kind(mode);
+                window(revision, &path, kind, content, start_line, end_line)
+            })?,
         }
     }
 }
@@ -126,10 +125,13 @@ impl SourceReader {
         let path = paths::normalize(path, false)?;
         let repo = self.repo();
         let tree = repo.find_tree(self.tree_id(revision))?;
-        let blob = repo.find_blob(lookup(&tree, revision, &path)?.id())?;
-        let raw = lines(blob.content())
-            .nth(line as usize - 1)
-            .unwrap_or_default();
+        let id = lookup(&tree, revision, &path)?.id();
+        let raw = self.with_blob(&repo, id, |content, _| {
+            lines(content)
+                .nth(line as usize - 1)
+                .unwrap_or_default()
+                .to_vec()
+        })?;
         let start = start_byte as usize;
         if start >= raw.len().max(1) {
             return Err(ReadError::InvalidRange {

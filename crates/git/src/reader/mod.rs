@@ -13,6 +13,7 @@ mod blob;
 mod dir;
 mod file;
 mod grep;
+mod large;
 mod patch;
 pub(crate) mod paths;
 mod text;
@@ -31,6 +32,7 @@ pub use blob::{BlobContent, TreeFile};
 pub use dir::{DirEntry, DirEntryKind, DirListing};
 pub use file::{FileRead, MAX_LINE_WINDOW_BYTES};
 pub use grep::{GrepMatch, GrepResult};
+pub use large::{LARGE_BLOB_BYTES, MAX_KEPT_LARGE_BLOB_BYTES};
 pub use patch::{FileDiff, MAX_CACHED_PATCH_BYTES};
 
 /// Most lines one `read_file` or `diff` call returns.
@@ -137,6 +139,7 @@ pub struct SourceReader {
     /// every patch is computed from.
     changed: HashMap<String, ChangedFile>,
     patches: Mutex<patch::PatchCache>,
+    large: Mutex<large::LargeBlobs>,
 }
 
 impl std::fmt::Debug for SourceReader {
@@ -169,6 +172,7 @@ impl SourceReader {
             base_tree,
             changed,
             patches: Mutex::new(patch::PatchCache::default()),
+            large: Mutex::new(large::LargeBlobs::default()),
         })
     }
 

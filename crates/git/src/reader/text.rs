@@ -32,15 +32,17 @@ impl SourceReader {
                 hint: "use list_dir",
             });
         }
-        let blob = repo.find_blob(entry.id())?;
-        let size = blob.size();
-        match std::str::from_utf8(blob.content()) {
-            Ok(text) if size <= MAX_BYTES && !blob.is_binary() => Ok(Some(text.to_string())),
-            _ => Err(ReadError::Binary {
-                revision,
-                path,
-                size,
-            }),
-        }
+        self.with_blob(
+            &repo,
+            entry.id(),
+            |content, binary| match std::str::from_utf8(content) {
+                Ok(text) if content.len() <= MAX_BYTES && !binary => Ok(Some(text.to_string())),
+                _ => Err(ReadError::Binary {
+                    revision,
+                    path,
+                    size: content.len(),
+                }),
+            },
+        )?
     }
 }

@@ -463,3 +463,67 @@ fn read_text_returns_whole_small_files_for_the_host() {
     let err = reader.read_text(Revision::Head, "../x").unwrap_err();
     assert!(matches!(err, ReadError::Refused { .. }), "{err:?}");
 }
+
+/// A large changed file is inflated once per side, however often a review reads it:
+/// windows of either side, a byte window of a line, its raw text and its blob all read
+/// the kept content. Small files are never kept.
+#[test]
+fn a_large_file_is_inflated_once_per_side() {
+    use vouch_git::reader::LARGE_BLOB_BYTES;
+    let repo = vouch_testkit::git::TestRepo::new();
+    let lines = LARGE_BLOB_BYTES / 5;
+    let base = crate::support::numbered("line", lines);
+    repo.write("big.txt", &base).write("small.txt", "a\n");
+    repo.commit("base");
+    let head = base.replace("line 7\n", "line seven\n") + "one more\n";
+    repo.write("big.txt", &head).write("small.txt", "b\n");
+    repo.commit("head");
+    let snap = vouch_git::snapshot(repo.path(), Some("HEAD~1"), "HEAD").unwrap();
+    let reader = SourceReader::open(repo.path(), &snap).unwrap();
+
+    reader.diff("small.txt").unwrap();
+    reader
+        .read_file(Revision::Head, "small.txt", None, None)
+        .unwrap();
+    assert_eq!(reader.large_blobs_loaded(), 0, "small blobs are not kept");
+
+    let diff = reader.diff("big.txt").unwrap();
+    assert!(diff.text.contains("+line seven"), "{}", diff.text);
+    for start in [1, 5, 200] {
+        let read = reader
+            .read_file(Revision::Head, "big.txt", Some(start), Some(start + 3))
+            .unwrap();
+        assert_eq!(
+            read.window,
+            window(Revision::Head, "big.txt", start, start + 3)
+        );
+    }
+    let base_read = reader
+        .read_file(Revision::Base, "big.txt", Some(7), Some(7))
+        .unwrap();
+    assert!(base_read.text.contains("7: line 7"), "{}", base_read.text);
+    let line = reader
+        .read_line_bytes(Revision::Head, "big.txt", 7, 2)
+        .unwrap();
+    assert!(line.text.contains("ne seven"), "{}", line.text);
+    assert!(matches!(
+        reader.read_text(Revision::Head, "big.txt"),
+        Err(ReadError::Binary { .. })
+    ));
+    let id = reader
+        .files(Revision::Head)
+        .unwrap()
+        .into_iter()
+        .find(|f| f.path == "big.txt")
+        .unwrap()
+        .blob_id;
+    match reader.blob(&id, usize::MAX).unwrap() {
+        vouch_git::reader::BlobContent::Text(text) => assert_eq!(text, head.as_bytes()),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        reader.large_blobs_loaded(),
+        2,
+        "every later read used the kept content"
+    );
+}
