@@ -129,21 +129,43 @@ pub(crate) fn with_patch<T>(
     f(Some(&patch))
 }
 
-/// The patch between two sides' contents with the tree diff's hunk settings: what
-/// [`with_patch`] yields for the same pair, without a tree diff.
+/// One side of a changed file, as [`file_patch`] diffs it.
+pub(crate) enum SideSource<'r> {
+    /// A blob of the repository (a file's bytes, a symlink's link text).
+    Blob(git2::Blob<'r>),
+    /// Content that is no blob: nothing (an absent side), or a submodule's line.
+    Bytes(Vec<u8>),
+}
+
+impl SideSource<'_> {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            SideSource::Blob(blob) => blob.content(),
+            SideSource::Bytes(bytes) => bytes,
+        }
+    }
+}
+
+/// The patch between two sides with the tree diff's hunk settings: what [`with_patch`]
+/// yields for the same pair, without a tree diff. Blobs are diffed by id, so their
+/// content is neither copied nor hashed again.
 pub(crate) fn file_patch<'a>(
-    old: &'a [u8],
+    old: &'a SideSource<'a>,
     old_path: &Path,
-    new: &'a [u8],
+    new: &'a SideSource<'a>,
     new_path: &Path,
 ) -> Result<Patch<'a>, GitError> {
-    Patch::from_buffers(
-        old,
-        Some(old_path),
-        new,
-        Some(new_path),
-        Some(&mut diff_options()),
-    )
+    let opts = &mut diff_options();
+    let (old_path, new_path) = (Some(old_path), Some(new_path));
+    match (old, new) {
+        (SideSource::Blob(o), SideSource::Blob(n)) => {
+            Patch::from_blobs(o, old_path, n, new_path, Some(opts))
+        }
+        (SideSource::Blob(o), n) => {
+            Patch::from_blob_and_buffer(o, old_path, n.bytes(), new_path, Some(opts))
+        }
+        (o, n) => Patch::from_buffers(o.bytes(), old_path, n.bytes(), new_path, Some(opts)),
+    }
     .map_err(GitError::git("diffing a changed file"))
 }
 

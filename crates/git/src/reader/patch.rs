@@ -11,7 +11,7 @@ use vouch_core::source::{Revision, SourceWindow};
 
 use super::{MAX_BYTES, MAX_LINES, ReadError, SourceReader, cut_len, paths, span};
 use crate::GitError;
-use crate::range_diff::{file_patch, side_content};
+use crate::range_diff::{SideSource, file_patch, side_content};
 
 /// The result of one `diff` call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -121,16 +121,19 @@ impl SourceReader {
         self.patches.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The content one side of a changed file shows (empty when the side is absent).
-    fn side(
+    /// What one side of a changed file shows: its blob, or content that is no blob
+    /// (nothing when the side is absent).
+    fn side<'r>(
         &self,
-        repo: &git2::Repository,
+        repo: &'r git2::Repository,
         file: &ChangedFile,
         side: Side,
-    ) -> Result<Vec<u8>, ReadError> {
+    ) -> Result<SideSource<'r>, ReadError> {
         let (tree, path, mode) = match side {
-            Side::Old if file.status == FileStatus::Added => return Ok(Vec::new()),
-            Side::New if file.status == FileStatus::Deleted => return Ok(Vec::new()),
+            Side::Old if file.status == FileStatus::Added => return Ok(SideSource::Bytes(vec![])),
+            Side::New if file.status == FileStatus::Deleted => {
+                return Ok(SideSource::Bytes(vec![]));
+            }
             Side::Old => (
                 self.base_tree,
                 file.previous_path.as_deref().unwrap_or(&file.path),
@@ -141,7 +144,14 @@ impl SourceReader {
         let tree = repo.find_tree(tree)?;
         let entry = tree.get_path(Path::new(path))?;
         let mode = super::file::file_mode(mode.map_or(entry.filemode(), |m| m as i32));
-        side_content(repo, mode, entry.id()).map_err(git_error)
+        match mode {
+            git2::FileMode::Commit | git2::FileMode::Unreadable | git2::FileMode::Tree => {
+                side_content(repo, mode, entry.id())
+                    .map(SideSource::Bytes)
+                    .map_err(git_error)
+            }
+            _ => Ok(SideSource::Blob(repo.find_blob(entry.id())?)),
+        }
     }
 }
 
