@@ -103,17 +103,24 @@ pub struct ToolSpec {
     pub parameters: Value,
 }
 
+/// `{"type": "function", "function": {"name", "description", "parameters"}}`, written
+/// straight from the spec (a request serializes every tool's schema; no copy is made).
 impl Serialize for ToolSpec {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        json!({
-            "type": "function",
-            "function": {
-                "name": self.name,
-                "description": self.description,
-                "parameters": self.parameters,
+        struct Function<'a>(&'a ToolSpec);
+        impl Serialize for Function<'_> {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                let mut map = serializer.serialize_map(Some(3))?;
+                map.serialize_entry("name", &self.0.name)?;
+                map.serialize_entry("description", &self.0.description)?;
+                map.serialize_entry("parameters", &self.0.parameters)?;
+                map.end()
             }
-        })
-        .serialize(serializer)
+        }
+        let mut map = serializer.serialize_map(Some(2))?;
+        map.serialize_entry("type", "function")?;
+        map.serialize_entry("function", &Function(self))?;
+        map.end()
     }
 }
 
@@ -163,6 +170,11 @@ mod tests {
             serde_json::to_value(&spec).unwrap(),
             json!({"type": "function", "function":
                 {"name": "grep", "description": "search", "parameters": {"type": "object"}}})
+        );
+        // Byte for byte, keys in this order: recorded exchanges match request bodies.
+        assert_eq!(
+            serde_json::to_string(&spec).unwrap(),
+            r#"{"type":"function","function":{"name":"grep","description":"search","parameters":{"type":"object"}}}"#
         );
     }
 }
