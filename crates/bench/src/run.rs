@@ -165,9 +165,8 @@ async fn measure_size(
     let (instant, _) = review(config, repo, base, head, Duration::ZERO).await?;
     let latency = if config.latency_sizes.contains(&n) {
         progress(&format!("N={n}: review, {:?} per reply", config.latency));
-        let (run, requests) = review(config, repo, base, head, config.latency).await?;
-        let steps = steps(&requests);
-        let critical = critical_path(&steps, config.concurrency) as f64;
+        let (run, chat) = review(config, repo, base, head, config.latency).await?;
+        let critical = critical_latencies(&chat, config.concurrency) as f64;
         Some(LatencyRun {
             wall_secs: run.wall_secs,
             critical_secs: critical * config.latency.as_secs_f64(),
@@ -258,7 +257,8 @@ fn git(repo: &Path, args: &[&str]) -> Result<String, BenchError> {
 }
 
 /// One whole review by the `vouch` binary against the perfect model answering after
-/// `latency`; its measurements and the chat requests the model received.
+/// `latency`; its measurements (the endpoint check's probe not counted among its
+/// requests) and every chat request the model received, the probe included.
 async fn review(
     config: &Config,
     repo: &Path,
@@ -282,9 +282,9 @@ async fn review(
         }
         None => measure(command, config.review_limit).await?,
     };
-    let requests: Vec<RecordedRequest> = server
-        .chat_requests()
-        .into_iter()
+    let chat = server.chat_requests();
+    let requests: Vec<&RecordedRequest> = chat
+        .iter()
         .filter(|r| r.served_by != ServedBy::Probe && !is_probe(r))
         .collect();
     let text = std::fs::read_to_string(&report).ok();
@@ -316,7 +316,7 @@ async fn review(
         coverage: outcome.coverage,
         opinion: outcome.opinion,
     };
-    Ok((run, requests))
+    Ok((run, chat))
 }
 
 fn vouch_command(
@@ -433,6 +433,13 @@ fn is_probe(request: &RecordedRequest) -> bool {
     request.body.get("max_tokens").and_then(Value::as_u64) == Some(1)
 }
 
+/// The critical path, in request latencies, of a review whose model received `chat`.
+/// The endpoint check waits for its reply like any stage request, so it is on the path
+/// although it is not counted among the review's requests.
+pub fn critical_latencies(chat: &[RecordedRequest], concurrency: usize) -> u64 {
+    critical_path(&steps(chat), concurrency)
+}
+
 /// Each request's stage instance (`Instance: LABEL` of its first user message) and phase.
 pub fn steps(requests: &[RecordedRequest]) -> Vec<Step> {
     requests
@@ -499,6 +506,22 @@ mod tests {
             status: 200,
             in_flight_at_arrival: vec![],
         }
+    }
+
+    #[test]
+    fn the_endpoint_check_is_on_the_critical_path() {
+        let user = |text: &str| {
+            recorded(serde_json::json!({"messages": [{"role": "user", "content": text}]}))
+        };
+        // As the perfect script records it: the probe served by its one rule.
+        let chat = vec![
+            recorded(serde_json::json!({"max_tokens": 1, "messages": []})),
+            user("Instance: generic-investigator #1\n"),
+            user("Instance: conventions #1\n"),
+            user("Instance: clean-result-audit\n"),
+        ];
+        assert_eq!(critical_latencies(&chat, 4), 3);
+        assert_eq!(critical_latencies(&chat[1..], 4), 2);
     }
 
     #[test]
