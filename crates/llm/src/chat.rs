@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::message::{ChatMessage, ToolCall, ToolSpec};
 
@@ -115,30 +115,69 @@ impl ChatReply {
     }
 }
 
-/// The JSON body of a chat-completion request for `model`. `response_format` is
-/// included only when `send_schema` is true and the request has a schema.
+/// The JSON body of a chat-completion request for `model`, borrowed from the request:
+/// what is sent ([`request_body`]) and what is counted ([`crate::size`]) are one
+/// serialization. Keys in this order; `response_format` only when `send_schema` is true
+/// and the request has a schema.
+#[derive(Serialize)]
+pub(crate) struct RequestBody<'a> {
+    model: &'a str,
+    pub(crate) messages: &'a [ChatMessage],
+    stream: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_tokens: Option<u32>,
+    /// As a JSON value holds an `f32`: widened to `f64`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    temperature: Option<f64>,
+    #[serde(skip_serializing_if = "<[ToolSpec]>::is_empty")]
+    tools: &'a [ToolSpec],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response_format: Option<ResponseFormat<'a>>,
+}
+
+#[derive(Serialize)]
+struct ResponseFormat<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    json_schema: JsonSchemaFormat<'a>,
+}
+
+#[derive(Serialize)]
+struct JsonSchemaFormat<'a> {
+    name: &'a str,
+    strict: bool,
+    schema: &'a Value,
+}
+
+impl<'a> RequestBody<'a> {
+    pub(crate) fn of(model: &'a str, request: &'a ChatRequest, send_schema: bool) -> Self {
+        RequestBody {
+            model,
+            messages: &request.messages,
+            stream: false,
+            max_tokens: request.max_tokens,
+            temperature: request.temperature.map(f64::from),
+            tools: &request.tools,
+            response_format: request
+                .response_schema
+                .as_ref()
+                .filter(|_| send_schema)
+                .map(|schema| ResponseFormat {
+                    kind: "json_schema",
+                    json_schema: JsonSchemaFormat {
+                        name: &schema.name,
+                        strict: true,
+                        schema: &schema.schema,
+                    },
+                }),
+        }
+    }
+}
+
+/// The JSON body of a chat-completion request for `model` ([`RequestBody`]).
 pub(crate) fn request_body(model: &str, request: &ChatRequest, send_schema: bool) -> Value {
-    let mut body = json!({
-        "model": model,
-        "messages": request.messages,
-        "stream": false,
-    });
-    if let Some(max_tokens) = request.max_tokens {
-        body["max_tokens"] = json!(max_tokens);
-    }
-    if let Some(temperature) = request.temperature {
-        body["temperature"] = json!(temperature);
-    }
-    if !request.tools.is_empty() {
-        body["tools"] = json!(request.tools);
-    }
-    if let (true, Some(schema)) = (send_schema, &request.response_schema) {
-        body["response_format"] = json!({
-            "type": "json_schema",
-            "json_schema": {"name": schema.name, "strict": true, "schema": schema.schema},
-        });
-    }
-    body
+    serde_json::to_value(RequestBody::of(model, request, send_schema))
+        .expect("a request body is plain JSON")
 }
 
 /// Reads a chat-completion reply leniently: extra fields are ignored; `content` may be
@@ -225,6 +264,7 @@ fn parse_tool_call(call: &Value, ids: &AtomicU64) -> ToolCall {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn parse(body: Value) -> Result<ChatReply, String> {
         parse_reply(&body, &AtomicU64::new(0))
@@ -315,5 +355,42 @@ mod tests {
                 .get("response_format")
                 .is_none()
         );
+    }
+
+    /// The body as sent (a JSON value, serialized) and the body as counted (serialized
+    /// straight from the request) are the same bytes, keys in the same order.
+    #[test]
+    fn the_counted_body_is_the_sent_body() {
+        let request = ChatRequest {
+            messages: vec![ChatMessage::system("s\n\"q\""), ChatMessage::user("hi")],
+            tools: vec![ToolSpec {
+                name: "grep".into(),
+                description: "search".into(),
+                parameters: json!({"type": "object", "properties": {"b": {}, "a": {}}}),
+            }],
+            max_tokens: Some(64),
+            temperature: Some(0.2),
+            response_schema: Some(ResponseSchema {
+                name: "receipt".into(),
+                schema: json!({"type": "object", "required": ["z", "a"]}),
+            }),
+        };
+        for send_schema in [true, false] {
+            let sent = serde_json::to_string(&request_body("m", &request, send_schema)).unwrap();
+            let counted =
+                serde_json::to_string(&RequestBody::of("m", &request, send_schema)).unwrap();
+            assert_eq!(sent, counted);
+            assert!(
+                sent.starts_with(r#"{"model":"m","messages":[{"role":"system""#),
+                "{sent}"
+            );
+            // An f32 temperature goes out widened, as a JSON value of it always has.
+            assert!(
+                sent.contains(
+                    r#""stream":false,"max_tokens":64,"temperature":0.20000000298023224,"tools""#
+                ),
+                "{sent}"
+            );
+        }
     }
 }

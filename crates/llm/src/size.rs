@@ -1,7 +1,7 @@
 //! Request sizes on the wire: what the agent loop counts to keep every request it
 //! assembles within [`crate::Budget::max_request_bytes`].
 
-use crate::chat::{ChatRequest, request_body};
+use crate::chat::{ChatRequest, RequestBody};
 use crate::message::ChatMessage;
 
 /// Room kept for what a request's body carries besides its messages and the parts
@@ -34,11 +34,25 @@ pub(crate) fn message_len(message: &ChatMessage) -> usize {
 /// response format of `request` (whose messages are ignored), with room for the
 /// model's name.
 pub(crate) fn fixed_len(request: &ChatRequest) -> usize {
-    let empty = ChatRequest {
-        messages: Vec::new(),
-        ..request.clone()
-    };
-    serde_json::to_vec(&request_body("", &empty, true)).map_or(0, |v| v.len()) + MODEL_NAME_ROOM
+    let mut body = RequestBody::of("", request, true);
+    body.messages = &[];
+    serialized_len(&body) + MODEL_NAME_ROOM
+}
+
+/// Bytes of `value` serialized as compact JSON, counted as they are written.
+fn serialized_len(value: &impl serde::Serialize) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    serde_json::to_writer(&mut count, value).map_or(0, |()| count.0)
 }
 
 /// The text a tool's answer is replaced with when it would take the next request past
