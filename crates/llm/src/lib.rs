@@ -34,4 +34,4 @@ pub use error::{BODY_EXCERPT_CHARS, LlmError};
 pub use exchange::{ExchangeStats, Exchanges};
 pub use message::{ChatMessage, ToolCall, ToolSpec};
 pub use preflight::{EndpointCheck, EndpointProblem, azure_deployment, without_credentials};
-pub use size::{MIN_TOOL_ROOM, json_text_len, oversized_answer};
+pub use size::{MIN_TOOL_ROOM, json_text_len, json_value_len, oversized_answer};

@@ -27,7 +27,7 @@ pub fn json_text_len(text: &str) -> usize {
 
 /// Bytes `message` takes in a request's `messages` array (its separator included).
 pub(crate) fn message_len(message: &ChatMessage) -> usize {
-    serde_json::to_vec(message).map_or(0, |v| v.len()) + 1
+    json_value_len(message) + 1
 }
 
 /// Bytes of a request's body besides its messages: the envelope, tool definitions and
@@ -36,11 +36,12 @@ pub(crate) fn message_len(message: &ChatMessage) -> usize {
 pub(crate) fn fixed_len(request: &ChatRequest) -> usize {
     let mut body = RequestBody::of("", request, true);
     body.messages = &[];
-    serialized_len(&body) + MODEL_NAME_ROOM
+    json_value_len(&body) + MODEL_NAME_ROOM
 }
 
-/// Bytes of `value` serialized as compact JSON, counted as they are written.
-fn serialized_len(value: &impl serde::Serialize) -> usize {
+/// Bytes of `value` serialized as compact JSON, counted as they are written (nothing is
+/// kept); 0 when it cannot be serialized.
+pub fn json_value_len(value: &impl serde::Serialize) -> usize {
     struct Count(usize);
     impl std::io::Write for Count {
         fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
@@ -90,6 +91,18 @@ mod tests {
         #[test]
         fn json_text_len_is_the_serialized_length(text in any::<String>()) {
             prop_assert_eq!(json_text_len(&text), serde_json::to_string(&text).unwrap().len());
+        }
+
+        /// The counted length is that of the serialized bytes, for any nesting of text.
+        #[test]
+        fn json_value_len_is_the_serialized_length(
+            texts in proptest::collection::vec(any::<String>(), 0..6),
+            n in any::<i64>(),
+        ) {
+            let value = serde_json::json!({"texts": texts, "n": n, "nested": {"first": texts.first()}});
+            prop_assert_eq!(json_value_len(&value), serde_json::to_vec(&value).unwrap().len());
+            let message = ChatMessage::user(texts.concat());
+            prop_assert_eq!(message_len(&message), serde_json::to_vec(&message).unwrap().len() + 1);
         }
     }
 }

@@ -32,17 +32,19 @@ impl SourceReader {
                 hint: "use list_dir",
             });
         }
-        self.with_blob(
-            &repo,
-            entry.id(),
-            |content, binary| match std::str::from_utf8(content) {
-                Ok(text) if content.len() <= MAX_BYTES && !binary => Ok(Some(text.to_string())),
-                _ => Err(ReadError::Binary {
+        self.with_blob(&repo, entry.id(), |content, binary| {
+            // Size and binary first: a large file is refused without validating it.
+            let text = (content.len() <= MAX_BYTES && !binary)
+                .then(|| std::str::from_utf8(content).ok())
+                .flatten();
+            match text {
+                Some(text) => Ok(Some(text.to_string())),
+                None => Err(ReadError::Binary {
                     revision,
                     path,
                     size: content.len(),
                 }),
-            },
-        )?
+            }
+        })?
     }
 }

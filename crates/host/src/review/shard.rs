@@ -3,12 +3,11 @@
 //! stage's requests costs, [`vouch_core::plan_shards`] decides the grouping, and each
 //! shard becomes a normal [`StagePlan`] with its own slice of the canonical list.
 
-use serde::Serialize;
 use vouch_core::{
     ChangedFile, CoverageComparison, FileCost, FilePart, ShardBudget, ShardPlan, estimate_tokens,
     plan_shards,
 };
-use vouch_llm::ToolBox;
+use vouch_llm::{ToolBox, json_text_len, json_value_len};
 use vouch_specialist_kit::contract::token_bound;
 
 use super::contract::fitted_contract;
@@ -38,15 +37,6 @@ pub(super) struct LaneShards {
     pub problem: Option<String>,
 }
 
-/// Bytes `text` takes inside a JSON request body (escaped, quoted).
-fn json_len(text: &str) -> usize {
-    serde_json::to_string(text).map_or(text.len(), |s| s.len())
-}
-
-fn json_value_len(value: &impl Serialize) -> usize {
-    serde_json::to_string(value).map_or(0, |s| s.len())
-}
-
 /// Estimated tokens of everything a stage's largest request carries besides its shard's
 /// change-specific content: system and role prompt, policy evidence, tools section and
 /// tool definitions, the output contract (in the message and as `response_format`), the
@@ -67,17 +57,17 @@ fn stable_tokens(env: &ReviewEnv, plan: &StagePlan) -> Result<u64, String> {
         .map_err(|e| e.to_string())?
         .schema;
     let tools = RepoTools::new(env.reader.clone());
-    let mut bytes = json_len(&prompt.system)
-        + json_len(&prompt.user)
-        + json_len(&tools_section(0, 0, 0))
-        + json_len(&expected_files_section(&[]))
-        + json_len(&output_contract_section(&schema))
+    let mut bytes = json_text_len(&prompt.system)
+        + json_text_len(&prompt.user)
+        + json_text_len(&tools_section(0, 0, 0))
+        + json_text_len(&expected_files_section(&[]))
+        + json_text_len(&output_contract_section(&schema))
         + json_value_len(&schema)
-        + json_len(&truncation_notice(
+        + json_text_len(&truncation_notice(
             plan.budget.max_output_tokens_per_request,
         ))
-        + json_len(FORCED_SYNTHESIS)
-        + json_len(&coverage_retry_message(
+        + json_text_len(FORCED_SYNTHESIS)
+        + json_text_len(&coverage_retry_message(
             &[],
             &serde_json::Value::Null,
             &CoverageComparison {
@@ -105,7 +95,7 @@ fn stable_tokens(env: &ReviewEnv, plan: &StagePlan) -> Result<u64, String> {
 /// and its entries in the expected list, the retry's missing and expected lists and the
 /// previous receipt.
 fn fixed_tokens(file: &ChangedFile) -> u64 {
-    let path = json_len(&file.path) + 1;
+    let path = json_text_len(&file.path) + 1;
     let summary = 2 * file.path.len()
         + file.previous_path.as_ref().map_or(0, |p| p.len())
         + 80
@@ -140,7 +130,7 @@ fn piece_tokens(env: &ReviewEnv, file: &ChangedFile) -> Vec<u64> {
             .get(from..to)
             .unwrap_or(&[])
             .iter()
-            .map(|l| json_len(l) + 8)
+            .map(|l| json_text_len(l) + 8)
             .sum();
         // Lines the text does not have (an unreadable side) count as 80 bytes each.
         known + (count as usize).saturating_sub(to.saturating_sub(from)) * 80
@@ -161,7 +151,7 @@ fn file_cost(env: &ReviewEnv, path: &str, cap: u64, sizes: &mut PatchSizes) -> F
     let Some(file) = env.snapshot.file(path) else {
         return FileCost {
             path: path.to_string(),
-            fixed: estimate_tokens(4 * json_len(path)),
+            fixed: estimate_tokens(4 * json_text_len(path)),
             whole: 0,
             pieces: vec![],
         };
@@ -169,7 +159,7 @@ fn file_cost(env: &ReviewEnv, path: &str, cap: u64, sizes: &mut PatchSizes) -> F
     let patch = sizes
         .entry(path.to_string())
         .or_insert_with(|| match env.reader.diff(path) {
-            Ok(d) if !d.truncated => Some(json_len(&d.text)),
+            Ok(d) if !d.truncated => Some(json_text_len(&d.text)),
             _ => None,
         });
     let whole = match *patch {
