@@ -196,6 +196,58 @@ async fn only_the_shard_whose_receipt_missed_a_file_retries() {
     assert!(largest <= 3 * 16_000, "largest request {largest} bytes");
 }
 
+/// Fail fast: once a shard has failed (its receipt missed a file again after its coverage
+/// retry) the review cannot complete, so no further shard starts and no further request
+/// is spent. With one execution at a time, only the failed shard was ever asked; every
+/// later shard is recorded as not started, naming it, its files are not reviewed
+/// (`stage-failed`), and the review is incomplete.
+#[tokio::test(flavor = "multi_thread")]
+async fn no_shard_starts_after_one_has_failed() {
+    let (repo, base, head) = change(3, 4);
+    let first = format!("{GENERIC} [shard 1/");
+    let script = Script::new()
+        .rule(
+            Rule::when(Match::user_contains(format!("Instance: {first}")))
+                .named("forgets")
+                .always(forgets_one()),
+        )
+        .rule(Rule::when(Match::any()).named("perfect").always(perfect()));
+    let server = ScriptedServer::start(script).await;
+    let out = ScriptedReview::new(&repo, &base, &head, &server)
+        .manifest(SHARDED)
+        .args(&["--concurrency", "1"])
+        .run()
+        .await;
+    let report = out.json();
+    let shards = shard_labels(&report, GENERIC);
+    assert!(shards.len() >= 3, "{shards:?}");
+    let asked: BTreeSet<String> = server.chat_requests().iter().filter_map(label).collect();
+    assert_eq!(asked, BTreeSet::from([shards[0].clone()]), "{report:#}");
+    let stages = report["stages"].as_array().unwrap();
+    let record = |l: &str| stages.iter().find(|s| s["label"] == l).unwrap();
+    assert_eq!(record(&shards[0])["status"], "failed");
+    for later in &shards[1..] {
+        let r = record(later);
+        assert_eq!(r["status"], "skipped", "{r:#}");
+        let problem = r["problem"].as_str().unwrap();
+        assert!(
+            problem.contains(&format!("not started: {} failed", shards[0])),
+            "{problem}"
+        );
+    }
+    assert_eq!(report["opinion"]["outcome"], "incomplete", "{report:#}");
+    assert!(strings(&report["filesReviewed"]).is_empty());
+    let not_reviewed: Vec<&str> = report["filesNotReviewed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["reason"] == "stage-failed")
+        .filter_map(|f| f["path"].as_str())
+        .collect();
+    assert_eq!(not_reviewed.len(), 12, "{not_reviewed:?}");
+    assert_eq!(out.code, 2, "{}", out.stderr);
+}
+
 /// Issue #10 item 2: `max_shards` reached names every file left out as a limitation,
 /// never silently; those files are not reviewed and coverage is limited.
 #[tokio::test(flavor = "multi_thread")]
@@ -448,6 +500,70 @@ async fn many_candidates_are_verified_in_batches() {
         report["failures"].as_array().unwrap().is_empty(),
         "{report:#}"
     );
+}
+
+/// Fail fast holds for verification batches too: the first batch answers with no JSON
+/// (its repair too), so it fails; with one execution at a time no later batch is asked.
+/// Its candidates and every later batch's stay undecided, the later ones naming the
+/// failed batch, and the review is incomplete.
+#[tokio::test(flavor = "multi_thread")]
+async fn no_verification_batch_starts_after_one_has_failed() {
+    let (repo, base, head) = change(4, 4);
+    let proposes_one = Reply::content_from(|body| {
+        let list = expected_list(body);
+        let paths: Vec<&str> = list.iter().map(String::as_str).collect();
+        let candidates: Vec<Value> = paths
+            .iter()
+            .map(|p| vouch_workspace_tests::candidate(p, 10, 10, "scripted claim"))
+            .collect();
+        candidates_reply(json!(candidates), true, &paths)
+    });
+    let script = Script::new()
+        .rule(
+            Rule::when(Match::user_contains("Instance: verifier"))
+                .always(Reply::content("I cannot decide these.")),
+        )
+        .rule(
+            Rule::when(Match::user_contains(format!("Instance: {GENERIC}"))).always(proposes_one),
+        );
+    let server = ScriptedServer::start(script).await;
+    let out = ScriptedReview::new(&repo, &base, &head, &server)
+        .manifest(SHARDED)
+        .args(&["--concurrency", "1"])
+        .run()
+        .await;
+    let report = out.json();
+    let stages = report["stages"].as_array().unwrap();
+    let batches: Vec<&Value> = stages
+        .iter()
+        .filter(|s| s["label"].as_str().unwrap().starts_with("verifier [batch "))
+        .collect();
+    assert!(batches.len() >= 2, "{report:#}");
+    let first = batches[0]["label"].as_str().unwrap();
+    assert_eq!(batches[0]["status"], "failed", "{report:#}");
+    let verifier_asked: BTreeSet<String> = server
+        .chat_requests()
+        .iter()
+        .filter_map(label)
+        .filter(|l| l.starts_with("verifier"))
+        .collect();
+    assert_eq!(verifier_asked, BTreeSet::from([first.to_string()]));
+    for later in &batches[1..] {
+        assert_eq!(later["status"], "skipped", "{later:#}");
+    }
+    let candidates = report["candidates"].as_array().unwrap();
+    assert_eq!(candidates.len(), 16, "{report:#}");
+    let named = format!("not started: {first} failed");
+    let after: Vec<&Value> = candidates
+        .iter()
+        .filter(|c| c["problem"].as_str().is_some_and(|p| p.contains(&named)))
+        .collect();
+    assert!(!after.is_empty() && after.len() < 16, "{report:#}");
+    for c in candidates {
+        assert!(c["verdict"].is_null(), "{c:#}");
+    }
+    assert_eq!(report["opinion"]["outcome"], "incomplete", "{report:#}");
+    assert_eq!(out.code, 2, "{}", out.stderr);
 }
 
 /// Issue #10: a lane whose whole assignment's receipt would not fit one reply still runs

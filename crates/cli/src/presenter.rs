@@ -157,6 +157,9 @@ impl Presenter for TerminalPresenter {
                 };
                 self.finish(&mut state, label, &outcome);
             }
+            ProgressEvent::StageNotStarted { label, reason } => {
+                self.finish(&mut state, label, &format!("not started: {reason}"));
+            }
             ProgressEvent::ModelRetry {
                 label,
                 attempt,

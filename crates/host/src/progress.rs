@@ -37,6 +37,15 @@ pub enum ProgressEvent {
         /// True when it ended without a usable result.
         failed: bool,
     },
+    /// A planned stage instance was not started: a stage before it failed, so the
+    /// review cannot complete and no further model request is spent on it.
+    #[serde(rename = "stage-not-started")]
+    StageNotStarted {
+        /// Instance label.
+        label: String,
+        /// Why, in words (names the stage that failed).
+        reason: String,
+    },
     /// A running stage's agent loop moved on: its counts so far (of the current model
     /// exchange: a repair or a coverage retry starts again from zero).
     #[serde(rename = "stage-activity")]

@@ -3,20 +3,20 @@
 
 use std::sync::Arc;
 
-use tokio::sync::Semaphore;
-use tokio::task::JoinSet;
 use vouch_abi::DismissedForVerification;
 use vouch_core::{
     AuditRun, AuditState, Candidate, Failure, FailureKind, Limitation, LimitationKind, StageRecord,
     StageStatus, audit_state, files_not_fully_seen, zero_source_gap,
 };
 
+use super::bounded::{NotRun, run_until_failure};
 use super::env::ReviewEnv;
 use super::partition::{Lane, plan_for};
 use super::shard;
 use super::stage::{StagePlan, StageRun, run_candidate_stage};
 use super::{ReviewPlan, StageFiles};
 use crate::diagnostics::ReasonCode;
+use crate::progress::ProgressEvent;
 
 /// What the candidate stages (lanes and audit) recorded.
 #[derive(Default)]
@@ -185,49 +185,70 @@ fn shard_plans(
     Ok(sharded.plans)
 }
 
+/// The record of a stage [`run_until_failure`] did not run (announced as not started, or
+/// a failure when its task ended abnormally); its files are not reviewed (`stage-failed`).
+fn not_run(env: &ReviewEnv, plan: &StagePlan, why: &NotRun) -> StageRun {
+    let reason = why.reason();
+    let mut run = StageRun {
+        record: StageRecord {
+            status: StageStatus::Skipped,
+            problem: Some(reason.clone()),
+            ..super::stage::stage_record(&plan.label, &plan.handle, plan.assigned.len())
+        },
+        candidates: vec![],
+        failure: None,
+        limitations: vec![],
+        observations: vec![],
+        message: None,
+        cancelled: false,
+        dismissed: vec![],
+    };
+    match why {
+        NotRun::AfterFailure(_) => env.progress(ProgressEvent::StageNotStarted {
+            label: plan.label.clone(),
+            reason,
+        }),
+        NotRun::Aborted(_) => {
+            run.record.status = StageStatus::Failed;
+            run.failure = Some(Failure {
+                kind: FailureKind::PluginError,
+                stage: Some(plan.label.clone()),
+                message: format!("{}: {reason}", plan.label),
+            });
+        }
+    }
+    run
+}
+
 /// Runs `plans` with at most `concurrency` at once, started in `order` (indices into
-/// `plans`, each once); returns each run with its plan, in the order given.
+/// `plans`, each once), none after one has failed ([`run_until_failure`]); returns each
+/// run with its plan, in the order of `plans`.
 async fn run_plans(
     env: &Arc<ReviewEnv>,
     concurrency: usize,
     plans: Vec<StagePlan>,
     order: &[usize],
-    out: &mut Collected,
 ) -> Vec<(StageRun, StagePlan)> {
     debug_assert_eq!(order.len(), plans.len());
-    let semaphore = Arc::new(Semaphore::new(concurrency.max(1)));
     let mut plans: Vec<Option<StagePlan>> = plans.into_iter().map(Some).collect();
-    let mut set = JoinSet::new();
-    let mut runs = Vec::new();
-    let mut collect = |joined: Result<_, tokio::task::JoinError>| match joined {
-        Ok(r) => runs.push(r),
-        Err(e) => out.failures.push(Failure {
-            kind: FailureKind::PluginError,
-            stage: None,
-            message: format!("a stage task ended abnormally: {e}"),
-        }),
-    };
-    for &index in order {
-        let Some(plan) = plans.get_mut(index).and_then(Option::take) else {
-            continue;
-        };
-        // A permit is taken before the task exists, so executions start in `order`.
-        let permit = semaphore.clone().acquire_owned().await;
+    let jobs: Vec<(usize, StagePlan)> = order
+        .iter()
+        .filter_map(|&i| Some((i, plans.get_mut(i)?.take()?)))
+        .collect();
+    let start = |(_, plan): (usize, StagePlan)| {
         let env = env.clone();
-        set.spawn(async move {
-            let _permit = permit;
-            let run = run_stage(&env, &plan).await;
-            (index, run, plan)
-        });
-        // Finished tasks leave the set as they finish: a task's slot is as large as its
-        // whole execution's state, its result much smaller.
-        while let Some(joined) = set.try_join_next() {
-            collect(joined);
-        }
-    }
-    while let Some(joined) = set.join_next().await {
-        collect(joined);
-    }
+        async move { run_stage(&env, &plan).await }
+    };
+    let failed = |run: &StageRun| run.failure.as_ref().map(|_| run.record.label.clone());
+    let mut runs: Vec<(usize, StageRun, StagePlan)> =
+        run_until_failure(concurrency, jobs, start, failed)
+            .await
+            .into_iter()
+            .map(|((i, plan), outcome)| {
+                let run = outcome.unwrap_or_else(|why| not_run(env, &plan, &why));
+                (i, run, plan)
+            })
+            .collect();
     runs.sort_by_key(|(i, _, _)| *i);
     runs.into_iter().map(|(_, run, plan)| (run, plan)).collect()
 }
@@ -289,7 +310,7 @@ pub(super) async fn run_lanes(
         })
         .collect();
     let order = vouch_core::running_order(&per_lane);
-    let mut runs = run_plans(env, concurrency, lanes.plans, &order, out)
+    let mut runs = run_plans(env, concurrency, lanes.plans, &order)
         .await
         .into_iter();
     for slot in lanes.slots {
@@ -336,7 +357,7 @@ pub(super) async fn run_audit(
     };
     let mut ran = AuditRun::Accepted;
     let order: Vec<usize> = (0..shards.len()).collect();
-    for (run, plan) in run_plans(env, concurrency, shards, &order, out).await {
+    for (run, plan) in run_plans(env, concurrency, shards, &order).await {
         if run.failure.is_some() || run.cancelled {
             ran = AuditRun::Failed;
         }

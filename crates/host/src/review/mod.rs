@@ -4,6 +4,7 @@
 //! Every rule applied here comes from `vouch_core`; this module only sequences stage
 //! executions, bounds their concurrency, and collects what they record.
 
+mod bounded;
 mod concerns;
 mod context;
 mod contract;

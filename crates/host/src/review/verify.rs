@@ -3,8 +3,6 @@
 
 use std::sync::Arc;
 
-use tokio::sync::Semaphore;
-use tokio::task::JoinSet;
 use vouch_abi::{
     CandidateForVerification, DismissedForVerification, PAYLOAD_VERSION, PromptRequest,
     ProposedCandidate,
@@ -17,6 +15,7 @@ use vouch_core::{
 };
 use vouch_specialist_kit::contract::ContractRequest;
 
+use super::bounded::{NotRun, run_until_failure};
 use super::context::policy_paths;
 use super::env::ReviewEnv;
 use super::exec::{Contract, Execution, StageKind, fail, note_answer, prepare, stage_record};
@@ -449,6 +448,28 @@ fn failed_pass(
     why
 }
 
+/// Records a batch pass that did not run: skipped when it was not started after another
+/// failed, a failure when its task ended abnormally. Returns why its candidates are
+/// undecided.
+fn batch_not_run(plan: &StagePlan, label: &str, why: &NotRun, run: &mut VerificationRun) -> String {
+    let reason = why.reason();
+    let mut record = StageRecord {
+        status: StageStatus::Skipped,
+        problem: Some(reason.clone()),
+        ..super::stage::stage_record(label, &plan.handle, 0)
+    };
+    if let NotRun::Aborted(_) = why {
+        record.status = StageStatus::Failed;
+        run.failures.push(Failure {
+            kind: FailureKind::PluginError,
+            stage: Some(label.to_string()),
+            message: format!("{label}: {reason}"),
+        });
+    }
+    run.records.push(record);
+    format!("verification did not complete: {reason}")
+}
+
 /// Most candidates one verification pass decides (twice a lane's candidate cap).
 pub const MAX_BATCH_CANDIDATES: usize = 12;
 
@@ -480,7 +501,8 @@ fn verification_batches(
     batches(&costs, cap, MAX_BATCH_CANDIDATES)
 }
 
-/// Runs the batch passes with at most `concurrency` at once; results in batch order.
+/// Runs the batch passes with at most `concurrency` at once, none after one has failed
+/// ([`run_until_failure`]); results in batch order, with each batch's label.
 async fn run_batches(
     env: &Arc<ReviewEnv>,
     plan: &StagePlan,
@@ -488,23 +510,27 @@ async fn run_batches(
     dismissed: &[DismissedForVerification],
     groups: Vec<std::ops::Range<usize>>,
     concurrency: usize,
-) -> Vec<(std::ops::Range<usize>, String, PassOutcome)> {
+) -> Vec<(std::ops::Range<usize>, String, Result<PassOutcome, NotRun>)> {
     let dismissed: Arc<[DismissedForVerification]> = dismissed.into();
     let n = groups.len();
-    let semaphore = Arc::new(Semaphore::new(concurrency.max(1)));
-    let mut set = JoinSet::new();
-    for (k, range) in groups.into_iter().enumerate() {
-        let label = if n > 1 {
-            format!("{} [batch {}/{n}]", plan.label, k + 1)
-        } else {
-            plan.label.clone()
-        };
-        let (env, plan, semaphore) = (env.clone(), plan.clone(), semaphore.clone());
+    let jobs: Vec<(std::ops::Range<usize>, String)> = groups
+        .into_iter()
+        .enumerate()
+        .map(|(k, range)| {
+            let label = if n > 1 {
+                format!("{} [batch {}/{n}]", plan.label, k + 1)
+            } else {
+                plan.label.clone()
+            };
+            (range, label)
+        })
+        .collect();
+    let start = |(range, label): (std::ops::Range<usize>, String)| {
+        let (env, plan) = (env.clone(), plan.clone());
         let dismissed = dismissed.clone();
-        let batch = candidates[range.clone()].to_vec();
-        set.spawn(async move {
-            let _permit = semaphore.acquire_owned().await;
-            let result = pass(
+        let batch = candidates[range].to_vec();
+        async move {
+            pass(
                 &env,
                 &plan,
                 &label,
@@ -512,18 +538,24 @@ async fn run_batches(
                 &dismissed,
                 StageKind::Verification,
             )
-            .await;
-            (k, range, label, result)
-        });
-    }
-    let mut out = Vec::new();
-    while let Some(joined) = set.join_next().await {
-        if let Ok(r) = joined {
-            out.push(r);
+            .await
         }
+    };
+    run_until_failure(concurrency, jobs, start, pass_failed)
+        .await
+        .into_iter()
+        .map(|((range, label), outcome)| (range, label, outcome))
+        .collect()
+}
+
+/// The label of a batch pass that makes the review incomplete: it failed (not cancelled)
+/// or returned decisions that fail it.
+fn pass_failed(outcome: &PassOutcome) -> Option<String> {
+    match outcome {
+        Ok(pass) => (!pass.stray.is_empty()).then(|| pass.record.label.clone()),
+        Err((_, ExchangeError::Cancelled)) => None,
+        Err((record, _)) => Some(record.label.clone()),
     }
-    out.sort_by_key(|(k, ..)| *k);
-    out.into_iter().map(|(_, r, l, p)| (r, l, p)).collect()
 }
 
 type PassOutcome = Result<PassResult, (StageRecord, ExchangeError)>;
@@ -560,32 +592,33 @@ pub async fn verify(
     });
     let groups = verification_batches(env, plan, candidates);
     let mut states: Vec<(String, CandidateState)> = Vec::new();
-    let mut batch_of: Vec<(std::ops::Range<usize>, String, bool)> = Vec::new();
+    // Each batch's range and label, and why its candidates are undecided (`None`: decided).
+    let mut batch_of: Vec<(std::ops::Range<usize>, String, Option<String>)> = Vec::new();
     for (range, label, result) in
         run_batches(env, plan, candidates, dismissed, groups, concurrency).await
     {
-        let ok = match result {
-            Ok(batch) => {
+        let undecided_why = match result {
+            Ok(Ok(batch)) => {
                 run.records.push(batch.record);
                 run.limitations.extend(batch.limitations);
                 stray_failures(env, &label, batch.stray, &mut run);
                 states.extend(batch.states);
-                true
+                None
             }
-            Err((record, e)) => {
+            Ok(Err((record, e))) => {
                 failed_pass(env, StageKind::Verification, record, e, &mut run);
-                false
+                Some("verification did not complete".to_string())
             }
+            Err(why) => Some(batch_not_run(plan, &label, &why, &mut run)),
         };
-        batch_of.push((range, label, ok));
+        batch_of.push((range, label, undecided_why));
     }
     for (i, c) in candidates.iter().enumerate() {
-        let Some((_, label, ok)) = batch_of.iter().find(|(r, ..)| r.contains(&i)) else {
+        let Some((_, label, undecided_why)) = batch_of.iter().find(|(r, ..)| r.contains(&i)) else {
             continue;
         };
-        if !ok {
-            run.candidates
-                .push(undecided(c, "verification did not complete", 1));
+        if let Some(why) = undecided_why {
+            run.candidates.push(undecided(c, why, 1));
             continue;
         }
         if run.cancelled || env.cancel.is_cancelled() {

@@ -1,0 +1,198 @@
+//! Stage executions run concurrently under a bound, and none started after one failed:
+//! the one runner of the lanes' shards, the audit's shards and the verifier's batches.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::{Arc, OnceLock};
+
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+
+/// Why a job of [`run_until_failure`] has no result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum NotRun {
+    /// It was not started: the execution named here had failed before its turn.
+    AfterFailure(String),
+    /// Its task ended abnormally (it panicked), with this message.
+    Aborted(String),
+}
+
+impl NotRun {
+    /// Why, in words, for a stage record or an undecided candidate.
+    pub fn reason(&self) -> String {
+        match self {
+            NotRun::AfterFailure(failed) => {
+                format!("not started: {failed} failed, so the review cannot complete")
+            }
+            NotRun::Aborted(message) => format!("the execution ended abnormally: {message}"),
+        }
+    }
+}
+
+/// Rule (fail fast): a failed execution makes the review incomplete and nothing it would
+/// have published can be published, so once one has failed (`failed` names it, from its
+/// result) no further job starts and no further model request is spent. Jobs already
+/// running finish and keep their results; a job not started is [`NotRun::AfterFailure`].
+///
+/// At most `concurrency` jobs run at once, started in the order given (a permit is taken
+/// before a task exists). Returns every job with its outcome, in the order given.
+pub(super) async fn run_until_failure<J, R, F, Fut>(
+    concurrency: usize,
+    jobs: Vec<J>,
+    start: F,
+    failed: fn(&R) -> Option<String>,
+) -> Vec<(J, Result<R, NotRun>)>
+where
+    J: Clone,
+    R: Send + 'static,
+    F: Fn(J) -> Fut,
+    Fut: Future<Output = R> + Send + 'static,
+{
+    let semaphore = Arc::new(Semaphore::new(concurrency.max(1)));
+    // Set by the first execution that fails, before its permit is released.
+    let first_failed: Arc<OnceLock<String>> = Arc::new(OnceLock::new());
+    let mut outcomes: Vec<Option<Result<R, NotRun>>> = jobs.iter().map(|_| None).collect();
+    let mut slots = HashMap::new();
+    let mut set = JoinSet::new();
+    for (i, job) in jobs.iter().enumerate() {
+        let permit = semaphore.clone().acquire_owned().await;
+        if let Some(name) = first_failed.get() {
+            outcomes[i] = Some(Err(NotRun::AfterFailure(name.clone())));
+            continue;
+        }
+        let execution = start(job.clone());
+        let first = first_failed.clone();
+        let handle = set.spawn(async move {
+            let _permit = permit;
+            // Dropped before the permit: a task that panics counts as failed before the
+            // next job may take its permit.
+            let mut unfinished = Unfinished(Some(first));
+            let result = execution.await;
+            if let Some(name) = failed(&result)
+                && let Some(first) = &unfinished.0
+            {
+                let _ = first.set(name);
+            }
+            unfinished.0 = None;
+            result
+        });
+        slots.insert(handle.id(), i);
+        // Finished tasks leave the set as they finish: a task's slot is as large as its
+        // whole execution's state, its result much smaller.
+        while let Some(joined) = set.try_join_next_with_id() {
+            settle(joined, &slots, &first_failed, &mut outcomes);
+        }
+    }
+    while let Some(joined) = set.join_next_with_id().await {
+        settle(joined, &slots, &first_failed, &mut outcomes);
+    }
+    jobs.into_iter()
+        .zip(outcomes)
+        .map(|(job, outcome)| {
+            let outcome = outcome.unwrap_or_else(|| Err(NotRun::Aborted("no result".into())));
+            (job, outcome)
+        })
+        .collect()
+}
+
+/// Marks the run failed when dropped unfinished (its task panicked).
+struct Unfinished(Option<Arc<OnceLock<String>>>);
+
+impl Drop for Unfinished {
+    fn drop(&mut self) {
+        if let Some(first) = &self.0 {
+            let _ = first.set(ABNORMAL.to_string());
+        }
+    }
+}
+
+/// What the stages not started name when an execution panicked.
+const ABNORMAL: &str = "an execution that ended abnormally";
+
+/// Puts a finished task's result in its slot; a task that ended abnormally counts as a
+/// failure (nothing starts after it).
+fn settle<R>(
+    joined: Result<(tokio::task::Id, R), tokio::task::JoinError>,
+    slots: &HashMap<tokio::task::Id, usize>,
+    first_failed: &OnceLock<String>,
+    outcomes: &mut [Option<Result<R, NotRun>>],
+) {
+    match joined {
+        Ok((id, result)) => outcomes[slots[&id]] = Some(Ok(result)),
+        Err(e) => {
+            let _ = first_failed.set(ABNORMAL.to_string());
+            outcomes[slots[&e.id()]] = Some(Err(NotRun::Aborted(e.to_string())));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    /// A job: its name and whether it fails.
+    type Job = (&'static str, bool);
+
+    fn failed(r: &(&'static str, bool)) -> Option<String> {
+        r.1.then(|| r.0.to_string())
+    }
+
+    async fn run(concurrency: usize, jobs: &[Job]) -> (Vec<Result<Job, NotRun>>, Vec<&str>) {
+        let started = Arc::new(Mutex::new(Vec::new()));
+        let log = started.clone();
+        let out = run_until_failure(
+            concurrency,
+            jobs.to_vec(),
+            move |job: Job| {
+                log.lock().unwrap().push(job.0);
+                async move {
+                    if job.0 == "panics" {
+                        panic!("a plugin bug");
+                    }
+                    job
+                }
+            },
+            failed,
+        )
+        .await;
+        let started = started.lock().unwrap().clone();
+        (out.into_iter().map(|(_, r)| r).collect(), started)
+    }
+
+    /// One at a time: every job before and at the failure runs, none after it; the rest
+    /// name the failed one. Without a failure every job runs, in order.
+    #[tokio::test]
+    async fn nothing_starts_after_a_failure() {
+        let jobs = [("a", false), ("b", true), ("c", false), ("d", true)];
+        let (out, started) = run(1, &jobs).await;
+        assert_eq!(started, ["a", "b"]);
+        assert_eq!(out[0], Ok(("a", false)));
+        assert_eq!(out[1], Ok(("b", true)));
+        assert_eq!(out[2], Err(NotRun::AfterFailure("b".into())));
+        assert_eq!(out[3], Err(NotRun::AfterFailure("b".into())));
+        assert!(out[2].clone().unwrap_err().reason().contains("b failed"));
+
+        let clean = [("a", false), ("b", false), ("c", false)];
+        let (out, started) = run(1, &clean).await;
+        assert_eq!(started, ["a", "b", "c"]);
+        assert!(out.iter().all(Result::is_ok));
+    }
+
+    /// A task that panics keeps its slot (results stay aligned with their jobs) and
+    /// counts as a failure: nothing starts after it.
+    #[tokio::test]
+    async fn a_panicking_task_keeps_its_slot_and_stops_the_rest() {
+        let jobs = [("a", false), ("panics", false), ("c", false)];
+        let (out, started) = run(1, &jobs).await;
+        assert_eq!(started, ["a", "panics"]);
+        assert_eq!(out.len(), 3);
+        assert_eq!(out[0], Ok(("a", false)));
+        assert!(matches!(out[1], Err(NotRun::Aborted(_))), "{:?}", out[1]);
+        assert!(
+            matches!(out[2], Err(NotRun::AfterFailure(_))),
+            "{:?}",
+            out[2]
+        );
+    }
+}
