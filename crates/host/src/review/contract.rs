@@ -88,12 +88,20 @@ pub(super) fn fitted_contract(
     {
         return Ok(contract);
     }
+    // The contracts that fitted, by caps: the one chosen is not asked for twice.
+    let mut fitting: Vec<((u64, u64), Contract)> = Vec::new();
     let caps = vouch_core::fit_caps(MAX_CANDIDATES, MAX_DISMISSED_CONCERNS, |c, d| {
-        Ok(probe((c, d))?.is_some())
+        let contract = probe((c, d))?;
+        let fits = contract.is_some();
+        fitting.extend(contract.map(|contract| ((c, d), contract)));
+        Ok(fits)
     })?
     .unwrap_or((1, 0));
     fitted.insert(shape, caps);
-    Contract::of(&plan.handle, request(plan, caps))
+    match fitting.into_iter().find(|(probed, _)| *probed == caps) {
+        Some((_, contract)) => Ok(contract),
+        None => Contract::of(&plan.handle, request(plan, caps)),
+    }
 }
 
 fn request(plan: &StagePlan, (candidates, dismissed): (u64, u64)) -> ContractRequest {
