@@ -451,12 +451,19 @@ fn failed_pass(
 /// Records a batch pass that did not run: skipped when it was not started after another
 /// failed, a failure when its task ended abnormally. Returns why its candidates are
 /// undecided.
-fn batch_not_run(plan: &StagePlan, label: &str, why: &NotRun, run: &mut VerificationRun) -> String {
+fn batch_not_run(
+    plan: &StagePlan,
+    label: &str,
+    candidates: usize,
+    why: &NotRun,
+    run: &mut VerificationRun,
+) -> String {
     let reason = why.reason();
     let mut record = StageRecord {
         status: StageStatus::Skipped,
         problem: Some(reason.clone()),
-        ..super::stage::stage_record(label, &plan.handle, 0)
+        candidates,
+        ..stage_record(label, &plan.handle, plan.assigned.len())
     };
     if let NotRun::Aborted(_) = why {
         record.status = StageStatus::Failed;
@@ -609,7 +616,7 @@ pub async fn verify(
                 failed_pass(env, StageKind::Verification, record, e, &mut run);
                 Some("verification did not complete".to_string())
             }
-            Err(why) => Some(batch_not_run(plan, &label, &why, &mut run)),
+            Err(why) => Some(batch_not_run(plan, &label, range.len(), &why, &mut run)),
         };
         batch_of.push((range, label, undecided_why));
     }
