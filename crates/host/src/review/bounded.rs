@@ -179,6 +179,63 @@ mod tests {
         assert!(out.iter().all(Result::is_ok));
     }
 
+    proptest::proptest! {
+        /// For any jobs, any bound and any interleaving: each result stays with its job;
+        /// the jobs not started are a suffix, each naming a job before it that failed;
+        /// none is left out when nothing failed; one at a time, exactly the jobs after
+        /// the first failure are not started.
+        #[test]
+        fn jobs_not_started_are_a_suffix_after_a_failure(
+            jobs in proptest::collection::vec((proptest::bool::weighted(0.2), 0u8..6), 0..24),
+            concurrency in 1usize..5,
+        ) {
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .build()
+                .unwrap();
+            let named: Vec<(String, bool, u8)> = jobs
+                .iter()
+                .enumerate()
+                .map(|(i, (fails, yields))| (format!("job {i}"), *fails, *yields))
+                .collect();
+            let out = runtime.block_on(run_until_failure(
+                concurrency,
+                named.clone(),
+                |(name, fails, yields): (String, bool, u8)| async move {
+                    for _ in 0..yields {
+                        tokio::task::yield_now().await;
+                    }
+                    (name, fails)
+                },
+                |r: &(String, bool)| r.1.then(|| r.0.clone()),
+            ));
+            proptest::prop_assert_eq!(out.len(), named.len());
+            let first_not_started = out.iter().position(|(_, r)| r.is_err());
+            for (i, ((job, outcome), want)) in out.iter().zip(&named).enumerate() {
+                proptest::prop_assert_eq!(job, want);
+                match outcome {
+                    Ok((name, fails)) => {
+                        proptest::prop_assert!(first_not_started.is_none_or(|f| i < f));
+                        proptest::prop_assert_eq!((name, *fails), (&want.0, want.1));
+                    }
+                    Err(NotRun::AfterFailure(failed)) => {
+                        let at = named.iter().position(|j| &j.0 == failed).unwrap();
+                        proptest::prop_assert!(at < i && named[at].1);
+                    }
+                    Err(other) => proptest::prop_assert!(false, "{other:?}"),
+                }
+            }
+            match named.iter().position(|j| j.1) {
+                None => proptest::prop_assert!(first_not_started.is_none()),
+                Some(first_failure) if concurrency == 1 => {
+                    let not_started = out.iter().filter(|(_, r)| r.is_err()).count();
+                    proptest::prop_assert_eq!(not_started, named.len() - first_failure - 1);
+                }
+                Some(_) => {}
+            }
+        }
+    }
+
     /// A task that panics keeps its slot (results stay aligned with their jobs) and
     /// counts as a failure: nothing starts after it.
     #[tokio::test]
