@@ -101,6 +101,11 @@ pub async fn review(change: &Change, server: &ScriptedServer, extra: &[&str]) ->
     if !extra.contains(&"--format") {
         args.extend(["--format", "json"]);
     }
+    // Every instance starts at once, so one that fails never keeps another from starting
+    // (no stage starts after a failure): these tests count each instance's executions.
+    if !extra.contains(&"--concurrency") {
+        args.extend(["--concurrency", "8"]);
+    }
     args.extend_from_slice(extra);
     run_vouch(&args, &[]).await
 }
