@@ -152,22 +152,32 @@ pub fn check_candidate_repair(
     Ok(())
 }
 
-/// The verdicts the prior reply states, by candidate id: each `"candidateId": "…"` paired
-/// with the next `"decision": "…"` before the following `"candidateId"`, also when the
-/// object around them was cut off. An id whose verdicts disagree (a draft and a final
-/// answer) states none.
+/// The verdicts the prior reply states, by candidate id: the `"candidateId": "…"` and
+/// `"decision": "…"` of one JSON object, in either order, also when the object was cut
+/// off after them (pairs outside any object are paired in order, an id with the next
+/// decision or a decision with the next id). An id whose verdicts disagree (a draft and
+/// a final answer) states none.
 pub fn prior_verdicts(prior: &str) -> Vec<(String, Verdict)> {
     let mut stated: Vec<(String, Verdict)> = Vec::new();
-    let mut pending: Option<String> = None;
-    for (key, value) in quoted_pairs(prior) {
-        match key.as_str() {
-            "candidateId" => pending = Some(value),
-            "decision" => {
-                if let (Some(id), Ok(verdict)) = (pending.take(), value.parse::<Verdict>()) {
-                    stated.push((id, verdict));
-                }
+    // The pending id or decision of each object (by its opening brace's offset).
+    let mut pending: Vec<(Option<usize>, Option<String>, Option<Verdict>)> = Vec::new();
+    for (object, key, value) in quoted_pairs(prior) {
+        let at = match pending.iter().position(|(o, ..)| *o == object) {
+            Some(at) => at,
+            None => {
+                pending.push((object, None, None));
+                pending.len() - 1
             }
-            _ => {}
+        };
+        let slot = &mut pending[at];
+        match key.as_str() {
+            "candidateId" => slot.1 = Some(value),
+            "decision" => slot.2 = value.parse::<Verdict>().ok(),
+            _ => continue,
+        }
+        if let (Some(id), Some(verdict)) = (&slot.1, slot.2) {
+            stated.push((id.clone(), verdict));
+            (slot.1, slot.2) = (None, None);
         }
     }
     let mut out: Vec<(String, Verdict)> = Vec::new();
@@ -180,29 +190,44 @@ pub fn prior_verdicts(prior: &str) -> Vec<(String, Verdict)> {
     out
 }
 
-/// Every `"key": "value"` pair of JSON-looking text, in order (values unescaped; a pair
-/// whose value is cut off is left out).
-fn quoted_pairs(text: &str) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    let mut strings: Vec<(usize, usize, String)> = Vec::new();
+/// Every `"key": "value"` pair of JSON-looking text, in order, with the offset of the
+/// innermost `{` open around it (`None` outside any); values unescaped, a pair whose
+/// value is cut off left out. Braces inside strings do not count.
+fn quoted_pairs(text: &str) -> Vec<(Option<usize>, String, String)> {
+    let mut strings: Vec<(usize, usize, String, Option<usize>)> = Vec::new();
+    let mut open: Vec<usize> = Vec::new();
     let mut at = 0;
-    while let Some(offset) = text[at..].find('"') {
+    while let Some(offset) = text[at..].find(['"', '{', '}']) {
         let start = at + offset;
+        match text.as_bytes()[start] {
+            b'{' => {
+                open.push(start);
+                at = start + 1;
+                continue;
+            }
+            b'}' => {
+                open.pop();
+                at = start + 1;
+                continue;
+            }
+            _ => {}
+        }
         let mut stream = serde_json::Deserializer::from_str(&text[start..]).into_iter::<String>();
         match stream.next() {
             Some(Ok(s)) => {
                 let end = start + stream.byte_offset();
-                strings.push((start, end, s));
+                strings.push((start, end, s, open.last().copied()));
                 at = end;
             }
             _ => at = start + 1,
         }
     }
+    let mut out = Vec::new();
     for pair in strings.windows(2) {
-        let (_, key_end, key) = &pair[0];
-        let (value_start, _, value) = &pair[1];
+        let (_, key_end, key, object) = &pair[0];
+        let (value_start, _, value, _) = &pair[1];
         if text[*key_end..*value_start].trim() == ":" {
-            out.push((key.clone(), value.clone()));
+            out.push((*object, key.clone(), value.clone()));
         }
     }
     out
@@ -274,6 +299,35 @@ const NEGATIONS: &[&str] = &[
     "other",
     "remaining",
     "rest",
+    "nobody",
+    "neither",
+    "hardly",
+    "barely",
+];
+
+/// Words after a quoted coverage statement, in its sentence, that narrow it ("… every
+/// changed file except notes.txt"). Fewer than before it: "and found no defects" after
+/// the statement does not narrow it.
+const NARROWING_AFTER: &[&str] = &[
+    "except",
+    "excluding",
+    "but",
+    "besides",
+    "other",
+    "apart",
+    "save",
+    "yet",
+    "until",
+    "unless",
+    "not",
+    "only",
+    "skipped",
+    "skip",
+    "partially",
+    "partly",
+    "remaining",
+    "rest",
+    "if",
 ];
 
 /// Words that make a coverage statement uncertain or not yet done.
@@ -417,7 +471,9 @@ fn says_all_files(words: &[String]) -> bool {
 /// reviewed, inspected, examined, checked, read, analysed, covered), and either lists
 /// every canonical path as a whole path, or says all/every/each (changed, expected, …)
 /// file(s); and it carries no negation, limitation or hedge ("not all files", "only",
-/// "except", "should", "probably", "n't", …). Anything else is downgraded to
+/// "except", "should", "probably", "n't", …), nor does the rest of its sentence in the
+/// prior reply (a negation or hedge before it, an exception after it: "I never reviewed
+/// …", "… every file except notes.txt"). Anything else is downgraded to
 /// `complete: false`.
 pub fn full_coverage_quote(
     prior: &str,
@@ -431,21 +487,72 @@ pub fn full_coverage_quote(
     if !prior.contains(quote) {
         return Err(QuoteProblem::NotInPrior);
     }
-    let words = words(quote, expected);
-    let reviewed = words
+    let said = words(quote, expected);
+    let reviewed = said
         .iter()
         .any(|w| REVIEW_STEMS.iter().any(|s| w.starts_with(s)));
     let lists_all = !expected.is_empty() && expected.iter().all(|p| lists_path(quote, p));
-    if !reviewed || !(lists_all || says_all_files(&words)) {
+    if !reviewed || !(lists_all || says_all_files(&said)) {
         return Err(QuoteProblem::NoStatement);
     }
-    let qualified = words.iter().any(|w| {
+    let qualifies = |w: &String| {
         NEGATIONS.contains(&w.as_str()) || HEDGES.contains(&w.as_str()) || w.ends_with("n't")
-    });
-    if qualified {
+    };
+    let narrows = |w: &String| NARROWING_AFTER.contains(&w.as_str()) || w.ends_with("n't");
+    let in_context_qualified =
+        sentence_contexts(prior, quote)
+            .into_iter()
+            .any(|(before, after)| {
+                words(before, expected).iter().any(qualifies)
+                    || words(after, expected).iter().any(narrows)
+            });
+    if said.iter().any(qualifies) || in_context_qualified {
         return Err(QuoteProblem::Qualified);
     }
     Ok(())
+}
+
+/// Most bytes of a quote's sentence read on either side of it.
+const MAX_CONTEXT_BYTES: usize = 400;
+
+/// For each occurrence of `quote` in `prior`, the rest of its sentence before and after
+/// it (at most [`MAX_CONTEXT_BYTES`] on either side). A sentence ends at `.`, `!`, `?` or
+/// `;` followed by white space (not the dot of `calc.py`), at a blank line, and at a JSON
+/// string's or object's edge (`"`, `{`, `}`), so a quote cut out of "I never reviewed
+/// calc.py and notes.txt" carries "I never".
+fn sentence_contexts<'a>(prior: &'a str, quote: &str) -> Vec<(&'a str, &'a str)> {
+    let bytes = prior.as_bytes();
+    let ends_sentence = |i: usize| {
+        matches!(bytes[i], b'"' | b'{' | b'}')
+            || (matches!(bytes[i], b'.' | b'!' | b'?' | b';')
+                && bytes.get(i + 1).is_none_or(u8::is_ascii_whitespace))
+            || bytes[i..].starts_with(b"\n\n")
+    };
+    prior
+        .match_indices(quote)
+        .map(|(start, _)| {
+            let end = start + quote.len();
+            let mut from = start.saturating_sub(MAX_CONTEXT_BYTES);
+            while !prior.is_char_boundary(from) {
+                from += 1;
+            }
+            let mut limit = (end + MAX_CONTEXT_BYTES).min(bytes.len());
+            while !prior.is_char_boundary(limit) {
+                limit -= 1;
+            }
+            let from = (from..start)
+                .rev()
+                .find(|&i| ends_sentence(i))
+                .map_or(from, |i| i + 1);
+            // A quote that ends its sentence has nothing after it.
+            let ended = quote.ends_with(['.', '!', '?', ';']);
+            let to = match ended {
+                true => end,
+                false => (end..limit).find(|&i| ends_sentence(i)).unwrap_or(limit),
+            };
+            (&prior[from..start], &prior[end..to])
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -139,9 +139,35 @@ fn a_repair_never_changes_a_stated_verdict() {
             vec![("x".into(), Verified)],
             true,
         ),
-        // A decision key before its id is not paired with a later id.
-        (two, vec![("a/0".into(), Rejected)], true),
-        (two, vec![("a/0".into(), Verified)], false),
+        // Key order carries no meaning: a decision before its id is stated too.
+        (
+            two,
+            vec![("a/0".into(), Rejected), ("a/1".into(), Verified)],
+            true,
+        ),
+        (two, vec![("a/0".into(), Rejected)], false),
+        (
+            two,
+            vec![("a/0".into(), Rejected), ("a/1".into(), Rejected)],
+            false,
+        ),
+        (
+            two,
+            vec![("a/0".into(), Verified), ("a/1".into(), Verified)],
+            false,
+        ),
+        // A decision inside a nested object is not its parent's.
+        (
+            r#"{"candidateId": "n/0", "finding": {"decision": "verified"}, "decision": "rejected"}"#,
+            vec![("n/0".into(), Rejected)],
+            true,
+        ),
+        // An id cut off before its decision is not paired with the next object's.
+        (
+            r#"{"decisions": [{"candidateId": "c/0", "evidence": "x"}, {"decision": "rejected", "candidateId": "c/1"}, {"candidateId": "c/0""#,
+            vec![("c/1".into(), Rejected), ("c/0".into(), Verified)],
+            true,
+        ),
     ];
     for (prior, repaired, ok) in cases {
         let got = check_decision_repair(prior, &repaired);
@@ -172,7 +198,11 @@ fn a_repaired_full_coverage_quote_must_state_every_file_was_reviewed() {
         I reviewed src/lib.rs.bak and README.md. I reviewed all files, probably. \
         I will review all files. I reviewed all of the 2 changed files. \
         All files: README.md, src/lib.rs. I reviewed each file. I reviewed all files but one. \
-        I reviewed src/lib.rs, README.md. Every one of the 11 expected changed files was\nreviewed.";
+        I reviewed src/lib.rs, README.md. Every one of the 11 expected changed files was\nreviewed. \
+        I never reviewed README.md and src/lib.rs. I could not review README.md and src/lib.rs. \
+        Nobody reviewed all changed files yet. I reviewed every changed file except README.md. \
+        {\"summary\": \"Perhaps I reviewed every one of the files\"} \
+        I examined all changed files and found no defects.";
     // (quote, verdict)
     let cases: &[(Option<&str>, Result<(), QuoteProblem>)] = &[
         (Some("I reviewed all changed files."), Ok(())),
@@ -229,6 +259,14 @@ fn a_repaired_full_coverage_quote_must_state_every_file_was_reviewed() {
         (Some("All files should be reviewed."), Err(Qualified)),
         (Some("I reviewed all files, probably."), Err(Qualified)),
         (Some("I will review all files."), Err(Qualified)),
+        // Cut out of a sentence that negates, hedges or narrows it.
+        (Some("reviewed README.md and src/lib.rs"), Err(Qualified)),
+        (Some("review README.md and src/lib.rs"), Err(Qualified)),
+        (Some("reviewed all changed files"), Err(Qualified)),
+        (Some("I reviewed every changed file"), Err(Qualified)),
+        (Some("reviewed every one of the files"), Err(Qualified)),
+        // What follows in its sentence without narrowing it does not void it.
+        (Some("I examined all changed files"), Ok(())),
         // Not a verbatim span (case, wording, invented).
         (Some("i reviewed all changed files."), Err(NotInPrior)),
         (Some("I reviewed all the files."), Err(NotInPrior)),
@@ -292,6 +330,39 @@ mod properties {
             prop_assert!(full_coverage_quote(&prior, Some(&quote), &expected()).is_err());
         }
 
+        /// A quote cut out of a sentence that negates or hedges it before, or narrows it
+        /// after, never stands, whatever else the sentence holds.
+        #[test]
+        fn a_quote_cut_out_of_a_qualifying_sentence_never_stands(
+            before in "[a-zA-Z0-9 ,:/]{0,40}",
+            word in proptest::sample::select(NEGATIONS.iter().chain(HEDGES).copied().collect::<Vec<_>>()),
+            narrowing in proptest::sample::select(NARROWING_AFTER.to_vec()),
+            word_first: bool,
+            after in "[a-zA-Z0-9 ,:/]{0,40}",
+        ) {
+            let quote = "reviewed all changed files: README.md, src/lib.rs";
+            let prior = if word_first {
+                format!("Notes. {before} {word} {quote} {after}. End.")
+            } else {
+                format!("Notes. {before} {quote} {narrowing} {after}. End.")
+            };
+            prop_assert_eq!(
+                full_coverage_quote(&prior, Some(quote), &expected()),
+                Err(QuoteProblem::Qualified),
+                "{}", prior
+            );
+        }
+
+        /// Any span of any reply as a quote is judged without a panic (multi-byte text,
+        /// sentence edges at either end).
+        #[test]
+        fn any_span_is_judged_without_a_panic(prior in "\\PC{0,200}", a in 0usize..200, n in 0usize..80) {
+            let chars: Vec<(usize, char)> = prior.char_indices().collect();
+            let from = chars.get(a).map_or(prior.len(), |c| c.0);
+            let to = chars.get(a + n).map_or(prior.len(), |c| c.0);
+            let _ = full_coverage_quote(&prior, Some(&prior[from..to]), &expected());
+        }
+
         /// Hostile text never panics the rules, and keeping exactly the candidates the
         /// prior reply holds in full is always an acceptable repair.
         #[test]
@@ -302,17 +373,23 @@ mod properties {
             prop_assert!(check_decision_repair(&prior, &stated).is_ok());
         }
 
-        /// A verdict stated in a cut verifier reply can never be repaired into another.
+        /// A verdict stated in a cut verifier reply can never be repaired into another,
+        /// whatever the order of its keys.
         #[test]
         fn a_stated_verdict_never_flips(
             id in "[a-z #/0-9-]{1,30}",
             cut in 0usize..60,
+            decision_first: bool,
             prior_verdict in proptest::sample::select(vec![Verdict::Verified, Verdict::Rejected, Verdict::Unresolved]),
             repaired in proptest::sample::select(vec![Verdict::Verified, Verdict::Rejected, Verdict::Unresolved]),
         ) {
+            let (id_key, decision) = (
+                format!(r#""candidateId": "{id}""#),
+                format!(r#""decision": "{}""#, prior_verdict.as_str()),
+            );
+            let (first, second) = if decision_first { (decision, id_key) } else { (id_key, decision) };
             let full = format!(
-                r#"{{"decisions": [{{"candidateId": "{id}", "decision": "{}", "evidence": "because the guard at line 4 is gone"}}]}}"#,
-                prior_verdict.as_str()
+                r#"{{"decisions": [{{{first}, "finding": {{"claim": "x"}}, {second}, "evidence": "because the guard at line 4 is gone"}}]}}"#
             );
             let at = full.find("\"evidence\"").unwrap() + cut;
             let prior = &full[..at.min(full.len())];
