@@ -132,6 +132,46 @@ async fn a_cut_investigator_reply_is_never_repaired_into_a_clean_review() {
     );
 }
 
+/// A reply the endpoint's content filter stopped is not the model's whole answer: it is
+/// never parsed (here it holds a complete, clean receipt), repaired or re-asked; the
+/// stage fails naming the filter and the review is incomplete.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_filtered_reply_is_never_accepted() {
+    let script = Script::new()
+        .rule(
+            Rule::when(Match::system_contains(REPAIR))
+                .named("repair")
+                .always(Reply::content(complete_receipt())),
+        )
+        .rule(audit_passes())
+        .rule(
+            Rule::when(Match::user_contains(INVESTIGATOR))
+                .named("investigator")
+                .always(Reply::content_with_finish(
+                    complete_receipt(),
+                    "content_filter",
+                )),
+        );
+    let server = ScriptedServer::start(script).await;
+    let (out, report) = review(&server).await;
+    assert_eq!(out.code, 2, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(report["opinion"]["outcome"], "incomplete");
+    assert_eq!(report["opinion"]["clean"], false);
+    assert_eq!(report["failures"][0]["kind"], "truncated-output");
+    let message = report["failures"][0]["message"].as_str().unwrap();
+    assert!(message.contains("content filter"), "{message}");
+    assert_eq!(server.served_by("investigator").len(), 1, "never re-asked");
+    assert!(server.served_by("repair").is_empty(), "never repaired");
+    assert!(
+        server.served_by("audit").is_empty(),
+        "nothing after a failure"
+    );
+    assert_eq!(
+        stage(&report, "generic-investigator #1")["status"],
+        "failed"
+    );
+}
+
 /// The one re-ask of a cut reply is a full answer of its own: when it fits, the stage
 /// accepts it and the review goes on (the audit runs, the review is clean).
 #[tokio::test(flavor = "multi_thread")]

@@ -216,6 +216,13 @@ impl AgentOutcome {
     pub fn is_truncated(&self) -> bool {
         self.finish_reason == FinishReason::Length
     }
+
+    /// Whether the endpoint's content filter withheld part of the final answer
+    /// (`finish_reason: content_filter`). A filtered answer is not the model's whole
+    /// answer and must never be parsed as one.
+    pub fn is_filtered(&self) -> bool {
+        self.finish_reason == FinishReason::ContentFilter
+    }
 }
 
 /// Runs the agent loop.

@@ -377,6 +377,17 @@ async fn agent(
     })
 }
 
+/// Rule (filtered reply): an answer the endpoint's content filter stopped
+/// (`finish_reason: content_filter`) is not the model's whole answer, so it is never
+/// parsed, repaired or re-asked (the filter would stop the same answer again): the stage
+/// fails, `truncated-output`, naming the filter.
+fn filtered(label: &str, what: &str) -> ExchangeError {
+    ExchangeError::Truncated(format!(
+        "{label}: the endpoint's content filter stopped its {what} \
+         (finish_reason: content_filter); a filtered reply is never parsed or repaired"
+    ))
+}
+
 /// Runs the exchange: the agent loop with the stage's tools (unless tools are off); a
 /// reply cut at the output limit is never parsed nor repaired, but re-asked once within
 /// the budget ([`truncation_step`]); then extraction and typed parse; an invalid reply
@@ -392,6 +403,9 @@ pub async fn exchange(env: &ReviewEnv, ex: Exchange<'_>) -> Result<Answer, Excha
     let outcome = loop {
         let outcome = agent(env, &ex, &user, budget).await?;
         usage.add(usage_of(&outcome));
+        if outcome.is_filtered() {
+            return Err(filtered(ex.label, "reply"));
+        }
         let spent = usage.prompt_tokens + usage.completion_tokens;
         let left = ex.budget.max_total_tokens.saturating_sub(spent);
         match truncation_step(outcome.is_truncated(), cuts, left > 0) {
@@ -463,6 +477,9 @@ pub async fn exchange(env: &ReviewEnv, ex: Exchange<'_>) -> Result<Answer, Excha
         .with_budget(repair_budget);
     let repaired = run_agent(env.client_for(ex.model), repair).await?;
     usage.add(usage_of(&repaired));
+    if repaired.is_filtered() {
+        return Err(filtered(ex.label, "repair"));
+    }
     if repaired.is_truncated() {
         return Err(ExchangeError::Truncated(format!(
             "{} returned no valid reply: {error}; its repair was cut off at the output limit \
