@@ -352,22 +352,10 @@ fn kebab<T: serde::Serialize>(value: &T) -> String {
         .unwrap_or_default()
 }
 
-/// Untrusted text as inline Markdown that renders literally: on one line, with every
-/// character CommonMark or forge HTML gives meaning backslash-escaped.
+/// Untrusted text as inline Markdown that renders literally, mentions and issue
+/// references included ([`vouch_report::escape_inline`]).
 pub fn text(raw: &str) -> String {
-    let mut out = String::with_capacity(raw.len());
-    for c in raw.chars() {
-        match c {
-            '\n' | '\r' | '\t' => out.push(' '),
-            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '!' | '~' | '&' | '#' | '@' => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if c.is_control() => out.push(' '),
-            c => out.push(c),
-        }
-    }
-    out
+    vouch_report::escape_inline(raw)
 }
 
 /// Untrusted text as a code span fenced by more backticks than any run inside it.

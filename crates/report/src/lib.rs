@@ -17,8 +17,8 @@ pub use codequality::{render_codequality, render_codequality_failure};
 pub use failure::{FAILURE_SCHEMA_VERSION, FailureClass, RunFailure};
 pub use format::{Destination, Format, OutArg, Output, OutputError, plan_outputs};
 pub use markdown::{
-    COMMENT_MAX_CHARS, MarkdownOptions, comment_marker, render_markdown, render_markdown_failure,
-    render_markdown_with,
+    COMMENT_MAX_CHARS, MarkdownOptions, comment_marker, escape_inline, render_markdown,
+    render_markdown_failure, render_markdown_with,
 };
 pub use model::{REPORT_SCHEMA_VERSION, ReviewReport, StructuredOutputs, ToolInfo};
 pub use rdjson::{render_rdjson, render_rdjson_failure, render_rdjsonl, render_rdjsonl_failure};

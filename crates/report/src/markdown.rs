@@ -48,13 +48,13 @@ fn text(raw: &str) -> String {
     for (i, part) in parts.iter().enumerate() {
         if i >= paired {
             out.push_str("\\`");
-            out.push_str(&escaped(part));
+            out.push_str(&escape_inline(part));
         } else if i % 2 == 1 && !part.is_empty() {
             out.push_str(&code(part));
         } else if i % 2 == 1 {
             out.push_str("\\`\\`");
         } else {
-            out.push_str(&escaped(part));
+            out.push_str(&escape_inline(part));
         }
     }
     // What would open a block where the text starts (after a list marker, say): a
@@ -68,13 +68,17 @@ fn text(raw: &str) -> String {
     out
 }
 
-/// Plain untrusted text with every inline-significant character escaped.
-fn escaped(raw: &str) -> String {
+/// Plain untrusted text on one line with every inline-significant character escaped:
+/// CommonMark's, forge HTML's, and the forges' own references (`@` mentions a user or a
+/// team, `#` links an issue), so text a model wrote can neither inject markup nor notify
+/// anyone where the report is posted. The one escaper of the Markdown report and of the
+/// comments `vouch publish` posts.
+pub fn escape_inline(raw: &str) -> String {
     let mut out = String::with_capacity(raw.len());
     for c in raw.chars() {
         match c {
             '\n' | '\r' | '\t' => out.push(' '),
-            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '!' | '~' | '&' => {
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '!' | '~' | '&' | '#' | '@' => {
                 out.push('\\');
                 out.push(c);
             }
@@ -477,10 +481,10 @@ impl Renderer {
         };
         format!(
             "| {} | {} | {status} | {complete} | {missing} | {unexpected} | {} | {} | {} | {} |\n",
-            escaped(&self.raw(&st.label)),
+            escape_inline(&self.raw(&st.label)),
             st.model
                 .as_deref()
-                .map(|m| escaped(&self.raw(m)))
+                .map(|m| escape_inline(&self.raw(m)))
                 .unwrap_or_else(|| "–".into()),
             if st.retried { "yes" } else { "no" },
             if st.repaired { "yes" } else { "no" },
@@ -581,7 +585,7 @@ pub fn render_markdown_with(report: &ReviewReport, options: &MarkdownOptions) ->
     out.push_str(&usage);
     if !cut.is_empty() {
         let full = match &where_full {
-            Some(w) => format!("The full report: {}.", escaped(w)),
+            Some(w) => format!("The full report: {}.", escape_inline(w)),
             None => "The full report is in vouch's JSON output (`--format json`).".into(),
         };
         let _ = write!(

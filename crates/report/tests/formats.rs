@@ -621,6 +621,9 @@ fn untrusted_text_cannot_inject_markdown() {
     );
 }
 
+/// Block openers at the start of untrusted text are escaped, and so are a forge's own
+/// references anywhere in it: where the report is posted, text a model wrote neither
+/// mentions anyone (`@admin`) nor links an issue (`#12`); rendered, it reads the same.
 #[test]
 fn block_openers_at_the_start_of_untrusted_text_are_escaped() {
     let mut r = report(true);
@@ -630,8 +633,9 @@ fn block_openers_at_the_start_of_untrusted_text_are_escaped() {
         ("- item", r"Claim: \- item"),
         (
             "issue #12 stays readable",
-            "Claim: issue #12 stays readable",
+            r"Claim: issue \#12 stays readable",
         ),
+        ("ping @admin and @org/team", r"Claim: ping \@admin and \@org/team"),
     ] {
         r.findings[0].claim = claim.into();
         let md = render(&r, Format::Markdown);
