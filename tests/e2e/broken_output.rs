@@ -88,7 +88,7 @@ async fn a_cut_investigator_reply_is_never_repaired_into_a_clean_review() {
         .rule(
             Rule::when(Match::user_contains(INVESTIGATOR))
                 .named("investigator")
-                .always(Reply::content_with_finish(CUT_INVESTIGATOR, "length")),
+                .always(Reply::content_with_finish(CUT_INVESTIGATOR, "length").with_usage(11, 7)),
         );
     let server = ScriptedServer::start(script).await;
     let (out, report) = review(&server).await;
@@ -120,6 +120,15 @@ async fn a_cut_investigator_reply_is_never_repaired_into_a_clean_review() {
     let s = stage(&report, "generic-investigator #1");
     assert_eq!(s["status"], "failed");
     assert_eq!(s["repaired"], false);
+    // A failed stage's requests and tokens count like any other's: its two asks (each
+    // 11 prompt and 7 completion tokens), in its record and in the review's total.
+    assert_eq!(
+        s["usage"],
+        json!({"requests": 2, "promptTokens": 22, "completionTokens": 14}),
+        "{s:#}"
+    );
+    assert_eq!(report["usage"]["requests"], json!(server.request_count()));
+    assert_eq!(report["usage"]["promptTokens"], 22, "{report:#}");
     let reasons: Vec<Value> = out
         .stderr
         .lines()

@@ -10,7 +10,7 @@ use vouch_core::{BudgetKind, Failure, FailureKind, StageRecord, StageStatus};
 
 use super::env::ReviewEnv;
 use super::inline::InlineSource;
-use super::reply::{Answer, Exchange, ExchangeError, ReplyKind, exchange};
+use super::reply::{Answer, Exchange, ExchangeError, Failed, ReplyKind, Spent, exchange};
 use super::stage::StagePlan;
 use crate::diagnostics::ReasonCode;
 use crate::policy::{
@@ -177,7 +177,7 @@ pub fn prepare<'a>(
 impl Prepared<'_> {
     /// Runs one exchange of the execution with `user` (the prepared message, or it
     /// plus a coverage retry section).
-    pub async fn ask(&self, env: &ReviewEnv, user: String) -> Result<Answer, ExchangeError> {
+    pub async fn ask(&self, env: &ReviewEnv, user: String) -> Result<Answer, Failed> {
         let ex = &self.execution;
         let receipts = ex.kind.reply() == ReplyKind::Candidates;
         exchange(
@@ -210,14 +210,29 @@ fn budget_kind(kind: vouch_llm::BudgetKind) -> BudgetKind {
     }
 }
 
-/// Adds an answer's bookkeeping to its stage record (usage, repair, forced synthesis,
-/// the budget hit).
+/// Adds an answer's bookkeeping to its stage record (what it spent, whether a repair
+/// produced it).
 pub fn note_answer(record: &mut StageRecord, answer: &Answer) {
-    record.usage.add(answer.usage);
+    note_spent(record, &answer.spent);
     record.repaired |= answer.repaired;
-    record.forced_synthesis |= answer.forced_synthesis;
-    if let Some(kind) = answer.budget_hit {
+}
+
+/// Adds what an exchange spent to its stage record: usage, forced synthesis, the budget
+/// hit.
+fn note_spent(record: &mut StageRecord, spent: &Spent) {
+    record.usage.add(spent.usage);
+    record.forced_synthesis |= spent.forced_synthesis;
+    if let Some(kind) = spent.budget_hit {
         record.budget_hit = Some(budget_kind(kind));
+    }
+}
+
+impl Failed {
+    /// Adds what the failed exchange spent to its stage record, and gives its error: a
+    /// failed stage's requests and tokens count like any other's.
+    pub fn noted(self, record: &mut StageRecord) -> ExchangeError {
+        note_spent(record, &self.spent);
+        self.error
     }
 }
 

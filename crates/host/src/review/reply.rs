@@ -123,12 +123,30 @@ pub struct Answer {
     pub prior_text: String,
     /// True when an isolated repair produced it.
     pub repaired: bool,
-    /// Token usage of the execution, its re-ask and its repair.
+    /// What the exchange spent.
+    pub spent: Spent,
+}
+
+/// What an exchange spent: its requests and tokens (the execution, its re-ask and its
+/// repair), the budget it hit and whether its last reply was forced. Kept when the
+/// exchange fails too ([`Failed`]), so a failed stage's record still counts them.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Spent {
+    /// Token usage.
     pub usage: TokenUsage,
     /// The budget the execution hit, if any.
     pub budget_hit: Option<vouch_llm::BudgetKind>,
     /// Whether the final reply was forced.
     pub forced_synthesis: bool,
+}
+
+/// An exchange that failed, with what it spent before it failed.
+#[derive(Debug)]
+pub struct Failed {
+    /// Why it failed.
+    pub error: ExchangeError,
+    /// What it spent.
+    pub spent: Spent,
 }
 
 /// One exchange's inputs.
@@ -394,20 +412,37 @@ fn filtered(label: &str, what: &str) -> ExchangeError {
 /// gets exactly one isolated, tool-free repair call that sees the contract, the canonical
 /// list (receipts only), the invalid reply and the parser error — never the snapshot
 /// path or tools — and whose result must pass the repair rules ([`check_repair`]).
-pub async fn exchange(env: &ReviewEnv, ex: Exchange<'_>) -> Result<Answer, ExchangeError> {
+/// What the exchange spent is returned with its answer or its failure.
+pub async fn exchange(env: &ReviewEnv, ex: Exchange<'_>) -> Result<Answer, Failed> {
+    let mut spent = Spent::default();
+    match spending(env, ex, &mut spent).await {
+        Ok(answer) => Ok(Answer { spent, ..answer }),
+        Err(error) => Err(Failed { error, spent }),
+    }
+}
+
+/// [`exchange`], adding what it spends to `spent` as it goes (the answer's own `spent`
+/// is filled in by [`exchange`]).
+async fn spending(
+    env: &ReviewEnv,
+    ex: Exchange<'_>,
+    spent: &mut Spent,
+) -> Result<Answer, ExchangeError> {
     let mut budget = ex.budget;
     budget.max_output_tokens_per_request = output_tokens(&ex.contract.schema, &ex.budget);
-    let mut usage = TokenUsage::default();
     let mut cuts = 0;
     let mut user = ex.user.clone();
     let outcome = loop {
         let outcome = agent(env, &ex, &user, budget).await?;
-        usage.add(usage_of(&outcome));
+        spent.usage.add(usage_of(&outcome));
+        // Of the reply the answer rests on: the last one.
+        spent.forced_synthesis = outcome.forced_synthesis;
+        spent.budget_hit = outcome.budget_hit;
         if outcome.is_filtered() {
             return Err(filtered(ex.label, "reply"));
         }
-        let spent = usage.prompt_tokens + usage.completion_tokens;
-        let left = ex.budget.max_total_tokens.saturating_sub(spent);
+        let used = spent.usage.prompt_tokens + spent.usage.completion_tokens;
+        let left = ex.budget.max_total_tokens.saturating_sub(used);
         match truncation_step(outcome.is_truncated(), cuts, left > 0) {
             TruncationStep::Parse => break outcome,
             TruncationStep::ReAsk => {
@@ -443,17 +478,15 @@ pub async fn exchange(env: &ReviewEnv, ex: Exchange<'_>) -> Result<Answer, Excha
         );
     }
     let prior_text = outcome.final_text.clone();
-    let answer = |reply, value, repaired, usage| Answer {
+    let answer = |reply, value, repaired| Answer {
         reply,
         value,
         prior_text: prior_text.clone(),
         repaired,
-        usage,
-        budget_hit: outcome.budget_hit,
-        forced_synthesis: outcome.forced_synthesis,
+        spent: Spent::default(),
     };
     let error = match extract_and_parse(ex.handle, ex.kind, &prior_text) {
-        Ok((value, reply)) => return Ok(answer(reply, value, false, usage)),
+        Ok((value, reply)) => return Ok(answer(reply, value, false)),
         Err(error) => error,
     };
     env.diagnose(Some(ex.label), "repair", None, ReasonCode::RepairAttempted);
@@ -476,7 +509,7 @@ pub async fn exchange(env: &ReviewEnv, ex: Exchange<'_>) -> Result<Answer, Excha
         })
         .with_budget(repair_budget);
     let repaired = run_agent(env.client_for(ex.model), repair).await?;
-    usage.add(usage_of(&repaired));
+    spent.usage.add(usage_of(&repaired));
     if repaired.is_filtered() {
         return Err(filtered(ex.label, "repair"));
     }
@@ -493,7 +526,7 @@ pub async fn exchange(env: &ReviewEnv, ex: Exchange<'_>) -> Result<Answer, Excha
             Ok((value, reply))
         });
     match checked {
-        Ok((value, reply)) => Ok(answer(reply, value, true, usage)),
+        Ok((value, reply)) => Ok(answer(reply, value, true)),
         Err(repair_error) => {
             env.diagnose(Some(ex.label), "repair", None, ReasonCode::InvalidOutput);
             Err(ExchangeError::Invalid(format!(

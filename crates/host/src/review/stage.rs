@@ -275,7 +275,10 @@ async fn drive(
             tools,
         },
     )?;
-    let first = prepared.ask(env, prepared.user.clone()).await?;
+    let first = prepared
+        .ask(env, prepared.user.clone())
+        .await
+        .map_err(|f| f.noted(&mut run.record))?;
     let (reply, comparison) = absorb(env, run, &first, plan, &plan.assigned);
     if comparison.complete {
         return accept(run, plan, reply, &first, &gaps);
@@ -305,7 +308,10 @@ async fn drive(
         prepared.user.trim_end(),
         coverage_retry_message(&plan.assigned, &first.value, &comparison, &source)
     );
-    let second = prepared.ask(env, retry_user).await?;
+    let second = prepared
+        .ask(env, retry_user)
+        .await
+        .map_err(|f| f.noted(&mut run.record))?;
     // Files that could not be given without tools are a stated source gap, not part
     // of what the retry's receipt must cover.
     let coverable: Vec<String> = plan
@@ -415,7 +421,7 @@ fn absorb(
         .limitations
         .iter()
         .any(|l| l.kind == LimitationKind::ForcedSynthesis);
-    if forced_synthesis_limits(answer.forced_synthesis, &comparison) && !stated {
+    if forced_synthesis_limits(answer.spent.forced_synthesis, &comparison) && !stated {
         run.limitations.push(Limitation {
             kind: LimitationKind::ForcedSynthesis,
             stage: Some(plan.label.clone()),
@@ -451,7 +457,7 @@ fn accept(
     if let Some(kind) = run
         .record
         .budget_hit
-        .filter(|_| answer.budget_hit.is_some())
+        .filter(|_| answer.spent.budget_hit.is_some())
     {
         run.limitations.push(Limitation {
             kind: LimitationKind::BudgetHit,

@@ -223,7 +223,10 @@ async fn pass(
         )
     });
     let answer = match prepared {
-        Ok(prepared) => prepared.ask(env, prepared.user.clone()).await,
+        Ok(prepared) => prepared
+            .ask(env, prepared.user.clone())
+            .await
+            .map_err(|f| f.noted(&mut record)),
         Err(e) => Err(e),
     };
     record.set_ledger(tools.ledger());
