@@ -635,7 +635,10 @@ fn block_openers_at_the_start_of_untrusted_text_are_escaped() {
             "issue #12 stays readable",
             r"Claim: issue \#12 stays readable",
         ),
-        ("ping @admin and @org/team", r"Claim: ping \@admin and \@org/team"),
+        (
+            "ping @admin and @org/team",
+            r"Claim: ping \@admin and \@org/team",
+        ),
     ] {
         r.findings[0].claim = claim.into();
         let md = render(&r, Format::Markdown);
