@@ -26,6 +26,10 @@ pub enum ExtractError {
         /// The check's messages for (up to three of) the rejected objects.
         reasons: Vec<String>,
     },
+    /// An object repeats a key: which value the model meant is unknown (a parser would
+    /// silently keep the last), so the reply is not read.
+    #[error("the reply's JSON is ambiguous: {0}; each key may appear once in an object")]
+    DuplicateKey(String),
     /// Several different objects passed the check.
     #[error(
         "the reply contains {count} different JSON objects that each satisfy the output \
@@ -53,10 +57,19 @@ where
     F: Fn(&Value) -> Result<(), String>,
 {
     let whole = serde_json::from_str::<Value>(text.trim()).ok();
+    let found = sourced_candidates(text);
+    // Any object of the reply with a repeated key makes the reply ambiguous.
+    let sources = whole
+        .iter()
+        .map(|_| text.trim())
+        .chain(found.iter().map(|(_, s)| *s));
+    if let Some(problem) = sources.filter_map(duplicate_key).next() {
+        return Err(ExtractError::DuplicateKey(problem));
+    }
     if let Some(whole) = whole.filter(|value| validate(value).is_ok()) {
         return Ok(whole);
     }
-    let found = candidates(text);
+    let found: Vec<Value> = found.into_iter().map(|(value, _)| value).collect();
     if found.is_empty() {
         return Err(ExtractError::NoJson);
     }
@@ -102,20 +115,97 @@ where
 /// Distinct JSON objects found in `text`: fenced blocks first, then balanced-brace
 /// objects in the prose, each in order of appearance.
 pub fn candidates(text: &str) -> Vec<Value> {
-    let mut found: Vec<Value> = Vec::new();
-    let mut push = |value: Value| {
-        if value.is_object() && !found.contains(&value) {
-            found.push(value);
+    sourced_candidates(text)
+        .into_iter()
+        .map(|(value, _)| value)
+        .collect()
+}
+
+/// [`candidates`], each with the text it was read from.
+fn sourced_candidates<'t>(text: &'t str) -> Vec<(Value, &'t str)> {
+    let mut found: Vec<(Value, &'t str)> = Vec::new();
+    let mut push = |(value, source): (Value, &'t str)| {
+        if value.is_object() && !found.iter().any(|(known, _)| *known == value) {
+            found.push((value, source));
         }
     };
     for block in fenced_blocks(text) {
         match serde_json::from_str::<Value>(block.trim()) {
-            Ok(value) => push(value),
+            Ok(value) => push((value, block.trim())),
             Err(_) => balanced_objects(block).into_iter().for_each(&mut push),
         }
     }
     balanced_objects(text).into_iter().for_each(push);
     found
+}
+
+/// The problem of a JSON text that repeats a key within one object (with where), if it
+/// does. Text that is not JSON has none.
+fn duplicate_key(source: &str) -> Option<String> {
+    match serde_json::from_str::<UniqueKeys>(source) {
+        Err(e) if e.is_data() => Some(e.to_string()),
+        _ => None,
+    }
+}
+
+/// Any JSON value, refused when an object in it repeats a key.
+struct UniqueKeys;
+
+impl<'de> serde::Deserialize<'de> for UniqueKeys {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(UniqueKeys)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for UniqueKeys {
+    type Value = UniqueKeys;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Self, E> {
+        Ok(UniqueKeys)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Self, E> {
+        Ok(UniqueKeys)
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Self, E> {
+        Ok(UniqueKeys)
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Self, E> {
+        Ok(UniqueKeys)
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Self, E> {
+        Ok(UniqueKeys)
+    }
+
+    fn visit_unit<E>(self) -> Result<Self, E> {
+        Ok(UniqueKeys)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self, A::Error> {
+        while seq.next_element::<UniqueKeys>()?.is_some() {}
+        Ok(UniqueKeys)
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self, A::Error> {
+        let mut keys = std::collections::HashSet::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if keys.contains(&key) {
+                return Err(serde::de::Error::custom(format!(
+                    "the key `{key}` appears twice in one object"
+                )));
+            }
+            map.next_value::<UniqueKeys>()?;
+            keys.insert(key);
+        }
+        Ok(UniqueKeys)
+    }
 }
 
 /// Contents of ```` ``` ```` fenced blocks (the opening fence's info string, e.g.
@@ -141,7 +231,7 @@ fn fenced_blocks(text: &str) -> Vec<&str> {
 /// Objects whose braces balance and which parse as JSON. A `{` whose group does not
 /// close, or does not parse, is skipped and the scan resumes right after it, so a
 /// complete object following a stray brace in prose is still found.
-fn balanced_objects(text: &str) -> Vec<Value> {
+fn balanced_objects(text: &str) -> Vec<(Value, &str)> {
     let bytes = text.as_bytes();
     let mut objects = Vec::new();
     let mut start = 0;
@@ -154,7 +244,7 @@ fn balanced_objects(text: &str) -> Vec<Value> {
             .and_then(|end| Some((end, serde_json::from_str::<Value>(&text[start..=end]).ok()?)));
         match parsed {
             Some((end, value)) if value.is_object() => {
-                objects.push(value);
+                objects.push((value, &text[start..=end]));
                 start = end + 1;
             }
             _ => start += 1,

@@ -17,6 +17,8 @@ enum Expect {
     NoJson,
     NoValid(usize),
     Ambiguous(usize),
+    /// The key named.
+    DuplicateKey(&'static str),
 }
 
 #[test]
@@ -108,6 +110,26 @@ fn extraction_table() {
             Expect::NoJson,
         ),
         (
+            "a repeated key: which value was meant is unknown",
+            r#"{"findings": [], "complete": false, "complete": true}"#,
+            Expect::DuplicateKey("complete"),
+        ),
+        (
+            "a repeated key in a nested object, in prose",
+            r#"Done: {"findings": [{"path": "a", "severity": "low", "severity": "high"}]}"#,
+            Expect::DuplicateKey("severity"),
+        ),
+        (
+            "a repeated key in another object of the reply",
+            "```json\n{\"findings\": []}\n```\nDraft: {\"x\": 1, \"x\": 2}",
+            Expect::DuplicateKey("x"),
+        ),
+        (
+            "the same key in sibling objects is no repeat",
+            r#"{"findings": [{"path": "a"}, {"path": "b"}]}"#,
+            Expect::Value(json!({"findings": [{"path": "a"}, {"path": "b"}]})),
+        ),
+        (
             "unicode around the object",
             "Überprüft ✓ {\"findings\": [\"ü\"]} ✓",
             Expect::Value(json!({"findings": ["ü"]})),
@@ -123,6 +145,13 @@ fn extraction_table() {
             }
             (Expect::Ambiguous(n), Err(ExtractError::Ambiguous { count })) => {
                 assert_eq!(count, n, "{name}")
+            }
+            (Expect::DuplicateKey(key), Err(e @ ExtractError::DuplicateKey(_))) => {
+                let text = e.to_string();
+                assert!(
+                    text.contains(&format!("the key `{key}` appears twice")),
+                    "{name}: {text}"
+                );
             }
             (_, got) => panic!("{name}: unexpected {got:?}"),
         }
