@@ -6,6 +6,7 @@
 //! the vouch-final-report validator. A failing check is a bug in vouch and stops output.
 
 mod codequality;
+mod consistency;
 mod failure;
 mod format;
 mod markdown;
@@ -96,6 +97,10 @@ pub fn check_report(report: &mut ReviewReport) -> Result<(), ReportError> {
         return Err(ReportError::Rule(
             "a clean opinion with failures, limitations, or excluded or unreviewed files".into(),
         ));
+    }
+    let problems = consistency::evidence_problems(report);
+    if !problems.is_empty() {
+        return Err(ReportError::Rule(problems.join("; ")));
     }
     let violations = vouch_final_report::validate(&report.final_report, None);
     if !violations.is_empty() {

@@ -571,6 +571,112 @@ fn a_report_that_publishes_findings_of_an_incomplete_review_fails_its_check() {
     assert!(check_report(&mut r).is_err());
 }
 
+/// A report edited by hand cannot publish what its own records do not support: each
+/// edit below fails the check `vouch render` and `vouch publish` run on a saved report,
+/// naming what is wrong; the unedited report passes.
+#[test]
+fn a_report_must_keep_its_own_evidence() {
+    type Edit = fn(&mut ReviewReport);
+    fn clean(r: &mut ReviewReport) {
+        r.opinion = derive_opinion(&ReviewFacts {
+            change_is_empty: false,
+            aborted: false,
+            failures: vec![],
+            limitations: vec![],
+            verified_findings: 0,
+            unresolved_candidates: 0,
+            undecided_candidates: 0,
+            audit: AuditState::Passed,
+        });
+        r.limitations.clear();
+        r.excluded_files.clear();
+        r.files_not_reviewed.clear();
+        r.findings.clear();
+        r.candidates.clear();
+        r.stages
+            .push(stage("clean-result-audit #1", Role::CleanResultAudit));
+    }
+    let cases: Vec<(&str, Edit, &str)> = vec![
+        (
+            "uncited",
+            |r| r.findings[0].citations.clear(),
+            "cites no source",
+        ),
+        (
+            "cited outside the verifier's ledger",
+            |r| r.findings[0].citations[0].end_line = 900,
+            "which no verifier stage read",
+        ),
+        (
+            "cited in a file no verifier read",
+            |r| r.findings[0].citations[0].path = "notes.txt".into(),
+            "which no verifier stage read",
+        ),
+        (
+            "cited only in a lane's ledger",
+            |r| r.stages.retain(|s| s.role != Role::Verifier),
+            "which no verifier stage read",
+        ),
+        (
+            "without a verified candidate",
+            |r| r.candidates[0].verdict = Some(Verdict::Rejected),
+            "no verified candidate record holds",
+        ),
+        (
+            "naming no candidate",
+            |r| r.findings[0].provenance.candidate_ids.clear(),
+            "names no candidate",
+        ),
+        (
+            "clean with a finding",
+            |r| {
+                r.limitations.clear();
+                r.excluded_files.clear();
+                r.files_not_reviewed.clear();
+                r.opinion.clean = true;
+            },
+            "a clean opinion with 1 finding(s)",
+        ),
+        (
+            "clean without the audit's record",
+            |r| {
+                clean(r);
+                r.stages.retain(|s| s.role != Role::CleanResultAudit);
+            },
+            "no clean-result audit record is accepted",
+        ),
+        (
+            "clean with an undecided candidate",
+            |r| {
+                clean(r);
+                r.candidates = report(false).candidates;
+            },
+            "1 candidate(s) unresolved or undecided",
+        ),
+        (
+            "reviewed and not reviewed",
+            |r| r.files_reviewed.push("Cargo.lock".into()),
+            "listed both as reviewed and as not reviewed",
+        ),
+        (
+            "reviewed outside the canonical list",
+            |r| r.files_reviewed.push("src/other.rs".into()),
+            "not in the canonical list",
+        ),
+    ];
+    let mut base = report(true);
+    check_report(&mut base).expect("the unedited report keeps its evidence");
+    let mut audited = report(true);
+    clean(&mut audited);
+    check_report(&mut audited).expect("a clean report resting on an accepted audit");
+    for (name, edit, want) in cases {
+        let mut r = report(true);
+        edit(&mut r);
+        let err = check_report(&mut r).expect_err(name).to_string();
+        assert!(err.contains(want), "{name}: {err}");
+    }
+}
+
 #[test]
 fn markdown_rendering() {
     insta::assert_snapshot!("markdown-findings", render(&report(true), Format::Markdown));

@@ -1,0 +1,136 @@
+//! Rules a review report must keep with its own evidence, checked whenever a report is
+//! written and whenever a saved one is read (`vouch render`, `vouch publish`): a report
+//! edited by hand cannot publish what its own records do not support.
+
+use std::collections::HashSet;
+
+use vouch_core::{Role, SourceLedger, StageRecord, StageStatus, Verdict};
+
+use crate::ReviewReport;
+
+/// Rule (report evidence): every problem of `report` with the evidence it carries, in
+/// words (empty when it keeps every rule):
+///
+/// - every finding cites source, and every citation lies inside what a verifier stage
+///   read or was given (its ledger);
+/// - every finding merges candidates the report records as verified;
+/// - a clean opinion has no findings and decides every candidate; when no lane proposed
+///   a candidate, it rests on a clean-result audit whose record is accepted;
+/// - the files reviewed are changed files of the canonical list, none of them also
+///   listed as not reviewed.
+pub fn evidence_problems(report: &ReviewReport) -> Vec<String> {
+    let mut problems = Vec::new();
+    finding_problems(report, &mut problems);
+    clean_problems(report, &mut problems);
+    file_problems(report, &mut problems);
+    problems
+}
+
+fn finding_problems(report: &ReviewReport, problems: &mut Vec<String>) {
+    let mut read = SourceLedger::default();
+    for stage in report.stages.iter().filter(|s| s.role == Role::Verifier) {
+        read.extend(&stage.source_ledger());
+    }
+    let verified: HashSet<&str> = report
+        .candidates
+        .iter()
+        .filter(|c| c.verdict == Some(Verdict::Verified))
+        .map(|c| c.candidate.id.as_str())
+        .collect();
+    for (i, f) in report.findings.iter().enumerate() {
+        let at = format!(
+            "finding {} ({}:{}-{})",
+            i + 1,
+            f.path,
+            f.start_line,
+            f.end_line
+        );
+        if f.citations.is_empty() {
+            problems.push(format!("{at} cites no source"));
+        }
+        for c in &f.citations {
+            if let Err(e) = read.check(c) {
+                problems.push(format!(
+                    "{at} cites {}:{}-{}, which no verifier stage read: {e}",
+                    c.path, c.start_line, c.end_line
+                ));
+            }
+        }
+        let ids = &f.provenance.candidate_ids;
+        if ids.is_empty() {
+            problems.push(format!("{at} names no candidate it was verified from"));
+        }
+        for id in ids.iter().filter(|id| !verified.contains(id.as_str())) {
+            problems.push(format!(
+                "{at} names candidate `{id}`, which no verified candidate record holds"
+            ));
+        }
+    }
+}
+
+fn clean_problems(report: &ReviewReport, problems: &mut Vec<String>) {
+    if !report.opinion.clean {
+        return;
+    }
+    if !report.findings.is_empty() {
+        problems.push(format!(
+            "a clean opinion with {} finding(s)",
+            report.findings.len()
+        ));
+    }
+    let undecided = report
+        .candidates
+        .iter()
+        .filter(|c| c.verdict.is_none_or(|v| v == Verdict::Unresolved))
+        .count();
+    if undecided > 0 {
+        problems.push(format!(
+            "a clean opinion with {undecided} candidate(s) unresolved or undecided"
+        ));
+    }
+    let audit = |s: &&StageRecord| s.role == Role::CleanResultAudit;
+    let audit_labels: HashSet<&str> = report
+        .stages
+        .iter()
+        .filter(audit)
+        .map(|s| s.label.as_str())
+        .collect();
+    let lane_candidates = report
+        .candidates
+        .iter()
+        .filter(|c| !audit_labels.contains(c.candidate.proposed_by.as_str()))
+        .count();
+    let audit_accepted = report
+        .stages
+        .iter()
+        .filter(audit)
+        .any(|s| s.status == StageStatus::Accepted);
+    if lane_candidates == 0 && !audit_accepted {
+        problems.push(
+            "a clean opinion where no lane proposed a candidate and no clean-result audit \
+             record is accepted"
+                .into(),
+        );
+    }
+}
+
+fn file_problems(report: &ReviewReport, problems: &mut Vec<String>) {
+    let expected: HashSet<&str> = report.expected_files.iter().map(String::as_str).collect();
+    let not_reviewed: HashSet<&str> = report
+        .files_not_reviewed
+        .iter()
+        .map(|f| f.path.as_str())
+        .collect();
+    for path in &report.files_reviewed {
+        if !expected.contains(path.as_str()) {
+            problems.push(format!(
+                "{path} is listed as reviewed but is not in the canonical list"
+            ));
+        }
+        if not_reviewed.contains(path.as_str()) {
+            problems.push(format!(
+                "{path} is listed both as reviewed and as not reviewed"
+            ));
+        }
+    }
+}
