@@ -504,7 +504,7 @@ pub fn full_coverage_quote(
             .into_iter()
             .any(|(before, after)| {
                 words(before, expected).iter().any(qualifies)
-                    || words(after, expected).iter().any(narrows)
+                    || words(&after, expected).iter().any(narrows)
             });
     if said.iter().any(qualifies) || in_context_qualified {
         return Err(QuoteProblem::Qualified);
@@ -512,15 +512,17 @@ pub fn full_coverage_quote(
     Ok(())
 }
 
-/// Most bytes of a quote's sentence read on either side of it.
+/// Most bytes of a quote's clause read on either side of it.
 const MAX_CONTEXT_BYTES: usize = 400;
 
-/// For each occurrence of `quote` in `prior`, the rest of its sentence before and after
-/// it (at most [`MAX_CONTEXT_BYTES`] on either side). A sentence ends at `.`, `!`, `?` or
-/// `;` followed by white space (not the dot of `calc.py`), at a blank line, and at a JSON
-/// string's or object's edge (`"`, `{`, `}`), so a quote cut out of "I never reviewed
-/// calc.py and notes.txt" carries "I never".
-fn sentence_contexts<'a>(prior: &'a str, quote: &str) -> Vec<(&'a str, &'a str)> {
+/// For each occurrence of `quote` in `prior`, the rest of its clause before it, and after
+/// it the rest of its clause plus the first word of the next clause (at most
+/// [`MAX_CONTEXT_BYTES`] on either side): "I never reviewed …" carries "I never", "…
+/// every file, except notes.txt" carries "except", while "…, and apart from what the
+/// tests do not cover I see no defect" carries only "and". A clause ends at `,`, `:`,
+/// `(` or `)`; a sentence at `.`, `!`, `?` or `;` followed by white space (not the dot of
+/// `calc.py`), at a blank line, and at a JSON string's or object's edge (`"`, `{`, `}`).
+fn sentence_contexts<'a>(prior: &'a str, quote: &str) -> Vec<(&'a str, String)> {
     let bytes = prior.as_bytes();
     let ends_sentence = |i: usize| {
         matches!(bytes[i], b'"' | b'{' | b'}')
@@ -528,6 +530,7 @@ fn sentence_contexts<'a>(prior: &'a str, quote: &str) -> Vec<(&'a str, &'a str)>
                 && bytes.get(i + 1).is_none_or(u8::is_ascii_whitespace))
             || bytes[i..].starts_with(b"\n\n")
     };
+    let ends_clause = |i: usize| matches!(bytes[i], b',' | b':' | b'(' | b')') || ends_sentence(i);
     prior
         .match_indices(quote)
         .map(|(start, _)| {
@@ -542,15 +545,24 @@ fn sentence_contexts<'a>(prior: &'a str, quote: &str) -> Vec<(&'a str, &'a str)>
             }
             let from = (from..start)
                 .rev()
-                .find(|&i| ends_sentence(i))
+                .find(|&i| ends_clause(i))
                 .map_or(from, |i| i + 1);
             // A quote that ends its sentence has nothing after it.
-            let ended = quote.ends_with(['.', '!', '?', ';']);
-            let to = match ended {
-                true => end,
-                false => (end..limit).find(|&i| ends_sentence(i)).unwrap_or(limit),
-            };
-            (&prior[from..start], &prior[end..to])
+            if quote.ends_with(['.', '!', '?', ';']) {
+                return (&prior[from..start], String::new());
+            }
+            let to = (end..limit).find(|&i| ends_clause(i)).unwrap_or(limit);
+            let mut after = prior[end..to].to_string();
+            if to < limit && !ends_sentence(to) {
+                let next: String = prior[to + 1..limit]
+                    .trim_start()
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '\'')
+                    .collect();
+                after.push(' ');
+                after.push_str(&next);
+            }
+            (&prior[from..start], after)
         })
         .collect()
 }

@@ -304,13 +304,14 @@ async fn second_mismatch_is_printed_on_stdout_and_kept_in_the_markdown_report() 
         markdown.contains(&format!("```text\n{MISMATCH}\n```")),
         "{markdown}"
     );
-    // Per-instance coverage: label, model, status, complete, missing, unexpected, retried.
+    // Per-instance coverage: label, model, status, complete, missing, unexpected, retried
+    // (`#` escaped, so a label never links an issue where the report is posted).
     for row in [
-        "| instructions-review #1 | scripted | accepted | true | 0 | 0 | no |",
-        "| instructions-review #2 | scripted | accepted | true | 0 | 0 | no |",
-        "| bug-review #1 | scripted | accepted | true | 0 | 0 | no |",
-        "| bug-review #2 | scripted | failed | false | 2 | 1 | yes |",
-        "| objective-review #1 | scripted | accepted | true | 0 | 0 | no |",
+        r"| instructions-review \#1 | scripted | accepted | true | 0 | 0 | no |",
+        r"| instructions-review \#2 | scripted | accepted | true | 0 | 0 | no |",
+        r"| bug-review \#1 | scripted | accepted | true | 0 | 0 | no |",
+        r"| bug-review \#2 | scripted | failed | false | 2 | 1 | yes |",
+        r"| objective-review \#1 | scripted | accepted | true | 0 | 0 | no |",
     ] {
         assert!(markdown.contains(row), "{row:?} not in\n{markdown}");
     }

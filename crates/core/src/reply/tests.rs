@@ -202,7 +202,9 @@ fn a_repaired_full_coverage_quote_must_state_every_file_was_reviewed() {
         I never reviewed README.md and src/lib.rs. I could not review README.md and src/lib.rs. \
         Nobody reviewed all changed files yet. I reviewed every changed file except README.md. \
         {\"summary\": \"Perhaps I reviewed every one of the files\"} \
-        I examined all changed files and found no defects.";
+        I examined all changed files and found no defects. \
+        I have reviewed all 2\nfiles in the expected list, and apart from what the tests do \
+        not cover I see no defect. I inspected every changed file, except src/lib.rs.";
     // (quote, verdict)
     let cases: &[(Option<&str>, Result<(), QuoteProblem>)] = &[
         (Some("I reviewed all changed files."), Ok(())),
@@ -267,6 +269,10 @@ fn a_repaired_full_coverage_quote_must_state_every_file_was_reviewed() {
         (Some("reviewed every one of the files"), Err(Qualified)),
         // What follows in its sentence without narrowing it does not void it.
         (Some("I examined all changed files"), Ok(())),
+        // A later clause that qualifies something else does not void it (a recorded
+        // model reply); one that starts with an exception does.
+        (Some("I have reviewed all 2\nfiles in the expected list"), Ok(())),
+        (Some("I inspected every changed file"), Err(Qualified)),
         // Not a verbatim span (case, wording, invented).
         (Some("i reviewed all changed files."), Err(NotInPrior)),
         (Some("I reviewed all the files."), Err(NotInPrior)),
