@@ -251,6 +251,11 @@ pub(crate) fn classify_simple(simple: &SimpleCommand) -> Vec<Kind> {
                     kinds.push(Kind::ConfigInspection);
                 }
             }
+            // `eval` runs its words, joined, as a command line of its own.
+            Some("eval") => {
+                kinds.extend(classify_command(&words[1..].join(" ")));
+                return kinds;
+            }
             _ => break,
         }
     }
@@ -557,6 +562,7 @@ fn classify_gh(args: &[&str]) -> Vec<Kind> {
             "close" | "comment" | "edit" | "create" | "reopen" | "delete" | "lock" | "transfer",
         )
         | ("label", "create" | "edit" | "delete")
+        | ("release", "create" | "edit" | "delete" | "upload")
         | ("run", "rerun" | "cancel")
         | ("workflow", "run") => vec![Kind::ForgeWrite],
         ("auth", "status" | "token") | ("config", "get" | "list") => vec![Kind::ConfigInspection],
@@ -604,19 +610,26 @@ fn classify_glab(args: &[&str]) -> Vec<Kind> {
     }
 }
 
+/// The HTTP method an HTTP client's arguments name, upper-case, in every spelling of
+/// curl, wget, httpie/xh and `gh api`: `-X PUT`, `-XPUT`, `--request PUT`,
+/// `--request=PUT`, `--method PUT`, `--method=PUT`.
+fn http_method(args: &[&str]) -> Option<String> {
+    const FLAGS: [&str; 3] = ["-X", "--request", "--method"];
+    args.iter().enumerate().find_map(|(i, a)| {
+        if FLAGS.contains(a) {
+            return args.get(i + 1).map(|m| m.to_uppercase());
+        }
+        let joined = a
+            .strip_prefix("--request=")
+            .or_else(|| a.strip_prefix("--method="))
+            .or_else(|| a.strip_prefix("-X").filter(|m| !m.starts_with('-')));
+        joined.filter(|m| !m.is_empty()).map(str::to_uppercase)
+    })
+}
+
 /// An HTTP call: writes are classified by path (`/merge`, `/reviews`).
 fn classify_http(args: &[&str]) -> Vec<Kind> {
-    let method = args
-        .windows(2)
-        .find(|w| w[0] == "-X" || w[0] == "--request" || w[0] == "--method")
-        .map(|w| w[1].to_uppercase())
-        .or_else(|| {
-            args.iter().find_map(|a| {
-                a.strip_prefix("-X")
-                    .filter(|m| !m.is_empty())
-                    .map(str::to_uppercase)
-            })
-        });
+    let method = http_method(args);
     let has_body = args.iter().any(|a| {
         matches!(
             *a,
@@ -641,10 +654,7 @@ fn classify_http(args: &[&str]) -> Vec<Kind> {
 
 /// `gh api`: a write when a method other than GET is given or fields are sent.
 fn classify_api_call(args: &[&str]) -> Vec<Kind> {
-    let method = args
-        .windows(2)
-        .find(|w| w[0] == "-X" || w[0] == "--method")
-        .map(|w| w[1].to_uppercase());
+    let method = http_method(args);
     let has_fields = args
         .iter()
         .any(|a| matches!(*a, "-f" | "-F" | "--field" | "--raw-field" | "--input"));
@@ -1026,6 +1036,29 @@ mod tests {
             ),
             ("tea pr merge 4", &[ForgeMerge]),
             ("bash -c 'git merge x'", &[LocalMerge]),
+            // Every spelling of an HTTP method, for gh api and plain HTTP clients alike.
+            ("gh api -XPUT repos/o/r/pulls/4/merge", &[ForgeMerge]),
+            ("gh api --method=PUT repos/o/r/pulls/4/merge", &[ForgeMerge]),
+            ("gh api --method GET repos/o/r/pulls/4/merge", &[]),
+            (
+                "wget --method=PUT https://api.github.com/repos/o/r/pulls/1/merge",
+                &[ForgeMerge],
+            ),
+            (
+                "curl --request=PUT https://git.example/api/v1/repos/o/r/pulls/4/merge",
+                &[ForgeMerge],
+            ),
+            (
+                "curl -XGET https://git.example/api/v1/repos/o/r/pulls/4/merge",
+                &[],
+            ),
+            // `eval` runs its words as a command line.
+            ("eval 'gh pr merge 42'", &[ForgeMerge]),
+            ("eval git merge feature", &[LocalMerge]),
+            ("eval 'git push origin main'", &[Push]),
+            ("eval 'git status'", &[]),
+            ("gh release create v1", &[ForgeWrite]),
+            ("gh release list", &[]),
         ];
         for (cmd, expected) in table {
             assert_eq!(classify_command(cmd), *expected, "{cmd}");
