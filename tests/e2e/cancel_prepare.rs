@@ -35,16 +35,24 @@ async fn sigterm_while_preparing_a_large_change_ends_it_aborted_with_its_report_
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    // Let it start preparing: the signal handlers are installed before the snapshot.
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // Signal as soon as it catches SIGTERM: its handlers are installed just before the
+    // snapshot, so it is preparing the change then, on a fast machine as on a slow one.
+    let pid = child.id().unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while !catches_sigterm(pid) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "vouch never caught SIGTERM"
+        );
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
     assert_eq!(
         server.request_count(),
         0,
         "the change is still being prepared: nothing has reached the endpoint"
     );
-    let pid = child.id().unwrap().to_string();
     let sent = std::process::Command::new("kill")
-        .args(["-TERM", &pid])
+        .args(["-TERM", &pid.to_string()])
         .status()
         .unwrap();
     assert!(sent.success());
@@ -70,4 +78,17 @@ async fn sigterm_while_preparing_a_large_change_ends_it_aborted_with_its_report_
             .contains("cancelled while the change was being prepared"),
         "{written:#}"
     );
+}
+
+/// Whether process `pid` has a handler for SIGTERM (Linux: the `SigCgt` mask of
+/// `/proc/PID/status`, bit 15 − 1).
+fn catches_sigterm(pid: u32) -> bool {
+    let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else {
+        return false;
+    };
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("SigCgt:"))
+        .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+        .is_some_and(|mask| mask & (1 << (15 - 1)) != 0)
 }
