@@ -271,7 +271,10 @@ fn a_repaired_full_coverage_quote_must_state_every_file_was_reviewed() {
         (Some("I examined all changed files"), Ok(())),
         // A later clause that qualifies something else does not void it (a recorded
         // model reply); one that starts with an exception does.
-        (Some("I have reviewed all 2\nfiles in the expected list"), Ok(())),
+        (
+            Some("I have reviewed all 2\nfiles in the expected list"),
+            Ok(()),
+        ),
         (Some("I inspected every changed file"), Err(Qualified)),
         // Not a verbatim span (case, wording, invented).
         (Some("i reviewed all changed files."), Err(NotInPrior)),
