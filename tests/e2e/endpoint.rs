@@ -508,3 +508,98 @@ async fn an_azure_deployment_url_without_api_version_says_to_set_it() {
     assert_eq!(diagnostic_reason(&out), "endpoint-path");
     no_stage_ran(&server);
 }
+
+/// A model pinned in the manifest (on a specialist or on the verifier) is checked like
+/// the default model, before any stage: a model the endpoint does not serve is the
+/// `endpoint-model` configuration error naming the model, where it was pinned and the
+/// models the endpoint offers, in every requested document; a pinned model the endpoint
+/// lists costs no request beyond the one model list.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_model_pinned_in_the_manifest_is_checked_before_any_stage() {
+    for (manifest, pinned_in) in [
+        (
+            "tests/data/e2e/pinned-verifier-model.toml",
+            "[verifier] of the manifest",
+        ),
+        (
+            "tests/data/e2e/pinned-specialist-model.toml",
+            "[[specialist]] \\\"generic-investigator\\\" of the manifest",
+        ),
+    ] {
+        let server = ScriptedServer::start_as(
+            Dialect::OpenAi { key: KEY.into() },
+            &["real-model", "other-model"],
+            investigator_clean(),
+        )
+        .await;
+        let dir = tempfile::tempdir().unwrap();
+        let sarif = dir.path().join("report.sarif");
+        std::fs::write(&sarif, "an earlier run's SARIF").unwrap();
+        let sarif_arg = format!("sarif={}", sarif.display());
+        let out = review(
+            &server.base_url(),
+            "real-model",
+            manifest,
+            &["--out", &sarif_arg],
+            &[("OPENAI_API_KEY", KEY)],
+        )
+        .await;
+        assert_eq!(out.code, 3, "{manifest}: {}\n{}", out.stdout, out.stderr);
+        let failure = out.json();
+        assert_eq!(failure["schemaVersion"], "vouch.review-failure/1");
+        let message = failure["message"].to_string();
+        for needed in [
+            "does not serve the model \\\"nope-model\\\"",
+            pinned_in,
+            "It offers: other-model, real-model.",
+        ] {
+            assert!(
+                message.contains(needed),
+                "{manifest}: {needed:?} in {message}"
+            );
+        }
+        let sarif: Value = serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap())
+            .expect("the SARIF failure document");
+        let invocation = &sarif["runs"][0]["invocations"][0];
+        assert_eq!(invocation["executionSuccessful"], false, "{manifest}");
+        assert!(
+            invocation.to_string().contains("nope-model"),
+            "{manifest}: {invocation}"
+        );
+        assert_eq!(diagnostic_reason(&out), "endpoint-model", "{manifest}");
+        no_stage_ran(&server);
+        // The only chat request is the check's one-token probe of the unlisted model.
+        let chat = server.chat_requests();
+        assert_eq!(chat.len(), 1, "{manifest}");
+        assert_eq!(chat[0].body["model"], "nope-model");
+        assert_eq!(chat[0].body["max_tokens"], 1);
+    }
+
+    // A pinned model the endpoint lists passes with the one model list, no probe.
+    let server = ScriptedServer::start_as(
+        Dialect::OpenAi { key: KEY.into() },
+        &["real-model", "investigator-model"],
+        investigator_clean(),
+    )
+    .await;
+    let out = review(
+        &server.base_url(),
+        "real-model",
+        "tests/data/e2e/own-model.toml",
+        &[],
+        &[("OPENAI_API_KEY", KEY)],
+    )
+    .await;
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let checks: Vec<_> = server
+        .requests()
+        .into_iter()
+        .filter(|r| r.served_by == ServedBy::ModelList || r.served_by == ServedBy::Probe)
+        .collect();
+    assert_eq!(checks.len(), 1, "one model list: {checks:?}");
+    assert_eq!(server.served_by("investigator").len(), 1);
+    assert_eq!(
+        server.served_by("investigator")[0].body["model"],
+        "investigator-model"
+    );
+}

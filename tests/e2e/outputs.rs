@@ -462,3 +462,147 @@ async fn an_incomplete_review_is_stated_in_every_format_and_never_reads_as_no_al
     let md = read(&dir.path().join("vouch-report.md"));
     assert!(md.starts_with("# vouch review: Incomplete"), "{md}");
 }
+
+/// A usage error of a flag other than the output flags (a value clap refuses, an unknown
+/// flag), wherever it stands on the command line, still leaves this run's failure
+/// document, naming the error, in every requested document, never an earlier run's
+/// report; clap's message stays on stderr and the exit code is 3. Wrong output flags
+/// themselves write no document.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_usage_error_of_another_flag_replaces_earlier_reports_with_failure_documents() {
+    let (repo, base, head) = repo();
+    let repo_path = repo.path().display().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let json_path = dir.path().join("report.json");
+    let sarif_path = dir.path().join("report.sarif");
+    let json_arg = format!("json={}", json_path.display());
+    let sarif_arg = format!("sarif={}", sarif_path.display());
+    let outputs = [
+        "--format",
+        "json,sarif",
+        "--out",
+        json_arg.as_str(),
+        "--out",
+        sarif_arg.as_str(),
+    ];
+    let earlier =
+        r#"{"schemaVersion": "vouch.review-report/1", "opinion": {"outcome": "findings"}}"#;
+    // (the bad flag, the words of clap's error the document must carry)
+    let cases: [(&[&str], &str); 3] = [
+        (&["--concurrency", "0"], "--concurrency"),
+        (&["--fail-on", "bogus"], "bogus"),
+        (&["--no-such-flag"], "--no-such-flag"),
+    ];
+    for (bad, named) in cases {
+        // The bad flag after the output flags, and before them.
+        for bad_first in [false, true] {
+            std::fs::write(&json_path, earlier).unwrap();
+            std::fs::write(&sarif_path, "an earlier run's SARIF").unwrap();
+            let mut args = vec![
+                "review", "--repo", &repo_path, "--base", &base, "--head", &head,
+            ];
+            if bad_first {
+                args.extend_from_slice(bad);
+                args.extend_from_slice(&outputs);
+            } else {
+                args.extend_from_slice(&outputs);
+                args.extend_from_slice(bad);
+            }
+            let case = format!("{args:?}");
+            let out = run_vouch(&args, &[]).await;
+            assert_eq!(out.code, 3, "{case}: {}\n{}", out.stdout, out.stderr);
+            assert!(out.stderr.contains(named), "{case}: {}", out.stderr);
+            let doc = json_of(&read(&json_path));
+            assert_eq!(doc["schemaVersion"], "vouch.review-failure/1", "{case}");
+            assert_eq!(doc["class"], "usage", "{case}");
+            assert_eq!(doc["exitCode"], 3, "{case}");
+            let message = doc["message"].as_str().unwrap();
+            assert!(message.contains(named), "{case}: {message}");
+            assert!(
+                !message.contains('\u{1b}'),
+                "{case}: no ANSI codes: {message:?}"
+            );
+            let schema = vouch_report::failure_schema();
+            assert!(jsonschema::is_valid(&schema, &doc), "{case}: {doc:#}");
+            let sarif = json_of(&read(&sarif_path));
+            let run = &sarif["runs"][0];
+            assert_eq!(
+                run["invocations"][0]["executionSuccessful"], false,
+                "{case}"
+            );
+            assert!(run.get("results").is_none(), "{case}: no results");
+        }
+    }
+
+    // A document bound for stdout is the failure document too.
+    let out = run_vouch(
+        &[
+            "review",
+            "--repo",
+            &repo_path,
+            "--format",
+            "json",
+            "--timeout",
+            "0",
+        ],
+        &[],
+    )
+    .await;
+    assert_eq!(out.code, 3, "{}\n{}", out.stdout, out.stderr);
+    let doc = out.json();
+    assert_eq!(doc["schemaVersion"], "vouch.review-failure/1");
+    assert!(
+        doc["message"].as_str().unwrap().contains("--timeout"),
+        "{doc:#}"
+    );
+
+    // Wrong output flags: clap's message alone, no document anywhere.
+    std::fs::write(&json_path, earlier).unwrap();
+    let out = run_vouch(
+        &[
+            "review",
+            "--format",
+            "xml",
+            "--out",
+            &json_arg,
+            "--concurrency",
+            "0",
+        ],
+        &[],
+    )
+    .await;
+    assert_eq!(out.code, 3, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(
+        out.stdout, "",
+        "no document of a format that does not exist"
+    );
+    assert!(out.stderr.contains("xml"), "{}", out.stderr);
+    // `vouch render` never writes a failure document over the report it renders.
+    let saved = dir.path().join("saved.json");
+    std::fs::write(&saved, earlier).unwrap();
+    let saved_arg = saved.display().to_string();
+    let out = run_vouch(
+        &[
+            "render",
+            &saved_arg,
+            "--format",
+            "json",
+            "--out",
+            &saved_arg,
+            "--no-such-flag",
+        ],
+        &[],
+    )
+    .await;
+    assert_eq!(
+        out.code, 3,
+        "{}
+{}",
+        out.stdout, out.stderr
+    );
+    assert_eq!(read(&saved), earlier, "the input survives");
+    // Help is not an error: exit 0 and no document.
+    let help = run_vouch(&["review", "--help", "--format", "json"], &[]).await;
+    assert_eq!(help.code, 0, "{}", help.stderr);
+    assert!(help.stdout.contains("Usage"), "{}", help.stdout);
+}

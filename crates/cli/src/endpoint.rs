@@ -36,51 +36,121 @@ pub fn client_config(endpoint: &ResolvedEndpoint) -> (EndpointConfig, Option<Str
     (config, note)
 }
 
-/// Checks the endpoint before any stage starts. A problem is a configuration error:
-/// one diagnostic line (`stage: "endpoint"`, its code) on the sink and a
-/// [`UsageError`] whose text says what to fix. A passed check may return a message for
-/// the report (a server that ignores the model name).
+/// A model the review sends requests for, and where it was chosen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlannedModel {
+    /// The model name its requests carry.
+    pub name: String,
+    /// The manifest entries whose own `model` pins it (e.g. `[verifier] of the manifest
+    /// PATH`); empty when it is the run's default model (`--model`, `VOUCH_MODEL`, …).
+    pub pinned_by: Vec<String>,
+}
+
+impl PlannedModel {
+    /// Where the model was chosen, as the user would change it.
+    fn source(&self, endpoint: &ResolvedEndpoint) -> String {
+        if self.pinned_by.is_empty() {
+            format!(
+                "set by {}",
+                setting(endpoint.model_source, "--model", ENV_MODEL, "model")
+            )
+        } else {
+            format!(
+                "pinned by `model = \"{}\"` in {}; --model and {ENV_MODEL} do not override a pin",
+                self.name,
+                self.pinned_by.join(" and ")
+            )
+        }
+    }
+
+    /// How to choose another model.
+    fn how_to_choose(&self) -> String {
+        if self.pinned_by.is_empty() {
+            format!("Choose one with --model or {ENV_MODEL}.")
+        } else {
+            "Set that `model` to one it offers, or remove it so the stage uses the run's \
+             default model."
+                .to_owned()
+        }
+    }
+}
+
+/// Checks the endpoint before any stage starts, once for each distinct model of the plan
+/// (`models`, in plan order; `client_for` gives the client of each): the first check
+/// looks at the endpoint and its model list, and a later model is checked again only
+/// when that list does not name it (an endpoint that lists no models is asked once per
+/// model, as for the default model). A problem is a configuration error: one diagnostic
+/// line (`stage: "endpoint"`, its code) on the sink and a [`UsageError`] whose text says
+/// what to fix. A passed check may return messages for the report (a server that
+/// ignores the model name).
 pub async fn check(
-    client: &ModelClient,
+    models: &[PlannedModel],
+    client_for: impl Fn(&str) -> Arc<ModelClient>,
     endpoint: &ResolvedEndpoint,
     diagnostics: &Arc<dyn DiagnosticSink>,
     job_id: &str,
     cancel: &tokio_util::sync::CancellationToken,
-) -> Result<Option<String>, UsageError> {
-    let problem = match client.check_endpoint(cancel).await {
-        Ok(passed) => return Ok(any_name_message(&passed, endpoint)),
-        Err(problem) => problem,
-    };
-    diagnostics.emit(&Diagnostic {
-        job_id: job_id.to_owned(),
-        label: None,
-        stage: "endpoint",
-        source_count: None,
-        hunk_count: None,
-        reason: ReasonCode::from_endpoint_problem(&problem),
-    });
-    Err(UsageError(explain(&problem, endpoint)))
+) -> Result<Vec<String>, UsageError> {
+    let mut listed: Vec<String> = Vec::new();
+    let mut messages = Vec::new();
+    for model in models {
+        if cancel.is_cancelled() {
+            break;
+        }
+        if listed.contains(&model.name) {
+            continue;
+        }
+        let problem = match client_for(&model.name).check_endpoint(cancel).await {
+            Ok(passed) => {
+                messages.extend(any_name_message(&passed, endpoint, model));
+                if listed.is_empty() {
+                    listed = passed.models;
+                }
+                continue;
+            }
+            Err(problem) => problem,
+        };
+        diagnostics.emit(&Diagnostic {
+            job_id: job_id.to_owned(),
+            label: None,
+            stage: "endpoint",
+            source_count: None,
+            hunk_count: None,
+            reason: ReasonCode::from_endpoint_problem(&problem),
+        });
+        return Err(UsageError(explain(&problem, endpoint, model)));
+    }
+    Ok(messages)
 }
 
 /// The message of an endpoint that answered a model name it does not list (llama.cpp's
 /// server answers every name with the model it loaded): the report would otherwise name
 /// a model that never answered.
-fn any_name_message(check: &EndpointCheck, endpoint: &ResolvedEndpoint) -> Option<String> {
+fn any_name_message(
+    check: &EndpointCheck,
+    endpoint: &ResolvedEndpoint,
+    model: &PlannedModel,
+) -> Option<String> {
     if !check.unlisted_model_answered {
         return None;
     }
     let mut listed: Vec<&str> = check.models.iter().map(String::as_str).collect();
     listed.truncate(LISTED_MODELS);
-    let from = setting(endpoint.model_source, "--model", ENV_MODEL, "model");
+    let first = listed.first().copied().unwrap_or_default();
+    let rename = if model.pinned_by.is_empty() {
+        format!("set --model or {ENV_MODEL} to {first}")
+    } else {
+        format!("set that `model` to {first}")
+    };
     Some(format!(
-        "The endpoint does not list the model \"{model}\" (set by {from}) but answered a request \
-         for it, so the model that answered may not be \"{model}\": llama.cpp's server answers \
+        "The endpoint does not list the model \"{name}\" ({from}) but answered a request \
+         for it, so the model that answered may not be \"{name}\": llama.cpp's server answers \
          every name with the model it loaded (this one: it lists {list}), and a proxy may route an \
-         unlisted name elsewhere. The report names \"{model}\". To have it name the model that \
-         answered, set --model or {ENV_MODEL} to {first}, one the endpoint lists.",
-        model = endpoint.model,
+         unlisted name elsewhere. The report names \"{name}\". To have it name the model that \
+         answered, {rename}, one the endpoint lists.",
+        name = model.name,
+        from = model.source(endpoint),
         list = listed.join(", "),
-        first = listed.first().copied().unwrap_or_default(),
     ))
 }
 
@@ -118,9 +188,13 @@ fn key_header(auth: AuthScheme) -> &'static str {
     }
 }
 
-/// The paragraph for `problem`: what failed, which setting it came from, what to do.
-/// Never the key itself.
-pub fn explain(problem: &EndpointProblem, endpoint: &ResolvedEndpoint) -> String {
+/// The paragraph for `problem`, found checking `model`: what failed, which setting it
+/// came from, what to do. Never the key itself.
+pub fn explain(
+    problem: &EndpointProblem,
+    endpoint: &ResolvedEndpoint,
+    model: &PlannedModel,
+) -> String {
     let base = base_url_setting(endpoint);
     match problem {
         EndpointProblem::Unreachable { url, detail } => format!(
@@ -187,11 +261,13 @@ pub fn explain(problem: &EndpointProblem, endpoint: &ResolvedEndpoint) -> String
              the variable that holds it with --api-key-env.",
             var = endpoint.api_key_env,
         ),
-        EndpointProblem::UnknownModel { model, available } => {
-            let from = setting(endpoint.model_source, "--model", ENV_MODEL, "model");
+        EndpointProblem::UnknownModel {
+            model: name,
+            available,
+        } => {
             if endpoint.auth == AuthScheme::ApiKeyHeader {
                 return format!(
-                    "the model endpoint has no deployment or model \"{model}\" at {url}. For \
+                    "the model endpoint has no deployment or model \"{name}\" at {url}. For \
                      Azure OpenAI the deployment name in the base URL ({base}) selects the model: \
                      check it against the deployments of your resource.",
                     url = endpoint.base_url,
@@ -213,8 +289,9 @@ pub fn explain(problem: &EndpointProblem, endpoint: &ResolvedEndpoint) -> String
                 format!("It offers: {}{more}.", shown.join(", "))
             };
             format!(
-                "the model endpoint does not serve the model \"{model}\" (set by {from}). {offer} \
-                 Choose one with --model or {ENV_MODEL}."
+                "the model endpoint does not serve the model \"{name}\" ({from}). {offer} {choose}",
+                from = model.source(endpoint),
+                choose = model.how_to_choose(),
             )
         }
         EndpointProblem::RateLimited {
@@ -247,7 +324,7 @@ pub fn explain(problem: &EndpointProblem, endpoint: &ResolvedEndpoint) -> String
             status,
             url,
             detail,
-        } => server_error(*status, url, detail, &endpoint.model),
+        } => server_error(*status, url, detail, &model.name),
     }
 }
 

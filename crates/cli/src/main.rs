@@ -31,7 +31,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 /// A usage, configuration or input error: exit code 3.
 #[derive(Debug, thiserror::Error)]
@@ -148,10 +148,16 @@ fn quiet_panics() {
 fn main() -> ExitCode {
     heap::bound();
     quiet_panics();
-    // Usage errors exit 3 (help and --version exit 0), as for every other bad input.
-    let cli = match Cli::try_parse() {
+    // Usage errors exit 3 (help and --version exit 0), as for every other bad input,
+    // and like every other exit-3 error they leave the failure document in each document
+    // the (valid) output flags request, never an earlier run's report.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => {
+            if e.use_stderr() {
+                output::write_usage_failure(&Cli::command(), &args, &e);
+            }
             let _ = e.print();
             return exit(if e.use_stderr() { 3 } else { 0 });
         }

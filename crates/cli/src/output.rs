@@ -4,11 +4,12 @@
 //! the run ended with an error — written atomically. stdout, when it carries a document,
 //! carries nothing else.
 
+use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use clap::Args;
+use clap::{Arg, Args, Command, FromArgMatches};
 use vouch_report::{
     Destination, FailureClass, Format, MarkdownOptions, OutArg, Output, ReviewReport, RunFailure,
     plan_outputs, render, render_failure, render_markdown_with, write_json,
@@ -21,7 +22,7 @@ fn parse_format(s: &str) -> Result<Format, String> {
 }
 
 /// The output flags of `vouch review` and `vouch render`.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct OutputArgs {
     /// Output format(s), comma-separated or repeated: json, markdown, sarif, rdjson,
     /// rdjsonl, codequality. Default: markdown. Several formats need --out-dir or
@@ -183,22 +184,199 @@ pub fn write_failure(outputs: &[Output], error: &anyhow::Error) -> Result<i32> {
         FailureClass::Internal
     };
     let failure = RunFailure::new(class, format!("{error:#}"));
-    write_all(outputs, |format, out| {
-        out.write_all(render_failure(&failure, format).as_bytes())
-    })?;
+    write_failure_documents(outputs, &failure)?;
     if !outputs.iter().any(|o| o.destination == Destination::Stdout) {
         println!("vouch: {error:#}");
-        for o in outputs {
-            if let Destination::File(path) = &o.destination {
-                println!(
-                    "{} failure document written to {}",
-                    o.format,
-                    path.display()
-                );
-            }
-        }
+        say_failure_written(outputs);
     }
     Ok(failure.exit_code)
+}
+
+fn write_failure_documents(outputs: &[Output], failure: &RunFailure) -> Result<()> {
+    write_all(outputs, |format, out| {
+        out.write_all(render_failure(failure, format).as_bytes())
+    })
+}
+
+fn say_failure_written(outputs: &[Output]) {
+    for o in outputs {
+        if let Destination::File(path) = &o.destination {
+            println!(
+                "{} failure document written to {}",
+                o.format,
+                path.display()
+            );
+        }
+    }
+}
+
+/// After clap refused the command line `args` of `command` with `error` (a usage error,
+/// exit 3), gives every document the output flags request this run's failure document
+/// naming the error, as every other exit-3 error does, so no earlier run's report stays
+/// at an `--out`. The output flags are recovered by [`recover_output_args`]; when they
+/// are themselves wrong, cannot be recovered, or a destination cannot be prepared,
+/// nothing is written (clap's message is then the only word, as for any wrong output
+/// flag). Clap's own message still goes to stderr, printed by the caller.
+pub fn write_usage_failure(command: &Command, args: &[OsString], error: &clap::Error) {
+    let Some(recovered) = recover_output_args(command, args) else {
+        return;
+    };
+    // `vouch render` must never write over the report it was asked to render: every
+    // positional token may be it (a value of an unknown flag reads as one).
+    if recovered.subcommand == "render" {
+        let overwrites = recovered.positionals.iter().any(|report| {
+            let render = crate::render::RenderArgs {
+                report: PathBuf::from(report),
+                output: recovered.output.clone(),
+            };
+            crate::render::refuse_overwriting_the_input(&render).is_err()
+        });
+        if overwrites {
+            return;
+        }
+    }
+    write_usage_failure_to(
+        &recovered.output,
+        &recovered.subcommand,
+        recovered.quiet,
+        error,
+    );
+}
+
+fn write_usage_failure_to(args: &OutputArgs, subcommand: &str, quiet: bool, error: &clap::Error) {
+    let Ok(outputs) = Outputs::prepare(args) else {
+        return;
+    };
+    let failure = RunFailure::new(FailureClass::Usage, usage_message(error, subcommand));
+    // Best effort: the run already ends with the usage error and its exit code.
+    if write_failure_documents(&outputs.outputs, &failure).is_ok()
+        && !outputs.has_stdout()
+        && !quiet
+    {
+        say_failure_written(&outputs.outputs);
+    }
+}
+
+/// The failure documents' text for clap's `error` in `vouch SUBCOMMAND`: its first
+/// paragraph on one line, without styling (e.g. "the command line was refused: invalid
+/// value '0' for '--concurrency <CONCURRENCY>': 0 is not in 1..=64 (see `vouch review
+/// --help`)").
+fn usage_message(error: &clap::Error, subcommand: &str) -> String {
+    let rendered = error.render().to_string();
+    let first = rendered.split("\n\n").next().unwrap_or_default();
+    let first = first.trim().strip_prefix("error:").unwrap_or(first).trim();
+    let words: Vec<&str> = first.lines().map(str::trim).collect();
+    format!(
+        "the command line was refused: {} (see `vouch {subcommand} --help`)",
+        words.join(" ")
+    )
+}
+
+/// The output flags of a command line clap refused, recovered leniently.
+#[derive(Debug)]
+pub struct RecoveredOutputs {
+    /// The subcommand (`review`, `render`).
+    pub subcommand: String,
+    /// Its output flags, as its own parse would have read them.
+    pub output: OutputArgs,
+    /// Its positional arguments (`render`'s report), in order.
+    pub positionals: Vec<OsString>,
+    /// Whether `--quiet`/`-q` was given (stdout then does not say where documents went).
+    pub quiet: bool,
+}
+
+/// Recovers the output flags (`--format`, `--out`, `--out-dir`, `--comment`,
+/// `--full-report`) of a subcommand that has them from a command line clap refused.
+///
+/// Clap stops at the first error (also with `Command::ignore_errors`), so flags after it
+/// would be lost; instead every token is walked with `command`'s own definitions (which
+/// flags take a value, global flags included; an unknown flag is skipped alone), the
+/// output flags are collected wherever they stand, and then parsed by a command made of
+/// [`OutputArgs`] only, with the same value parsers and rules. `None` when there is no
+/// such subcommand or the output flags themselves are wrong.
+pub fn recover_output_args(command: &Command, args: &[OsString]) -> Option<RecoveredOutputs> {
+    let only_outputs = OutputArgs::augment_args(Command::new("vouch-outputs")).no_binary_name(true);
+    let output_longs: Vec<&str> = only_outputs
+        .get_arguments()
+        .filter_map(Arg::get_long)
+        .collect();
+    let mut subcommand: Option<&Command> = None;
+    let mut quiet = false;
+    let mut collected: Vec<OsString> = Vec::new();
+    let mut positionals: Vec<OsString> = Vec::new();
+    let find = |sub: Option<&Command>, matches: &dyn Fn(&Arg) -> bool| -> Option<Arg> {
+        sub.into_iter()
+            .flat_map(Command::get_arguments)
+            .chain(command.get_arguments())
+            .find(|a| matches(a))
+            .cloned()
+    };
+    let is_value = |t: &OsString| {
+        let t = t.to_string_lossy();
+        t == "-" || !t.starts_with('-')
+    };
+    let mut rest = args.iter().skip(1).peekable();
+    while let Some(token) = rest.next() {
+        let text = token.to_string_lossy();
+        if text == "--" {
+            if subcommand.is_some() {
+                positionals.extend(rest.by_ref().cloned());
+            }
+            break;
+        }
+        if let Some(long) = text.strip_prefix("--") {
+            let (name, inline) = match long.split_once('=') {
+                Some((name, value)) => (name, Some(value)),
+                None => (long, None),
+            };
+            let arg = find(subcommand, &|a: &Arg| {
+                a.get_long_and_visible_aliases()
+                    .is_some_and(|names| names.contains(&name))
+            });
+            quiet |= name == "quiet";
+            let takes_value = arg.as_ref().is_some_and(|a| a.get_action().takes_values());
+            let value = match inline {
+                Some(_) => None,
+                None if takes_value => rest.next_if(|t| is_value(t)).cloned(),
+                None => None,
+            };
+            if subcommand.is_some() && output_longs.contains(&name) {
+                collected.push(token.clone());
+                collected.extend(value);
+            }
+            continue;
+        }
+        if let Some(shorts) = text.strip_prefix('-').filter(|s| !s.is_empty()) {
+            // `-q`, `-vv`; a short flag that takes a value takes the next token when
+            // the value is not attached.
+            quiet |= shorts.chars().all(|c| c.is_ascii_alphabetic()) && shorts.contains('q');
+            let first = shorts.chars().next();
+            let arg = find(subcommand, &|a: &Arg| a.get_short() == first);
+            if shorts.chars().count() == 1 && arg.is_some_and(|a| a.get_action().takes_values()) {
+                rest.next_if(|t| is_value(t));
+            }
+            continue;
+        }
+        match subcommand {
+            Some(_) => positionals.push(token.clone()),
+            None => subcommand = Some(command.find_subcommand(token)?),
+        }
+    }
+    let subcommand = subcommand?;
+    let has_outputs = only_outputs
+        .get_arguments()
+        .all(|o| subcommand.get_arguments().any(|a| a.get_id() == o.get_id()));
+    if !has_outputs {
+        return None;
+    }
+    let matches = only_outputs.try_get_matches_from(collected).ok()?;
+    let output = OutputArgs::from_arg_matches(&matches).ok()?;
+    Some(RecoveredOutputs {
+        subcommand: subcommand.get_name().to_owned(),
+        output,
+        positionals,
+        quiet,
+    })
 }
 
 impl Outputs {
@@ -301,4 +479,131 @@ fn write_atomically(
     std::fs::rename(&tmp, path)
         .with_context(|| format!("moving the report to {}", path.display()))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A command shaped like vouch's: a global `--quiet`/`-q` and `--color VALUE`, a
+    /// `review` with the output flags, a flag taking a bounded value and a switch, and
+    /// a `render` with a positional report.
+    fn command() -> Command {
+        let review = OutputArgs::augment_args(Command::new("review"))
+            .arg(
+                Arg::new("concurrency")
+                    .long("concurrency")
+                    .value_parser(clap::value_parser!(u16).range(1..=64)),
+            )
+            .arg(
+                Arg::new("no_repo_config")
+                    .long("no-repo-config")
+                    .action(clap::ArgAction::SetTrue),
+            );
+        let render = OutputArgs::augment_args(Command::new("render")).arg(Arg::new("report"));
+        Command::new("vouch")
+            .arg(
+                Arg::new("quiet")
+                    .long("quiet")
+                    .short('q')
+                    .global(true)
+                    .action(clap::ArgAction::SetTrue),
+            )
+            .arg(Arg::new("color").long("color").global(true))
+            .subcommand(review)
+            .subcommand(render)
+            .subcommand(Command::new("man"))
+    }
+
+    fn recover(line: &[&str]) -> Option<RecoveredOutputs> {
+        let args: Vec<OsString> = std::iter::once("vouch")
+            .chain(line.iter().copied())
+            .map(OsString::from)
+            .collect();
+        recover_output_args(&command(), &args)
+    }
+
+    #[test]
+    fn output_flags_are_recovered_wherever_they_stand() {
+        for line in [
+            &[
+                "review",
+                "--concurrency",
+                "0",
+                "--format",
+                "json,sarif",
+                "--out",
+                "sarif=a.sarif",
+            ][..],
+            &[
+                "review",
+                "--format=json",
+                "--bogus",
+                "--format",
+                "sarif",
+                "--out=sarif=a.sarif",
+            ],
+            &[
+                "--color",
+                "never",
+                "review",
+                "--no-repo-config",
+                "--format",
+                "json",
+                "--out",
+                "sarif=a.sarif",
+                "--format",
+                "sarif",
+            ],
+        ] {
+            let recovered = recover(line).unwrap_or_else(|| panic!("{line:?}"));
+            assert_eq!(recovered.subcommand, "review");
+            assert_eq!(
+                recovered.output.format,
+                [Format::Json, Format::Sarif],
+                "{line:?}"
+            );
+            assert_eq!(
+                recovered.output.out,
+                [OutArg::Pair(Format::Sarif, PathBuf::from("a.sarif"))],
+                "{line:?}"
+            );
+            assert!(!recovered.quiet, "{line:?}");
+        }
+    }
+
+    #[test]
+    fn a_value_is_taken_only_by_a_flag_that_takes_one() {
+        // A flag's value never starts with `-`: `--out` is not `--concurrency`'s value.
+        let r = recover(&["review", "--concurrency", "--out", "r.json", "-q"]).unwrap();
+        assert_eq!(r.output.out, [OutArg::Path(PathBuf::from("r.json"))]);
+        assert!(r.quiet);
+        // A switch takes no value: the token after it is a positional.
+        let r = recover(&["review", "--no-repo-config", "stray", "--out-dir", "d"]).unwrap();
+        assert_eq!(r.positionals, [OsString::from("stray")]);
+        assert_eq!(r.output.out_dir, Some(PathBuf::from("d")));
+        // After `--` everything is positional, output flags included.
+        let r = recover(&["render", "--format", "json", "--", "--out", "x"]).unwrap();
+        assert_eq!(r.subcommand, "render");
+        assert!(r.output.out.is_empty());
+        assert_eq!(
+            r.positionals,
+            [OsString::from("--out"), OsString::from("x")]
+        );
+    }
+
+    #[test]
+    fn wrong_output_flags_or_no_output_subcommand_recover_nothing() {
+        for line in [
+            &["review", "--format", "xml", "--concurrency", "0"][..],
+            &["review", "--concurrency", "0", "--out"],
+            &["review", "--out", "", "--bogus"],
+            &["review", "--full-report", "url", "--bogus"],
+            &["man", "--bogus"],
+            &["no-such-command", "--out", "r.json"],
+            &["--bogus"],
+        ] {
+            assert!(recover(line).is_none(), "{line:?}");
+        }
+    }
 }

@@ -53,7 +53,7 @@ pub async fn run(args: &RenderArgs) -> Result<i32> {
 
 /// Destinations are cleared before the run, so a document written over the report being
 /// rendered would destroy its own input: refused before anything is touched.
-fn refuse_overwriting_the_input(args: &RenderArgs) -> Result<()> {
+pub(crate) fn refuse_overwriting_the_input(args: &RenderArgs) -> Result<()> {
     let o = &args.output;
     let Ok(outputs) = plan_outputs(&o.format, &o.out, o.out_dir.as_deref()) else {
         return Ok(()); // reported by the output planning itself

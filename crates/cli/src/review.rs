@@ -24,6 +24,7 @@ use vouch_report::{
     REPORT_SCHEMA_VERSION, ReviewReport, StructuredOutputs, ToolInfo, check_report,
 };
 
+use crate::endpoint::PlannedModel;
 use crate::exchange::{self, ExchangeArgs};
 use crate::output::{OutputArgs, Outputs};
 use crate::presenter::TerminalPresenter;
@@ -407,7 +408,8 @@ pub async fn review_report(
             .map_err(|e| UsageError(format!("cannot configure the model client: {e}")))?,
         exchanges.as_ref(),
     ));
-    let model_clients = stage_models(&mut plan, endpoint.as_ref(), &client)?;
+    let (model_clients, planned_models) =
+        stage_models(&mut plan, &composition, endpoint.as_ref(), &client)?;
     let intent = detect_intent(&pr_text(args)?, &snapshot);
     let policy = collect_policy(&reader, &snapshot);
     let interactive = std::io::stderr().is_terminal()
@@ -429,15 +431,28 @@ pub async fn review_report(
     let job_id = job_id();
     // A replay sends nothing, so there is no endpoint to check.
     let replaying = matches!(exchanges.as_deref(), Some(Exchanges::Replay(_)));
-    let mut endpoint_message = None;
+    let mut endpoint_messages = Vec::new();
     if let Some(endpoint) = endpoint
         .as_ref()
         .filter(|_| !replaying && calls_a_model(&snapshot, &plan))
     {
-        let checked =
-            crate::endpoint::check(&client, endpoint, &diagnostics, &job_id, &cancel).await;
+        let client_for = |model: &str| {
+            model_clients
+                .get(model)
+                .cloned()
+                .unwrap_or_else(|| client.clone())
+        };
+        let checked = crate::endpoint::check(
+            &planned_models,
+            client_for,
+            endpoint,
+            &diagnostics,
+            &job_id,
+            &cancel,
+        )
+        .await;
         held.flush();
-        endpoint_message = checked?;
+        endpoint_messages = checked?;
     }
     let presenter: Arc<dyn Presenter> = if interactive {
         Arc::new(TerminalPresenter::new())
@@ -483,7 +498,7 @@ pub async fn review_report(
             snapshot.base.spec, args.head, args.head
         ));
     }
-    run.messages.extend(endpoint_message);
+    run.messages.extend(endpoint_messages);
     if let (Some(status), Some(e)) = (client.refused_key(), &endpoint) {
         run.messages
             .push(crate::endpoint::refused_during_review(status, e));
@@ -543,17 +558,24 @@ fn calls_a_model(snapshot: &ChangeSnapshot, plan: &vouch_host::review::ReviewPla
         .any(|f| !f.binary && (plan.exclusion)(&f.path).is_none())
 }
 
+/// The clients of the models other than the run's default, by model name.
+type StageClients = BTreeMap<String, Arc<ModelClient>>;
+
 /// Applies the model rule ([`ResolvedEndpoint::model_for`]: a specialist's own model
 /// wins, every other instance gets the run's default) to every instance of `plan`, and
-/// builds one client (same endpoint) per model other than the default.
+/// builds one client (same endpoint) per model other than the default. Also returns each
+/// distinct model the plan uses, in plan order, with the manifest entries that pin it:
+/// the endpoint check checks every one of them.
 fn stage_models(
     plan: &mut ReviewPlan,
+    composition: &Composition,
     endpoint: Option<&ResolvedEndpoint>,
     client: &ModelClient,
-) -> Result<BTreeMap<String, Arc<ModelClient>>> {
+) -> Result<(StageClients, Vec<PlannedModel>)> {
     let mut clients = BTreeMap::new();
+    let mut planned: Vec<PlannedModel> = Vec::new();
     let Some(endpoint) = endpoint else {
-        return Ok(clients);
+        return Ok((clients, planned));
     };
     for spec in plan.instances_mut() {
         let model = endpoint.model_for(spec.model.as_deref()).to_string();
@@ -566,9 +588,43 @@ fn stage_models(
             })?;
             clients.insert(model.clone(), Arc::new(own));
         }
+        if !planned.iter().any(|p| p.name == model) {
+            planned.push(PlannedModel {
+                name: model.clone(),
+                pinned_by: Vec::new(),
+            });
+        }
         spec.model = Some(model);
     }
-    Ok(clients)
+    // A model is pinned when an entry names it and it is not the default (the default
+    // model is named by the setting that chose it).
+    let manifest = composition.origin.display();
+    let pins = composition
+        .specialists
+        .iter()
+        .filter(|entry| entry.enabled)
+        .filter_map(|entry| {
+            let at = format!("[[specialist]] \"{}\" of the manifest {manifest}", entry.id);
+            entry.model.as_ref().map(|m| (m, at))
+        })
+        .chain(
+            composition
+                .verifier
+                .model
+                .as_ref()
+                .map(|m| (m, format!("[verifier] of the manifest {manifest}"))),
+        );
+    for (model, at) in pins {
+        if *model == endpoint.model {
+            continue;
+        }
+        if let Some(p) = planned.iter_mut().find(|p| p.name == *model)
+            && !p.pinned_by.contains(&at)
+        {
+            p.pinned_by.push(at);
+        }
+    }
+    Ok((clients, planned))
 }
 
 /// Bytes of source given inline per stage execution, when `VOUCH_INLINE_BYTES` sets it
