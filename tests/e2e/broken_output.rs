@@ -65,6 +65,34 @@ fn stage<'a>(report: &'a Value, label: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no stage {label}: {report:#}"))
 }
 
+/// Reviews with an investigator that always answers `investigator` (and a repair that
+/// answers `repair`, the audit passing), and checks the review failed on a
+/// `truncated-output`: incomplete, exit 2, never clean.
+async fn failed_investigator(
+    investigator: Reply,
+    repair: Reply,
+) -> (ScriptedServer, vouch_workspace_tests::Output, Value) {
+    let script = Script::new()
+        .rule(
+            Rule::when(Match::system_contains(REPAIR))
+                .named("repair")
+                .always(repair),
+        )
+        .rule(audit_passes())
+        .rule(
+            Rule::when(Match::user_contains(INVESTIGATOR))
+                .named("investigator")
+                .always(investigator),
+        );
+    let server = ScriptedServer::start(script).await;
+    let (out, report) = review(&server).await;
+    assert_eq!(out.code, 2, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(report["opinion"]["outcome"], "incomplete");
+    assert_eq!(report["opinion"]["clean"], false);
+    assert_eq!(report["failures"][0]["kind"], "truncated-output");
+    (server, out, report)
+}
+
 /// An investigator reply with a complete receipt and a candidate cut mid-claim.
 const CUT_INVESTIGATOR: &str = r#"{"coverage": {"complete": true, "reviewedFiles": ["docs/limits.md", "src/limits.rs"]}, "candidates": [{"path": "src/limits.rs", "startLine": 5, "endLine": 5, "revision": "head", "severity": "high", "area": "correctness", "claim": "allowed() now admits one file more than MAX_OP"#;
 
@@ -78,24 +106,11 @@ async fn a_cut_investigator_reply_is_never_repaired_into_a_clean_review() {
         r#""coverage": {"complete": true, "reviewedFiles": ["docs/limits.md", "src/limits.rs"]}"#;
     let repaired = json!({"candidates": [], "coverage": {"complete": true, "reviewedFiles": FILES},
         "summary": "repaired", "fullCoverageQuote": quote});
-    let script = Script::new()
-        .rule(
-            Rule::when(Match::system_contains(REPAIR))
-                .named("repair")
-                .always(Reply::content(repaired.to_string())),
-        )
-        .rule(audit_passes())
-        .rule(
-            Rule::when(Match::user_contains(INVESTIGATOR))
-                .named("investigator")
-                .always(Reply::content_with_finish(CUT_INVESTIGATOR, "length").with_usage(11, 7)),
-        );
-    let server = ScriptedServer::start(script).await;
-    let (out, report) = review(&server).await;
-    assert_eq!(out.code, 2, "{}\n{}", out.stdout, out.stderr);
-    assert_eq!(report["opinion"]["outcome"], "incomplete");
-    assert_eq!(report["opinion"]["clean"], false);
-    assert_eq!(report["failures"][0]["kind"], "truncated-output");
+    let (server, out, report) = failed_investigator(
+        Reply::content_with_finish(CUT_INVESTIGATOR, "length").with_usage(11, 7),
+        Reply::content(repaired.to_string()),
+    )
+    .await;
     let message = report["failures"][0]["message"].as_str().unwrap();
     assert!(
         message.contains("cut off at the output limit") && message.contains("again"),
@@ -146,27 +161,11 @@ async fn a_cut_investigator_reply_is_never_repaired_into_a_clean_review() {
 /// stage fails naming the filter and the review is incomplete.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_filtered_reply_is_never_accepted() {
-    let script = Script::new()
-        .rule(
-            Rule::when(Match::system_contains(REPAIR))
-                .named("repair")
-                .always(Reply::content(complete_receipt())),
-        )
-        .rule(audit_passes())
-        .rule(
-            Rule::when(Match::user_contains(INVESTIGATOR))
-                .named("investigator")
-                .always(Reply::content_with_finish(
-                    complete_receipt(),
-                    "content_filter",
-                )),
-        );
-    let server = ScriptedServer::start(script).await;
-    let (out, report) = review(&server).await;
-    assert_eq!(out.code, 2, "{}\n{}", out.stdout, out.stderr);
-    assert_eq!(report["opinion"]["outcome"], "incomplete");
-    assert_eq!(report["opinion"]["clean"], false);
-    assert_eq!(report["failures"][0]["kind"], "truncated-output");
+    let (server, _, report) = failed_investigator(
+        Reply::content_with_finish(complete_receipt(), "content_filter"),
+        Reply::content(complete_receipt()),
+    )
+    .await;
     let message = report["failures"][0]["message"].as_str().unwrap();
     assert!(message.contains("content filter"), "{message}");
     assert_eq!(server.served_by("investigator").len(), 1, "never re-asked");

@@ -52,6 +52,20 @@ fn forgets_one() -> Reply {
     })
 }
 
+/// A model that proposes one candidate per expected file (line 10), with a complete
+/// receipt.
+fn proposes_one_per_file() -> Reply {
+    Reply::content_from(|body| {
+        let list = expected_list(body);
+        let paths: Vec<&str> = list.iter().map(String::as_str).collect();
+        let candidates: Vec<Value> = paths
+            .iter()
+            .map(|p| vouch_workspace_tests::candidate(p, 10, 10, "scripted claim"))
+            .collect();
+        candidates_reply(json!(candidates), true, &paths)
+    })
+}
+
 /// The instance label a request names (`Instance: …` line of its first user turn).
 fn label(request: &RecordedRequest) -> Option<String> {
     let user = request.contents_of("user").into_iter().next()?;
@@ -429,15 +443,7 @@ fn ids_to_decide(body: &Value) -> Vec<String> {
 async fn many_candidates_are_verified_in_batches() {
     let (repo, base, head) = change(4, 4);
     // One candidate per file: 16 candidates, more than one verification pass decides.
-    let proposes_one = Reply::content_from(|body| {
-        let list = expected_list(body);
-        let paths: Vec<&str> = list.iter().map(String::as_str).collect();
-        let candidates: Vec<Value> = paths
-            .iter()
-            .map(|p| vouch_workspace_tests::candidate(p, 10, 10, "scripted claim"))
-            .collect();
-        candidates_reply(json!(candidates), true, &paths)
-    });
+    let proposes_one = proposes_one_per_file();
     let rejects_all = Reply::content_from(|body| {
         let decisions: Vec<Value> = ids_to_decide(body)
             .iter()
@@ -509,15 +515,7 @@ async fn many_candidates_are_verified_in_batches() {
 #[tokio::test(flavor = "multi_thread")]
 async fn no_verification_batch_starts_after_one_has_failed() {
     let (repo, base, head) = change(4, 4);
-    let proposes_one = Reply::content_from(|body| {
-        let list = expected_list(body);
-        let paths: Vec<&str> = list.iter().map(String::as_str).collect();
-        let candidates: Vec<Value> = paths
-            .iter()
-            .map(|p| vouch_workspace_tests::candidate(p, 10, 10, "scripted claim"))
-            .collect();
-        candidates_reply(json!(candidates), true, &paths)
-    });
+    let proposes_one = proposes_one_per_file();
     let script = Script::new()
         .rule(
             Rule::when(Match::user_contains("Instance: verifier"))

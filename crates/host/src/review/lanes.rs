@@ -189,20 +189,11 @@ fn shard_plans(
 /// a failure when its task ended abnormally); its files are not reviewed (`stage-failed`).
 fn not_run(env: &ReviewEnv, plan: &StagePlan, why: &NotRun) -> StageRun {
     let reason = why.reason();
-    let mut run = StageRun {
-        record: StageRecord {
-            status: StageStatus::Skipped,
-            problem: Some(reason.clone()),
-            ..super::stage::stage_record(&plan.label, &plan.handle, plan.assigned.len())
-        },
-        candidates: vec![],
-        failure: None,
-        limitations: vec![],
-        observations: vec![],
-        message: None,
-        cancelled: false,
-        dismissed: vec![],
-    };
+    let mut run = StageRun::new(StageRecord {
+        status: StageStatus::Skipped,
+        problem: Some(reason.clone()),
+        ..super::stage::stage_record(&plan.label, &plan.handle, plan.assigned.len())
+    });
     match why {
         NotRun::AfterFailure(_) => env.progress(ProgressEvent::StageNotStarted {
             label: plan.label.clone(),

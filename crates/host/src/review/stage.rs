@@ -95,6 +95,22 @@ pub struct StageRun {
     pub dismissed: Vec<DismissedForVerification>,
 }
 
+impl StageRun {
+    /// A run with `record` and nothing else yet.
+    pub fn new(record: StageRecord) -> StageRun {
+        StageRun {
+            record,
+            candidates: vec![],
+            failure: None,
+            limitations: vec![],
+            observations: vec![],
+            message: None,
+            cancelled: false,
+            dismissed: vec![],
+        }
+    }
+}
+
 fn gets_intent(role: Role) -> bool {
     matches!(role, Role::OutcomeInvestigator | Role::Reviewer)
 }
@@ -166,16 +182,7 @@ pub async fn run_candidate_stage(env: &ReviewEnv, plan: &StagePlan) -> StageRun 
         label: plan.label.clone(),
     });
     let kind = StageKind::of_role(plan.handle.descriptor().role);
-    let mut run = StageRun {
-        record: stage_record(&plan.label, &plan.handle, plan.assigned.len()),
-        candidates: vec![],
-        failure: None,
-        limitations: vec![],
-        observations: vec![],
-        message: None,
-        cancelled: false,
-        dismissed: vec![],
-    };
+    let mut run = StageRun::new(stage_record(&plan.label, &plan.handle, plan.assigned.len()));
     let tools = RepoTools::new(env.reader.clone());
     let outcome = drive(env, plan, kind, &tools, &mut run).await;
     run.record.set_ledger(tools.ledger());
