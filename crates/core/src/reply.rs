@@ -60,6 +60,27 @@ pub enum RepairViolation {
         /// The verdict in the repaired reply (`None`: the decision was dropped).
         repaired: Option<Verdict>,
     },
+    /// The repair gave a verdict the prior reply never names for the candidate.
+    #[error(
+        "the repair decided `{candidate_id}` as {} where the prior reply names no such verdict for it",
+        repaired.as_str()
+    )]
+    VerdictNotStated {
+        /// The candidate.
+        candidate_id: String,
+        /// The verdict in the repaired reply.
+        repaired: Verdict,
+    },
+    /// The repair returned fewer candidates than the prior reply wrote claims.
+    #[error(
+        "the repair returned {repaired} candidate(s) where the prior reply wrote {claims} claim(s)"
+    )]
+    CandidatesMissing {
+        /// Claims the prior reply wrote ([`claim_keys`]).
+        claims: usize,
+        /// Candidates in the repaired reply.
+        repaired: usize,
+    },
     /// The repair added a candidate the prior reply does not contain.
     #[error(
         "the repair added a candidate at {}:{}-{} that the prior reply does not contain",
@@ -124,6 +145,43 @@ pub fn complete_prior_candidates(prior: &str) -> Vec<CandidateLocation> {
     out
 }
 
+/// How many complete `claim` entries the text holds, in any notation: `claim: …`
+/// (YAML), `'claim': '…'` (a Python dict), `"claim": "…"` (JSON), `claim = …`; each is a
+/// candidate the reply wrote in full. A quoted claim cut off before its closing quote
+/// is not complete (a cut candidate cannot be kept whole, so a repair may leave it).
+pub fn claim_keys(text: &str) -> usize {
+    text.match_indices("claim")
+        .filter(|(at, _)| {
+            let before = text[..*at].chars().next_back();
+            let starts = before.is_none_or(|c| !c.is_alphanumeric() && c != '_');
+            let rest = text[at + "claim".len()..].trim_start_matches(['"', '\'']);
+            let Some(value) = rest.trim_start().strip_prefix([':', '=']) else {
+                return false;
+            };
+            let value = value.trim_start_matches([' ', '\t']);
+            starts && complete_value(value)
+        })
+        .count()
+}
+
+/// Whether a key's value at the start of `value` is whole: a quoted string closed on
+/// its line, or unquoted text before the line's end.
+fn complete_value(value: &str) -> bool {
+    match value.chars().next() {
+        Some(q @ ('"' | '\'')) => {
+            let line = value[1..].split('\n').next().unwrap_or_default();
+            let mut escaped = false;
+            line.chars().any(|c| {
+                let closes = c == q && !escaped;
+                escaped = c == '\\' && !escaped;
+                closes
+            })
+        }
+        Some(c) => c != '\n' && c != '\r',
+        None => false,
+    }
+}
+
 /// True when `number` occurs in `text` as a whole number (not inside a longer one).
 fn has_number(text: &str, number: u64) -> bool {
     text.split(|c: char| !c.is_ascii_digit())
@@ -131,9 +189,11 @@ fn has_number(text: &str, number: u64) -> bool {
 }
 
 /// Rule (repair, candidates): a repair fixes syntax only. It may not drop a candidate
-/// the prior reply contained in full (a complete JSON object), and it may not add one:
-/// every repaired candidate either is a complete prior candidate (same path and lines)
-/// or its path and first line both occur in the prior reply's text.
+/// the prior reply contained in full (a complete JSON object), nor return fewer
+/// candidates than the prior reply wrote claims in any notation (YAML, a Python dict,
+/// JSON: [`claim_keys`]); and it may not add one: every repaired candidate either is a
+/// complete prior candidate (same path and lines) or its path and first line both occur
+/// in the prior reply's text.
 pub fn check_candidate_repair(
     prior: &str,
     repaired: &[CandidateLocation],
@@ -141,6 +201,13 @@ pub fn check_candidate_repair(
     let complete = complete_prior_candidates(prior);
     if let Some(dropped) = complete.iter().find(|c| !repaired.contains(c)) {
         return Err(RepairViolation::CandidateDropped(dropped.clone()));
+    }
+    let claims = claim_keys(prior);
+    if repaired.len() < claims {
+        return Err(RepairViolation::CandidatesMissing {
+            claims,
+            repaired: repaired.len(),
+        });
     }
     for c in repaired {
         let stated = complete.contains(c)
@@ -233,24 +300,93 @@ fn quoted_pairs(text: &str) -> Vec<(Option<usize>, String, String)> {
     out
 }
 
-/// Rule (repair, verifier): a repair fixes syntax only. A verdict the prior reply states
-/// for a candidate (see [`prior_verdicts`]) must be the repaired reply's verdict for that
-/// candidate; changing or dropping it is a violation.
+/// Rule (repair, verifier): a repair fixes syntax only, so it never decides a verdict.
+/// A verdict the prior reply states for a candidate in JSON (see [`prior_verdicts`])
+/// must be the repaired reply's verdict for that candidate; changing or dropping it is a
+/// violation. For every other candidate, read as words however the prior reply was
+/// written (prose, YAML, another key, JSON whose verdicts disagree), the repaired
+/// verdict must be one the prior reply names for it ([`named_verdicts`]), and where it
+/// names `verified` the repair cannot make it anything else: a repair never hides a
+/// defect the model said it verified.
 pub fn check_decision_repair(
     prior: &str,
     repaired: &[(String, Verdict)],
 ) -> Result<(), RepairViolation> {
-    for (id, verdict) in prior_verdicts(prior) {
-        let now = repaired.iter().find(|(r, _)| r == &id).map(|(_, v)| *v);
-        if now != Some(verdict) {
+    let stated = prior_verdicts(prior);
+    for (id, verdict) in &stated {
+        let now = repaired.iter().find(|(r, _)| r == id).map(|(_, v)| *v);
+        if now != Some(*verdict) {
             return Err(RepairViolation::VerdictChanged {
-                candidate_id: id,
-                prior: verdict,
+                candidate_id: id.clone(),
+                prior: *verdict,
                 repaired: now,
             });
         }
     }
+    let ids: Vec<&str> = repaired.iter().map(|(id, _)| id.as_str()).collect();
+    let unstated = repaired
+        .iter()
+        .filter(|(id, _)| !stated.iter().any(|(s, _)| s == id));
+    for (id, verdict) in unstated {
+        let named = named_verdicts(prior, id, &ids);
+        if named.contains(&Verdict::Verified) && *verdict != Verdict::Verified {
+            return Err(RepairViolation::VerdictChanged {
+                candidate_id: id.clone(),
+                prior: Verdict::Verified,
+                repaired: Some(*verdict),
+            });
+        }
+        if !named.contains(verdict) {
+            return Err(RepairViolation::VerdictNotStated {
+                candidate_id: id.clone(),
+                repaired: *verdict,
+            });
+        }
+    }
     Ok(())
+}
+
+/// The verdict words (`verified`, `rejected`, `unresolved`, any case, whole words) the
+/// prior reply names for candidate `id`: in the text around each mention of it up to the
+/// mentions of the other candidates `ids` (the whole reply when it never names `id`).
+pub fn named_verdicts(prior: &str, id: &str, ids: &[&str]) -> Vec<Verdict> {
+    let others: Vec<usize> = ids
+        .iter()
+        .filter(|other| **other != id && !other.is_empty())
+        .flat_map(|other| prior.match_indices(*other).map(|(at, _)| at))
+        .collect();
+    let mine: Vec<usize> = if id.is_empty() {
+        vec![]
+    } else {
+        prior.match_indices(id).map(|(at, _)| at).collect()
+    };
+    let spans: Vec<(usize, usize)> = if mine.is_empty() {
+        vec![(0, prior.len())]
+    } else {
+        mine.iter()
+            .map(|&at| {
+                let from = others.iter().filter(|&&o| o < at).max().map_or(0, |&o| o);
+                let to = others
+                    .iter()
+                    .filter(|&&o| o > at)
+                    .min()
+                    .map_or(prior.len(), |&o| o);
+                (from, to)
+            })
+            .collect()
+    };
+    let mut named = Vec::new();
+    for (from, to) in spans {
+        let text = prior[from..to].to_lowercase();
+        for word in text.split(|c: char| !c.is_alphanumeric()) {
+            if let Ok(v) = word.parse::<Verdict>()
+                && !named.contains(&v)
+            {
+                named.push(v);
+            }
+        }
+    }
+    named
 }
 
 /// Why a repaired `complete: true` does not stand.
@@ -303,6 +439,16 @@ const NEGATIONS: &[&str] = &[
     "neither",
     "hardly",
     "barely",
+    "failed",
+    "fail",
+    "fails",
+    "false",
+    "wish",
+    "whether",
+    "todo",
+    "fixme",
+    "tbd",
+    "pending",
 ];
 
 /// Words after a quoted coverage statement, in its sentence, that narrow it ("… every
@@ -503,10 +649,12 @@ pub fn full_coverage_quote(
         sentence_contexts(prior, quote)
             .into_iter()
             .any(|(before, after)| {
-                words(before, expected).iter().any(qualifies)
+                words(&before, expected).iter().any(qualifies)
                     || words(&after, expected).iter().any(narrows)
+                    || after.ends_with('?')
             });
-    if said.iter().any(qualifies) || in_context_qualified {
+    // A question states nothing ("Did I review all changed files? No.").
+    if said.iter().any(qualifies) || quote.contains('?') || in_context_qualified {
         return Err(QuoteProblem::Qualified);
     }
     Ok(())
@@ -522,7 +670,7 @@ const MAX_CONTEXT_BYTES: usize = 400;
 /// tests do not cover I see no defect" carries only "and". A clause ends at `,`, `:`,
 /// `(` or `)`; a sentence at `.`, `!`, `?` or `;` followed by white space (not the dot of
 /// `calc.py`), at a blank line, and at a JSON string's or object's edge (`"`, `{`, `}`).
-fn sentence_contexts<'a>(prior: &'a str, quote: &str) -> Vec<(&'a str, String)> {
+fn sentence_contexts(prior: &str, quote: &str) -> Vec<(String, String)> {
     let bytes = prior.as_bytes();
     let ends_sentence = |i: usize| {
         matches!(bytes[i], b'"' | b'{' | b'}')
@@ -543,17 +691,28 @@ fn sentence_contexts<'a>(prior: &'a str, quote: &str) -> Vec<(&'a str, String)> 
             while !prior.is_char_boundary(limit) {
                 limit -= 1;
             }
-            let from = (from..start)
-                .rev()
-                .find(|&i| ends_clause(i))
-                .map_or(from, |i| i + 1);
+            let clause = (from..start).rev().find(|&i| ends_clause(i));
+            let mut before = prior[clause.map_or(from, |i| i + 1)..start].to_string();
+            if let Some(i) = clause.filter(|&i| !ends_sentence(i)) {
+                // The last word of the clause before ("TODO: reviewed all …").
+                let last: String = prior[from..i]
+                    .trim_end()
+                    .chars()
+                    .rev()
+                    .take_while(|c| c.is_alphanumeric() || *c == '\'')
+                    .collect();
+                before.insert(0, ' ');
+                before.insert_str(0, &last.chars().rev().collect::<String>());
+            }
             // A quote that ends its sentence has nothing after it.
             if quote.ends_with(['.', '!', '?', ';']) {
-                return (&prior[from..start], String::new());
+                return (before, String::new());
             }
             let to = (end..limit).find(|&i| ends_clause(i)).unwrap_or(limit);
             let mut after = prior[end..to].to_string();
-            if to < limit && !ends_sentence(to) {
+            if to < limit && bytes[to] == b'?' {
+                after.push('?');
+            } else if to < limit && !ends_sentence(to) {
                 let next: String = prior[to + 1..limit]
                     .trim_start()
                     .chars()
@@ -562,7 +721,7 @@ fn sentence_contexts<'a>(prior: &'a str, quote: &str) -> Vec<(&'a str, String)> 
                 after.push(' ');
                 after.push_str(&next);
             }
-            (&prior[from..start], after)
+            (before, after)
         })
         .collect()
 }

@@ -99,6 +99,38 @@ fn a_repair_neither_adds_nor_drops_a_full_candidate() {
     }
 }
 
+/// A candidate the prior reply wrote in another notation than JSON cannot be repaired
+/// away either: the repair must return at least as many candidates as it wrote claims.
+#[test]
+fn a_repair_keeps_candidates_written_in_any_notation() {
+    let yaml = "candidates:\n  - path: calc.py\n    startLine: 1\n    claim: divide no longer rejects 0\ncoverage:\n  complete: true\n";
+    let pydict =
+        "{'candidates': [{'path': 'calc.py', 'startLine': 1, 'endLine': 3, 'claim': 'x'}]}";
+    let json = r#"{"candidates": [{"path": "calc.py", "startLine": 1, "claim": "whole", "#;
+    for prior in [yaml, pydict, json] {
+        assert_eq!(claim_keys(prior), 1, "{prior}");
+        assert_eq!(
+            check_candidate_repair(prior, &[]),
+            Err(RepairViolation::CandidatesMissing {
+                claims: 1,
+                repaired: 0
+            }),
+            "{prior}"
+        );
+        assert!(
+            check_candidate_repair(prior, &[loc("calc.py", 1, 3)]).is_ok(),
+            "{prior}"
+        );
+    }
+    // A claim cut off before its closing quote is no whole candidate; words that merely
+    // contain "claim" are no claim.
+    assert_eq!(claim_keys(r#"{"claim": "cut off he"#), 0);
+    assert_eq!(
+        claim_keys("I claim nothing; disclaimer: none; claims: 0"),
+        0
+    );
+}
+
 #[test]
 fn complete_prior_candidates_are_whole_objects_only() {
     assert_eq!(
@@ -128,10 +160,49 @@ fn a_repair_never_changes_a_stated_verdict() {
             vec![("lane #1/0".into(), Rejected)],
             true,
         ),
+        // A verdict the prior reply never names is the repair deciding it.
         (
             r#"{"candidateId": "x", "decision": "maybe"}"#,
             vec![("x".into(), Rejected)],
+            false,
+        ),
+        // However the prior reply was written, a verified it names is never undone, and
+        // a verdict it never names for a candidate is never given.
+        (
+            "Decision for lane #1/0: verified. The finding stands.",
+            vec![("lane #1/0".into(), Rejected)],
+            false,
+        ),
+        (
+            "Decision for lane #1/0: verified. The finding stands.",
+            vec![("lane #1/0".into(), Verified)],
             true,
+        ),
+        (
+            "decisions:\n  - candidateId: lane #1/0\n    decision: verified\n",
+            vec![("lane #1/0".into(), Unresolved)],
+            false,
+        ),
+        (
+            r#"{"decisions": [{"candidateId": "lane #1/0", "verdict": "verified"}]}"#,
+            vec![("lane #1/0".into(), Rejected)],
+            false,
+        ),
+        (
+            r#"{"decisions": [{"candidateId": "lane #1/0", "decision": "verified"}]} A rejected one would read {"candidateId": "lane #1/0", "decision": "rejected"}."#,
+            vec![("lane #1/0".into(), Rejected)],
+            false,
+        ),
+        // Each candidate's words are its own: another's `verified` does not hold it.
+        (
+            "a/0 is rejected: the guard exists. a/1 is verified: line 4 overflows.",
+            vec![("a/0".into(), Rejected), ("a/1".into(), Verified)],
+            true,
+        ),
+        (
+            "a/0 is rejected: the guard exists. a/1 is verified: line 4 overflows.",
+            vec![("a/0".into(), Rejected), ("a/1".into(), Rejected)],
+            false,
         ),
         // A draft and a final answer that disagree state no verdict.
         (
@@ -165,8 +236,14 @@ fn a_repair_never_changes_a_stated_verdict() {
         // An id cut off before its decision is not paired with the next object's.
         (
             r#"{"decisions": [{"candidateId": "c/0", "evidence": "x"}, {"decision": "rejected", "candidateId": "c/1"}, {"candidateId": "c/0""#,
-            vec![("c/1".into(), Rejected), ("c/0".into(), Verified)],
+            vec![("c/1".into(), Rejected)],
             true,
+        ),
+        // ... and a verdict for it that the prior reply never states is the repair's own.
+        (
+            r#"{"decisions": [{"candidateId": "c/0", "evidence": "x"}, {"decision": "rejected", "candidateId": "c/1"}, {"candidateId": "c/0""#,
+            vec![("c/1".into(), Rejected), ("c/0".into(), Verified)],
+            false,
         ),
     ];
     for (prior, repaired, ok) in cases {
@@ -204,7 +281,10 @@ fn a_repaired_full_coverage_quote_must_state_every_file_was_reviewed() {
         {\"summary\": \"Perhaps I reviewed every one of the files\"} \
         I examined all changed files and found no defects. \
         I have reviewed all 2\nfiles in the expected list, and apart from what the tests do \
-        not cover I see no defect. I inspected every changed file, except src/lib.rs.";
+        not cover I see no defect. I inspected every changed file, except src/lib.rs. \
+        Failed to inspect all changed files. I wish I had checked all changed files. \
+        It is false that I analysed all changed files. Did I audit all changed files? No. \
+        TODO: covered all changed files";
     // (quote, verdict)
     let cases: &[(Option<&str>, Result<(), QuoteProblem>)] = &[
         (Some("I reviewed all changed files."), Ok(())),
@@ -276,6 +356,13 @@ fn a_repaired_full_coverage_quote_must_state_every_file_was_reviewed() {
             Ok(()),
         ),
         (Some("I inspected every changed file"), Err(Qualified)),
+        // A failure, a wish, a denial, a question, a to-do.
+        (Some("inspect all changed files"), Err(Qualified)),
+        (Some("checked all changed files"), Err(Qualified)),
+        (Some("analysed all changed files"), Err(Qualified)),
+        (Some("audit all changed files"), Err(Qualified)),
+        (Some("Did I audit all changed files?"), Err(Qualified)),
+        (Some("covered all changed files"), Err(Qualified)),
         // Not a verbatim span (case, wording, invented).
         (Some("i reviewed all changed files."), Err(NotInPrior)),
         (Some("I reviewed all the files."), Err(NotInPrior)),
@@ -380,6 +467,23 @@ mod properties {
             prop_assert!(check_candidate_repair(&prior, &complete).is_ok());
             let stated = prior_verdicts(&prior);
             prop_assert!(check_decision_repair(&prior, &stated).is_ok());
+        }
+
+        /// However a reply names `verified` for a candidate (prose, YAML, another key,
+        /// any wrapping), a repair can never turn it into another verdict.
+        #[test]
+        fn a_verified_named_in_any_form_is_never_repaired_away(
+            before in "[a-z ,:\\-\n]{0,40}",
+            between in "[a-z ,:=\\-\n]{0,20}",
+            after in "[a-z .,:\n]{0,40}",
+            spelled in proptest::sample::select(vec!["verified", "Verified", "VERIFIED", "\"verified\"", "'verified'"]),
+            repaired in proptest::sample::select(vec![Verdict::Rejected, Verdict::Unresolved]),
+        ) {
+            prop_assume!(!format!("{before}{between}{after}").contains("rejected"));
+            prop_assume!(!format!("{before}{between}{after}").contains("unresolved"));
+            let prior = format!("{before} lane #1/0{between} {spelled}{after}");
+            let result = check_decision_repair(&prior, &[("lane #1/0".into(), repaired)]);
+            prop_assert!(result.is_err(), "{}", prior);
         }
 
         /// A verdict stated in a cut verifier reply can never be repaired into another,
