@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::candidate::{Candidate, Severity};
-use crate::source::{Citation, CitationError, SourceLedger};
+use crate::source::{Citation, CitationError, SourceLedger, SourceWindow};
 
 /// A verifier's verdict on one candidate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
@@ -191,7 +191,14 @@ impl DecisionAccount {
     }
 }
 
-fn check_finding(candidate: &Candidate, finding: &FindingDraft) -> Result<(), String> {
+fn check_finding(
+    candidate: &Candidate,
+    finding: &FindingDraft,
+    ledger: &SourceLedger,
+) -> Result<(), String> {
+    if finding.claim.trim().is_empty() {
+        return Err("its claim is empty".into());
+    }
     if finding.path != candidate.path {
         return Err(format!(
             "path `{}` is not the candidate's `{}`",
@@ -219,6 +226,20 @@ fn check_finding(candidate: &Candidate, finding: &FindingDraft) -> Result<(), St
             finding.severity.as_str()
         ));
     }
+    // What a finding points at must be source the verifier was shown or read, like what
+    // it cites (never lines past the end of the file, never lines no one read).
+    let lines = SourceWindow {
+        revision: candidate.revision,
+        path: finding.path.clone(),
+        start_line: finding.start_line,
+        end_line: finding.end_line,
+    };
+    if let Err(e) = ledger.check(&lines) {
+        return Err(format!(
+            "lines {}-{} were not all read by the verifier: {e}",
+            finding.start_line, finding.end_line
+        ));
+    }
     Ok(())
 }
 
@@ -226,7 +247,8 @@ fn check_finding(candidate: &Candidate, finding: &FindingDraft) -> Result<(), St
 /// decision. A decision for an unknown id, a second decision, a missing decision, a
 /// malformed or unread citation (checked against the verifier's own ledger), a verified
 /// decision without citations, or a verified finding unrelated to its candidate (other
-/// path, a range more than [`NARROWING_SLACK_LINES`] away, or a raised severity) is a
+/// path, a range more than [`NARROWING_SLACK_LINES`] away, or a raised severity), with an
+/// empty claim, or on lines the verifier did not read (past a file's end, say) is a
 /// validation failure. A verified decision that omits its finding needs a focused pass.
 pub fn account_decisions(
     candidates: &[Candidate],
@@ -289,7 +311,7 @@ fn judge(candidate: &Candidate, decision: &Decision, ledger: &SourceLedger) -> C
             }
             match &decision.finding {
                 None => CandidateState::NeedsFocusedPass { decision },
-                Some(f) => match check_finding(candidate, f) {
+                Some(f) => match check_finding(candidate, f, ledger) {
                     Ok(()) => CandidateState::Verified { decision },
                     Err(reason) => CandidateState::Invalid {
                         problem: DecisionProblem::UnrelatedFinding {
@@ -446,7 +468,31 @@ mod tests {
                 )],
                 "invalid:unrelated-finding",
             ),
+            (
+                vec![Decision {
+                    finding: Some(FindingDraft {
+                        claim: "  ".into(),
+                        ..dec("x/0", Verdict::Verified, vec![], ok).finding.unwrap()
+                    }),
+                    ..dec("x/0", Verdict::Verified, vec![cite(20, 25)], ok)
+                }],
+                "invalid:unrelated-finding",
+            ),
         ];
+        // Near the candidate but past what the verifier read (as past a file's end).
+        let mut short = SourceLedger::default();
+        short.record(cite(15, 30));
+        let past = dec(
+            "x/0",
+            Verdict::Verified,
+            vec![cite(20, 25)],
+            Some((28, 33, Severity::High, "src/a.rs")),
+        );
+        let account = account_decisions(&[cand("x/0")], &[past], &short);
+        assert_eq!(
+            state_name(&account.states["x/0"]),
+            "invalid:unrelated-finding"
+        );
         for (decisions, want) in cases {
             let account = account_decisions(&[cand("x/0")], &decisions, &ledger);
             assert_eq!(account.states.len(), 1);
