@@ -2,9 +2,9 @@
 //! written and whenever a saved one is read (`vouch render`, `vouch publish`): a report
 //! edited by hand cannot publish what its own records do not support.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
-use vouch_core::{Role, SourceLedger, StageRecord, StageStatus, Verdict};
+use vouch_core::{Candidate, Role, SourceLedger, StageRecord, StageStatus, Verdict};
 
 use crate::ReviewReport;
 
@@ -13,17 +13,51 @@ use crate::ReviewReport;
 ///
 /// - every finding cites source, and every citation lies inside what a verifier stage
 ///   read or was given (its ledger);
-/// - every finding merges candidates the report records as verified;
+/// - every finding merges candidates the report records as verified, at their file, no
+///   more severe than the most severe of them, with a claim; no finding repeats another;
+/// - an opinion that publishes findings publishes one for every verified candidate;
 /// - a clean opinion has no findings and decides every candidate; when no lane proposed
 ///   a candidate, it rests on a clean-result audit whose record is accepted;
-/// - the files reviewed are changed files of the canonical list, none of them also
-///   listed as not reviewed.
+/// - every changed file is listed once, as reviewed or as not reviewed; the files
+///   reviewed are files of the canonical list.
 pub fn evidence_problems(report: &ReviewReport) -> Vec<String> {
     let mut problems = Vec::new();
+    published_problems(report, &mut problems);
     finding_problems(report, &mut problems);
     clean_problems(report, &mut problems);
     file_problems(report, &mut problems);
     problems
+}
+
+fn published_problems(report: &ReviewReport, problems: &mut Vec<String>) {
+    let o = &report.opinion;
+    if o.publish_findings && report.findings.is_empty() {
+        problems.push("an opinion that publishes findings, with none".into());
+    }
+    if !o.publish_findings {
+        return;
+    }
+    for c in report
+        .candidates
+        .iter()
+        .filter(|c| c.verdict == Some(Verdict::Verified))
+    {
+        let published = report
+            .findings
+            .iter()
+            .any(|f| f.provenance.candidate_ids.contains(&c.candidate.id));
+        if !published {
+            problems.push(format!(
+                "verified candidate `{}` is in no published finding",
+                c.candidate.id
+            ));
+        }
+    }
+    for (i, f) in report.findings.iter().enumerate() {
+        if report.findings[..i].contains(f) {
+            problems.push(format!("finding {} repeats an earlier one", i + 1));
+        }
+    }
 }
 
 fn finding_problems(report: &ReviewReport, problems: &mut Vec<String>) {
@@ -31,11 +65,11 @@ fn finding_problems(report: &ReviewReport, problems: &mut Vec<String>) {
     for stage in report.stages.iter().filter(|s| s.role == Role::Verifier) {
         read.extend(&stage.source_ledger());
     }
-    let verified: HashSet<&str> = report
+    let verified: HashMap<&str, &Candidate> = report
         .candidates
         .iter()
         .filter(|c| c.verdict == Some(Verdict::Verified))
-        .map(|c| c.candidate.id.as_str())
+        .map(|c| (c.candidate.id.as_str(), &c.candidate))
         .collect();
     for (i, f) in report.findings.iter().enumerate() {
         let at = format!(
@@ -60,10 +94,33 @@ fn finding_problems(report: &ReviewReport, problems: &mut Vec<String>) {
         if ids.is_empty() {
             problems.push(format!("{at} names no candidate it was verified from"));
         }
-        for id in ids.iter().filter(|id| !verified.contains(id.as_str())) {
+        for id in ids {
+            let Some(candidate) = verified.get(id.as_str()) else {
+                problems.push(format!(
+                    "{at} names candidate `{id}`, which no verified candidate record holds"
+                ));
+                continue;
+            };
+            if candidate.path != f.path || candidate.revision != f.revision {
+                problems.push(format!(
+                    "{at} is not at its candidate `{id}`'s file ({})",
+                    candidate.path
+                ));
+            }
+        }
+        let most_severe = ids
+            .iter()
+            .filter_map(|id| verified.get(id.as_str()))
+            .map(|c| c.severity)
+            .min();
+        if most_severe.is_some_and(|s| f.severity < s) {
             problems.push(format!(
-                "{at} names candidate `{id}`, which no verified candidate record holds"
+                "{at} is more severe ({}) than any candidate it was verified from",
+                f.severity.as_str()
             ));
+        }
+        if f.claim.trim().is_empty() {
+            problems.push(format!("{at} has an empty claim"));
         }
     }
 }
@@ -115,6 +172,24 @@ fn clean_problems(report: &ReviewReport, problems: &mut Vec<String>) {
 }
 
 fn file_problems(report: &ReviewReport, problems: &mut Vec<String>) {
+    // Every changed file is in exactly one of the two lists.
+    let listed = report.files_reviewed.len() + report.files_not_reviewed.len();
+    if listed != report.counts.files as usize {
+        problems.push(format!(
+            "{} file(s) listed as reviewed or not reviewed, but the change has {}",
+            listed, report.counts.files
+        ));
+    }
+    let mut seen = HashSet::new();
+    let all = report
+        .files_reviewed
+        .iter()
+        .chain(report.files_not_reviewed.iter().map(|f| &f.path));
+    for path in all {
+        if !seen.insert(path.as_str()) {
+            problems.push(format!("{path} is listed twice"));
+        }
+    }
     let expected: HashSet<&str> = report.expected_files.iter().map(String::as_str).collect();
     let not_reviewed: HashSet<&str> = report
         .files_not_reviewed

@@ -593,6 +593,7 @@ fn a_report_must_keep_its_own_evidence() {
         r.files_not_reviewed.clear();
         r.findings.clear();
         r.candidates.clear();
+        r.counts.files = 2;
         r.stages
             .push(stage("clean-result-audit #1", Role::CleanResultAudit));
     }
@@ -657,6 +658,55 @@ fn a_report_must_keep_its_own_evidence() {
             "reviewed and not reviewed",
             |r| r.files_reviewed.push("Cargo.lock".into()),
             "listed both as reviewed and as not reviewed",
+        ),
+        (
+            "findings dropped",
+            |r| r.findings.clear(),
+            "publishes findings, with none",
+        ),
+        (
+            "a verified candidate left out",
+            |r| {
+                let mut other = r.candidates[0].clone();
+                other.candidate.id = "generic-investigator #1/1".into();
+                r.candidates.push(other);
+            },
+            "is in no published finding",
+        ),
+        (
+            "a finding repeated",
+            |r| r.findings.push(r.findings[0].clone()),
+            "repeats an earlier one",
+        ),
+        (
+            "a finding moved to another file",
+            |r| r.findings[0].path = "tests/test_bucket.py".into(),
+            "is not at its candidate",
+        ),
+        (
+            "a finding more severe than its candidate",
+            |r| r.findings[0].severity = Severity::Critical,
+            "more severe (critical)",
+        ),
+        (
+            "a finding with an empty claim",
+            |r| r.findings[0].claim = " ".into(),
+            "has an empty claim",
+        ),
+        (
+            "a file left out of both lists",
+            |r| {
+                r.files_reviewed.pop();
+            },
+            "2 file(s) listed as reviewed or not reviewed, but the change has 3",
+        ),
+        (
+            "a clean report listing no file",
+            |r| {
+                clean(r);
+                r.files_reviewed.clear();
+            },
+            "0 file(s) listed",
         ),
         (
             "reviewed outside the canonical list",
