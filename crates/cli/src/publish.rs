@@ -7,7 +7,7 @@ use anyhow::Result;
 use clap::Args;
 use vouch_forge::ci::{PullRequestEnv, pull_request_from_env};
 use vouch_forge::{Forge, ForgeError, Target, Token};
-use vouch_report::{ReviewReport, check_report};
+use vouch_report::{ReportError, ReviewReport};
 
 use crate::UsageError;
 
@@ -155,23 +155,19 @@ pub async fn run(args: PublishArgs) -> Result<i32> {
     Ok(0)
 }
 
-/// Reads and checks a saved JSON report.
+/// Reads and checks a saved JSON report ([`vouch_report::read_report_text`]).
 fn read_report(path: &std::path::Path) -> Result<ReviewReport> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| UsageError(format!("cannot read the report {}: {e}", path.display())))?;
-    let not_a_report = |e: &dyn std::fmt::Display| {
-        UsageError(format!(
-            "{} is not a vouch JSON report ({e}); write one with `vouch review --format json --out FILE`",
-            path.display()
-        ))
-    };
-    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| not_a_report(&e))?;
-    let mut report = vouch_report::read_report(value).map_err(|e| not_a_report(&e))?;
-    check_report(&mut report).map_err(|e| {
-        UsageError(format!(
+    let report = vouch_report::read_report_text(&text).map_err(|e| match e {
+        ReportError::Rule(_) | ReportError::FinalReport(_) => UsageError(format!(
             "{} fails the report check, so it is not published: {e}",
             path.display()
-        ))
+        )),
+        _ => UsageError(format!(
+            "{} is not a vouch JSON report ({e}); write one with `vouch review --format json --out FILE`",
+            path.display()
+        )),
     })?;
     Ok(report)
 }

@@ -4,9 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::Args;
-use vouch_report::{
-    Destination, REPORT_SCHEMA_VERSION, ReviewReport, check_report, plan_outputs, read_report,
-};
+use vouch_report::{Destination, ReportError, ReviewReport, plan_outputs, read_report_text};
 
 use crate::UsageError;
 use crate::output::{OutputArgs, with_outputs};
@@ -21,26 +19,20 @@ pub struct RenderArgs {
     pub output: OutputArgs,
 }
 
-/// Reads and checks a saved report: it must be a `vouch.review-report/1` document that
-/// passes the same self-check as when it was written.
+/// Reads and checks a saved report ([`read_report_text`]): it must be a
+/// `vouch.review-report/1` document that passes the same self-check as when it was
+/// written.
 fn load(path: &std::path::Path) -> Result<ReviewReport> {
     let what = path.display();
     let text = std::fs::read_to_string(path)
         .map_err(|e| UsageError(format!("cannot read the report {what}: {e}")))?;
-    let value: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| UsageError(format!("{what} is not JSON: {e}")))?;
-    let version = value.get("schemaVersion").and_then(|v| v.as_str());
-    if version != Some(REPORT_SCHEMA_VERSION) {
-        return Err(UsageError(format!(
-            "{what} is not a vouch review report: schemaVersion is {}, expected {REPORT_SCHEMA_VERSION} (write one with `vouch review --format json`)",
-            version.map_or("missing".to_string(), |v| format!("`{v}`"))
-        ))
-        .into());
-    }
-    let mut report = read_report(value)
-        .map_err(|e| UsageError(format!("{what} is not a valid review report: {e}")))?;
-    check_report(&mut report)
-        .map_err(|e| UsageError(format!("{what} fails the report check: {e}")))?;
+    let report = read_report_text(&text).map_err(|e| match e {
+        ReportError::Rule(_) | ReportError::FinalReport(_) => {
+            UsageError(format!("{what} fails the report check: {e}"))
+        }
+        ReportError::Schema(_) => UsageError(format!("{what} is not a valid review report: {e}")),
+        ReportError::NotJson(_) | ReportError::Version(_) => UsageError(format!("{what}: {e}")),
+    })?;
     Ok(report)
 }
 

@@ -14,6 +14,7 @@ pub mod decision;
 pub mod files;
 pub mod finding;
 pub mod intake;
+pub mod json;
 pub mod opinion;
 pub mod prefetch;
 pub mod record;

@@ -63,7 +63,7 @@ where
         .iter()
         .map(|_| text.trim())
         .chain(found.iter().map(|(_, s)| *s));
-    if let Some(problem) = sources.filter_map(duplicate_key).next() {
+    if let Some(problem) = sources.filter_map(vouch_core::json::duplicate_key).next() {
         return Err(ExtractError::DuplicateKey(problem));
     }
     if let Some(whole) = whole.filter(|value| validate(value).is_ok()) {
@@ -137,75 +137,6 @@ fn sourced_candidates<'t>(text: &'t str) -> Vec<(Value, &'t str)> {
     }
     balanced_objects(text).into_iter().for_each(push);
     found
-}
-
-/// The problem of a JSON text that repeats a key within one object (with where), if it
-/// does. Text that is not JSON has none.
-fn duplicate_key(source: &str) -> Option<String> {
-    match serde_json::from_str::<UniqueKeys>(source) {
-        Err(e) if e.is_data() => Some(e.to_string()),
-        _ => None,
-    }
-}
-
-/// Any JSON value, refused when an object in it repeats a key.
-struct UniqueKeys;
-
-impl<'de> serde::Deserialize<'de> for UniqueKeys {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(UniqueKeys)
-    }
-}
-
-impl<'de> serde::de::Visitor<'de> for UniqueKeys {
-    type Value = UniqueKeys;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a JSON value")
-    }
-
-    fn visit_bool<E>(self, _: bool) -> Result<Self, E> {
-        Ok(UniqueKeys)
-    }
-
-    fn visit_i64<E>(self, _: i64) -> Result<Self, E> {
-        Ok(UniqueKeys)
-    }
-
-    fn visit_u64<E>(self, _: u64) -> Result<Self, E> {
-        Ok(UniqueKeys)
-    }
-
-    fn visit_f64<E>(self, _: f64) -> Result<Self, E> {
-        Ok(UniqueKeys)
-    }
-
-    fn visit_str<E>(self, _: &str) -> Result<Self, E> {
-        Ok(UniqueKeys)
-    }
-
-    fn visit_unit<E>(self) -> Result<Self, E> {
-        Ok(UniqueKeys)
-    }
-
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self, A::Error> {
-        while seq.next_element::<UniqueKeys>()?.is_some() {}
-        Ok(UniqueKeys)
-    }
-
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self, A::Error> {
-        let mut keys = std::collections::HashSet::new();
-        while let Some(key) = map.next_key::<String>()? {
-            if keys.contains(&key) {
-                return Err(serde::de::Error::custom(format!(
-                    "the key `{key}` appears twice in one object"
-                )));
-            }
-            map.next_value::<UniqueKeys>()?;
-            keys.insert(key);
-        }
-        Ok(UniqueKeys)
-    }
 }
 
 /// Contents of ```` ``` ```` fenced blocks (the opening fence's info string, e.g.

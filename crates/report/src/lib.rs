@@ -36,6 +36,14 @@ pub enum ReportError {
     /// The report breaks a publication rule (e.g. findings in an incomplete review).
     #[error("the review report breaks a rule: {0}")]
     Rule(String),
+    /// The text is not a JSON document, or one whose objects repeat a key.
+    #[error("it is not JSON: {0}")]
+    NotJson(String),
+    /// The document is not a review report of this schema version.
+    #[error(
+        "it is not a vouch review report: schemaVersion is {0}, expected {REPORT_SCHEMA_VERSION} (write one with `vouch review --format json`)"
+    )]
+    Version(String),
     /// The embedded final report does not pass the final-report validator.
     #[error("the embedded final report is invalid: {0}")]
     FinalReport(String),
@@ -202,6 +210,36 @@ fn array_item_schema(
 pub fn read_report(value: serde_json::Value) -> Result<ReviewReport, ReportError> {
     check_schema(&value)?;
     serde_json::from_value(value).map_err(|e| ReportError::Schema(e.to_string()))
+}
+
+/// Reads a saved report from its text, as `vouch render` and `vouch publish` do: JSON
+/// (no byte-order mark, no key repeated within an object, which a parser would
+/// silently resolve to its last value), of this schema version, passing the schema
+/// ([`read_report`]) and the report check ([`check_report`]).
+///
+/// # Errors
+/// [`ReportError::NotJson`], [`ReportError::Version`], or the errors of
+/// [`read_report`] and [`check_report`].
+pub fn read_report_text(text: &str) -> Result<ReviewReport, ReportError> {
+    if text.starts_with('\u{feff}') {
+        return Err(ReportError::NotJson(
+            "it starts with a UTF-8 byte-order mark; save it without one".into(),
+        ));
+    }
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| ReportError::NotJson(e.to_string()))?;
+    if let Some(problem) = vouch_core::json::duplicate_key(text) {
+        return Err(ReportError::NotJson(format!("it is ambiguous: {problem}")));
+    }
+    let version = value.get("schemaVersion").and_then(|v| v.as_str());
+    if version != Some(REPORT_SCHEMA_VERSION) {
+        return Err(ReportError::Version(
+            version.map_or("missing".to_string(), |v| format!("`{v}`")),
+        ));
+    }
+    let mut report = read_report(value)?;
+    check_report(&mut report)?;
+    Ok(report)
 }
 
 fn pretty(value: &serde_json::Value) -> String {

@@ -727,6 +727,36 @@ fn a_report_must_keep_its_own_evidence() {
     }
 }
 
+/// A saved report's text is read strictly: a byte-order mark, a key repeated within an
+/// object (a parser would keep its last value silently), another schema version or no
+/// JSON at all is refused, naming what is wrong; the report as written reads back.
+#[test]
+fn a_saved_report_text_is_read_strictly() {
+    let text = render(&report(true), Format::Json);
+    assert_eq!(vouch_report::read_report_text(&text).unwrap(), report(true));
+    let repeated = text.replacen(
+        "\"outcome\": \"findings\",",
+        "\"outcome\": \"incomplete\", \"outcome\": \"findings\",",
+        1,
+    );
+    assert_ne!(repeated, text);
+    let cases = [
+        (format!("\u{feff}{text}"), "byte-order mark"),
+        (repeated, "the key `outcome` appears twice in one object"),
+        (
+            text.replace(REPORT_SCHEMA_VERSION, "vouch.review-report/0"),
+            "schemaVersion is `vouch.review-report/0`",
+        ),
+        ("not json".to_string(), "it is not JSON"),
+    ];
+    for (input, want) in cases {
+        let err = vouch_report::read_report_text(&input)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(want), "{want}: {err}");
+    }
+}
+
 #[test]
 fn markdown_rendering() {
     insta::assert_snapshot!("markdown-findings", render(&report(true), Format::Markdown));
