@@ -196,7 +196,27 @@ pub(crate) fn split_shell(line: &str) -> Vec<SimpleCommand> {
 
 /// Everything a command line does, over all its simple commands.
 pub(crate) fn classify_command(line: &str) -> Vec<Kind> {
+    classify_nested(line, 0)
+}
+
+/// Most levels of command substitution looked into (hostile nesting cannot exhaust the
+/// stack).
+const MAX_SUBSTITUTION_DEPTH: usize = 8;
+
+fn classify_nested(line: &str, depth: usize) -> Vec<Kind> {
     let mut kinds = Vec::new();
+    // What a command substitution (`` `…` ``, `$(…)`) runs is a command too.
+    let inner = match depth < MAX_SUBSTITUTION_DEPTH {
+        true => substitutions(line),
+        false => vec![],
+    };
+    for inner in inner {
+        for kind in classify_nested(inner, depth + 1) {
+            if !kinds.contains(&kind) {
+                kinds.push(kind);
+            }
+        }
+    }
     for simple in split_shell(line) {
         for kind in classify_simple(&simple) {
             if !kinds.contains(&kind) {
@@ -205,6 +225,88 @@ pub(crate) fn classify_command(line: &str) -> Vec<Kind> {
         }
     }
     kinds
+}
+
+/// The command lines inside `` `…` `` and `$(…)` of `line` (outermost; an unclosed one
+/// runs to the end).
+fn substitutions(line: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = line;
+    while let Some(at) = rest.find(['`', '$']) {
+        let after = &rest[at + 1..];
+        if rest[at..].starts_with('`') {
+            let end = after.find('`').unwrap_or(after.len());
+            out.push(&after[..end]);
+            rest = after.get(end + 1..).unwrap_or("");
+        } else if let Some(inner) = after.strip_prefix('(') {
+            let mut depth = 1usize;
+            let end = inner
+                .char_indices()
+                .find(|&(_, c)| {
+                    depth = match c {
+                        '(' => depth + 1,
+                        ')' => depth - 1,
+                        _ => depth,
+                    };
+                    depth == 0
+                })
+                .map_or(inner.len(), |(i, _)| i);
+            out.push(&inner[..end]);
+            rest = inner.get(end + 1..).unwrap_or("");
+        } else {
+            rest = after;
+        }
+    }
+    out
+}
+
+/// Programs that run the command after their own options (and, for `timeout`, its
+/// duration), with the options of each that take a value.
+const WRAPPERS: &[(&str, &[&str])] = &[
+    (
+        "sudo",
+        &["-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U"],
+    ),
+    ("doas", &["-u", "-C"]),
+    ("nice", &["-n"]),
+    ("ionice", &["-c", "-n", "-p"]),
+    ("env", &["-u", "-C", "-S", "--unset", "--chdir"]),
+    ("xargs", &["-I", "-n", "-P", "-L", "-s", "-d", "-E", "-a"]),
+    ("timeout", &["-s", "-k", "--signal", "--kill-after"]),
+    ("stdbuf", &["-i", "-o", "-e"]),
+    ("setsid", &[]),
+    ("time", &[]),
+    ("command", &[]),
+    ("nohup", &[]),
+    ("exec", &[]),
+    ("builtin", &[]),
+];
+
+/// Shell words that open or continue a compound command; the command follows them
+/// (`then git push`, `do gh pr merge 4`, `! git push`).
+const SHELL_KEYWORDS: &[&str] = &[
+    "if", "then", "else", "elif", "do", "while", "until", "!", "{", "time",
+];
+
+/// `words` after a wrapper's own options (and `timeout`'s duration).
+fn after_wrapper<'w>(wrapper: &str, words: &'w [String]) -> &'w [String] {
+    let takes_value = WRAPPERS
+        .iter()
+        .find(|(name, _)| *name == wrapper)
+        .map_or(&[][..], |(_, flags)| *flags);
+    let mut rest = words;
+    while let Some(w) = rest.first().filter(|w| w.starts_with('-') && w.len() > 1) {
+        let skip = if takes_value.contains(&w.as_str()) {
+            2
+        } else {
+            1
+        };
+        rest = rest.get(skip..).unwrap_or(&[]);
+    }
+    if wrapper == "timeout" {
+        rest = rest.get(1..).unwrap_or(&[]);
+    }
+    rest
 }
 
 fn is_assignment(word: &str) -> bool {
@@ -242,14 +344,15 @@ pub(crate) fn classify_simple(simple: &SimpleCommand) -> Vec<Kind> {
     loop {
         match words.first().map(String::as_str) {
             Some(w) if is_assignment(w) => words = &words[1..],
-            Some("sudo" | "time" | "command" | "nice" | "nohup" | "exec" | "xargs") => {
-                words = &words[1..]
-            }
+            Some(w) if SHELL_KEYWORDS.contains(&w) => words = &words[1..],
             Some("env") => {
-                words = &words[1..];
+                words = after_wrapper("env", &words[1..]);
                 if words.is_empty() {
                     kinds.push(Kind::ConfigInspection);
                 }
+            }
+            Some(w) if WRAPPERS.iter().any(|(name, _)| *name == w) => {
+                words = after_wrapper(w, &words[1..])
             }
             // `eval` runs its words, joined, as a command line of its own.
             Some("eval") => {
@@ -601,6 +704,7 @@ fn classify_glab(args: &[&str]) -> Vec<Kind> {
     ) {
         ("mr", "merge") => vec![Kind::ForgeMerge],
         ("mr", "approve") => vec![Kind::ForgeReview { approve: true }],
+        ("api", _) => classify_api_call(&args[1..]),
         ("mr" | "issue", "note" | "close" | "reopen" | "update" | "create") => {
             vec![Kind::ForgeWrite]
         }
@@ -992,6 +1096,15 @@ mod tests {
         assert!(cmds[3].writes_to.is_empty());
     }
 
+    /// Hostile nesting of substitutions is looked into only so deep: no stack overflow.
+    #[test]
+    fn deep_substitutions_are_bounded() {
+        let line = "$(".repeat(100_000) + "gh pr merge 1";
+        let _ = classify_command(&line);
+        let line = "`$(".repeat(50_000);
+        let _ = classify_command(&line);
+    }
+
     #[test]
     fn commands_are_classified_by_program_and_subcommand() {
         use Kind::*;
@@ -1059,6 +1172,27 @@ mod tests {
             ("eval 'git status'", &[]),
             ("gh release create v1", &[ForgeWrite]),
             ("gh release list", &[]),
+            // Wrappers with their own options, compound commands, substitutions.
+            ("nice -n 5 git push", &[Push]),
+            ("sudo -u bob git push origin main", &[Push]),
+            ("env -i PATH=/bin git push", &[Push]),
+            ("env -u X gh pr merge 42", &[ForgeMerge]),
+            ("xargs -0 gh pr merge", &[ForgeMerge]),
+            ("timeout 30 git push", &[Push]),
+            ("timeout -s KILL 30s gh pr merge 4", &[ForgeMerge]),
+            ("stdbuf -oL git push", &[Push]),
+            ("setsid git push", &[Push]),
+            ("if true; then git push origin main; fi", &[Push]),
+            ("for i in 1; do gh pr merge 42; done", &[ForgeMerge]),
+            ("echo `gh pr merge 42`", &[ForgeMerge]),
+            ("x=$(gh pr merge 42)", &[ForgeMerge]),
+            (
+                "glab api -X PUT projects/1/merge_requests/3/merge",
+                &[ForgeMerge],
+            ),
+            ("glab api projects/1/merge_requests/3", &[]),
+            ("timeout 30 git status", &[]),
+            ("echo $($($(gh pr merge 42)))", &[ForgeMerge]),
         ];
         for (cmd, expected) in table {
             assert_eq!(classify_command(cmd), *expected, "{cmd}");
