@@ -557,6 +557,12 @@ async fn no_verification_batch_starts_after_one_has_failed() {
         .filter(|c| c["problem"].as_str().is_some_and(|p| p.contains(&named)))
         .collect();
     assert!(!after.is_empty() && after.len() < 16, "{report:#}");
+    for c in &after {
+        assert_eq!(
+            c["verificationPasses"], 0,
+            "a batch not started gave no pass: {c:#}"
+        );
+    }
     for c in candidates {
         assert!(c["verdict"].is_null(), "{c:#}");
     }

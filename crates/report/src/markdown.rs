@@ -473,11 +473,15 @@ impl Renderer {
             None => ("–".into(), "–".into(), "–".into()),
         };
         let status = match st.status {
-            StageStatus::Accepted => "accepted",
-            StageStatus::Limited => "limited",
-            StageStatus::Failed => "failed",
-            StageStatus::Cancelled => "cancelled",
-            StageStatus::Skipped => "skipped",
+            StageStatus::Accepted => "accepted".to_string(),
+            StageStatus::Limited => "limited".into(),
+            StageStatus::Failed => "failed".into(),
+            StageStatus::Cancelled => "cancelled".into(),
+            // Why it did not run ("not started: … failed"), which nothing else states.
+            StageStatus::Skipped => match &st.problem {
+                Some(why) => format!("skipped ({})", escape_inline(&self.raw(why))),
+                None => "skipped".into(),
+            },
         };
         format!(
             "| {} | {} | {status} | {complete} | {missing} | {unexpected} | {} | {} | {} | {} |\n",

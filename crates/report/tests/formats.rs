@@ -757,6 +757,25 @@ fn a_saved_report_text_is_read_strictly() {
     }
 }
 
+/// A stage that did not run says why in the Markdown stage table.
+#[test]
+fn a_skipped_stage_says_why_in_markdown() {
+    let mut r = report(false);
+    let mut skipped = stage("generic-investigator #1 [shard 2/2]", Role::Investigator);
+    skipped.status = StageStatus::Skipped;
+    skipped.coverage = None;
+    skipped.problem =
+        Some("not started: bug-review #2 failed, so the review cannot complete".into());
+    r.stages.push(skipped);
+    let md = render(&r, Format::Markdown);
+    assert!(
+        md.contains(
+            r"| skipped (not started: bug-review \#2 failed, so the review cannot complete) |"
+        ),
+        "{md}"
+    );
+}
+
 #[test]
 fn markdown_rendering() {
     insta::assert_snapshot!("markdown-findings", render(&report(true), Format::Markdown));

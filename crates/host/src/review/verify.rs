@@ -602,8 +602,10 @@ pub async fn verify(
     });
     let groups = verification_batches(env, plan, candidates);
     let mut states: Vec<(String, CandidateState)> = Vec::new();
-    // Each batch's range and label, and why its candidates are undecided (`None`: decided).
-    let mut batch_of: Vec<(std::ops::Range<usize>, String, Option<String>)> = Vec::new();
+    // Each batch's range and label, and why its candidates are undecided after how many
+    // passes (`None`: decided).
+    type Undecided = Option<(String, u8)>;
+    let mut batch_of: Vec<(std::ops::Range<usize>, String, Undecided)> = Vec::new();
     for (range, label, result) in
         run_batches(env, plan, candidates, dismissed, groups, concurrency).await
     {
@@ -617,9 +619,10 @@ pub async fn verify(
             }
             Ok(Err((record, e))) => {
                 failed_pass(env, StageKind::Verification, record, e, &mut run);
-                Some("verification did not complete".to_string())
+                Some(("verification did not complete".to_string(), 1))
             }
-            Err(why) => Some(batch_not_run(plan, &label, range.len(), &why, &mut run)),
+            // A batch that never ran gave its candidates no pass.
+            Err(why) => Some((batch_not_run(plan, &label, range.len(), &why, &mut run), 0)),
         };
         batch_of.push((range, label, undecided_why));
     }
@@ -627,8 +630,8 @@ pub async fn verify(
         let Some((_, label, undecided_why)) = batch_of.iter().find(|(r, ..)| r.contains(&i)) else {
             continue;
         };
-        if let Some(why) = undecided_why {
-            run.candidates.push(undecided(c, why, 1));
+        if let Some((why, passes)) = undecided_why {
+            run.candidates.push(undecided(c, why, *passes));
             continue;
         }
         if run.cancelled || env.cancel.is_cancelled() {
