@@ -125,6 +125,15 @@ async fn review(
     }
 }
 
+/// Reviews with the sharded composition, one execution at a time.
+async fn one_at_a_time(repo: &TestRepo, base: &str, head: &str, server: &ScriptedServer) -> Output {
+    ScriptedReview::new(repo, base, head, server)
+        .manifest(SHARDED)
+        .args(&["--concurrency", "1"])
+        .run()
+        .await
+}
+
 fn shard_labels(report: &Value, lane: &str) -> Vec<String> {
     report["stages"]
         .as_array()
@@ -227,11 +236,7 @@ async fn no_shard_starts_after_one_has_failed() {
         )
         .rule(Rule::when(Match::any()).named("perfect").always(perfect()));
     let server = ScriptedServer::start(script).await;
-    let out = ScriptedReview::new(&repo, &base, &head, &server)
-        .manifest(SHARDED)
-        .args(&["--concurrency", "1"])
-        .run()
-        .await;
+    let out = one_at_a_time(&repo, &base, &head, &server).await;
     let report = out.json();
     let shards = shard_labels(&report, GENERIC);
     assert!(shards.len() >= 3, "{shards:?}");
@@ -525,11 +530,7 @@ async fn no_verification_batch_starts_after_one_has_failed() {
             Rule::when(Match::user_contains(format!("Instance: {GENERIC}"))).always(proposes_one),
         );
     let server = ScriptedServer::start(script).await;
-    let out = ScriptedReview::new(&repo, &base, &head, &server)
-        .manifest(SHARDED)
-        .args(&["--concurrency", "1"])
-        .run()
-        .await;
+    let out = one_at_a_time(&repo, &base, &head, &server).await;
     let report = out.json();
     let stages = report["stages"].as_array().unwrap();
     let batches: Vec<&Value> = stages
