@@ -671,14 +671,7 @@ const MAX_CONTEXT_BYTES: usize = 400;
 /// `(` or `)`; a sentence at `.`, `!`, `?` or `;` followed by white space (not the dot of
 /// `calc.py`), at a blank line, and at a JSON string's or object's edge (`"`, `{`, `}`).
 fn sentence_contexts(prior: &str, quote: &str) -> Vec<(String, String)> {
-    let bytes = prior.as_bytes();
-    let ends_sentence = |i: usize| {
-        matches!(bytes[i], b'"' | b'{' | b'}')
-            || (matches!(bytes[i], b'.' | b'!' | b'?' | b';')
-                && bytes.get(i + 1).is_none_or(u8::is_ascii_whitespace))
-            || bytes[i..].starts_with(b"\n\n")
-    };
-    let ends_clause = |i: usize| matches!(bytes[i], b',' | b':' | b'(' | b')') || ends_sentence(i);
+    let edges = Edges(prior.as_bytes());
     prior
         .match_indices(quote)
         .map(|(start, _)| {
@@ -687,43 +680,75 @@ fn sentence_contexts(prior: &str, quote: &str) -> Vec<(String, String)> {
             while !prior.is_char_boundary(from) {
                 from += 1;
             }
-            let mut limit = (end + MAX_CONTEXT_BYTES).min(bytes.len());
+            let mut limit = (end + MAX_CONTEXT_BYTES).min(prior.len());
             while !prior.is_char_boundary(limit) {
                 limit -= 1;
             }
-            let clause = (from..start).rev().find(|&i| ends_clause(i));
-            let mut before = prior[clause.map_or(from, |i| i + 1)..start].to_string();
-            if let Some(i) = clause.filter(|&i| !ends_sentence(i)) {
-                // The last word of the clause before ("TODO: reviewed all …").
-                let last: String = prior[from..i]
-                    .trim_end()
-                    .chars()
-                    .rev()
-                    .take_while(|c| c.is_alphanumeric() || *c == '\'')
-                    .collect();
-                before.insert(0, ' ');
-                before.insert_str(0, &last.chars().rev().collect::<String>());
-            }
+            let before = clause_before(prior, &edges, from, start);
             // A quote that ends its sentence has nothing after it.
-            if quote.ends_with(['.', '!', '?', ';']) {
-                return (before, String::new());
-            }
-            let to = (end..limit).find(|&i| ends_clause(i)).unwrap_or(limit);
-            let mut after = prior[end..to].to_string();
-            if to < limit && bytes[to] == b'?' {
-                after.push('?');
-            } else if to < limit && !ends_sentence(to) {
-                let next: String = prior[to + 1..limit]
-                    .trim_start()
-                    .chars()
-                    .take_while(|c| c.is_alphanumeric() || *c == '\'')
-                    .collect();
-                after.push(' ');
-                after.push_str(&next);
-            }
+            let after = match quote.ends_with(['.', '!', '?', ';']) {
+                true => String::new(),
+                false => clause_after(prior, &edges, end, limit),
+            };
             (before, after)
         })
         .collect()
+}
+
+/// Where clauses and sentences of a text end (see [`sentence_contexts`]).
+struct Edges<'a>(&'a [u8]);
+
+impl Edges<'_> {
+    fn ends_sentence(&self, i: usize) -> bool {
+        let b = self.0;
+        matches!(b[i], b'"' | b'{' | b'}')
+            || (matches!(b[i], b'.' | b'!' | b'?' | b';')
+                && b.get(i + 1).is_none_or(u8::is_ascii_whitespace))
+            || b[i..].starts_with(b"\n\n")
+    }
+
+    fn ends_clause(&self, i: usize) -> bool {
+        matches!(self.0[i], b',' | b':' | b'(' | b')') || self.ends_sentence(i)
+    }
+}
+
+/// The text of `prior[from..start]` in the clause that ends at `start`, with the last
+/// word of the clause before when it is in the same sentence ("TODO: reviewed all …").
+fn clause_before(prior: &str, edges: &Edges, from: usize, start: usize) -> String {
+    let clause = (from..start).rev().find(|&i| edges.ends_clause(i));
+    let mut before = prior[clause.map_or(from, |i| i + 1)..start].to_string();
+    if let Some(i) = clause.filter(|&i| !edges.ends_sentence(i)) {
+        let last: String = prior[from..i]
+            .trim_end()
+            .chars()
+            .rev()
+            .take_while(|c| c.is_alphanumeric() || *c == '\'')
+            .collect();
+        before.insert(0, ' ');
+        before.insert_str(0, &last.chars().rev().collect::<String>());
+    }
+    before
+}
+
+/// The text of `prior[end..limit]` in the clause that starts at `end`, then a `?` when
+/// the sentence is a question, or else the first word of the next clause.
+fn clause_after(prior: &str, edges: &Edges, end: usize, limit: usize) -> String {
+    let to = (end..limit)
+        .find(|&i| edges.ends_clause(i))
+        .unwrap_or(limit);
+    let mut after = prior[end..to].to_string();
+    if to < limit && edges.0[to] == b'?' {
+        after.push('?');
+    } else if to < limit && !edges.ends_sentence(to) {
+        let next: String = prior[to + 1..limit]
+            .trim_start()
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '\'')
+            .collect();
+        after.push(' ');
+        after.push_str(&next);
+    }
+    after
 }
 
 #[cfg(test)]
