@@ -180,6 +180,37 @@ async fn a_filtered_reply_is_never_accepted() {
     );
 }
 
+/// A stage that fails on the endpoint after some turns still counts what it spent: the
+/// reply it received and every attempt of the request that failed (the manifest allows
+/// two retries), in its record and in the review's total.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_stage_that_fails_on_the_endpoint_counts_what_it_spent() {
+    let script = Script::new().rule(audit_passes()).rule(
+        Rule::when(Match::user_contains(INVESTIGATOR))
+            .named("investigator")
+            .reply(Reply::tool_call(
+                "read_file",
+                r#"{"path": "src/limits.rs"}"#,
+            ))
+            .always(Reply::status(500).header("Retry-After", "0")),
+    );
+    let server = ScriptedServer::start(script).await;
+    let (out, report) = review(&server).await;
+    assert_eq!(out.code, 2, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(
+        report["failures"][0]["kind"], "provider-error",
+        "{report:#}"
+    );
+    let s = stage(&report, "generic-investigator #1");
+    assert_eq!(s["status"], "failed");
+    assert_eq!(
+        s["usage"],
+        json!({"requests": 4, "promptTokens": 10, "completionTokens": 5}),
+        "{s:#}"
+    );
+    assert_eq!(report["usage"]["requests"], json!(server.request_count()));
+}
+
 /// The one re-ask of a cut reply is a full answer of its own: when it fits, the stage
 /// accepts it and the review goes on (the audit runs, the review is clean).
 #[tokio::test(flavor = "multi_thread")]

@@ -95,6 +95,12 @@ pub enum AgentEvent {
         /// Tool calls answered.
         tool_calls: u32,
     },
+    /// A reply arrived: what it cost (its tokens and the HTTP requests it took). The sum
+    /// of these is what a run spent before it failed, if it fails.
+    Replied {
+        /// The reply's usage.
+        usage: Usage,
+    },
     /// A model request failed and will be sent again after `wait`.
     Retrying {
         /// The failed attempt's number (1 for the first).
@@ -280,6 +286,7 @@ pub async fn run_agent(
     let Some(toolbox) = toolbox else {
         let reply = complete(&run.messages, Vec::new()).await?;
         run.record(&reply);
+        observe(AgentEvent::Replied { usage: reply.usage });
         observe(run.progress());
         return Ok(run.finish(reply, None));
     };
@@ -288,6 +295,7 @@ pub async fn run_agent(
     loop {
         let reply = complete(&run.messages, specs.clone()).await?;
         run.record(&reply);
+        observe(AgentEvent::Replied { usage: reply.usage });
         observe(run.progress());
         if reply.tool_calls.is_empty() {
             return Ok(run.finish(reply, None));
@@ -316,6 +324,7 @@ pub async fn run_agent(
             run.push(ChatMessage::user(&request.forced_synthesis_prompt));
             let reply = complete(&run.messages, Vec::new()).await?;
             run.record(&reply);
+            observe(AgentEvent::Replied { usage: reply.usage });
             observe(run.progress());
             return Ok(run.finish(reply, Some(kind)));
         }

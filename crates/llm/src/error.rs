@@ -82,6 +82,20 @@ impl LlmError {
         }
     }
 
+    /// HTTP requests the failed completion sent: every attempt when retries ran out, one
+    /// for an error of a single attempt, none when nothing was sent (cancelled before,
+    /// configuration, a replay that had no recording).
+    pub fn requests_sent(&self) -> u32 {
+        match self {
+            LlmError::Cancelled | LlmError::Config { .. } | LlmError::Replay { .. } => 0,
+            LlmError::RetriesExhausted { attempts, .. } => *attempts,
+            LlmError::Timeout { .. }
+            | LlmError::Http { .. }
+            | LlmError::Transport { .. }
+            | LlmError::Decode { .. } => 1,
+        }
+    }
+
     /// Whether the caller's cancellation caused this error.
     pub fn is_cancelled(&self) -> bool {
         matches!(self, LlmError::Cancelled)

@@ -334,24 +334,36 @@ fn check_repair(prior: &str, reply: &TypedReply) -> Result<(), String> {
     result.map_err(|v| v.to_string())
 }
 
-/// The progress event of an agent loop's event, for the stage `label`.
-fn stage_event(label: &str, event: AgentEvent) -> ProgressEvent {
+/// The progress event of an agent loop's event, for the stage `label` (none for what a
+/// reply cost, which the exchange counts).
+fn stage_event(label: &str, event: AgentEvent) -> Option<ProgressEvent> {
     match event {
-        AgentEvent::Progress { turns, tool_calls } => ProgressEvent::StageActivity {
+        AgentEvent::Progress { turns, tool_calls } => Some(ProgressEvent::StageActivity {
             label: label.to_owned(),
             turns,
             tool_calls,
-        },
+        }),
         AgentEvent::Retrying {
             attempt,
             status,
             wait,
-        } => ProgressEvent::ModelRetry {
+        } => Some(ProgressEvent::ModelRetry {
             label: label.to_owned(),
             attempt,
             status,
             wait_ms: u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
-        },
+        }),
+        AgentEvent::Replied { .. } => None,
+    }
+}
+
+/// What a failed agent run spent: the replies it received and the requests of the
+/// completion that failed.
+fn spent_before(replied: vouch_llm::Usage, error: &LlmError) -> TokenUsage {
+    TokenUsage {
+        requests: u64::from(replied.requests) + u64::from(error.requests_sent()),
+        prompt_tokens: replied.prompt_tokens,
+        completion_tokens: replied.completion_tokens,
     }
 }
 
@@ -361,8 +373,22 @@ async fn agent(
     ex: &Exchange<'_>,
     user: &str,
     budget: Budget,
+    spent: &mut Spent,
 ) -> Result<AgentOutcome, ExchangeError> {
-    let observer = |event: AgentEvent| env.progress(stage_event(ex.label, event));
+    // What the replies cost, counted as they come: kept when the run fails.
+    let replied = std::sync::Mutex::new(vouch_llm::Usage::default());
+    let observer = |event: AgentEvent| match event {
+        AgentEvent::Replied { usage } => {
+            if let Ok(mut sum) = replied.lock() {
+                sum.add(usage);
+            }
+        }
+        other => {
+            if let Some(event) = stage_event(ex.label, other) {
+                env.progress(event);
+            }
+        }
+    };
     let request = |with_tools: bool| {
         let request = AgentRequest::new(ex.system, user, env.cancel.clone())
             .with_response_schema(ResponseSchema {
@@ -380,7 +406,7 @@ async fn agent(
     };
     let client = env.client_for(ex.model);
     let with_tools = env.tools_enabled();
-    Ok(match run_agent(client, request(with_tools)).await {
+    let result = match run_agent(client, request(with_tools)).await {
         // Auto mode: an endpoint that rejects tools gets inline context from now on.
         Err(LlmError::Http {
             status: 400 | 422,
@@ -389,9 +415,18 @@ async fn agent(
             env.tools_rejected
                 .store(true, std::sync::atomic::Ordering::Relaxed);
             env.diagnose(Some(ex.label), ex.stage, None, ReasonCode::ToolsFallback);
-            run_agent(client, request(false)).await?
+            spent.usage.requests += 1;
+            if let Ok(mut sum) = replied.lock() {
+                *sum = vouch_llm::Usage::default();
+            }
+            run_agent(client, request(false)).await
         }
-        other => other?,
+        other => other,
+    };
+    result.map_err(|e| {
+        let sum = replied.lock().map(|sum| *sum).unwrap_or_default();
+        spent.usage.add(spent_before(sum, &e));
+        e.into()
     })
 }
 
@@ -433,7 +468,7 @@ async fn spending(
     let mut cuts = 0;
     let mut user = ex.user.clone();
     let outcome = loop {
-        let outcome = agent(env, &ex, &user, budget).await?;
+        let outcome = agent(env, &ex, &user, budget, spent).await?;
         spent.usage.add(usage_of(&outcome));
         // Of the reply the answer rests on: the last one.
         spent.forced_synthesis = outcome.forced_synthesis;
@@ -508,7 +543,14 @@ async fn spending(
             schema: repair_schema,
         })
         .with_budget(repair_budget);
-    let repaired = run_agent(env.client_for(ex.model), repair).await?;
+    let repaired = run_agent(env.client_for(ex.model), repair)
+        .await
+        .map_err(|e| {
+            spent
+                .usage
+                .add(spent_before(vouch_llm::Usage::default(), &e));
+            ExchangeError::from(e)
+        })?;
     spent.usage.add(usage_of(&repaired));
     if repaired.is_filtered() {
         return Err(filtered(ex.label, "repair"));

@@ -2,7 +2,7 @@
 
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
-use vouch_llm::{AgentEvent, AgentRequest, Budget, BudgetKind, FinishReason, run_agent};
+use vouch_llm::{AgentEvent, AgentRequest, Budget, BudgetKind, FinishReason, Usage, run_agent};
 use vouch_testkit::openai::{Match, Reply, Rule, Script, ScriptedServer};
 
 use super::{RepoTools, client};
@@ -255,6 +255,14 @@ async fn the_observer_sees_each_turn_tool_call_and_retry_as_they_happen() {
     .unwrap();
     assert_eq!((outcome.turns, outcome.tool_calls), (2, 1));
     let progress = |turns, tool_calls| AgentEvent::Progress { turns, tool_calls };
+    // What each reply cost: the first took two requests (the 503, then the reply).
+    let replied = |requests| AgentEvent::Replied {
+        usage: Usage {
+            prompt_tokens: 10,
+            completion_tokens: 5,
+            requests,
+        },
+    };
     assert_eq!(
         *seen.lock().unwrap(),
         [
@@ -263,8 +271,10 @@ async fn the_observer_sees_each_turn_tool_call_and_retry_as_they_happen() {
                 status: Some(503),
                 wait: std::time::Duration::ZERO,
             },
+            replied(2),
             progress(1, 0),
             progress(1, 1),
+            replied(1),
             progress(2, 1),
         ]
     );
