@@ -7,6 +7,7 @@ use std::sync::{Arc, OnceLock};
 
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
+use vouch_core::{Failure, FailureKind, StageRecord, StageStatus};
 
 /// Why a job of [`run_until_failure`] has no result.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,6 +27,28 @@ impl NotRun {
             }
             NotRun::Aborted(message) => format!("the execution ended abnormally: {message}"),
         }
+    }
+
+    /// The record of a stage execution that did not run, from its `base` record: skipped
+    /// with [`NotRun::reason`], or, when its task ended abnormally, failed with a
+    /// `plugin-error` failure naming it.
+    pub fn record(&self, base: StageRecord) -> (StageRecord, Option<Failure>) {
+        let reason = self.reason();
+        let label = base.label.clone();
+        let mut record = StageRecord {
+            status: StageStatus::Skipped,
+            problem: Some(reason.clone()),
+            ..base
+        };
+        let failure = matches!(self, NotRun::Aborted(_)).then(|| {
+            record.status = StageStatus::Failed;
+            Failure {
+                kind: FailureKind::PluginError,
+                stage: Some(label.clone()),
+                message: format!("{label}: {reason}"),
+            }
+        });
+        (record, failure)
     }
 }
 

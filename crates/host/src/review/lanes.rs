@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use vouch_abi::DismissedForVerification;
 use vouch_core::{
-    AuditRun, AuditState, Candidate, Failure, FailureKind, Limitation, LimitationKind, StageRecord,
-    StageStatus, audit_state, files_not_fully_seen, zero_source_gap,
+    AuditRun, AuditState, Candidate, Failure, Limitation, LimitationKind, StageRecord, StageStatus,
+    audit_state, files_not_fully_seen, zero_source_gap,
 };
 
 use super::bounded::{NotRun, run_until_failure};
@@ -188,26 +188,16 @@ fn shard_plans(
 /// The record of a stage [`run_until_failure`] did not run (announced as not started, or
 /// a failure when its task ended abnormally); its files are not reviewed (`stage-failed`).
 fn not_run(env: &ReviewEnv, plan: &StagePlan, why: &NotRun) -> StageRun {
-    let reason = why.reason();
-    let mut run = StageRun::new(StageRecord {
-        status: StageStatus::Skipped,
-        problem: Some(reason.clone()),
-        ..super::stage::stage_record(&plan.label, &plan.handle, plan.assigned.len())
-    });
-    match why {
-        NotRun::AfterFailure(_) => env.progress(ProgressEvent::StageNotStarted {
+    let base = super::stage::stage_record(&plan.label, &plan.handle, plan.assigned.len());
+    let (record, failure) = why.record(base);
+    if let NotRun::AfterFailure(_) = why {
+        env.progress(ProgressEvent::StageNotStarted {
             label: plan.label.clone(),
-            reason,
-        }),
-        NotRun::Aborted(_) => {
-            run.record.status = StageStatus::Failed;
-            run.failure = Some(Failure {
-                kind: FailureKind::PluginError,
-                stage: Some(plan.label.clone()),
-                message: format!("{}: {reason}", plan.label),
-            });
-        }
+            reason: why.reason(),
+        });
     }
+    let mut run = StageRun::new(record);
+    run.failure = failure;
     run
 }
 

@@ -461,23 +461,13 @@ fn batch_not_run(
     why: &NotRun,
     run: &mut VerificationRun,
 ) -> String {
-    let reason = why.reason();
-    let mut record = StageRecord {
-        status: StageStatus::Skipped,
-        problem: Some(reason.clone()),
+    let (record, failure) = why.record(StageRecord {
         candidates,
         ..stage_record(label, &plan.handle, plan.assigned.len())
-    };
-    if let NotRun::Aborted(_) = why {
-        record.status = StageStatus::Failed;
-        run.failures.push(Failure {
-            kind: FailureKind::PluginError,
-            stage: Some(label.to_string()),
-            message: format!("{label}: {reason}"),
-        });
-    }
+    });
+    run.failures.extend(failure);
     run.records.push(record);
-    format!("verification did not complete: {reason}")
+    format!("verification did not complete: {}", why.reason())
 }
 
 /// Most candidates one verification pass decides (twice a lane's candidate cap).
