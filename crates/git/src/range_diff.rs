@@ -32,18 +32,15 @@ pub const RENAME_LIMIT: u32 = 10_000;
 pub const COPY_PAIR_BUDGET: u64 = 1_000_000;
 
 /// Diffs the merge base's tree against head's tree, with type changes reported as such
-/// (not as a deletion plus an addition), submodules included, and rename and copy
-/// detection as `git diff -M -C` does it: copy sources are files modified in the same
-/// change (not `--find-copies-harder`, which would compare against every file of the
-/// tree). Copies are looked for only within [`COPY_PAIR_BUDGET`]; renames always, up
-/// to [`RENAME_LIMIT`] sources per added file (the returned hit says when that cut).
-/// Settings are explicit, so the user's git configuration does not change what is
-/// reviewed. Runs once per review: the snapshot's pairing is what every later patch uses.
+/// (not as a deletion plus an addition) and submodules included; renames and copies are
+/// paired afterwards by [`find_renames`]. Settings are explicit, so the user's git
+/// configuration does not change what is reviewed. Runs once per review: the snapshot's
+/// pairing is what every later patch uses.
 pub(crate) fn tree_diff(
     repo: &Repository,
     old_tree: Oid,
     new_tree: Oid,
-) -> Result<(Diff<'_>, Option<RenameLimitHit>), GitError> {
+) -> Result<Diff<'_>, GitError> {
     let old = repo
         .find_tree(old_tree)
         .map_err(GitError::git("reading the merge base's tree"))?;
@@ -54,9 +51,16 @@ pub(crate) fn tree_diff(
     opts.include_typechange(true)
         .ignore_submodules(false)
         .ignore_filemode(false);
-    let mut diff = repo
-        .diff_tree_to_tree(Some(&old), Some(&new), Some(&mut opts))
-        .map_err(GitError::git("diffing the merge base against head"))?;
+    repo.diff_tree_to_tree(Some(&old), Some(&new), Some(&mut opts))
+        .map_err(GitError::git("diffing the merge base against head"))
+}
+
+/// Pairs the renames and copies of a [`tree_diff`] as `git diff -M -C` does: copy sources
+/// are files modified in the same change (not `--find-copies-harder`, which would compare
+/// against every file of the tree). Copies are looked for only within
+/// [`COPY_PAIR_BUDGET`]; renames always, up to [`RENAME_LIMIT`] sources per added file
+/// (the returned hit says when that cut). Files modified in place stay as they are.
+pub(crate) fn find_renames(diff: &mut Diff<'_>) -> Result<Option<RenameLimitHit>, GitError> {
     let (mut deleted, mut modified, mut added) = (0u64, 0u64, 0u64);
     for delta in diff.deltas() {
         match delta.status() {
@@ -76,12 +80,13 @@ pub(crate) fn tree_diff(
         .rename_limit(RENAME_LIMIT as usize);
     diff.find_similar(Some(&mut find))
         .map_err(GitError::git("detecting renames and copies"))?;
-    let hit = (added > 0 && sources > u64::from(RENAME_LIMIT)).then(|| RenameLimitHit {
-        limit: RENAME_LIMIT,
-        sources: sources.min(u64::from(u32::MAX)) as u32,
-        targets: added.min(u64::from(u32::MAX)) as u32,
-    });
-    Ok((diff, hit))
+    Ok(
+        (added > 0 && sources > u64::from(RENAME_LIMIT)).then(|| RenameLimitHit {
+            limit: RENAME_LIMIT,
+            sources: sources.min(u64::from(u32::MAX)) as u32,
+            targets: added.min(u64::from(u32::MAX)) as u32,
+        }),
+    )
 }
 
 /// Hunk settings shared by the tree diff and type-change patches.
@@ -239,6 +244,103 @@ fn mode_number(mode: FileMode) -> Option<u32> {
     }
 }
 
+/// What a delta says of its changed file before the patch is loaded.
+#[derive(Clone)]
+pub(crate) struct DeltaFacts {
+    path: String,
+    previous_path: Option<String>,
+    similarity: Option<u8>,
+    status: FileStatus,
+    kind: EntryKind,
+    old_mode: Option<u32>,
+    new_mode: Option<u32>,
+}
+
+/// What a file's patch says of it: whether it is binary, its hunks, its added and
+/// removed line counts and its long changed lines.
+type PatchContent = (bool, Vec<Hunk>, u32, u32, Vec<LongLineChange>);
+
+impl DeltaFacts {
+    /// The facts of `delta`; `None` for statuses that a tree-to-tree diff does not
+    /// produce (unmodified, ignored, untracked, ...).
+    fn of(delta: &DiffDelta<'_>) -> Result<Option<DeltaFacts>, GitError> {
+        let same_content = delta.old_file().id() == delta.new_file().id();
+        let status = match delta.status() {
+            Delta::Added => FileStatus::Added,
+            Delta::Deleted => FileStatus::Deleted,
+            Delta::Modified if same_content => FileStatus::ModeOnly,
+            Delta::Modified => FileStatus::Modified,
+            Delta::Renamed => FileStatus::Renamed,
+            Delta::Copied => FileStatus::Copied,
+            Delta::Typechange => FileStatus::TypeChanged,
+            _ => return Ok(None),
+        };
+        let (path, previous_path) = delta_paths(delta)?;
+        let similarity = match status {
+            FileStatus::Renamed | FileStatus::Copied => Some(similarity(delta)),
+            _ => None,
+        };
+        let kind = match status {
+            FileStatus::Deleted => entry_kind(delta.old_file().mode()),
+            _ => entry_kind(delta.new_file().mode()),
+        };
+        Ok(Some(DeltaFacts {
+            path,
+            previous_path,
+            similarity,
+            status,
+            kind,
+            old_mode: mode_number(delta.old_file().mode()),
+            new_mode: mode_number(delta.new_file().mode()),
+        }))
+    }
+
+    fn into_file(self, content: PatchContent) -> ChangedFile {
+        let (binary, hunks, additions, deletions, long_lines) = content;
+        ChangedFile {
+            path: self.path,
+            previous_path: self.previous_path,
+            similarity: self.similarity,
+            status: self.status,
+            kind: self.kind,
+            old_mode: self.old_mode,
+            new_mode: self.new_mode,
+            binary,
+            hunks,
+            additions,
+            deletions,
+            long_lines,
+        }
+    }
+}
+
+/// Reads a loaded patch (`None`: libgit2 has none; `delta_binary`: the diff already
+/// knows a side is binary).
+fn patch_content(patch: Option<&Patch<'_>>, delta_binary: bool) -> Result<PatchContent, GitError> {
+    let Some(patch) = patch else {
+        return Ok((delta_binary, Vec::new(), 0, 0, Vec::new()));
+    };
+    if patch.delta().flags().is_binary() || delta_binary {
+        return Ok((true, Vec::new(), 0, 0, Vec::new()));
+    }
+    let mut hunks = Vec::with_capacity(patch.num_hunks());
+    for h in 0..patch.num_hunks() {
+        let (hunk, _) = patch.hunk(h).map_err(GitError::git("reading a hunk"))?;
+        hunks.push(Hunk {
+            old_start: hunk.old_start(),
+            old_lines: hunk.old_lines(),
+            new_start: hunk.new_start(),
+            new_lines: hunk.new_lines(),
+            header: header_text(hunk.header()),
+        });
+    }
+    let (_, adds, dels) = patch
+        .line_stats()
+        .map_err(GitError::git("counting changed lines"))?;
+    let long_lines = long_lines(patch).map_err(GitError::git("reading a hunk"))?;
+    Ok((false, hunks, adds as u32, dels as u32, long_lines))
+}
+
 /// Converts the `idx`-th delta of `diff` into a [`ChangedFile`]; `None` for statuses that
 /// a tree-to-tree diff does not produce (unmodified, ignored, untracked, ...).
 pub(crate) fn changed_file(
@@ -249,69 +351,74 @@ pub(crate) fn changed_file(
     let Some(delta) = diff.get_delta(idx) else {
         return Ok(None);
     };
-    let same_content = delta.old_file().id() == delta.new_file().id();
-    let status = match delta.status() {
-        Delta::Added => FileStatus::Added,
-        Delta::Deleted => FileStatus::Deleted,
-        Delta::Modified if same_content => FileStatus::ModeOnly,
-        Delta::Modified => FileStatus::Modified,
-        Delta::Renamed => FileStatus::Renamed,
-        Delta::Copied => FileStatus::Copied,
-        Delta::Typechange => FileStatus::TypeChanged,
-        _ => return Ok(None),
+    let Some(facts) = DeltaFacts::of(&delta)? else {
+        return Ok(None);
     };
-    let (path, previous_path) = delta_paths(&delta)?;
-    let similarity = match status {
-        FileStatus::Renamed | FileStatus::Copied => Some(similarity(&delta)),
-        _ => None,
-    };
-    let kind = match status {
-        FileStatus::Deleted => entry_kind(delta.old_file().mode()),
-        _ => entry_kind(delta.new_file().mode()),
-    };
-    let old_mode = mode_number(delta.old_file().mode());
-    let new_mode = mode_number(delta.new_file().mode());
-
     // Loading the patch reads this file's two blobs (not the rest of the tree) and settles
     // whether git considers either side binary.
-    let (binary, hunks, additions, deletions, long_lines) = with_patch(repo, diff, idx, |patch| {
-        let Some(patch) = patch else {
-            return Ok((delta.flags().is_binary(), Vec::new(), 0, 0, Vec::new()));
-        };
-        if patch.delta().flags().is_binary() || delta.flags().is_binary() {
-            return Ok((true, Vec::new(), 0, 0, Vec::new()));
-        }
-        let mut hunks = Vec::with_capacity(patch.num_hunks());
-        for h in 0..patch.num_hunks() {
-            let (hunk, _) = patch.hunk(h).map_err(GitError::git("reading a hunk"))?;
-            hunks.push(Hunk {
-                old_start: hunk.old_start(),
-                old_lines: hunk.old_lines(),
-                new_start: hunk.new_start(),
-                new_lines: hunk.new_lines(),
-                header: header_text(hunk.header()),
-            });
-        }
-        let (_, adds, dels) = patch
-            .line_stats()
-            .map_err(GitError::git("counting changed lines"))?;
-        let long_lines = long_lines(patch).map_err(GitError::git("reading a hunk"))?;
-        Ok((false, hunks, adds as u32, dels as u32, long_lines))
+    let content = with_patch(repo, diff, idx, |patch| {
+        patch_content(patch, delta.flags().is_binary())
     })?;
-    Ok(Some(ChangedFile {
-        path,
-        previous_path,
-        similarity,
-        status,
-        kind,
-        old_mode,
-        new_mode,
-        binary,
-        hunks,
-        additions,
-        deletions,
-        long_lines,
-    }))
+    Ok(Some(facts.into_file(content)))
+}
+
+/// A file modified in place whose two sides are blobs of regular files: rename and copy
+/// detection never re-pairs it, so its patch can be loaded from its two blobs before
+/// (and while) the rest of the change is paired.
+pub(crate) struct BlobPair {
+    facts: DeltaFacts,
+    old: Oid,
+    new: Oid,
+}
+
+impl BlobPair {
+    /// The pair of the `idx`-th delta of `diff`, when it is such a file.
+    pub(crate) fn of(diff: &Diff<'_>, idx: usize) -> Result<Option<BlobPair>, GitError> {
+        let Some(delta) = diff.get_delta(idx) else {
+            return Ok(None);
+        };
+        let regular = |m: FileMode| matches!(m, FileMode::Blob | FileMode::BlobExecutable);
+        let (old, new) = (delta.old_file(), delta.new_file());
+        if delta.status() != Delta::Modified
+            || old.id() == new.id()
+            || !regular(old.mode())
+            || !regular(new.mode())
+        {
+            return Ok(None);
+        }
+        Ok(DeltaFacts::of(&delta)?.map(|facts| BlobPair {
+            facts,
+            old: old.id(),
+            new: new.id(),
+        }))
+    }
+
+    /// Whether the `idx`-th delta of `diff` is this same file, unchanged by pairing.
+    pub(crate) fn is_delta(&self, diff: &Diff<'_>, idx: usize) -> bool {
+        diff.get_delta(idx).is_some_and(|d| {
+            d.status() == Delta::Modified
+                && d.old_file().id() == self.old
+                && d.new_file().id() == self.new
+                && d.new_file().path_bytes() == Some(self.facts.path.as_bytes())
+        })
+    }
+
+    /// The current path.
+    pub(crate) fn path(&self) -> &str {
+        &self.facts.path
+    }
+
+    /// The [`ChangedFile`]: the same patch [`changed_file`] loads for it from the tree
+    /// diff, here from the two blobs by [`file_patch`], as the `diff` tool loads it.
+    pub(crate) fn changed_file(&self, repo: &Repository) -> Result<ChangedFile, GitError> {
+        let doing = "loading a file's patch";
+        let old = SideSource::Blob(repo.find_blob(self.old).map_err(GitError::git(doing))?);
+        let new = SideSource::Blob(repo.find_blob(self.new).map_err(GitError::git(doing))?);
+        let path = Path::new(&self.facts.path);
+        let patch = file_patch(&old, path, &new, path)?;
+        let content = patch_content(Some(&patch), false)?;
+        Ok(self.facts.clone().into_file(content))
+    }
 }
 
 /// The changed lines of `patch` at or over [`LONG_LINE_BYTES`], each with the byte ranges

@@ -1,12 +1,12 @@
 //! Building the [`ChangeSnapshot`] of a `merge-base(base, head)..head` range.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use git2::{Oid, Repository, Sort};
-use vouch_core::snapshot::{ChangeSnapshot, CommitRef, RangeCommit};
+use vouch_core::snapshot::{ChangeSnapshot, ChangedFile, CommitRef, RangeCommit, RenameLimitHit};
 
-use crate::range_diff::{changed_file, tree_diff};
+use crate::range_diff::{BlobPair, changed_file, find_renames, tree_diff};
 use crate::{GitError, resolve};
 
 /// Snapshots the change a pull request from `base` into `head` would show: the diff of
@@ -112,14 +112,7 @@ pub fn snapshot_range(
     let old_tree = tree_of(&repo, merge_base)?;
     let new_tree = tree_of(&repo, head_oid)?;
     check()?;
-    let (diff, rename_limit) = tree_diff(&repo, old_tree, new_tree)?;
-    let mut files = Vec::with_capacity(diff.deltas().len());
-    for idx in 0..diff.deltas().len() {
-        check()?;
-        if let Some(file) = changed_file(&repo, &diff, idx)? {
-            files.push(file);
-        }
-    }
+    let (mut files, rename_limit) = changed_files(&repo, old_tree, new_tree, cancel)?;
     files.sort_by(|a, b| a.path.cmp(&b.path));
     check()?;
     let commits = range_commits(&repo, merge_base, head_oid)?;
@@ -129,6 +122,142 @@ pub fn snapshot_range(
         commits,
         ..range.unprepared()
     })
+}
+
+/// Files modified in place below which their patches are loaded on the calling thread
+/// alone (a thread and a repository handle cost more than they save).
+const PARALLEL_MIN_FILES: usize = 32;
+
+/// Most threads that load modified files' patches besides the calling one.
+const MAX_HELPERS: usize = 3;
+
+/// Every changed file of the two trees, in no particular order, with the rename limit
+/// hit if any. Rename and copy detection (one pass over the whole change) runs on the
+/// calling thread while helper threads, each with its own repository handle, load the
+/// patches of files modified in place, which pairing never changes; then every thread
+/// takes what is left. A modified file's patch is loaded from its two blobs with the
+/// tree diff's hunk settings, the same patch the `diff` tool shows.
+fn changed_files(
+    repo: &Repository,
+    old_tree: Oid,
+    new_tree: Oid,
+    cancel: &AtomicBool,
+) -> Result<(Vec<ChangedFile>, Option<RenameLimitHit>), GitError> {
+    let mut diff = tree_diff(repo, old_tree, new_tree)?;
+    let mut pairs = Vec::new();
+    for idx in 0..diff.deltas().len() {
+        if let Some(pair) = BlobPair::of(&diff, idx)? {
+            pairs.push(pair);
+        }
+    }
+    let queue = BlobQueue {
+        pairs: &pairs,
+        next: AtomicUsize::new(0),
+    };
+    let helpers = if pairs.len() < PARALLEL_MIN_FILES {
+        0
+    } else {
+        std::thread::available_parallelism()
+            .map_or(1, |n| n.get().saturating_sub(1))
+            .clamp(1, MAX_HELPERS)
+    };
+    let git_dir = repo.path().to_path_buf();
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..helpers)
+            .map(|_| {
+                let (queue, git_dir) = (&queue, &git_dir);
+                scope.spawn(move || {
+                    let own = Repository::open(git_dir)
+                        .map_err(GitError::git("opening the repository again"))?;
+                    queue.drain(&own, cancel)
+                })
+            })
+            .collect();
+        let paired = pair_and_load(repo, &mut diff, &queue, cancel);
+        let mut files = match paired {
+            Ok(files) => files,
+            Err(e) => {
+                queue.stop();
+                return Err(e);
+            }
+        };
+        let rename_limit = files.1;
+        files.0.extend(queue.drain(repo, cancel)?);
+        for handle in handles {
+            let helped = handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            files.0.extend(helped?);
+        }
+        Ok((files.0, rename_limit))
+    })
+}
+
+/// Pairs renames and copies, then loads every file the queue does not hold.
+fn pair_and_load(
+    repo: &Repository,
+    diff: &mut git2::Diff<'_>,
+    queue: &BlobQueue<'_>,
+    cancel: &AtomicBool,
+) -> Result<(Vec<ChangedFile>, Option<RenameLimitHit>), GitError> {
+    let rename_limit = find_renames(diff)?;
+    let queued: std::collections::HashMap<&str, &BlobPair> =
+        queue.pairs.iter().map(|p| (p.path(), p)).collect();
+    let mut files = Vec::with_capacity(diff.deltas().len().saturating_sub(queued.len()));
+    for idx in 0..diff.deltas().len() {
+        if cancel.load(Ordering::Relaxed) {
+            return Err(GitError::Cancelled);
+        }
+        let path = diff
+            .get_delta(idx)
+            .and_then(|d| d.new_file().path_bytes().map(<[u8]>::to_vec));
+        let held = path
+            .as_deref()
+            .and_then(|p| std::str::from_utf8(p).ok())
+            .and_then(|p| queued.get(p))
+            .is_some_and(|pair| pair.is_delta(diff, idx));
+        if held {
+            continue;
+        }
+        if let Some(file) = changed_file(repo, diff, idx)? {
+            files.push(file);
+        }
+    }
+    Ok((files, rename_limit))
+}
+
+/// Modified files whose patches any thread may load, each taken once.
+struct BlobQueue<'a> {
+    pairs: &'a [BlobPair],
+    next: AtomicUsize,
+}
+
+impl BlobQueue<'_> {
+    /// Loads files from the queue until it is empty.
+    fn drain(&self, repo: &Repository, cancel: &AtomicBool) -> Result<Vec<ChangedFile>, GitError> {
+        let mut out = Vec::new();
+        loop {
+            let Some(pair) = self.pairs.get(self.next.fetch_add(1, Ordering::Relaxed)) else {
+                return Ok(out);
+            };
+            if cancel.load(Ordering::Relaxed) {
+                self.stop();
+                return Err(GitError::Cancelled);
+            }
+            match pair.changed_file(repo) {
+                Ok(file) => out.push(file),
+                Err(e) => {
+                    self.stop();
+                    return Err(e);
+                }
+            }
+        }
+    }
+
+    /// No thread takes another file.
+    fn stop(&self) {
+        self.next.store(self.pairs.len(), Ordering::Relaxed);
+    }
 }
 
 /// The tree id of a commit.
@@ -163,4 +292,70 @@ fn range_commits(
         });
     }
     Ok(commits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vouch_testkit::synth::{SynthSpec, generate_temp};
+
+    /// Every file loaded from the tree diff on one thread, as before helpers existed.
+    fn one_thread(
+        repo: &Repository,
+        old_tree: Oid,
+        new_tree: Oid,
+    ) -> (Vec<ChangedFile>, Option<RenameLimitHit>) {
+        let mut diff = tree_diff(repo, old_tree, new_tree).expect("tree diff");
+        let hit = find_renames(&mut diff).expect("pairing");
+        let files = (0..diff.deltas().len())
+            .filter_map(|idx| changed_file(repo, &diff, idx).expect("changed file"))
+            .collect();
+        (files, hit)
+    }
+
+    fn trees(repo: &Repository, base: &str, head: &str) -> (Oid, Oid) {
+        let tree = |sha: &str| tree_of(repo, Oid::from_str(sha).expect("sha")).expect("tree");
+        (tree(base), tree(head))
+    }
+
+    #[test]
+    fn helper_threads_load_the_same_files_as_the_tree_diff() {
+        for (files, seed) in [(120, 1), (300, 7), (64, 42)] {
+            let spec = SynthSpec {
+                seed,
+                unchanged: 10,
+                minified: seed == 1,
+                long_file: seed == 7,
+                ..SynthSpec::new(files)
+            };
+            let (_dir, synth) = generate_temp(&spec);
+            let repo = resolve::open(&synth.path).expect("open");
+            let (old, new) = trees(&repo, &synth.base, &synth.head);
+            let diff = tree_diff(&repo, old, new).expect("tree diff");
+            let queued = (0..diff.deltas().len())
+                .filter(|&idx| BlobPair::of(&diff, idx).expect("pair").is_some())
+                .count();
+            assert!(
+                queued >= PARALLEL_MIN_FILES,
+                "seed {seed}: {queued} modified files do not reach the helpers"
+            );
+            let (mut expected, expected_hit) = one_thread(&repo, old, new);
+            let (mut got, hit) =
+                changed_files(&repo, old, new, &AtomicBool::new(false)).expect("changed files");
+            expected.sort_by(|a, b| a.path.cmp(&b.path));
+            got.sort_by(|a, b| a.path.cmp(&b.path));
+            assert_eq!(got.len(), synth.changes.len(), "seed {seed}");
+            assert_eq!(got, expected, "seed {seed}");
+            assert_eq!(hit, expected_hit, "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn a_cancelled_flag_stops_the_helpers_and_the_pairing() {
+        let (_dir, synth) = generate_temp(&SynthSpec::new(80));
+        let repo = resolve::open(&synth.path).expect("open");
+        let (old, new) = trees(&repo, &synth.base, &synth.head);
+        let got = changed_files(&repo, old, new, &AtomicBool::new(true));
+        assert!(matches!(got, Err(GitError::Cancelled)), "{got:?}");
+    }
 }
