@@ -136,6 +136,8 @@ struct Setup {
     presenter: Arc<dyn Presenter>,
     diagnostics: Arc<dyn DiagnosticSink>,
     cancel: CancellationToken,
+    /// Instances at once, when not the panel's own.
+    concurrency: Option<usize>,
 }
 
 impl Setup {
@@ -144,6 +146,7 @@ impl Setup {
             presenter,
             diagnostics: Arc::new(Collector::default()),
             cancel: CancellationToken::new(),
+            concurrency: None,
         }
     }
 }
@@ -173,7 +176,11 @@ async fn review(
     ] {
         registry.add_builtin(table).expect("built-in plugin");
     }
-    let plan = build_plan(&Composition::builtin_panel(), &mut registry).expect("panel plan");
+    let mut composition = Composition::builtin_panel();
+    if let Some(n) = setup.concurrency {
+        composition.concurrency = n;
+    }
+    let plan = build_plan(&composition, &mut registry).expect("panel plan");
     let env = Arc::new(ReviewEnv {
         intent: detect_intent(
             &PullRequestText {
@@ -469,14 +476,13 @@ async fn failing_presenter_cannot_change_the_result() {
     ];
     for presenter in presenters {
         let server = ScriptedServer::start(script()).await;
-        let run = review(
-            &repo,
-            &base,
-            &head,
-            &server,
-            Setup::with_presenter(presenter),
-        )
-        .await;
+        // Every instance starts at once, so which ones run never depends on when
+        // bug-review #1 fails (no stage starts after one has failed).
+        let setup = Setup {
+            concurrency: Some(8),
+            ..Setup::with_presenter(presenter)
+        };
+        let run = review(&repo, &base, &head, &server, setup).await;
         let stages: Vec<_> = run
             .stages
             .iter()
@@ -550,6 +556,7 @@ async fn cancellation_before_the_retry_starts_no_retry() {
             presenter: recorder.clone(),
             diagnostics: sink.clone(),
             cancel,
+            concurrency: None,
         },
     )
     .await;
@@ -588,6 +595,7 @@ async fn cancellation_in_flight_drops_requests_and_starts_no_retry() {
         presenter: recorder.clone(),
         diagnostics: Arc::new(Collector::default()),
         cancel: cancel.clone(),
+        concurrency: None,
     };
     let canceller = async {
         // The panel runs four instances at once: wait until their requests are in flight.
