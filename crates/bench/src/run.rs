@@ -56,6 +56,8 @@ pub struct Row {
     pub changed_lines: u64,
     /// Fastest snapshot (in process, `vouch_git::snapshot`), seconds.
     pub snapshot_secs: f64,
+    /// Least CPU (user + system, every thread) of those snapshots, seconds.
+    pub snapshot_cpu_secs: f64,
     /// Fastest `git diff -M --numstat` of the same range, seconds.
     pub git_diff_secs: f64,
     /// The review with the instant model (`None` when it could not run).
@@ -159,7 +161,8 @@ async fn measure_size(
     progress: &mut impl FnMut(&str),
 ) -> Result<Row, BenchError> {
     progress(&format!("N={n}: snapshot vs git diff"));
-    let (snapshot_secs, files) = time_snapshot(repo, base, head, config.repeats)?;
+    let (snapshot_secs, snapshot_cpu_secs, files) =
+        time_snapshot(repo, base, head, config.repeats)?;
     let (git_diff_secs, changed_lines) = time_git_diff(repo, base, head, config.repeats).await?;
     progress(&format!("N={n}: review, instant model"));
     let (instant, _) = review(config, repo, base, head, Duration::ZERO).await?;
@@ -179,29 +182,43 @@ async fn measure_size(
         files,
         changed_lines,
         snapshot_secs,
+        snapshot_cpu_secs,
         git_diff_secs,
         review: Some(instant),
         latency,
     })
 }
 
-/// The fastest of `repeats` in-process snapshots, and the snapshot's file count.
+/// The fastest of `repeats` in-process snapshots, the least CPU one of them took, and
+/// the snapshot's file count.
 fn time_snapshot(
     repo: &Path,
     base: &str,
     head: &str,
     repeats: usize,
-) -> Result<(f64, usize), BenchError> {
-    let mut best = f64::MAX;
+) -> Result<(f64, f64, usize), BenchError> {
+    let (mut best, mut least_cpu) = (f64::MAX, f64::MAX);
     let mut files = 0;
     for _ in 0..repeats.max(1) {
-        let started = Instant::now();
+        let (started, cpu) = (Instant::now(), process_cpu_secs());
         let snapshot = vouch_git::snapshot(repo, Some(base), head)
             .map_err(|e| BenchError::Snapshot(e.to_string()))?;
         best = best.min(started.elapsed().as_secs_f64());
+        least_cpu = least_cpu.min(process_cpu_secs() - cpu);
         files = snapshot.files.len();
     }
-    Ok((best, files))
+    Ok((best, least_cpu, files))
+}
+
+/// User plus system CPU of this process so far (every thread), seconds.
+fn process_cpu_secs() -> f64 {
+    // SAFETY: an all-zero rusage is a valid value of this plain C struct.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: the pointer is valid for writes for the duration of the call;
+    // RUSAGE_SELF cannot fail.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    secs(usage.ru_utime) + secs(usage.ru_stime)
 }
 
 /// The fastest of `repeats` runs of `git diff -M --numstat merge-base head`, and the

@@ -3,11 +3,12 @@
 use crate::run::Row;
 
 /// The table's columns, in order.
-pub const COLUMNS: [&str; 20] = [
+pub const COLUMNS: [&str; 21] = [
     "N",
     "files",
     "changed lines",
     "snapshot ms",
+    "snapshot CPU ms",
     "git diff ms",
     "snapshot / git",
     "review wall s",
@@ -44,11 +45,12 @@ fn cells(row: &Row) -> Vec<String> {
         row.files.to_string(),
         row.changed_lines.to_string(),
         ms(row.snapshot_secs),
+        ms(row.snapshot_cpu_secs),
         ms(row.git_diff_secs),
         ratio(row.snapshot_secs, row.git_diff_secs),
         opt(review.map(|r| secs(r.wall_secs))),
         opt(review.map(|r| secs(r.cpu_secs))),
-        opt(review.map(|r| ratio(r.cpu_secs, row.snapshot_secs))),
+        opt(review.map(|r| ratio(r.cpu_secs, row.snapshot_cpu_secs))),
         opt(review.map(|r| format!("{:.0}", r.max_rss as f64 / (1024.0 * 1024.0)))),
         opt(review.map(|r| r.requests.to_string())),
         opt(review.map(|r| {
