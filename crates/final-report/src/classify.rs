@@ -404,13 +404,7 @@ pub(crate) fn classify_simple(simple: &SimpleCommand) -> Vec<Kind> {
         {
             kinds.push(Kind::FileEdit);
         }
-        "sed" | "perl"
-            if args
-                .iter()
-                .any(|a| a.starts_with("-i") || *a == "--in-place" || a.starts_with("-pi")) =>
-        {
-            kinds.push(Kind::FileEdit)
-        }
+        "sed" | "perl" if edits_in_place(&program, &args) => kinds.push(Kind::FileEdit),
         "dd" if args.iter().any(|a| a.starts_with("of=")) => kinds.push(Kind::FileEdit),
         _ => {}
     }
@@ -521,6 +515,33 @@ fn is_config_read(program: &str, args: &[&str]) -> bool {
     args.iter()
         .filter(|a| !a.starts_with('-'))
         .any(|a| config_path_class(a).is_some())
+}
+
+/// Whether `sed` or `perl` edits its files in place: `--in-place[=SUFFIX]`, or `i` in a
+/// cluster of short options (`-i`, `-i.bak`, `-Ei`, `-ni`, `-pi`, `-0pi`, `-pie`).
+///
+/// A cluster is read like the program reads it: letters that take no value are skipped,
+/// and a letter that takes the rest of the cluster (or the next word) as its value
+/// (sed's `e`, `f`, `l`; perl's `e`, `E`, `I`, `M`, `m`, `x`, `C`, `d`, `D`) ends it
+/// before any `i` after it counts.
+fn edits_in_place(program: &str, args: &[&str]) -> bool {
+    let takes_value: &[char] = if program == "sed" {
+        &['e', 'f', 'l']
+    } else {
+        &['e', 'E', 'I', 'M', 'm', 'x', 'C', 'd', 'D']
+    };
+    args.iter().any(|a| {
+        if let Some(long) = a.strip_prefix("--") {
+            return long == "in-place" || long.starts_with("in-place=");
+        }
+        let Some(cluster) = a.strip_prefix('-') else {
+            return false;
+        };
+        cluster
+            .chars()
+            .take_while(|c| !takes_value.contains(c))
+            .any(|c| c == 'i')
+    })
 }
 
 fn is_test_run(program: &str, args: &[&str]) -> bool {
@@ -1130,6 +1151,20 @@ mod tests {
             ("echo x > notes.md", &[FileEdit]),
             ("sed -i s/a/b/ f.rs", &[FileEdit]),
             ("sed -n 1,5p f.rs", &[]),
+            ("sed -Ei 's/a/b/' f.rs", &[FileEdit]),
+            ("sed -ni p f.rs", &[FileEdit]),
+            ("sed -i.bak s/a/b/ f.rs", &[FileEdit]),
+            ("sed --in-place s/a/b/ f.rs", &[FileEdit]),
+            ("sed --in-place=.orig s/a/b/ f.rs", &[FileEdit]),
+            ("sed -e s/a/b/ -i f.rs", &[FileEdit]),
+            ("sed -E -n 's/i/x/p' f.rs", &[]),
+            ("sed -e i f.rs", &[]),
+            ("perl -pi -e 's/a/b/' f.rs", &[FileEdit]),
+            ("perl -i -pe 's/a/b/' f.rs", &[FileEdit]),
+            ("perl -0pi -e 's/a/b/' f.rs", &[FileEdit]),
+            ("perl -pie 's/a/b/' f.rs", &[FileEdit]),
+            ("perl -ne 'print if /i/' f.rs", &[]),
+            ("perl -Ilib -e 'print 1'", &[]),
             ("cat ~/.config/gh/hosts.yml", &[ConfigInspection]),
             ("tea login list", &[ConfigInspection]),
             ("gh auth switch --user bot", &[ProfileActivation]),
