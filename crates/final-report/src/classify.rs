@@ -544,6 +544,38 @@ fn edits_in_place(program: &str, args: &[&str]) -> bool {
     })
 }
 
+/// The directory a test runner is pointed at instead of its working directory, as
+/// written (relative to it): cargo's `--manifest-path P` (P's directory), `--prefix`,
+/// `--cwd`, `--directory` (npm, yarn, make), and `-C DIR` of make, go and pnpm.
+pub(crate) fn runner_dir(words: &[&str]) -> Option<String> {
+    let program = words.first()?.rsplit('/').next().unwrap_or_default();
+    let mut args = words[1..].iter();
+    while let Some(arg) = args.next() {
+        let (flag, inline) = match arg.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f, Some(v)),
+            _ => (*arg, None),
+        };
+        let short_c = flag == "-C" && matches!(program, "make" | "go" | "pnpm");
+        let known = matches!(
+            flag,
+            "--manifest-path" | "--prefix" | "--cwd" | "--directory"
+        );
+        if !(known || short_c) {
+            continue;
+        }
+        let value = inline.or_else(|| args.next().copied())?;
+        if flag == "--manifest-path" {
+            return Some(match value.rsplit_once('/') {
+                Some(("", _)) => "/".to_owned(),
+                Some((dir, _)) => dir.to_owned(),
+                None => ".".to_owned(),
+            });
+        }
+        return Some(value.to_owned());
+    }
+    None
+}
+
 fn is_test_run(program: &str, args: &[&str]) -> bool {
     let first = args.first().copied().unwrap_or("");
     match program {
@@ -1124,6 +1156,28 @@ mod tests {
         let _ = classify_command(&line);
         let line = "`$(".repeat(50_000);
         let _ = classify_command(&line);
+    }
+
+    #[test]
+    fn test_runners_pointed_elsewhere_name_their_directory() {
+        let table: &[(&str, Option<&str>)] = &[
+            ("cargo test --workspace", None),
+            (
+                "cargo test --manifest-path /src/w/Cargo.toml",
+                Some("/src/w"),
+            ),
+            ("cargo test --manifest-path=../w/Cargo.toml", Some("../w")),
+            ("cargo test --manifest-path Cargo.toml", Some(".")),
+            ("make -C /src/w test", Some("/src/w")),
+            ("npm --prefix ../w test", Some("../w")),
+            ("yarn --cwd=/src/w test", Some("/src/w")),
+            ("go test -C /src/w ./...", Some("/src/w")),
+            ("pytest -C x", None),
+        ];
+        for (cmd, expected) in table {
+            let words: Vec<&str> = cmd.split_whitespace().collect();
+            assert_eq!(runner_dir(&words).as_deref(), *expected, "{cmd}");
+        }
     }
 
     #[test]

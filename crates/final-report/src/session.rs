@@ -325,6 +325,11 @@ impl Session {
         for kind in &kinds {
             match kind {
                 Kind::TestRun => {
+                    // A runner pointed at another directory tests that directory.
+                    let dir = match classify::runner_dir(&words) {
+                        Some(target) => resolve(dir.as_deref(), &target),
+                        None => dir.clone(),
+                    };
                     let (head, pending) = dir
                         .as_deref()
                         .map(|d| {
@@ -336,7 +341,7 @@ impl Session {
                     self.tests.push(TestRun {
                         seq,
                         command: text.to_owned(),
-                        dir: dir.clone(),
+                        dir,
                         head,
                         pending,
                         counts: output.as_deref().and_then(parse_counts),
