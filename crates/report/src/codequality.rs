@@ -4,10 +4,11 @@
 //! `location.path`, `location.lines.begin`).
 
 use serde_json::{Value, json};
-use vouch_core::{Outcome, Revision, Severity};
+use vouch_core::{Revision, Severity};
 
 use crate::failure::RunFailure;
 use crate::model::ReviewReport;
+use crate::notice::{NoticeKind, outcome_notice};
 use crate::sarif::fingerprint;
 
 /// GitLab's severities are `info`, `minor`, `major`, `critical` and `blocker`.
@@ -62,26 +63,28 @@ fn finding(f: &vouch_core::Finding) -> Value {
     )
 }
 
-/// Renders the report as a GitLab Code Quality array: one issue per published finding;
-/// an incomplete or aborted review is one `major` issue saying that nothing is
-/// published (so the widget never reads it as "every issue resolved").
+/// Renders the report as a GitLab Code Quality array: one issue per published finding,
+/// plus its outcome notice ([`outcome_notice`]): an incomplete or aborted review is one
+/// `major` issue saying that nothing is published, limited coverage one `minor` issue
+/// saying it is not a clean opinion (so the widget never reads either as "no issues").
 pub fn render_codequality(report: &ReviewReport) -> Value {
     let mut issues: Vec<Value> = report.findings.iter().map(finding).collect();
-    if matches!(
-        report.opinion.outcome,
-        Outcome::Incomplete | Outcome::Aborted
-    ) {
-        let path = report.expected_files.first().map_or(".", String::as_str);
-        let mut description = format!("vouch review not completed: {}", report.summary);
-        for f in &report.failures {
-            description.push_str(&format!(" {}", f.message));
+    if let Some(notice) = outcome_notice(report) {
+        let severity = match notice.kind {
+            NoticeKind::NotCompleted => "major",
+            NoticeKind::LimitedCoverage => "minor",
+        };
+        let mut description = notice.headline;
+        for d in &notice.details {
+            description.push_str(&format!(" {d}"));
         }
+        let check = notice.kind.check();
         issues.push(issue(
             description,
-            "vouch/review-not-completed",
-            fingerprint("vouch/review-not-completed", path, Revision::Head, ""),
-            "major",
-            path,
+            check,
+            fingerprint(check, &notice.path, Revision::Head, ""),
+            severity,
+            &notice.path,
             (1, 1),
         ));
     }

@@ -11,6 +11,7 @@ mod failure;
 mod format;
 mod markdown;
 mod model;
+mod notice;
 mod rdjson;
 mod sarif;
 

@@ -6,10 +6,11 @@
 //! diagnostic saying so, and limited coverage one WARNING naming why.
 
 use serde_json::{Value, json};
-use vouch_core::{Outcome, Revision, Severity, SourceWindow};
+use vouch_core::{Revision, Severity, SourceWindow};
 
 use crate::failure::RunFailure;
 use crate::model::ReviewReport;
+use crate::notice::{NoticeKind, outcome_notice};
 
 fn severity(s: Severity) -> &'static str {
     match s {
@@ -68,63 +69,27 @@ fn finding(f: &vouch_core::Finding) -> Value {
     })
 }
 
-/// A file-level diagnostic about the review itself, on the first changed file (or the
-/// repository root when there is none).
-fn outcome_diagnostic(report: &ReviewReport, level: &str, code: &str, message: String) -> Value {
-    let path = report.expected_files.first().map_or(".", String::as_str);
-    json!({
-        "message": message,
-        "location": {"path": path},
-        "severity": level,
-        "source": {"name": "vouch"},
-        "code": {"value": code}
-    })
-}
-
-/// The diagnostics of a report: one per published finding, plus one about the outcome
-/// when the review is incomplete or aborted (ERROR) or its coverage limited (WARNING).
+/// The diagnostics of a report: one per published finding, plus its outcome notice
+/// ([`outcome_notice`]): ERROR when the review is incomplete or aborted, WARNING when its
+/// coverage is limited.
 pub fn diagnostics(report: &ReviewReport) -> Vec<Value> {
     let mut out: Vec<Value> = report.findings.iter().map(finding).collect();
-    let o = &report.opinion;
-    match o.outcome {
-        Outcome::Incomplete | Outcome::Aborted => {
-            let mut message = format!(
-                "vouch review {}: {}",
-                if o.outcome == Outcome::Aborted {
-                    "aborted"
-                } else {
-                    "incomplete"
-                },
-                report.summary
-            );
-            for f in &report.failures {
-                message.push_str(&format!("\n- {}", f.message));
-            }
-            out.push(outcome_diagnostic(
-                report,
-                "ERROR",
-                "vouch/review-not-completed",
-                message,
-            ));
+    if let Some(notice) = outcome_notice(report) {
+        let level = match notice.kind {
+            NoticeKind::NotCompleted => "ERROR",
+            NoticeKind::LimitedCoverage => "WARNING",
+        };
+        let mut message = notice.headline;
+        for d in &notice.details {
+            message.push_str(&format!("\n- {d}"));
         }
-        Outcome::Findings | Outcome::NoFindings
-            if o.coverage == Some(vouch_core::CoverageLevel::Limited) =>
-        {
-            let mut message = String::from("vouch review: limited coverage, not a clean opinion.");
-            for l in &report.limitations {
-                message.push_str(&format!("\n- {}", l.detail));
-            }
-            for e in &report.excluded_files {
-                message.push_str(&format!("\n- excluded {}: {}", e.path, e.reason));
-            }
-            out.push(outcome_diagnostic(
-                report,
-                "WARNING",
-                "vouch/limited-coverage",
-                message,
-            ));
-        }
-        _ => {}
+        out.push(json!({
+            "message": message,
+            "location": {"path": notice.path},
+            "severity": level,
+            "source": {"name": "vouch"},
+            "code": {"value": notice.kind.check()}
+        }));
     }
     out
 }

@@ -11,6 +11,7 @@ use vouch_core::{Area, Outcome, Revision, Severity, SourceWindow};
 
 use crate::failure::RunFailure;
 use crate::model::ReviewReport;
+use crate::notice::{NoticeKind, OutcomeNotice, outcome_notice};
 
 /// The `uriBaseId` every location is relative to: the reviewed repository's root.
 pub const SRCROOT: &str = "SRCROOT";
@@ -255,6 +256,40 @@ fn driver(version: &str, rules: &[Area]) -> Value {
     })
 }
 
+/// The rule of the limited-coverage result, after every area's rule.
+fn coverage_rule() -> Value {
+    let id = NoticeKind::LimitedCoverage.check();
+    let help = "vouch could not review every changed file in full (the result names why \
+                and where): its opinion is not clean, and alerts on files it did not review \
+                say nothing about them. Raise the limits named, or review those files by hand.";
+    json!({
+        "id": id,
+        "name": id,
+        "shortDescription": {"text": "Limited coverage: not every changed file was reviewed"},
+        "fullDescription": {"text": help},
+        "help": {"text": help, "markdown": help},
+        "defaultConfiguration": {"level": "warning"},
+        "properties": {"tags": ["vouch", id]}
+    })
+}
+
+/// The limited-coverage result: file-level, on the first file not reviewed.
+fn coverage_result(notice: &OutcomeNotice) -> Value {
+    let check = notice.kind.check();
+    let mut text = notice.headline.clone();
+    for d in &notice.details {
+        text.push_str(&format!("\n- {d}"));
+    }
+    json!({
+        "ruleId": check,
+        "ruleIndex": Area::ALL.len(),
+        "level": "warning",
+        "message": {"text": text},
+        "locations": [{"physicalLocation": physical(&notice.path, None)}],
+        "partialFingerprints": {FINGERPRINT_KEY: fingerprint(check, &notice.path, Revision::Head, "")}
+    })
+}
+
 fn log(run: Value) -> Value {
     json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
@@ -266,9 +301,11 @@ fn log(run: Value) -> Value {
 /// Renders the report as a SARIF 2.1.0 log with one run: a rule per review area, one
 /// result per published finding (file-level when it is about removed lines), citations
 /// as related locations, a stable fingerprint, `automationDetails`, and the repository's
-/// remote and head revision as `versionControlProvenance` (never a local path). An
-/// incomplete or aborted review has no `results` and `executionSuccessful: false`, with
-/// the failures as tool execution notifications.
+/// remote and head revision as `versionControlProvenance` (never a local path), and,
+/// when coverage is limited, one `vouch/limited-coverage` warning on the first file not
+/// reviewed (so a code-scanning upload never reads as "no alerts"). An incomplete or
+/// aborted review has no `results` and `executionSuccessful: false`, with the failures
+/// as tool execution notifications.
 pub fn render_sarif(report: &ReviewReport) -> Value {
     let completed = matches!(
         report.opinion.outcome,
@@ -286,8 +323,12 @@ pub fn render_sarif(report: &ReviewReport) -> Value {
         )
         .chain((!completed).then(|| json!({"level": "error", "message": {"text": report.summary}})))
         .collect();
+    let mut driver = driver(&report.tool.version, &Area::ALL);
+    if let Some(rules) = driver["rules"].as_array_mut() {
+        rules.push(coverage_rule());
+    }
     let mut run = json!({
-        "tool": {"driver": driver(&report.tool.version, &Area::ALL)},
+        "tool": {"driver": driver},
         "automationDetails": {"id": automation_id(report)},
         "originalUriBaseIds": {SRCROOT: {"description": {"text": "The root of the reviewed repository."}}},
         "invocations": [{
@@ -311,7 +352,13 @@ pub fn render_sarif(report: &ReviewReport) -> Value {
         }]);
     }
     if completed {
-        run["results"] = report.findings.iter().map(|f| result(report, f)).collect();
+        let mut results: Vec<Value> = report.findings.iter().map(|f| result(report, f)).collect();
+        if let Some(notice) = outcome_notice(report)
+            && notice.kind == NoticeKind::LimitedCoverage
+        {
+            results.push(coverage_result(&notice));
+        }
+        run["results"] = Value::Array(results);
     }
     log(run)
 }

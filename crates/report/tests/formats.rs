@@ -313,7 +313,18 @@ fn sarif_output_satisfies_the_sarif_2_1_0_schema() {
         let run = &sarif["runs"][0];
         assert_eq!(run["invocations"][0]["executionSuccessful"], with_finding);
         if with_finding {
-            assert_eq!(run["results"].as_array().unwrap().len(), 1);
+            // The finding, then the limited-coverage warning (the fixture excludes a
+            // file): a partial review never reads as complete in code scanning.
+            let results = run["results"].as_array().unwrap();
+            assert_eq!(results.len(), 2, "{run:#}");
+            let notice = &results[1];
+            assert_eq!(notice["ruleId"], "vouch/limited-coverage");
+            assert_eq!(notice["level"], "warning");
+            let index = notice["ruleIndex"].as_u64().unwrap() as usize;
+            assert_eq!(
+                run["tool"]["driver"]["rules"][index]["id"],
+                "vouch/limited-coverage"
+            );
         } else {
             // Absent, not empty: an incomplete review never reads as "no alerts".
             assert!(run.get("results").is_none(), "{run:#}");
@@ -460,8 +471,21 @@ fn codequality_output_satisfies_gitlabs_format() {
         let cq: Value =
             serde_json::from_str(&render(&report(with_finding), Format::Codequality)).unwrap();
         assert_valid(&schema, &cq, "Code Quality");
-        assert_eq!(cq.as_array().unwrap().len(), 1);
+        // With the finding, the limited-coverage issue comes too; without, the one
+        // issue saying the review did not complete.
+        let expected = if with_finding { 2 } else { 1 };
+        assert_eq!(cq.as_array().unwrap().len(), expected, "{cq:#}");
     }
+    let limited = vouch_report::render_codequality(&report(true));
+    assert_eq!(limited[1]["check_name"], "vouch/limited-coverage");
+    assert_eq!(limited[1]["severity"], "minor");
+    assert!(
+        limited[1]["description"]
+            .as_str()
+            .unwrap()
+            .contains("1 changed file(s) were excluded from review"),
+        "{limited:#}"
+    );
     let cq = vouch_report::render_codequality(&report(true));
     assert_eq!(cq[0]["severity"], "major");
     assert_eq!(
@@ -1042,4 +1066,39 @@ fn documents_satisfy_the_official_schema_copies() {
         &vouch_report::render_rdjson_failure(&failure),
         "failure rdjson",
     );
+}
+
+/// A review with full coverage carries no notice in any issue-listing format; one with
+/// limited coverage carries one in each, so none of them reads as "no issues".
+#[test]
+fn only_limited_or_unfinished_reviews_carry_a_notice_in_every_issue_format() {
+    let mut full = report(true);
+    full.opinion.coverage = Some(vouch_core::CoverageLevel::Full);
+    let limited = report(true);
+    let notices = |r: &ReviewReport| {
+        let sarif = render_sarif(r);
+        let sarif = sarif["runs"][0]["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|x| x["ruleId"] == "vouch/limited-coverage")
+            .count();
+        let cq = vouch_report::render_codequality(r);
+        let cq = cq
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|x| x["check_name"] == "vouch/limited-coverage")
+            .count();
+        let rd = render_rdjson(r);
+        let rd = rd["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|x| x["code"]["value"] == "vouch/limited-coverage")
+            .count();
+        (sarif, cq, rd)
+    };
+    assert_eq!(notices(&full), (0, 0, 0));
+    assert_eq!(notices(&limited), (1, 1, 1));
 }
