@@ -12,6 +12,9 @@ pub enum ReportParseError {
     /// The JSON (whole text or fenced block) does not parse.
     #[error("the report JSON does not parse: {0}")]
     Json(#[from] serde_json::Error),
+    /// The JSON repeats a key within one object (which one would count is ambiguous).
+    #[error("the report JSON repeats a key: {0}")]
+    DuplicateKey(#[from] crate::strict_json::DuplicateKey),
     /// The JSON is not an object.
     #[error("the report JSON is not an object")]
     NotAnObject,
@@ -40,6 +43,7 @@ pub fn parse_report(text: &str) -> Result<Value, ReportParseError> {
     }
     if trimmed.starts_with('{') {
         let value: Value = serde_json::from_str(trimmed)?;
+        crate::strict_json::check_unique_keys(trimmed)?;
         return if value.is_object() {
             Ok(value)
         } else {
@@ -55,6 +59,7 @@ pub fn parse_report(text: &str) -> Result<Value, ReportParseError> {
     let Value::Object(map) = serde_json::from_str::<Value>(&block)? else {
         return Err(ReportParseError::NotAnObject);
     };
+    crate::strict_json::check_unique_keys(&block)?;
     Ok(Value::Object(with_narrative(map, prose)))
 }
 

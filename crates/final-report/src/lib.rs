@@ -18,6 +18,7 @@ pub mod model;
 mod narrative;
 mod rules;
 mod session;
+mod strict_json;
 mod transcript;
 mod unicode;
 mod verdict;
@@ -33,6 +34,7 @@ pub use local_range::{
     checked_local_range_review_report, local_range_review_report,
 };
 pub use model::{FinalReport, SCHEMA_ID, SCHEMA_VERSION};
+pub use strict_json::DuplicateKey;
 pub use transcript::{
     EventName, TranscriptEntry, TranscriptError, entry_from_value, parse_transcript,
     transcript_from_values,

@@ -127,6 +127,8 @@ pub fn parse_transcript(text: &str) -> Result<Vec<TranscriptEntry>, TranscriptEr
         }
         let err = |message: String| TranscriptError { line, message };
         let value: Value = serde_json::from_str(raw).map_err(|e| err(format!("not JSON: {e}")))?;
+        crate::strict_json::check_unique_keys(raw)
+            .map_err(|e| err(format!("repeats a key: {e}")))?;
         let entry = entry_from_value(value).map_err(err)?;
         if let Some(prev) = last_seq
             && entry.seq() <= prev
@@ -240,6 +242,11 @@ mod tests {
                 "{\"seq\":2,\"kind\":\"event\",\"name\":\"x\"}\n{\"seq\":2,\"kind\":\"event\",\"name\":\"y\"}",
                 2,
                 "not greater",
+            ),
+            (
+                r#"{"seq":1,"kind":"command","command":"x","result":{"exitCode":1,"exitCode":0}}"#,
+                1,
+                "`exitCode` appears twice",
             ),
         ];
         for (text, line, needle) in cases {

@@ -1,7 +1,7 @@
 //! Properties that must hold for every input, checked with hostile generated inputs:
 //! look-alike and invisible characters in keys are always rejected, unknown keys are
 //! always rejected, text that does not parse never validates, and a blocked handoff
-//! never carries a merge or approve command.
+//! never carries a merge or approve command, and JSON that repeats a key is never read.
 
 use std::path::PathBuf;
 
@@ -37,6 +37,46 @@ fn hostile_char() -> impl Strategy<Value = char> {
         '\u{200B}', '\u{200C}', '\u{200D}', '\u{2060}', '\u{FEFF}', '\u{00AD}', '\u{00A0}',
         '\u{202F}', '\u{2007}', 'а', 'е', 'о', 'р', 'с', 'і', 'ο', 'α',
     ])
+}
+
+/// `value` as JSON text in which the `target`-th object (pre-order, counting only
+/// non-empty objects) repeats its key number `key` with `again` as the second value.
+fn text_repeating_a_key(value: &Value, target: usize, key: usize, again: &Value) -> String {
+    fn write(v: &Value, seen: &mut usize, target: usize, key: usize, again: &Value) -> String {
+        match v {
+            Value::Object(map) if !map.is_empty() => {
+                let here = *seen == target;
+                *seen += 1;
+                let mut parts: Vec<String> = map
+                    .iter()
+                    .map(|(k, x)| format!("{}:{}", json!(k), write(x, seen, target, key, again)))
+                    .collect();
+                if here {
+                    let k = map.keys().nth(key % map.len()).expect("key");
+                    parts.push(format!("{}:{}", json!(k), again));
+                }
+                format!("{{{}}}", parts.join(","))
+            }
+            Value::Array(items) => {
+                let parts: Vec<String> = items
+                    .iter()
+                    .map(|x| write(x, seen, target, key, again))
+                    .collect();
+                format!("[{}]", parts.join(","))
+            }
+            other => other.to_string(),
+        }
+    }
+    write(value, &mut 0, target, key, again)
+}
+
+fn count_objects(v: &Value) -> usize {
+    match v {
+        Value::Object(map) if !map.is_empty() => 1 + map.values().map(count_objects).sum::<usize>(),
+        Value::Object(_) => 0,
+        Value::Array(items) => items.iter().map(count_objects).sum(),
+        _ => 0,
+    }
 }
 
 fn codes(report: &Value) -> Vec<ViolationCode> {
@@ -92,6 +132,28 @@ proptest! {
             prop_assert_eq!(verdict.exit_code, 3);
             prop_assert!(!verdict.valid);
         }
+    }
+
+    /// A report whose JSON repeats a key in any object, at any depth, with any second
+    /// value (the same one included), is never read, as JSON or as Markdown: which value
+    /// counts would be ambiguous.
+    #[test]
+    fn a_repeated_key_is_never_read(
+        target in 0usize..10_000,
+        key in 0usize..64,
+        again in prop::sample::select(vec![json!("passed"), json!("failed"), json!(true), json!(0), json!(null)]),
+        markdown in any::<bool>(),
+    ) {
+        let report = base();
+        let json_text = text_repeating_a_key(&report, target % count_objects(&report), key, &again);
+        let text = if markdown {
+            format!("Report.\n\n```json\n{json_text}\n```\n")
+        } else {
+            json_text
+        };
+        let verdict = check_text(&text, None);
+        prop_assert_eq!(verdict.exit_code, 3, "{}", text);
+        prop_assert!(verdict.error.unwrap_or_default().contains("appears twice"));
     }
 
     /// Arbitrary JSON objects are never valid reports.
