@@ -108,7 +108,8 @@ enum SpecialistCommand {
         dir: Option<PathBuf>,
     },
     /// Print the manifest entry that pins a built plugin library: id, version and role
-    /// read from the library, its absolute path and sha256.
+    /// read from the library, its absolute path and sha256. Reading them loads the
+    /// library, which runs its code: pin only a library you built or trust.
     Pin {
         /// The built library (e.g. target/release/libmy_review.so).
         library: PathBuf,
