@@ -856,3 +856,92 @@ fn spawn_eval(
         .spawn()
         .unwrap()
 }
+
+/// One change to src/a.rs, lines 31, 33, 35 and 37; the reviewer verifies one true
+/// finding (line 31) and three distinct ones 2 lines apart; the judge says "same issue"
+/// only when both texts speak of an overflow.
+async fn spaced_findings() -> (TestRepo, [String; 2], ScriptedServer, ScriptedServer) {
+    let repo = TestRepo::new();
+    repo.write("src/a.rs", lines(40, &[]));
+    let base = repo.commit("start");
+    let changed: Vec<(u32, &str)> = [31, 33, 35, 37]
+        .map(|l| (l, "let w = v1 * 1_000_000;"))
+        .to_vec();
+    repo.write("src/a.rs", lines(40, &changed));
+    let head = repo.commit("scale");
+    let findings = [
+        (31, "the product overflows u32"),
+        (33, "the name w is unclear"),
+        (35, "the constant is duplicated"),
+        (37, "the line lacks a comment"),
+    ];
+    let candidates: Vec<Value> = findings
+        .iter()
+        .map(|(l, c)| cand("src/a.rs", *l, "high", "correctness", c))
+        .collect();
+    let decisions: Vec<Value> = findings
+        .iter()
+        .enumerate()
+        .map(|(i, (l, c))| verified(i, "src/a.rs", *l, "high", c))
+        .collect();
+    let receipt = json!({"candidates": candidates, "coverage": {"complete": true, "reviewedFiles": ["src/a.rs"]}, "summary": "scripted"});
+    let reviewer = Script::new()
+        .rule(
+            Rule::when(Match::any_message_contains(INVESTIGATOR))
+                .always(Reply::content(receipt.to_string())),
+        )
+        .rule(
+            Rule::when(Match::any_message_contains(VERIFIER))
+                .always(Reply::content(json!({"decisions": decisions}).to_string())),
+        );
+    let yes = json!({"same_issue": true, "reason": "same defect"}).to_string();
+    let no = json!({"same_issue": false, "reason": "different"}).to_string();
+    let judge = Script::new()
+        .rule(
+            Rule::when(Match::all([
+                Match::user_contains("overflows u32"),
+                Match::user_contains("product overflows"),
+            ]))
+            .named("yes")
+            .always(Reply::content(yes)),
+        )
+        .rule(Rule::when(Match::any()).always(Reply::content(no)));
+    (
+        repo,
+        [base, head],
+        ScriptedServer::start(reviewer).await,
+        ScriptedServer::start(judge).await,
+    )
+}
+
+fn spaced_case(repo: &TestRepo, revs: &[String; 2], path: &str) -> Value {
+    json!([{"id": "spaced", "repo": repo.path(), "base": revs[0], "head": revs[1],
+            "golden": [{"comment": "f30 overflows u32", "severity": "high", "path": path, "line": 31}]}])
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn distinct_findings_two_lines_apart_do_not_chain_into_one_group() {
+    let (repo, revs, reviewer, judge) = spaced_findings().await;
+    let dir = tempfile::tempdir().unwrap();
+    let cases = write_cases(
+        dir.path(),
+        "cases.json",
+        &spaced_case(&repo, &revs, "src/a.rs"),
+    );
+    let out = dir.path().join("out");
+    let run = eval(&cases, &reviewer, &judge, &out, &["--no-cache"]).await;
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let case = &results(&out)["runs"][0]["cases"][0];
+    // Lines 31+33 lie within the 3-line window of each other, and 35+37; 31 and 35 do
+    // not, so the four findings are two groups, not one chain spanning 7 lines.
+    assert_eq!(
+        (case["findings"].as_u64(), case["groups"].as_u64()),
+        (Some(4), Some(2)),
+        "{case:#}"
+    );
+    assert_eq!(
+        case["counts"]["profiles"]["all"],
+        json!({"tp": 1, "fp": 1, "fn": 0})
+    );
+    assert_eq!(case["location"], json!({"tp": 1, "fp": 1, "fn": 0}));
+}

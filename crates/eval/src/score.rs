@@ -57,44 +57,48 @@ fn same_issue(a: &EvalFinding, b: &EvalFinding) -> bool {
 
 /// Rule: two findings express the same issue when they name the same path with line
 /// ranges that overlap or lie within [`GROUP_LINE_GAP`] lines of each other, or when
-/// their claims are equal up to case and whitespace; grouping is transitive. Groups are
-/// ordered by their first member; the representative is the most severe member (the
-/// first among equals).
+/// their claims are equal up to case and whitespace. Grouping does not chain: every two
+/// members of a group are the same issue by that rule, so findings 2 lines apart in a
+/// row (lines 31, 33, 35, 37) make two groups, never one spanning 7 lines. Findings are
+/// placed in (path, lines, index) order, each into the first group whose every member
+/// it matches, else into a new group. Groups are ordered by their first member; the
+/// representative is the most severe member (the first among equals).
 pub fn group_findings(findings: &[EvalFinding]) -> Vec<FindingGroup> {
-    let mut parent: Vec<usize> = (0..findings.len()).collect();
-    fn root(parent: &mut [usize], mut i: usize) -> usize {
-        while parent[i] != i {
-            parent[i] = parent[parent[i]];
-            i = parent[i];
-        }
-        i
-    }
-    for i in 0..findings.len() {
-        for j in i + 1..findings.len() {
-            if same_issue(&findings[i], &findings[j]) {
-                let (a, b) = (root(&mut parent, i), root(&mut parent, j));
-                parent[a.max(b)] = a.min(b);
-            }
-        }
-    }
-    let mut groups: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-    for i in 0..findings.len() {
-        let r = root(&mut parent, i);
-        groups.entry(r).or_default().push(i);
-    }
-    groups
-        .into_values()
-        .map(|members| {
-            let representative = *members
+    let mut order: Vec<usize> = (0..findings.len()).collect();
+    order.sort_by_key(|&i| {
+        let f = &findings[i];
+        (&f.path, f.start_line, f.end_line, i)
+    });
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for i in order {
+        let joins = |members: &&mut Vec<usize>| {
+            members
                 .iter()
-                .min_by_key(|&&i| (findings[i].severity, i))
-                .expect("a group has a member");
-            FindingGroup {
-                members,
-                representative,
-            }
+                .all(|&m| same_issue(&findings[m], &findings[i]))
+        };
+        match groups.iter_mut().find(joins) {
+            Some(members) => members.push(i),
+            None => groups.push(vec![i]),
+        }
+    }
+    for members in &mut groups {
+        members.sort_unstable();
+    }
+    groups.sort_by_key(|members| members[0]);
+    groups
+        .into_iter()
+        .map(|members| FindingGroup {
+            representative: representative(findings, &members),
+            members,
         })
         .collect()
+}
+
+fn representative(findings: &[EvalFinding], members: &[usize]) -> usize {
+    *members
+        .iter()
+        .min_by_key(|&&i| (findings[i].severity, i))
+        .expect("a group has a member")
 }
 
 /// Rule (location matching): a finding matches a golden comment that names a path when
@@ -393,14 +397,34 @@ mod tests {
                 ],
                 vec![vec![0, 1]],
             ),
-            // Transitive.
+            // No chaining: 0 and 1 are not the same issue, so 2 joins only one of them.
             (
                 vec![
                     f("a", 1, 2, Category::Bug, "x"),
                     f("b", 1, 2, Category::Bug, "y"),
                     f("a", 4, 5, Category::Bug, "y"),
                 ],
-                vec![vec![0, 1, 2]],
+                vec![vec![0, 2], vec![1]],
+            ),
+            // Distinct claims 2 lines apart in a row: no group spans past the gap.
+            (
+                vec![
+                    f("a", 31, 31, Category::Bug, "overflow"),
+                    f("a", 33, 33, Category::Bug, "bogus 33"),
+                    f("a", 35, 35, Category::Bug, "bogus 35"),
+                    f("a", 37, 37, Category::Bug, "bogus 37"),
+                ],
+                vec![vec![0, 1], vec![2, 3]],
+            ),
+            // The same, reported out of order: groups follow the lines, not the order.
+            (
+                vec![
+                    f("a", 37, 37, Category::Bug, "bogus 37"),
+                    f("a", 31, 31, Category::Bug, "overflow"),
+                    f("a", 35, 35, Category::Bug, "bogus 35"),
+                    f("a", 33, 33, Category::Bug, "bogus 33"),
+                ],
+                vec![vec![0, 2], vec![1, 3]],
             ),
         ];
         for (findings, expected) in table {
@@ -623,7 +647,8 @@ mod tests {
         }
 
         proptest! {
-            /// For every input: groups partition the findings; every golden comment in a
+            /// For every input: groups partition the findings; every two members of a group
+            /// are the same issue (no chaining); every golden comment in a
             /// profile is exactly one of TP or FN; no group is both a false positive and
             /// a duplicate; every defined metric lies in [0, 1].
             #[test]
@@ -637,6 +662,13 @@ mod tests {
                 let mut members: Vec<usize> = groups.iter().flat_map(|g| g.members.clone()).collect();
                 members.sort();
                 prop_assert_eq!(members, (0..findings.len()).collect::<Vec<_>>());
+                for group in &groups {
+                    for &a in &group.members {
+                        for &b in &group.members {
+                            prop_assert!(same_issue(&findings[a], &findings[b]), "{:?}", group);
+                        }
+                    }
+                }
                 let matches: Vec<Vec<bool>> = (0..groups.len())
                     .map(|g| (0..golden.len()).map(|c| seed[(g * 6 + c) % seed.len()]).collect())
                     .collect();
