@@ -945,3 +945,38 @@ async fn distinct_findings_two_lines_apart_do_not_chain_into_one_group() {
     );
     assert_eq!(case["location"], json!({"tp": 1, "fp": 1, "fn": 0}));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn golden_paths_are_normalised_or_refused_naming_the_case() {
+    let (repo, revs, reviewer, judge) = spaced_findings().await;
+    let dir = tempfile::tempdir().unwrap();
+    let cases = write_cases(
+        dir.path(),
+        "cases.json",
+        &spaced_case(&repo, &revs, "./src/a.rs"),
+    );
+    let out = dir.path().join("out");
+    let run = eval(&cases, &reviewer, &judge, &out, &["--no-cache"]).await;
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let case = &results(&out)["runs"][0]["cases"][0];
+    // `./src/a.rs` is src/a.rs: the judge is asked about both groups and matches one.
+    assert_eq!(case["cost"]["judgeQuestions"], 2, "{case:#}");
+    assert_eq!(judge.served_by("yes").len(), 1);
+    assert_eq!(
+        case["counts"]["profiles"]["all"],
+        json!({"tp": 1, "fp": 1, "fn": 0})
+    );
+    assert_eq!(case["location"], json!({"tp": 1, "fp": 1, "fn": 0}));
+    let sent = reviewer.chat_requests().len();
+    for (path, reason) in [
+        ("src/other.rs", "is not a file of the case's change"),
+        ("../a.rs", "is not a repository path"),
+    ] {
+        let cases = write_cases(dir.path(), "bad.json", &spaced_case(&repo, &revs, path));
+        let run = eval(&cases, &reviewer, &judge, &out, &["--no-cache"]).await;
+        assert_eq!(run.code, 3, "{}\n{}", run.stdout, run.stderr);
+        let named = format!("case \"spaced\": golden path {path:?} {reason}");
+        assert!(run.stdout.contains(&named), "{named}\n{}", run.stdout);
+        assert_eq!(reviewer.chat_requests().len(), sent, "nothing is reviewed");
+    }
+}

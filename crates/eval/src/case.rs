@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::category::{Category, Severity};
+use crate::golden_path::resolve_golden_paths;
 
 /// Why eval input cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -99,11 +100,13 @@ impl EvalCase {
 }
 
 /// Reads a cases file: a JSON array of cases, or JSONL (one case per line; blank lines
-/// and lines starting with `#` are skipped) when the name ends in `.jsonl`.
+/// and lines starting with `#` are skipped) when the name ends in `.jsonl`. Golden paths
+/// are rewritten to vouch's canonical form ([`resolve_golden_paths`]).
 ///
 /// # Errors
 /// [`InputError`] naming the line (JSONL) or the case, for unreadable files, unknown
-/// fields, bad severities or categories, empty or duplicate ids.
+/// fields, bad severities or categories, empty or duplicate ids, and golden paths that
+/// are not repository paths or not files of their case's change.
 pub fn load_cases(path: &Path) -> Result<Vec<EvalCase>, InputError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| input_error(path, format!("cannot read the cases file: {e}")))?;
@@ -134,6 +137,9 @@ pub fn load_cases(path: &Path) -> Result<Vec<EvalCase>, InputError> {
         }
     }
     check_cases(path, &cases)?;
+    for case in &mut cases {
+        resolve_golden_paths(case).map_err(|e| input_error(path, e.to_string()))?;
+    }
     Ok(cases)
 }
 
@@ -304,7 +310,7 @@ mod tests {
         let ok = write(
             dir.path(),
             "c.jsonl",
-            "# comment\n{\"id\": \"a\", \"repo\": \"r\", \"base\": \"b\", \"head\": \"h\", \"golden\": [{\"comment\": \"x\", \"severity\": \"High\", \"path\": \"f\", \"line\": 3}]}\n\n",
+            "# comment\n{\"id\": \"a\", \"repo\": \"r\", \"base\": \"b\", \"head\": \"h\", \"golden\": [{\"comment\": \"x\", \"severity\": \"High\", \"line\": 3}]}\n\n",
         );
         let cases = load_cases(&ok).unwrap();
         assert_eq!(cases[0].repo, dir.path().join("r"));
@@ -316,6 +322,32 @@ mod tests {
         );
         let err = load_cases(&bad).unwrap_err().to_string();
         assert!(err.contains("line 1") && err.contains("urgent"), "{err}");
+    }
+
+    #[test]
+    fn golden_paths_are_made_canonical_or_refused_when_loaded() {
+        let repo = vouch_testkit::git::TestRepo::new();
+        repo.write("src/a.rs", "a\n");
+        let base = repo.commit("start");
+        repo.write("src/a.rs", "a2\n");
+        let head = repo.commit("change a");
+        let dir = tempfile::tempdir().unwrap();
+        let cases = |path: &str| {
+            serde_json::json!([{"id": "p", "repo": repo.path(), "base": base, "head": head,
+                "golden": [{"comment": "x", "severity": "high", "path": path, "line": 1}]}])
+            .to_string()
+        };
+        let file = write(dir.path(), "c.json", &cases("./src/a.rs"));
+        assert_eq!(
+            load_cases(&file).unwrap()[0].golden[0].path.as_deref(),
+            Some("src/a.rs")
+        );
+        let file = write(dir.path(), "c.json", &cases("src/other.rs"));
+        let err = load_cases(&file).unwrap_err().to_string();
+        assert!(
+            err.contains("c.json: case \"p\": golden path \"src/other.rs\" is not a file"),
+            "{err}"
+        );
     }
 
     #[test]
