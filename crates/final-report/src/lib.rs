@@ -12,6 +12,7 @@
 //! transcripts and pass text or values in.
 
 mod classify;
+mod evidence;
 mod input;
 mod local_range;
 pub mod model;

@@ -1,8 +1,8 @@
 //! Rules about claims and their proof: reviewed head (4), merge (5), issue closure
 //! (6), full suite (7), inventory completeness (13), pre-existing failures (14).
 
-use super::Ctx;
-use crate::classify::{self, Kind};
+use super::{Ctx, recorded};
+use crate::classify;
 use crate::model::{
     DiffReviewStatus, Disposition, IgnoredTests, LinkedIssue, MergeResult, PaginationProof,
     TestCounts, ValidationStatus,
@@ -146,12 +146,21 @@ pub(super) fn merge_proven(ctx: &Ctx) -> Vec<Violation> {
             format!("{source} but no merge commit SHA is recorded"),
         ));
     }
-    if ctx.text("/merge/targetAncestryProof").is_none() {
-        out.push(Violation::new(
+    match ctx.text("/merge/targetAncestryProof") {
+        None => out.push(Violation::new(
             code,
             "/merge/targetAncestryProof",
             format!("{source} but there is no proof the merge commit is on the target branch"),
-        ));
+        )),
+        Some(proof) => out.extend(recorded::cited_lines_support(
+            ctx,
+            "/merge/targetAncestryProof",
+            "the target-ancestry proof",
+            proof,
+        )),
+    }
+    if result == Some(MergeResult::Merged) {
+        out.extend(recorded::merge_call_succeeded(ctx));
     }
     out
 }
@@ -243,18 +252,7 @@ fn reads_issue(entry: &TranscriptEntry) -> bool {
 
 /// The first forge merge of the transcript (tool call or command).
 fn merge_seq(ctx: &Ctx) -> Option<u64> {
-    ctx.transcript?.iter().find_map(|e| match e {
-        TranscriptEntry::Tool {
-            seq,
-            name,
-            arguments,
-            ..
-        } => (classify::classify_tool(name, arguments) == Some(Kind::ForgeMerge)).then_some(*seq),
-        TranscriptEntry::Command { seq, command, .. } => classify::classify_command(command)
-            .contains(&Kind::ForgeMerge)
-            .then_some(*seq),
-        _ => None,
-    })
+    recorded::merge_calls(ctx.transcript?).first().copied()
 }
 
 /// Rule 6 with a transcript: the live read of a closed issue is a transcript entry
@@ -278,10 +276,14 @@ fn closure_order(ctx: &Ctx, issue: &LinkedIssue) -> Option<String> {
             "issue {reference}: the live read is cited at seq {seq}, which is not in the transcript"
         ));
     };
-    if !reads_issue(entry) {
+    let call = ctx.cited(seq).map_or(entry, |c| c.call);
+    if !reads_issue(call) {
         return Some(format!(
             "issue {reference}: transcript seq {seq} is not a read of the issue"
         ));
+    }
+    if let Some(problem) = recorded::issue_read_contradicts(ctx, reference, seq) {
+        return Some(problem);
     }
     match merge_seq(ctx) {
         Some(merge) if seq < merge => Some(format!(

@@ -4,6 +4,7 @@
 mod claims;
 mod handoff;
 mod ledger;
+mod recorded;
 mod staleness;
 mod structure;
 
@@ -122,6 +123,14 @@ pub(crate) struct ToolMutation {
     pub seq: u64,
     pub name: String,
     pub kind: Kind,
+}
+
+/// A transcript line a proof cites, with the result recorded for its call.
+pub(crate) struct Cited<'a> {
+    /// The command or tool call (or the cited line itself when it is neither).
+    pub call: &'a TranscriptEntry,
+    /// What came back, when recorded.
+    pub result: Option<&'a Value>,
 }
 
 /// Everything the rules read, computed once.
@@ -249,6 +258,25 @@ impl<'a> Ctx<'a> {
                 })
             })
             .cloned()
+    }
+
+    /// The transcript line at `seq` as a proof cites it: the call, and the result
+    /// recorded for it. A cited `result` line stands for its call.
+    pub(crate) fn cited(&self, seq: u64) -> Option<Cited<'_>> {
+        let transcript = self.transcript?;
+        let entry = transcript.iter().find(|e| e.seq() == seq)?;
+        if let TranscriptEntry::Result { of, result, .. } = entry {
+            let call = transcript.iter().find(|e| e.seq() == *of).unwrap_or(entry);
+            return Some(Cited {
+                call,
+                result: Some(result),
+            });
+        }
+        let result = self.model.as_ref().and_then(|m| m.result(seq));
+        Some(Cited {
+            call: entry,
+            result,
+        })
     }
 
     /// The value at `pointer` read as `T`, or `None` when absent or malformed.

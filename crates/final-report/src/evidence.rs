@@ -1,0 +1,267 @@
+//! What a transcript line's recorded result says: whether the call succeeded, which
+//! state an issue read returned, and which lines a proof text cites. The transcript is
+//! the evidence the reporting agent cannot edit afterwards, so a recorded failure wins
+//! over the report's account of the same call.
+
+use std::ops::RangeInclusive;
+
+use serde_json::Value;
+
+/// What a recorded result says about its call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// An exit code 0, `merged: true`, `ok`/`success: true`.
+    Succeeded,
+    /// A non-zero exit code, `merged: false`, `isError`, `ok`/`success: false`, an
+    /// `error`, or an HTTP status of 400 or more; the string says which.
+    Failed(String),
+    /// Nothing in the result says either way.
+    Unknown,
+}
+
+/// The outcome a recorded result reports. Failure signals win over success signals.
+pub(crate) fn outcome(result: &Value) -> Outcome {
+    let Some(map) = result.as_object() else {
+        return Outcome::Unknown;
+    };
+    if let Some(code) = map.get("exitCode").and_then(Value::as_i64) {
+        return match code {
+            0 => Outcome::Succeeded,
+            c => Outcome::Failed(format!("it exited {c}")),
+        };
+    }
+    if let Some(why) = failure_signal(map) {
+        return Outcome::Failed(why);
+    }
+    let succeeded = ["merged", "ok", "success"]
+        .iter()
+        .any(|k| map.get(*k) == Some(&Value::Bool(true)));
+    if succeeded {
+        Outcome::Succeeded
+    } else {
+        Outcome::Unknown
+    }
+}
+
+/// The failure a result object reports, if any.
+fn failure_signal(map: &serde_json::Map<String, Value>) -> Option<String> {
+    for key in ["merged", "ok", "success"] {
+        if map.get(key) == Some(&Value::Bool(false)) {
+            return Some(format!("`{key}` is false"));
+        }
+    }
+    if map.get("isError") == Some(&Value::Bool(true)) {
+        return Some("`isError` is true".to_owned());
+    }
+    for key in ["error", "errors"] {
+        let reported = match map.get(key) {
+            None | Some(Value::Null | Value::Bool(false)) => false,
+            Some(Value::String(s)) => !s.trim().is_empty(),
+            Some(Value::Array(a)) => !a.is_empty(),
+            Some(Value::Object(o)) => !o.is_empty(),
+            Some(_) => true,
+        };
+        if reported {
+            return Some(format!("it reports `{key}`: {}", map[key]));
+        }
+    }
+    ["status", "statusCode", "status_code", "httpStatus"]
+        .iter()
+        .find_map(|k| {
+            let v = map.get(*k)?;
+            let code = v
+                .as_u64()
+                .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))?;
+            (code >= 400).then(|| format!("HTTP status {code}"))
+        })
+}
+
+/// The state of an issue as a recorded read returned it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum IssueState {
+    Open,
+    Closed,
+}
+
+/// The issue state in a recorded result: a `state` (`open`, `opened`, `reopened`,
+/// `closed`, any case) or a boolean `closed`, at the top level or under
+/// `body`/`data`/`issue`, or in command output that is such JSON.
+pub(crate) fn issue_state(result: &Value) -> Option<IssueState> {
+    if let Some(text) = result_output(result)
+        && let Ok(parsed) = serde_json::from_str::<Value>(text.trim())
+        && parsed.is_object()
+    {
+        return issue_state(&parsed);
+    }
+    let scopes = [
+        Some(result),
+        result.get("body"),
+        result.get("data"),
+        result.get("issue"),
+    ];
+    scopes.into_iter().flatten().find_map(|scope| {
+        if let Some(closed) = scope.get("closed").and_then(Value::as_bool) {
+            return Some(if closed {
+                IssueState::Closed
+            } else {
+                IssueState::Open
+            });
+        }
+        match scope.get("state")?.as_str()?.to_lowercase().as_str() {
+            "closed" => Some(IssueState::Closed),
+            "open" | "opened" | "reopened" => Some(IssueState::Open),
+            _ => None,
+        }
+    })
+}
+
+/// A command result's output text (`output` or `stdout`).
+fn result_output(result: &Value) -> Option<&str> {
+    ["output", "stdout"]
+        .iter()
+        .find_map(|k| result.get(*k).and_then(Value::as_str))
+}
+
+/// The transcript seqs a text cites: `seq 17`, `seq 15-16` (a range), `seqs 3, 4`,
+/// `seq 3 and 5`.
+pub(crate) fn cited_ranges(text: &str) -> Vec<RangeInclusive<u64>> {
+    let tokens = seq_tokens(text);
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        let is_seq = matches!(&tokens[i], Token::Word(w) if w == "seq" || w == "seqs");
+        i += 1;
+        if !is_seq {
+            continue;
+        }
+        while let Some(Token::Number(start)) = tokens.get(i) {
+            let mut end = *start;
+            i += 1;
+            if let (Some(Token::Dash), Some(Token::Number(n))) = (tokens.get(i), tokens.get(i + 1))
+            {
+                end = (*n).max(*start);
+                i += 2;
+            }
+            out.push(*start..=end);
+            match (tokens.get(i), tokens.get(i + 1)) {
+                (Some(Token::Comma), Some(Token::Number(_))) => i += 1,
+                (Some(Token::Word(w)), Some(Token::Number(_))) if w == "and" => i += 1,
+                _ => break,
+            }
+        }
+    }
+    out
+}
+
+#[derive(Debug, PartialEq)]
+enum Token {
+    Word(String),
+    Number(u64),
+    Dash,
+    Comma,
+}
+
+fn seq_tokens(text: &str) -> Vec<Token> {
+    let mut out = Vec::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c.is_alphanumeric() {
+            let mut word = c.to_string();
+            while let Some(n) = chars.peek().copied().filter(|n| n.is_alphanumeric()) {
+                word.push(n);
+                chars.next();
+            }
+            out.push(match word.parse::<u64>() {
+                Ok(n) => Token::Number(n),
+                Err(_) => Token::Word(word.to_lowercase()),
+            });
+        } else if matches!(c, '-' | '–' | '—') {
+            out.push(Token::Dash);
+        } else if c == ',' {
+            out.push(Token::Comma);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn recorded_results_say_whether_the_call_succeeded() {
+        let failed = |v: Value| matches!(outcome(&v), Outcome::Failed(_));
+        assert!(failed(json!({"exitCode": 1, "output": ""})));
+        assert!(failed(
+            json!({"merged": false, "status": 405, "message": "not mergeable"})
+        ));
+        assert!(failed(json!({"message": "try later", "status": 405})));
+        assert!(failed(
+            json!({"merged": false, "error": "405 Method Not Allowed"})
+        ));
+        assert!(failed(json!({"isError": true, "content": []})));
+        assert!(failed(json!({"error": {"code": -32000}})));
+        assert!(failed(json!({"statusCode": "502"})));
+        assert_eq!(outcome(&json!({"exitCode": 0})), Outcome::Succeeded);
+        assert_eq!(
+            outcome(&json!({"merged": true, "sha": "5eed"})),
+            Outcome::Succeeded
+        );
+        assert_eq!(
+            outcome(&json!({"number": 17, "state": "open"})),
+            Outcome::Unknown
+        );
+        assert_eq!(
+            outcome(&json!({"error": null, "status": 200})),
+            Outcome::Unknown
+        );
+        assert_eq!(outcome(&json!("done")), Outcome::Unknown);
+    }
+
+    #[test]
+    fn issue_reads_say_open_or_closed() {
+        let table = [
+            (
+                json!({"number": 17, "state": "open"}),
+                Some(IssueState::Open),
+            ),
+            (json!({"state": "CLOSED"}), Some(IssueState::Closed)),
+            (
+                json!({"body": {"state": "reopened"}}),
+                Some(IssueState::Open),
+            ),
+            (json!({"data": {"closed": true}}), Some(IssueState::Closed)),
+            (
+                json!({"exitCode": 0, "output": "{\"state\":\"OPEN\"}"}),
+                Some(IssueState::Open),
+            ),
+            (json!({"number": 17}), None),
+        ];
+        for (result, expected) in table {
+            assert_eq!(issue_state(&result), expected, "{result}");
+        }
+    }
+
+    #[test]
+    fn proofs_cite_single_seqs_ranges_and_lists() {
+        let table: &[(&str, &[RangeInclusive<u64>])] = &[
+            (
+                "mcp__gitea__get_issue at transcript seq 17 after the merge",
+                &[17..=17],
+            ),
+            (
+                "exited 0 after git fetch (transcript seq 15-16)",
+                &[15..=16],
+            ),
+            ("seqs 3, 4 and 9", &[3..=3, 4..=4, 9..=9]),
+            ("seq 150–160", &[150..=160]),
+            ("Seq 7. Then 8 more", &[7..=7]),
+            ("no citation, 12 < 50", &[]),
+        ];
+        for (text, expected) in table {
+            assert_eq!(cited_ranges(text), *expected, "{text}");
+        }
+    }
+}
