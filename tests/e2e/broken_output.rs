@@ -188,10 +188,10 @@ async fn a_stage_that_fails_on_the_endpoint_counts_what_it_spent() {
     let script = Script::new().rule(audit_passes()).rule(
         Rule::when(Match::user_contains(INVESTIGATOR))
             .named("investigator")
-            .reply(Reply::tool_call(
-                "read_file",
-                r#"{"path": "src/limits.rs"}"#,
-            ))
+            .reply(
+                Reply::tool_call("read_file", r#"{"path": "src/limits.rs"}"#)
+                    .answered_by("scripted-2026-12-01"),
+            )
             .always(Reply::status(500).header("Retry-After", "0")),
     );
     let server = ScriptedServer::start(script).await;
@@ -208,6 +208,8 @@ async fn a_stage_that_fails_on_the_endpoint_counts_what_it_spent() {
         json!({"requests": 4, "promptTokens": 10, "completionTokens": 5}),
         "{s:#}"
     );
+    // The one reply it got names the model that answered: kept with the failure.
+    assert_eq!(s["answeredBy"], json!(["scripted-2026-12-01"]), "{s:#}");
     assert_eq!(report["usage"]["requests"], json!(server.request_count()));
 }
 
@@ -220,7 +222,7 @@ async fn a_cut_reply_answered_in_full_on_its_re_ask_is_accepted() {
         .rule(
             Rule::when(Match::user_contains(INVESTIGATOR).and(Match::user_contains(CUT_NOTICE)))
                 .named("re-ask")
-                .reply(Reply::content(complete_receipt())),
+                .reply(Reply::content(complete_receipt()).answered_by("scripted-2026-12-01")),
         )
         .rule(
             Rule::when(Match::user_contains(INVESTIGATOR))
@@ -233,6 +235,14 @@ async fn a_cut_reply_answered_in_full_on_its_re_ask_is_accepted() {
     assert_eq!(report["opinion"]["clean"], true, "{report:#}");
     assert_eq!(server.served_by("re-ask").len(), 1);
     assert_eq!(server.served_by("audit").len(), 1);
+    // Each model the endpoint named, once, in the order first seen: the cut reply's (the
+    // model asked for, echoed), then the re-ask's.
+    let s = stage(&report, "generic-investigator #1");
+    assert_eq!(
+        s["answeredBy"],
+        json!([s["model"], "scripted-2026-12-01"]),
+        "{s:#}"
+    );
     assert!(server.unmatched().is_empty());
 }
 

@@ -131,6 +131,11 @@ pub struct StageRecord {
     /// `None` when it sent no request (skipped).
     #[serde(default)]
     pub model: Option<String>,
+    /// The models the endpoint said answered its replies (each reply's `model` field, in
+    /// the order first seen; often a versioned name of `model`, or the deployment's model
+    /// on Azure). Empty when it received no reply or the endpoint names none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub answered_by: Vec<String>,
     /// Token usage.
     pub usage: TokenUsage,
     /// Its own short summary, if it gave one.
@@ -168,6 +173,7 @@ impl StageRecord {
             ledger: Vec::new(),
             line_spans: Vec::new(),
             model: None,
+            answered_by: Vec::new(),
             usage: TokenUsage::default(),
             summary: String::new(),
             problem: None,

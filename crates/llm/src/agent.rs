@@ -86,7 +86,7 @@ based only on what you have already read.";
 
 /// What an agent run reports while it runs (for a progress display; never needed for
 /// its result).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AgentEvent {
     /// A reply arrived or a tool call was answered: the run's counts so far.
     Progress {
@@ -100,6 +100,8 @@ pub enum AgentEvent {
     Replied {
         /// The reply's usage.
         usage: Usage,
+        /// The model the endpoint says answered, when it says.
+        model: Option<String>,
     },
     /// A model request failed and will be sent again after `wait`.
     Retrying {
@@ -286,7 +288,10 @@ pub async fn run_agent(
     let Some(toolbox) = toolbox else {
         let reply = complete(&run.messages, Vec::new()).await?;
         run.record(&reply);
-        observe(AgentEvent::Replied { usage: reply.usage });
+        observe(AgentEvent::Replied {
+            usage: reply.usage,
+            model: reply.model.clone(),
+        });
         observe(run.progress());
         return Ok(run.finish(reply, None));
     };
@@ -295,7 +300,10 @@ pub async fn run_agent(
     loop {
         let reply = complete(&run.messages, specs.clone()).await?;
         run.record(&reply);
-        observe(AgentEvent::Replied { usage: reply.usage });
+        observe(AgentEvent::Replied {
+            usage: reply.usage,
+            model: reply.model.clone(),
+        });
         observe(run.progress());
         if reply.tool_calls.is_empty() {
             return Ok(run.finish(reply, None));
@@ -324,7 +332,10 @@ pub async fn run_agent(
             run.push(ChatMessage::user(&request.forced_synthesis_prompt));
             let reply = complete(&run.messages, Vec::new()).await?;
             run.record(&reply);
-            observe(AgentEvent::Replied { usage: reply.usage });
+            observe(AgentEvent::Replied {
+                usage: reply.usage,
+                model: reply.model.clone(),
+            });
             observe(run.progress());
             return Ok(run.finish(reply, Some(kind)));
         }

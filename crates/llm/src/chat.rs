@@ -103,6 +103,9 @@ pub struct ChatReply {
     pub usage: Usage,
     /// Whether this reply was generated under `response_format: json_schema`.
     pub structured: bool,
+    /// The model the endpoint says answered (its `model` field; often a versioned name
+    /// of the model asked for), when it says.
+    pub model: Option<String>,
 }
 
 impl ChatReply {
@@ -235,6 +238,11 @@ pub(crate) fn parse_reply(body: &Value, ids: &AtomicU64) -> Result<ChatReply, St
             requests: 0,
         },
         structured: false,
+        model: body
+            .get("model")
+            .and_then(Value::as_str)
+            .filter(|m| !m.is_empty())
+            .map(str::to_owned),
     })
 }
 

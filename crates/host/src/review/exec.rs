@@ -218,12 +218,17 @@ pub fn note_answer(record: &mut StageRecord, answer: &Answer) {
 }
 
 /// Adds what an exchange spent to its stage record: usage, forced synthesis, the budget
-/// hit.
+/// hit, the models that answered.
 fn note_spent(record: &mut StageRecord, spent: &Spent) {
     record.usage.add(spent.usage);
     record.forced_synthesis |= spent.forced_synthesis;
     if let Some(kind) = spent.budget_hit {
         record.budget_hit = Some(budget_kind(kind));
+    }
+    for model in &spent.answered_by {
+        if !record.answered_by.contains(model) {
+            record.answered_by.push(model.clone());
+        }
     }
 }
 

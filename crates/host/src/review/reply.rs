@@ -130,7 +130,7 @@ pub struct Answer {
 /// What an exchange spent: its requests and tokens (the execution, its re-ask and its
 /// repair), the budget it hit and whether its last reply was forced. Kept when the
 /// exchange fails too ([`Failed`]), so a failed stage's record still counts them.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Spent {
     /// Token usage.
     pub usage: TokenUsage,
@@ -138,6 +138,8 @@ pub struct Spent {
     pub budget_hit: Option<vouch_llm::BudgetKind>,
     /// Whether the final reply was forced.
     pub forced_synthesis: bool,
+    /// The models the endpoint says answered, in the order first seen.
+    pub answered_by: Vec<String>,
 }
 
 /// An exchange that failed, with what it spent before it failed.
@@ -377,11 +379,13 @@ async fn agent(
 ) -> Result<AgentOutcome, ExchangeError> {
     // What the replies cost, counted as they come: kept when the run fails.
     let replied = std::sync::Mutex::new(vouch_llm::Usage::default());
+    let answered_by = AnsweredBy::default();
     let observer = |event: AgentEvent| match event {
-        AgentEvent::Replied { usage } => {
+        AgentEvent::Replied { usage, model } => {
             if let Ok(mut sum) = replied.lock() {
                 sum.add(usage);
             }
+            answered_by.note(model);
         }
         other => {
             if let Some(event) = stage_event(ex.label, other) {
@@ -423,11 +427,34 @@ async fn agent(
         }
         other => other,
     };
+    answered_by.into_spent(spent);
     result.map_err(|e| {
         let sum = replied.lock().map(|sum| *sum).unwrap_or_default();
         spent.usage.add(spent_before(sum, &e));
         e.into()
     })
+}
+
+/// The models the endpoint says answered an exchange's replies, as they come.
+#[derive(Default)]
+struct AnsweredBy(std::sync::Mutex<Vec<String>>);
+
+impl AnsweredBy {
+    fn note(&self, model: Option<String>) {
+        if let (Some(model), Ok(mut seen)) = (model, self.0.lock())
+            && !seen.contains(&model)
+        {
+            seen.push(model);
+        }
+    }
+
+    fn into_spent(self, spent: &mut Spent) {
+        for model in self.0.into_inner().unwrap_or_default() {
+            if !spent.answered_by.contains(&model) {
+                spent.answered_by.push(model);
+            }
+        }
+    }
 }
 
 /// Rule (filtered reply): an answer the endpoint's content filter stopped
@@ -537,20 +564,27 @@ async fn spending(
         max_total_tokens: u64::MAX,
         max_request_bytes: None,
     };
+    let answered_by = AnsweredBy::default();
+    let observer = |event: AgentEvent| {
+        if let AgentEvent::Replied { model, .. } = event {
+            answered_by.note(model);
+        }
+    };
     let repair = AgentRequest::new(REPAIR_SYSTEM, repair_user, env.cancel.clone())
         .with_response_schema(ResponseSchema {
             name: "vouch_repair_reply".into(),
             schema: repair_schema,
         })
-        .with_budget(repair_budget);
-    let repaired = run_agent(env.client_for(ex.model), repair)
-        .await
-        .map_err(|e| {
-            spent
-                .usage
-                .add(spent_before(vouch_llm::Usage::default(), &e));
-            ExchangeError::from(e)
-        })?;
+        .with_budget(repair_budget)
+        .with_observer(&observer);
+    let repaired = run_agent(env.client_for(ex.model), repair).await;
+    answered_by.into_spent(spent);
+    let repaired = repaired.map_err(|e| {
+        spent
+            .usage
+            .add(spent_before(vouch_llm::Usage::default(), &e));
+        ExchangeError::from(e)
+    })?;
     spent.usage.add(usage_of(&repaired));
     if repaired.is_filtered() {
         return Err(filtered(ex.label, "repair"));

@@ -262,6 +262,7 @@ async fn the_observer_sees_each_turn_tool_call_and_retry_as_they_happen() {
             completion_tokens: 5,
             requests,
         },
+        model: Some("test-model".into()),
     };
     assert_eq!(
         *seen.lock().unwrap(),

@@ -42,6 +42,8 @@ pub(crate) enum ReplyBody {
         tool_calls: Vec<(String, String)>,
         finish_reason: Option<String>,
         usage: Option<(u64, u64)>,
+        /// The `model` it names, when not the request's.
+        model: Option<String>,
     },
     Raw(String),
     /// The request's headers and body echoed back as JSON.
@@ -70,6 +72,7 @@ impl Reply {
                 tool_calls,
                 finish_reason: None,
                 usage: Some(DEFAULT_USAGE),
+                model: None,
             },
             delay: None,
             hold_until_in_flight: None,
@@ -214,6 +217,15 @@ impl Reply {
         self
     }
 
+    /// Names `model` as the model that answered, instead of echoing the request's (as
+    /// endpoints do that answer with a versioned name, or route to another model).
+    pub fn answered_by(mut self, name: impl Into<String>) -> Self {
+        if let ReplyBody::Completion { model, .. } = &mut self.body {
+            *model = Some(name.into());
+        }
+        self
+    }
+
     /// Omits `usage` from the completion (some compatible servers do).
     pub fn without_usage(mut self) -> Self {
         if let ReplyBody::Completion { usage, .. } = &mut self.body {
@@ -274,8 +286,14 @@ impl Reply {
                 tool_calls,
                 finish_reason,
                 usage,
+                model,
             } => {
-                completion_json(seq, request, content, tool_calls, finish_reason, usage).to_string()
+                let mut body =
+                    completion_json(seq, request, content, tool_calls, finish_reason, usage);
+                if let Some(model) = model {
+                    body["model"] = Value::String(model.clone());
+                }
+                body.to_string()
             }
             ReplyBody::Computed(Responder(respond)) => {
                 respond(request).render_body(seq, request, headers)
