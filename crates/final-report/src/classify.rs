@@ -517,6 +517,95 @@ fn is_config_read(program: &str, args: &[&str]) -> bool {
         .any(|a| config_path_class(a).is_some())
 }
 
+/// The test filter of a test run, if it selects a subset by name: cargo's positional
+/// `TESTNAME` (and `--skip`/`--exact` after `--`), pytest's `-k`/`-m`/`--deselect`/
+/// `--lf`, go's `-run`/`-skip`, jest/vitest's `-t`/`--testNamePattern`.
+pub(crate) fn test_filter(words: &[&str]) -> Option<String> {
+    let at = (0..words.len()).find(|i| {
+        let program = words[*i].rsplit('/').next().unwrap_or_default();
+        is_test_run(program, &words[i + 1..])
+    })?;
+    let program = words[at].rsplit('/').next().unwrap_or_default();
+    let args = &words[at + 1..];
+    let named = |flags: &[&str]| {
+        args.iter()
+            .find(|a| {
+                flags
+                    .iter()
+                    .any(|f| *a == f || a.starts_with(&format!("{f}=")))
+            })
+            .map(|a| (*a).to_owned())
+    };
+    match program {
+        "cargo" | "cargo-nextest" => cargo_filter(args),
+        "pytest" | "py.test" | "python" | "python3" => {
+            named(&["-k", "-m", "--deselect", "--lf", "--last-failed"])
+        }
+        "go" => named(&["-run", "--run", "-skip", "--skip"]),
+        "jest" | "vitest" | "npm" | "pnpm" | "yarn" => {
+            named(&["-t", "--testNamePattern", "--test-name-pattern"])
+        }
+        _ => None,
+    }
+}
+
+/// cargo test's name filter: a positional word after the subcommand that is not an
+/// option's value, or `--skip`/`--exact`/a positional word after `--`.
+fn cargo_filter(args: &[&str]) -> Option<String> {
+    const WITH_VALUE: &[&str] = &[
+        "-p",
+        "--package",
+        "--exclude",
+        "-j",
+        "--jobs",
+        "-F",
+        "--features",
+        "--target",
+        "--target-dir",
+        "--manifest-path",
+        "--test",
+        "--bench",
+        "--bin",
+        "--example",
+        "--profile",
+        "--color",
+        "--message-format",
+        "--config",
+        "-Z",
+        "--lockfile-path",
+    ];
+    const HARNESS_WITH_VALUE: &[&str] = &[
+        "--test-threads",
+        "--format",
+        "--color",
+        "-Z",
+        "--logfile",
+        "--shuffle-seed",
+    ];
+    // `cargo nextest run`: the subcommand has a subcommand of its own.
+    let skip = if args.first() == Some(&"nextest") {
+        2
+    } else {
+        1
+    };
+    let mut rest = args.iter().skip(skip);
+    let mut harness = false;
+    while let Some(a) = rest.next() {
+        if *a == "--" {
+            harness = true;
+        } else if harness && HARNESS_WITH_VALUE.contains(a) {
+            rest.next();
+        } else if harness && matches!(*a, "--skip" | "--exact") {
+            return Some((*a).to_owned());
+        } else if !harness && WITH_VALUE.contains(a) {
+            rest.next();
+        } else if !a.starts_with('-') {
+            return Some((*a).to_owned());
+        }
+    }
+    None
+}
+
 /// Whether `sed` or `perl` edits its files in place: `--in-place[=SUFFIX]`, or `i` in a
 /// cluster of short options (`-i`, `-i.bak`, `-Ei`, `-ni`, `-pi`, `-0pi`, `-pie`).
 ///
@@ -1156,6 +1245,34 @@ mod tests {
         let _ = classify_command(&line);
         let line = "`$(".repeat(50_000);
         let _ = classify_command(&line);
+    }
+
+    #[test]
+    fn test_runs_that_select_a_subset_by_name_have_a_filter() {
+        let table: &[(&str, Option<&str>)] = &[
+            ("cargo test --workspace", None),
+            ("cargo test --workspace round", Some("round")),
+            ("cargo test -p vouch-core --features x", None),
+            ("cargo test --workspace -- --skip slow", Some("--skip")),
+            ("cargo test -- --nocapture", None),
+            (
+                "cargo test -- --test-threads 1 --exact a::b",
+                Some("--exact"),
+            ),
+            ("cargo test -- --test-threads 1", None),
+            ("timeout 600 cargo test round", Some("round")),
+            ("cargo nextest run", None),
+            ("cargo nextest run -p x round", Some("round")),
+            ("pytest -q", None),
+            ("pytest -k 'not slow'", Some("-k")),
+            ("python -m pytest -m fast", Some("-m")),
+            ("go test ./... -run TestRound", Some("-run")),
+            ("npx jest", None),
+        ];
+        for (cmd, expected) in table {
+            let words: Vec<&str> = cmd.split_whitespace().collect();
+            assert_eq!(test_filter(&words).as_deref(), *expected, "{cmd}");
+        }
     }
 
     #[test]

@@ -89,6 +89,11 @@ pub(crate) struct TestRun {
     /// Counts read from the recorded output.
     pub counts: Option<TestCounts>,
     pub exit_code: Option<i64>,
+    /// Whether a result was recorded for it.
+    pub recorded: bool,
+    /// How it selected a subset of the tests (a name filter in the command, or
+    /// "N filtered out"/"N deselected" in its output), if it did.
+    pub filter: Option<String>,
 }
 
 /// A read of configuration, credential or profile material.
@@ -338,7 +343,12 @@ impl Session {
                         })
                         .unwrap_or_default();
                     let output = self.results.get(&seq).and_then(result_text);
+                    let filter = classify::test_filter(&words)
+                        .map(|f| format!("the command filters by `{f}`"))
+                        .or_else(|| output.as_deref().and_then(output_filter));
                     self.tests.push(TestRun {
+                        recorded: self.results.contains_key(&seq),
+                        filter,
                         seq,
                         command: text.to_owned(),
                         dir,
@@ -698,6 +708,25 @@ pub(crate) fn result_text(result: &Value) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("\n"))
 }
 
+/// The subset a runner's output says it ran: cargo's "N filtered out" or pytest's
+/// "N deselected" with N > 0.
+pub(crate) fn output_filter(output: &str) -> Option<String> {
+    let lower = output.to_lowercase();
+    let tokens: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|t| !t.is_empty())
+        .collect();
+    tokens.windows(3).find_map(|w| {
+        let n = w[0].parse::<u64>().ok().filter(|n| *n > 0)?;
+        let said = match (w[1], w[2]) {
+            ("filtered", "out") => "filtered out",
+            ("deselected", _) => "deselected",
+            _ => return None,
+        };
+        Some(format!("its output says {n} {said}"))
+    })
+}
+
 /// Test counts from a runner's closing lines, summed over every such line: cargo test
 /// (`test result: ok. N passed; M failed; K ignored`), pytest and the plain form
 /// (`N passed, M failed, K skipped`), go test (`ok`/`FAIL` lines count nothing).
@@ -817,6 +846,25 @@ mod tests {
                 (7, Kind::ProfileActivation, None)
             ]
         );
+    }
+
+    #[test]
+    fn outputs_that_ran_a_subset_say_so() {
+        let table = [
+            (
+                "test result: ok. 212 passed; 0 failed; 2 ignored; 0 measured; 0 filtered out",
+                false,
+            ),
+            (
+                "test result: ok. 3 passed; 0 failed; 0 ignored; 0 measured; 9000 filtered out",
+                true,
+            ),
+            ("====== 5 passed, 12 deselected in 0.3s ======", true),
+            ("5 passed in 0.1s", false),
+        ];
+        for (output, filtered) in table {
+            assert_eq!(output_filter(output).is_some(), filtered, "{output}");
+        }
     }
 
     #[test]

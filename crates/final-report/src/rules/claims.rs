@@ -370,6 +370,7 @@ pub(super) fn full_suite_claim_proven(ctx: &Ctx) -> Vec<Violation> {
         }
     }
     out.extend(transcript_counts(ctx, &counts, &source));
+    out.extend(recorded::official_lines(ctx, &source, worded));
     out
 }
 

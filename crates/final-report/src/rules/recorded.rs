@@ -6,6 +6,7 @@
 use super::Ctx;
 use crate::classify::{self, Kind};
 use crate::evidence::{IssueState, Outcome, cited_ranges, issue_state, outcome};
+use crate::session::{Session, TestRun};
 use crate::transcript::TranscriptEntry;
 use crate::violation::{Violation, ViolationCode};
 
@@ -131,5 +132,101 @@ pub(super) fn issue_read_contradicts(ctx: &Ctx, reference: &str, seq: u64) -> Op
         format!(
             "issue {reference} is marked closed but the live read at seq {seq} returned it open"
         )
+    })
+}
+
+/// Rule 7 with a transcript: a pass claim rests on the official validation commands'
+/// own transcript lines. Each command `validation.commands` lists is a transcript
+/// command, and at least one official command is in the transcript. A full-suite claim
+/// (`full_suite`) also needs an official test run with a recorded result and no test
+/// filter, and no later unfiltered run in the same directory that failed.
+pub(super) fn official_lines(ctx: &Ctx, source: &str, full_suite: bool) -> Vec<Violation> {
+    let Some(model) = ctx.model.as_ref() else {
+        return Vec::new();
+    };
+    let code = ViolationCode::FullSuiteClaimUnproven;
+    let mut out = Vec::new();
+    let listed: Vec<String> = ctx.get("/validation/commands").unwrap_or_default();
+    for (i, command) in listed.iter().enumerate() {
+        let text = classify::normalize(command);
+        if !ctx.session.iter().any(|c| c.text == text) {
+            out.push(Violation::new(
+                code,
+                format!("/validation/commands/{i}"),
+                format!(
+                    "{source} but official validation command `{text}` is not in the transcript"
+                ),
+            ));
+        }
+    }
+    let official = ctx.official_seqs();
+    if official.is_empty() {
+        if out.is_empty() {
+            out.push(Violation::new(
+                code,
+                "/validation/commands",
+                format!("{source} but no official validation command appears in the transcript"),
+            ));
+        }
+        return out;
+    }
+    if full_suite {
+        out.extend(full_suite_runs(model, &official, source));
+    }
+    out
+}
+
+/// The full-suite part of [`official_lines`]: the official test runs themselves.
+fn full_suite_runs(model: &Session, official: &[u64], source: &str) -> Vec<Violation> {
+    let code = ViolationCode::FullSuiteClaimUnproven;
+    let pointer = "/validation/fullSuitePassed";
+    let runs: Vec<&TestRun> = model
+        .tests
+        .iter()
+        .filter(|r| official.contains(&r.seq))
+        .collect();
+    let Some(first) = runs.first() else {
+        return vec![Violation::new(
+            code,
+            pointer,
+            format!("{source} but no official validation command in the transcript is a test run"),
+        )];
+    };
+    let mut out = Vec::new();
+    if !runs.iter().any(|r| r.recorded) {
+        out.push(Violation::new(
+            code,
+            pointer,
+            format!("{source} but the transcript records no result for official test run `{}` (seq {}); record its exit code and output", first.command, first.seq),
+        ));
+    }
+    for run in &runs {
+        if let Some(filter) = &run.filter {
+            out.push(Violation::new(
+                code,
+                pointer,
+                format!(
+                    "{source} but official test run `{}` (seq {}) ran a filtered subset: {filter}",
+                    run.command, run.seq
+                ),
+            ));
+        }
+        if let Some(later) = later_failing_full_run(model, run) {
+            out.push(Violation::new(
+                code,
+                pointer,
+                format!("{source} but a later full run `{}` (seq {}) in the same directory failed after official test run `{}` (seq {})", later.command, later.seq, run.command, run.seq),
+            ));
+        }
+    }
+    out
+}
+
+/// An unfiltered test run after `run`, in its directory, that recorded a failure.
+fn later_failing_full_run<'a>(model: &'a Session, run: &TestRun) -> Option<&'a TestRun> {
+    model.tests.iter().find(|t| {
+        let same_dir = t.dir.is_none() || run.dir.is_none() || t.dir == run.dir;
+        let failed = t.exit_code.is_some_and(|c| c != 0) || t.counts.is_some_and(|c| c.failed > 0);
+        t.seq > run.seq && t.filter.is_none() && same_dir && failed
     })
 }
