@@ -387,17 +387,28 @@ async fn run_case(
         location: None,
         cost: Cost::default(),
     };
+    let judge_sent = || judge.map_or(0, |j| u64::from(j.requests_sent()));
+    let judge_before = judge_sent();
     let report = match review_args(args, case) {
         Ok(review) => review_report(&review, exchanges.cloned()).await,
         Err(e) => Err(e),
     };
+    let reviewed = stats(exchanges);
+    let mut review_sent = 0;
     match report {
-        Ok(report) => score_case(case, &report, judge, cancel, &mut result).await,
+        Ok(report) => {
+            score_case(case, &report, judge, cancel, &mut result).await;
+            // The report counts the requests its review sent; answers from the cache
+            // were used just the same.
+            review_sent = report.usage.requests;
+            result.cost.review_calls = review_sent + (reviewed.hits - before.hits);
+        }
         Err(e) => result.message = Some(format!("{e:#}")),
     }
-    let after = stats(exchanges);
-    result.cost.cache_hits = after.hits - before.hits;
-    result.cost.sent = after.misses - before.misses;
+    // What went over HTTP, with or without a cache: the review's requests (its endpoint
+    // check included) and the judge's.
+    result.cost.cache_hits = stats(exchanges).hits - before.hits;
+    result.cost.sent = review_sent + (judge_sent() - judge_before);
     result
 }
 

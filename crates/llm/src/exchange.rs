@@ -16,7 +16,9 @@
 //!   recorded request ([`Replayer::first_mismatch`]).
 //!
 //! No API key is ever written: keys are not part of requests, error bodies are scrubbed,
-//! and a response that contains the key is not stored at all.
+//! and a response that contains the key is not stored at all (a key of at least
+//! [`MIN_SECRET_CHARS`] characters; a shorter one is ordinary text, see
+//! [`holds_secret`]).
 
 use std::fs;
 use std::io::Write;
@@ -146,10 +148,8 @@ impl Exchanges {
         answer: &Answer,
         secret: Option<&str>,
     ) {
-        let contains_secret =
-            |text: &str| secret.is_some_and(|s| !s.is_empty() && text.contains(s));
         let answer_text = answer.to_json().to_string();
-        if contains_secret(&answer_text) || contains_secret(&body.to_string()) {
+        if holds_secret(&answer_text, secret) || holds_secret(&body.to_string(), secret) {
             tracing::warn!("a model exchange contains the API key; it is not stored");
             return;
         }
@@ -639,8 +639,37 @@ fn request_summary(body: &Value) -> String {
     format!("model {model}, {count} messages, last from {last}")
 }
 
+/// Shortest API key looked for in an exchange before it is stored. Real keys are far
+/// longer (OpenAI's and Azure's are over 30 characters); a shorter one (`x`, `test`, a
+/// local server's placeholder) occurs in ordinary text, so looking for it would keep
+/// every answer out of the cache, and writing it protects nothing.
+pub const MIN_SECRET_CHARS: usize = 8;
+
+/// Rule (no API key is ever written): `text` holds the key when the key has at least
+/// [`MIN_SECRET_CHARS`] characters and occurs in it.
+fn holds_secret(text: &str, secret: Option<&str>) -> bool {
+    secret.is_some_and(|s| s.chars().count() >= MIN_SECRET_CHARS && text.contains(s))
+}
+
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn only_a_key_long_enough_to_be_one_is_looked_for() {
+        let key = "sk-0123456789abcdef";
+        for (text, secret, holds) in [
+            ("an answer naming sk-0123456789abcdef", Some(key), true),
+            ("an answer without it", Some(key), false),
+            ("x marks every answer", Some("x"), false),
+            ("a test answer", Some("test"), false),
+            ("seven77 characters", Some("seven77"), false),
+            ("eight888 characters", Some("eight888"), true),
+            ("no key at all", None, false),
+            ("an empty key", Some(""), false),
+        ] {
+            assert_eq!(holds_secret(text, secret), holds, "{text:?} / {secret:?}");
+        }
+    }
     use super::*;
 
     fn body(text: &str) -> Value {
