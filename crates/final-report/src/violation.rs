@@ -101,6 +101,8 @@ codes! {
     StalenessNotRecorded = "STALENESS_NOT_RECORDED", rule 15;
     /// Rule 16: the command ledger omits session commands.
     CommandLedgerIncomplete = "COMMAND_LEDGER_INCOMPLETE", rule 16;
+    /// Rule 16: a command-ledger entry that matches no transcript line.
+    CommandNotInTranscript = "COMMAND_NOT_IN_TRANSCRIPT", rule 16;
     /// Rule 16: "isolated worktree" claim while tests ran in the main checkout.
     MainCheckoutValidation = "MAIN_CHECKOUT_VALIDATION", rule 16;
     /// Rule 16: local config/profile inspection not classified and justified.

@@ -8,6 +8,7 @@ use crate::model::{
 };
 use crate::narrative::Claim;
 use crate::session::{Place, Route, Session};
+use crate::transcript::TranscriptEntry;
 use crate::violation::{Violation, ViolationCode};
 
 fn has(c: &SessionCommand, kind: Kind) -> bool {
@@ -191,6 +192,7 @@ pub(super) fn whole_session_ledger(ctx: &Ctx) -> Vec<Violation> {
             ));
         }
     }
+    out.extend(entries_without_a_line(ctx));
     let isolation = ctx.narrative.claim(Claim::IsolatedWorktreeOnly);
     if ctx.flag("/validation/isolatedWorktreeOnly") || isolation.is_some() {
         out.extend(isolation_violations(ctx));
@@ -266,6 +268,38 @@ pub(super) fn whole_session_ledger(ctx: &Ctx) -> Vec<Violation> {
         }
     }
     out
+}
+
+/// Rule 16 with a transcript: each command-ledger entry matches one transcript line: a
+/// command with the same normalised text, or (tool notation) the tool call at its `seq`
+/// or of the tool it names. An entry that matches none records something the session
+/// did not do.
+fn entries_without_a_line(ctx: &Ctx) -> Vec<Violation> {
+    let Some(transcript) = ctx.transcript else {
+        return Vec::new();
+    };
+    let used: Vec<usize> = ctx.session.iter().filter_map(|c| c.ledger_index).collect();
+    let is_tool_line = |entry: &crate::model::CommandEntry| {
+        transcript.iter().any(|t| match t {
+            TranscriptEntry::Tool { seq, name, .. } => {
+                entry.seq == Some(*seq)
+                    || (entry.seq.is_none() && entry.command.trim().starts_with(name.as_str()))
+            }
+            _ => false,
+        })
+    };
+    ctx.ledger()
+        .into_iter()
+        .filter(|(i, entry)| !used.contains(i) && !is_tool_line(entry))
+        .map(|(i, entry)| {
+            let cited = entry.seq.map(|s| format!(" (seq {s})")).unwrap_or_default();
+            Violation::new(
+                ViolationCode::CommandNotInTranscript,
+                format!("/commands/{i}"),
+                format!("the command ledger records `{}`{cited} but no transcript line is that command; each ledger entry matches one line of the session", classify::normalize(&entry.command)),
+            )
+        })
+        .collect()
 }
 
 /// Test runs in the main checkout: by the directory the transcript shows when it can

@@ -236,6 +236,21 @@ impl<'a> Ctx<'a> {
 
     /// The command-ledger entry recording the transcript action at `seq`: same `seq`,
     /// or (for tool calls) a command naming the tool.
+    /// The parseable command-ledger entries with their indices.
+    pub(crate) fn ledger(&self) -> Vec<(usize, CommandEntry)> {
+        self.report
+            .get("commands")
+            .and_then(Value::as_array)
+            .map(|items| {
+                items
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, v)| CommandEntry::deserialize(v).ok().map(|e| (i, e)))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     pub(crate) fn ledger_entry_for(
         &self,
         seq: u64,
