@@ -139,11 +139,89 @@ impl ServerHandler for FinalReportServer {
     }
 }
 
-/// Serves the validator on stdin/stdout until the client disconnects.
+/// Serves the validator on stdin/stdout until the client disconnects. A line that is
+/// not JSON gets JSON-RPC's parse error (`-32700`, `id: null`) instead of silence, so a
+/// client never waits for an answer that cannot come; every other line goes to the MCP
+/// service as it came.
 pub async fn serve() -> anyhow::Result<()> {
+    let (lines_tx, lines_rx) = tokio::sync::mpsc::channel::<String>(64);
+    let (service_in, filter_out) = tokio::io::duplex(64 * 1024);
+    let (service_out, merge_in) = tokio::io::duplex(64 * 1024);
+    let writer = tokio::spawn(write_lines(lines_rx));
+    let merger = tokio::spawn(forward_lines(merge_in, lines_tx.clone()));
+    let filter = tokio::spawn(filter_input(tokio::io::stdin(), filter_out, lines_tx));
     let service = FinalReportServer::new()
-        .serve(rmcp::transport::stdio())
+        .serve((service_in, service_out))
         .await?;
     service.waiting().await?;
+    filter.abort();
+    // The service's last lines reach stdout before vouch exits.
+    merger.await??;
+    writer.await??;
+    Ok(())
+}
+
+/// JSON-RPC's parse error for a line that is not JSON (the request's id is unknown).
+fn parse_error(error: &serde_json::Error) -> String {
+    serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": null,
+        "error": {"code": -32700, "message": format!("Parse error: {error}")}
+    })
+    .to_string()
+}
+
+/// Passes each JSON line of `input` to the service; answers any other (non-blank) line
+/// with [`parse_error`].
+async fn filter_input(
+    input: impl tokio::io::AsyncRead + Unpin,
+    mut service: tokio::io::DuplexStream,
+    out: tokio::sync::mpsc::Sender<String>,
+) -> std::io::Result<()> {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let mut lines = tokio::io::BufReader::new(input).lines();
+    while let Some(line) = lines.next_line().await? {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<Value>(&line) {
+            Ok(_) => {
+                service.write_all(line.as_bytes()).await?;
+                service.write_all(b"\n").await?;
+            }
+            Err(e) => {
+                if out.send(parse_error(&e)).await.is_err() {
+                    break;
+                }
+            }
+        }
+    }
+    service.shutdown().await
+}
+
+/// Sends each line the service writes to the stdout writer.
+async fn forward_lines(
+    service: tokio::io::DuplexStream,
+    out: tokio::sync::mpsc::Sender<String>,
+) -> std::io::Result<()> {
+    use tokio::io::AsyncBufReadExt;
+    let mut lines = tokio::io::BufReader::new(service).lines();
+    while let Some(line) = lines.next_line().await? {
+        if out.send(line).await.is_err() {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// The one writer of stdout: whole lines, flushed one by one.
+async fn write_lines(mut lines: tokio::sync::mpsc::Receiver<String>) -> std::io::Result<()> {
+    use tokio::io::AsyncWriteExt;
+    let mut stdout = tokio::io::stdout();
+    while let Some(line) = lines.recv().await {
+        stdout.write_all(line.as_bytes()).await?;
+        stdout.write_all(b"\n").await?;
+        stdout.flush().await?;
+    }
     Ok(())
 }

@@ -215,3 +215,56 @@ async fn mcp_verdicts_equal_the_library_verdicts() {
     );
     client.cancel().await.expect("shutdown");
 }
+
+/// A line that is not JSON is answered with JSON-RPC's parse error (`-32700`, `id:
+/// null`) instead of silence, and the server goes on serving the next request.
+#[tokio::test]
+async fn a_line_that_is_not_json_gets_a_parse_error_and_the_server_goes_on() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_vouch"))
+        .arg("mcp")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn vouch mcp");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let mut next = async || -> Value {
+        let line = tokio::time::timeout(std::time::Duration::from_secs(30), lines.next_line())
+            .await
+            .expect("an answer within 30 s")
+            .expect("read stdout")
+            .expect("a line");
+        serde_json::from_str(&line).expect("the answer is JSON")
+    };
+    stdin
+        .write_all(b"{\"jsonrpc\": \"2.0\", \"id\": 1, \n")
+        .await
+        .unwrap();
+    let error = next().await;
+    assert_eq!(error["id"], Value::Null, "{error}");
+    assert_eq!(error["error"]["code"], -32700, "{error}");
+    let initialize = json!({
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2024-11-05",
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "0"}
+        }
+    });
+    stdin
+        .write_all(format!("{initialize}\n").as_bytes())
+        .await
+        .unwrap();
+    let answer = next().await;
+    assert_eq!(answer["id"], 2, "{answer}");
+    assert_eq!(answer["result"]["serverInfo"]["name"], "vouch", "{answer}");
+    drop(stdin);
+    let status = tokio::time::timeout(std::time::Duration::from_secs(30), child.wait())
+        .await
+        .expect("vouch mcp ends when its input does")
+        .expect("wait");
+    assert!(status.success(), "{status}");
+}
