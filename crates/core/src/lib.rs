@@ -14,7 +14,6 @@ pub mod decision;
 pub mod files;
 pub mod finding;
 pub mod intake;
-pub mod json;
 pub mod opinion;
 pub mod prefetch;
 pub mod record;

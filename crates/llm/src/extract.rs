@@ -63,7 +63,7 @@ where
         .iter()
         .map(|_| text.trim())
         .chain(found.iter().map(|(_, s)| *s));
-    if let Some(problem) = sources.filter_map(vouch_core::json::duplicate_key).next() {
+    if let Some(problem) = sources.filter_map(vouch_json::duplicate_key).next() {
         return Err(ExtractError::DuplicateKey(problem));
     }
     if let Some(whole) = whole.filter(|value| validate(value).is_ok()) {

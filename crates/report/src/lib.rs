@@ -229,7 +229,7 @@ pub fn read_report_text(text: &str) -> Result<ReviewReport, ReportError> {
     }
     let value: serde_json::Value =
         serde_json::from_str(text).map_err(|e| ReportError::NotJson(e.to_string()))?;
-    if let Some(problem) = vouch_core::json::duplicate_key(text) {
+    if let Some(problem) = vouch_json::duplicate_key(text) {
         return Err(ReportError::NotJson(format!("it is ambiguous: {problem}")));
     }
     let version = value.get("schemaVersion").and_then(|v| v.as_str());

@@ -1,6 +1,8 @@
 //! JSON text read strictly: a key repeated within one object is ambiguous (a parser
-//! keeps the last silently), so model replies and saved reports that repeat one are
-//! refused rather than read.
+//! keeps the last silently, so `"status":"failed","status":"passed"` reads as passed),
+//! so model replies, saved review reports and agents' final reports and transcripts that
+//! repeat one are refused rather than read. One check for every crate that reads JSON
+//! it must not misread; it depends on no other vouch crate.
 
 /// The problem of a JSON text that repeats a key within one object (with where), if it
 /// does. Text that is not JSON has none.
@@ -68,5 +70,27 @@ impl<'de> serde::de::Visitor<'de> for UniqueKeys {
             keys.insert(key);
         }
         Ok(UniqueKeys)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_repeated_key_at_any_depth_is_found_and_distinct_keys_are_not() {
+        let table: &[(&str, bool)] = &[
+            (r#"{"a":1,"b":2}"#, false),
+            (r#"{"a":{"b":1},"c":{"b":2}}"#, false),
+            (r#"{"status":"failed","status":"passed"}"#, true),
+            (r#"{"v":{"x":[{"k":1,"k":1}]}}"#, true),
+            (r#"[{"a":1},{"a":2}]"#, false),
+            ("not json", false),
+        ];
+        for (text, repeated) in table {
+            assert_eq!(duplicate_key(text).is_some(), *repeated, "{text}");
+        }
+        let problem = duplicate_key(r#"{"status":"failed","status":"passed"}"#).unwrap();
+        assert!(problem.contains("`status` appears twice"), "{problem}");
     }
 }
