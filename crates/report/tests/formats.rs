@@ -134,6 +134,7 @@ fn stage(label: &str, role: Role) -> StageRecord {
         }],
         line_spans: Vec::new(),
         model: Some("scripted".into()),
+        answered_by: vec!["scripted-2026-12-01".into()],
         usage: TokenUsage {
             requests: 2,
             prompt_tokens: 3000,
