@@ -5,9 +5,12 @@
 //! other words between them. A match is discarded when a negating or hedging word
 //! (`not`, `never`, `without`, `would`, `ready to be`, ...) precedes it in the same
 //! sentence or sits between its words, or when it is the label of a line whose value is
-//! negative (`Merged: no`). Merge and approval phrases in a sentence that attributes
-//! the act to someone else (`externally`, `another reviewer`, `concurrent`) are not
-//! claims of this session.
+//! negative (`Merged: no`). A merge or approval phrase whose act is attributed to
+//! someone else (`another reviewer merged`, `approved by @alice`, `externally`), placed
+//! in the past (`earlier`, `two weeks ago`) or about another change (`another PR`) is
+//! not a claim of this session. A qualifier word qualifies only its own clause, and
+//! inside a noun phrase only when that phrase is the act's subject, object or agent:
+//! "I merged it after the earlier CI run" is still a merge claim.
 
 /// A claim the narrative can make.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,15 +131,6 @@ const NEGATORS: &[&str] = &[
 const HEDGES: &[&str] = &[
     "would", "will", "should", "could", "can", "may", "might", "if", "once", "until", "unless",
     "before", "when", "whether", "ready", "be", "to", "pending", "awaiting", "await",
-];
-
-/// Words that attribute a merge or approval to someone other than the session.
-const EXTERNAL_MARKERS: &[&str] = &[
-    "externally",
-    "another",
-    "someone",
-    "concurrent",
-    "concurrently",
 ];
 
 /// Words after "by" that keep a merge or approval the session's own.
@@ -491,8 +485,9 @@ const STATE_WORDS: &[&str] = &[
     "closed",
 ];
 
-/// Why a sentence is about another change than `subject`'s, if it is: it names
-/// another pull request, places the act in the past, or describes a simulation.
+/// Why a sentence is about another change than `subject`'s by naming another pull
+/// request's number (anywhere in the sentence), and whether it describes a simulation.
+/// Qualifier words ("another", "earlier", ...) are read per claim by [`qualifiers`].
 fn other_change(sentence: &str, tokens: &[String], subject: Subject) -> (Option<String>, bool) {
     let refs = pr_references(sentence);
     let other = subject
@@ -503,41 +498,173 @@ fn other_change(sentence: &str, tokens: &[String], subject: Subject) -> (Option<
         || tokens
             .windows(2)
             .any(|w| w[0] == "test" && (w[1] == "merged" || w[1] == "merge"));
-    if let (Some(n), false) = (other, names_own) {
-        return (
-            Some(format!("it names pull request #{n}, not the reviewed one")),
-            simulation,
-        );
+    let named = match (other, names_own) {
+        (Some(n), false) => Some(format!("it names pull request #{n}, not the reviewed one")),
+        _ => None,
+    };
+    (named, simulation)
+}
+
+/// What a qualifier word says about the act it qualifies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum QualifierKind {
+    /// Someone else did it (`another reviewer`, `someone`, `externally`).
+    External,
+    /// It happened before this session (`earlier`, `two weeks ago`, `last week`).
+    Historical,
+    /// It is about another change (`another PR`, `the previous change`).
+    OtherChange,
+}
+
+impl QualifierKind {
+    fn reason(self) -> &'static str {
+        match self {
+            Self::External => "it attributes the act to someone else",
+            Self::Historical => "it describes an earlier, historical merge",
+            Self::OtherChange => "it is about another pull request",
+        }
     }
-    if tokens.windows(2).any(|w| {
-        matches!(
-            w[0].as_str(),
-            "another" | "other" | "previous" | "older" | "earlier"
-        ) && matches!(
-            w[1].as_str(),
-            "pr" | "prs" | "pull" | "mr" | "change" | "changes"
-        )
-    }) {
-        return (
-            Some("it is about another pull request".to_owned()),
-            simulation,
-        );
-    }
-    let historical = tokens.iter().any(|t| HISTORICAL.contains(&t.as_str()))
-        || tokens.windows(2).any(|w| {
-            w[0] == "last"
-                && matches!(
-                    w[1].as_str(),
-                    "week" | "month" | "year" | "sprint" | "release" | "quarter"
+}
+
+/// One qualifier word of a sentence.
+#[derive(Debug, Clone, Copy)]
+struct Qualifier {
+    kind: QualifierKind,
+    /// Token index of the qualifier word.
+    at: usize,
+    /// For a qualifier inside a noun phrase (`the earlier CI run`, `another reviewer`,
+    /// `yesterday's release`), the token index where that noun phrase starts (its
+    /// determiner included). `None` for an adverb, which qualifies its whole clause.
+    phrase: Option<usize>,
+}
+
+/// Determiners and possessives that open a noun phrase.
+const DETERMINERS: &[&str] = &[
+    "the", "a", "an", "this", "that", "these", "those", "its", "our", "their", "my", "his", "her",
+    "your",
+];
+
+/// Prepositions and subordinators that put the noun phrase after them outside the
+/// act's subject and object ("merged it after the earlier CI run").
+const PREPOSITIONS: &[&str] = &[
+    "after",
+    "before",
+    "since",
+    "following",
+    "during",
+    "with",
+    "without",
+    "from",
+    "for",
+    "of",
+    "into",
+    "onto",
+    "in",
+    "on",
+    "at",
+    "despite",
+    "besides",
+    "over",
+    "through",
+    "until",
+    "than",
+    "like",
+    "about",
+    "against",
+    "behind",
+    "beside",
+    "via",
+    "by",
+    "per",
+];
+
+/// Nouns that name a change: `another PR`, `the previous change`.
+const CHANGE_NOUNS: &[&str] = &["pr", "prs", "pull", "mr", "change", "changes"];
+
+/// Periods after `last` that place an act in the past (`last week`).
+const PERIODS: &[&str] = &["week", "month", "year", "sprint", "release", "quarter"];
+
+/// The qualifier words of a sentence, each with the noun phrase it belongs to (if any).
+fn qualifiers(tokens: &[String]) -> Vec<Qualifier> {
+    let word = |i: usize| tokens.get(i).map_or("", String::as_str);
+    let before = |i: usize| i.checked_sub(1).map_or("", word);
+    let phrase_start = |at: usize| {
+        let mut start = at;
+        while start > 0 && DETERMINERS.contains(&word(start - 1)) {
+            start -= 1;
+        }
+        start
+    };
+    let mut out = Vec::new();
+    for (i, t) in tokens.iter().enumerate() {
+        let t = t.as_str();
+        let attributive = DETERMINERS.contains(&before(i)) || PREPOSITIONS.contains(&before(i));
+        let possessive = word(i + 1) == "s";
+        let (kind, in_phrase) =
+            if matches!(t, "another" | "other" | "previous" | "older" | "earlier")
+                && CHANGE_NOUNS.contains(&word(i + 1))
+            {
+                (QualifierKind::OtherChange, true)
+            } else if matches!(t, "another" | "someone" | "somebody" | "concurrent") {
+                (QualifierKind::External, true)
+            } else if matches!(t, "externally" | "concurrently") {
+                (QualifierKind::External, false)
+            } else if t == "historical" {
+                (QualifierKind::Historical, true)
+            } else if matches!(t, "earlier" | "yesterday") {
+                (QualifierKind::Historical, attributive || possessive)
+            } else if t == "last" && PERIODS.contains(&word(i + 1)) {
+                (
+                    QualifierKind::Historical,
+                    DETERMINERS.contains(&before(i)) || word(i + 2) == "s",
                 )
+            } else if HISTORICAL.contains(&t) {
+                (QualifierKind::Historical, false)
+            } else {
+                continue;
+            };
+        out.push(Qualifier {
+            kind,
+            at: i,
+            phrase: in_phrase.then(|| phrase_start(i)),
         });
-    if historical {
-        return (
-            Some("it describes an earlier, historical merge".to_owned()),
-            simulation,
-        );
     }
-    (None, simulation)
+    out
+}
+
+/// Whether `q` qualifies the act of the claim found at tokens `first..=last`.
+///
+/// An adverb qualifies its clause, and a short introductory clause ("Two weeks ago, it
+/// was merged") the clause after it. A qualifier inside a noun phrase qualifies the act
+/// only when that phrase is in the claim's clause and is its subject (before the claim,
+/// with no first-person subject between them), its direct object (right after the
+/// claim) or its agent (after `by`): "Another reviewer merged it", "merged another PR",
+/// "merged by another agent", but not "I merged it after the earlier CI run".
+fn qualifies(
+    q: &Qualifier,
+    tokens: &[String],
+    clauses: &[usize],
+    first: usize,
+    last: usize,
+) -> bool {
+    let clause = clauses[first];
+    let Some(start) = q.phrase else {
+        let introductory = clauses[q.at] + 1 == clause
+            && clauses.iter().filter(|c| **c == clauses[q.at]).count() <= 4;
+        return clauses[q.at] == clause || introductory;
+    };
+    if clauses[q.at] != clause {
+        return false;
+    }
+    if (first..=last).contains(&q.at) {
+        return true;
+    }
+    if q.at < first {
+        return !tokens[q.at + 1..first]
+            .iter()
+            .any(|t| matches!(t.as_str(), "i" | "we"));
+    }
+    start == last + 1 || (start > 0 && tokens[start - 1] == "by")
 }
 
 /// Pull-request numbers a sentence names: `PR #12`, `PR 12`, `pull request #12`,
@@ -578,10 +705,8 @@ fn claims_in_sentence(sentence: &str, label: Option<&Label>, subject: Subject) -
         .enumerate()
         .flat_map(|(i, part)| std::iter::repeat_n(i, words(part).len()))
         .collect();
-    let external = tokens
-        .iter()
-        .any(|t| EXTERNAL_MARKERS.contains(&t.as_str()));
-    let (other, simulation) = other_change(sentence, &tokens, subject);
+    let (named_other, simulation) = other_change(sentence, &tokens, subject);
+    let qualifiers = qualifiers(&tokens);
     // Tokens of the label part, when this sentence begins with the line's label.
     let label_len = label
         .filter(|l| words(sentence).starts_with(&words(&l.raw)))
@@ -600,7 +725,14 @@ fn claims_in_sentence(sentence: &str, label: Option<&Label>, subject: Subject) -
         }
         let matches = find_matches(&tokens, pattern);
         any_match |= !matches.is_empty();
-        let affirmed = matches.into_iter().any(|(first, last)| {
+        let about_change = matches!(
+            pattern.claim,
+            Claim::Merged | Claim::Approved | Claim::ReadyState
+        );
+        let acts = matches!(pattern.claim, Claim::Merged | Claim::Approved);
+        let mut reasons = Vec::new();
+        let mut claimed = false;
+        for (first, last) in matches {
             let in_label = label_len.is_some_and(|n| first < n);
             let before = first.saturating_sub(4)..first;
             let hedged = before.clone().any(|i| {
@@ -609,39 +741,47 @@ fn claims_in_sentence(sentence: &str, label: Option<&Label>, subject: Subject) -
             });
             let negated_inside = (first..=last).any(|i| {
                 let t = tokens[i].as_str();
-                !pattern.words.contains(&t) && NEGATORS.contains(&t)
+                !pattern.words.iter().any(|w| matches_word(w, t)) && NEGATORS.contains(&t)
             });
-            let negated = hedged || negated_inside;
+            if hedged || negated_inside || (in_label && label_denied) {
+                continue;
+            }
             // "approved by @alice" attributes the act to someone else.
-            let by_other = matches!(pattern.claim, Claim::Merged | Claim::Approved)
+            let by_other = acts
                 && tokens.get(last + 1).is_some_and(|t| t == "by")
                 && !tokens[last + 2..tokens.len().min(last + 4)]
                     .iter()
                     .any(|t| SELF_WORDS.contains(&t.as_str()));
-            let negated = negated || by_other;
-            !(negated || (in_label && label_denied))
-        });
-        if !affirmed {
-            continue;
-        }
-        let about_change = matches!(
-            pattern.claim,
-            Claim::Merged | Claim::Approved | Claim::ReadyState
-        );
-        let reason = if external && matches!(pattern.claim, Claim::Merged | Claim::Approved) {
-            Some("it attributes the act to someone else".to_owned())
-        } else if about_change && other.is_some() {
-            other.clone()
-        } else if pattern.claim == Claim::Merged && simulation {
-            Some("it describes a merge simulation, not a merge of the pull request".to_owned())
-        } else {
-            None
-        };
-        match reason {
-            Some(r) => {
-                set_aside.get_or_insert(r);
+            let qualified = qualifiers.iter().find(|q| {
+                let applies = match q.kind {
+                    QualifierKind::External => acts,
+                    QualifierKind::Historical | QualifierKind::OtherChange => about_change,
+                };
+                applies && qualifies(q, &tokens, &clauses, first, last)
+            });
+            let reason = if by_other {
+                Some(QualifierKind::External.reason().to_owned())
+            } else if let Some(q) = qualified {
+                Some(q.kind.reason().to_owned())
+            } else if about_change && named_other.is_some() {
+                named_other.clone()
+            } else if pattern.claim == Claim::Merged && simulation {
+                Some("it describes a merge simulation, not a merge of the pull request".to_owned())
+            } else {
+                None
+            };
+            match reason {
+                Some(r) => reasons.push(r),
+                None => {
+                    claimed = true;
+                    break;
+                }
             }
-            None => claims.push(pattern.claim),
+        }
+        if claimed {
+            claims.push(pattern.claim);
+        } else if let Some(r) = reasons.into_iter().next() {
+            set_aside.get_or_insert(r);
         }
     }
     let unrelated = set_aside
@@ -666,19 +806,24 @@ fn claims_in_sentence(sentence: &str, label: Option<&Label>, subject: Subject) -
     SentenceClaims { claims, unrelated }
 }
 
+/// Whether a token is a pattern word; `a|b` in a pattern accepts either word.
+fn matches_word(pattern_word: &str, token: &str) -> bool {
+    pattern_word.split('|').any(|w| w == token)
+}
+
 /// Every (first, last) token index where the pattern's words occur in order with at
 /// most `gap` other words between consecutive ones.
 fn find_matches(tokens: &[String], pattern: &Pattern) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     for start in 0..tokens.len() {
-        if tokens[start] != pattern.words[0] {
+        if !matches_word(pattern.words[0], &tokens[start]) {
             continue;
         }
         let mut at = start;
         let mut ok = true;
         for word in &pattern.words[1..] {
-            let next =
-                (at + 1..tokens.len().min(at + 2 + pattern.gap)).find(|&i| tokens[i] == *word);
+            let next = (at + 1..tokens.len().min(at + 2 + pattern.gap))
+                .find(|&i| matches_word(word, &tokens[i]));
             match next {
                 Some(i) => at = i,
                 None => {
@@ -786,10 +931,74 @@ mod tests {
             ("It was introduced by PR 9, merged in March.", &[], true),
             ("The same module was merged two weeks ago.", &[], true),
             ("I test-merged origin/main and aborted it.", &[], true),
-            ("Merged by another agent.", &[], false),
+            // Set aside, and so reported (docs: attributed acts are warnings).
+            ("Merged by another agent.", &[], true),
             ("The change landed.", &[], true),
             ("212 passed, 0 failed.", &[], false),
             ("Nothing was merged.", &[], false),
+        ];
+        for (text, expected, warned) in table {
+            let n = Narrative::parse_about(text, subject);
+            let got: Vec<Claim> = n.hits.iter().map(|h| h.claim).collect();
+            assert_eq!(got, *expected, "{text}");
+            assert_eq!(
+                !n.unrelated().is_empty(),
+                *warned,
+                "{text}: {:?}",
+                n.unrelated()
+            );
+        }
+    }
+
+    #[test]
+    fn qualifiers_qualify_only_their_clause_and_noun_phrase() {
+        let subject = Subject {
+            pull_request: Some(42),
+        };
+        // (sentence, claims, warned)
+        let table: &[(&str, &[Claim], bool)] = &[
+            // A qualifier inside a prepositional phrase after the verb, or in another
+            // clause, leaves a first-person claim a claim.
+            (
+                "I merged it into main after the earlier CI run.",
+                &[Claim::Merged],
+                false,
+            ),
+            (
+                "Another look was not needed, so I merged it.",
+                &[Claim::Merged],
+                false,
+            ),
+            ("After another review I merged it.", &[Claim::Merged], false),
+            (
+                "I merged it after the earlier PR was merged.",
+                &[Claim::Merged],
+                false,
+            ),
+            (
+                "I approved it yesterday's way: approved.",
+                &[Claim::Approved],
+                false,
+            ),
+            // A qualifier of the subject, the object, the agent or the whole clause
+            // still sets the claim aside.
+            ("Another reviewer merged an earlier PR.", &[], true),
+            ("I merged another PR first.", &[], true),
+            ("Merged by another agent.", &[], true),
+            ("Someone merged it while I was reviewing.", &[], true),
+            ("It was merged earlier.", &[], true),
+            ("Two weeks ago, it was merged.", &[], true),
+            (
+                "Yesterday's release was merged from the release branch.",
+                &[],
+                true,
+            ),
+            ("The earlier change was merged last week.", &[], true),
+            (
+                "I approved it after another reviewer merged it.",
+                &[Claim::Approved],
+                true,
+            ),
         ];
         for (text, expected, warned) in table {
             let n = Narrative::parse_about(text, subject);
