@@ -934,19 +934,27 @@ fn spaced_case(repo: &TestRepo, revs: &[String; 2], path: &str) -> Value {
             "golden": [{"comment": "f30 overflows u32", "severity": "high", "path": path, "line": 31}]}])
 }
 
+/// The results of the one spaced case (its golden comment at `path`), run without a
+/// cache into `dir/out`; the run must succeed.
+async fn eval_spaced(
+    dir: &tempfile::TempDir,
+    repo: &TestRepo,
+    revs: &[String; 2],
+    [reviewer, judge]: [&ScriptedServer; 2],
+    path: &str,
+) -> Value {
+    let cases = write_cases(dir.path(), "cases.json", &spaced_case(repo, revs, path));
+    let out = dir.path().join("out");
+    let run = eval(&cases, reviewer, judge, &out, &["--no-cache"]).await;
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    results(&out)["runs"][0]["cases"][0].clone()
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn distinct_findings_two_lines_apart_do_not_chain_into_one_group() {
     let (repo, revs, reviewer, judge) = spaced_findings().await;
     let dir = tempfile::tempdir().unwrap();
-    let cases = write_cases(
-        dir.path(),
-        "cases.json",
-        &spaced_case(&repo, &revs, "src/a.rs"),
-    );
-    let out = dir.path().join("out");
-    let run = eval(&cases, &reviewer, &judge, &out, &["--no-cache"]).await;
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
-    let case = &results(&out)["runs"][0]["cases"][0];
+    let case = &eval_spaced(&dir, &repo, &revs, [&reviewer, &judge], "src/a.rs").await;
     // Lines 31+33 lie within the 3-line window of each other, and 35+37; 31 and 35 do
     // not, so the four findings are two groups, not one chain spanning 7 lines.
     assert_eq!(
@@ -965,15 +973,8 @@ async fn distinct_findings_two_lines_apart_do_not_chain_into_one_group() {
 async fn golden_paths_are_normalised_or_refused_naming_the_case() {
     let (repo, revs, reviewer, judge) = spaced_findings().await;
     let dir = tempfile::tempdir().unwrap();
-    let cases = write_cases(
-        dir.path(),
-        "cases.json",
-        &spaced_case(&repo, &revs, "./src/a.rs"),
-    );
     let out = dir.path().join("out");
-    let run = eval(&cases, &reviewer, &judge, &out, &["--no-cache"]).await;
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
-    let case = &results(&out)["runs"][0]["cases"][0];
+    let case = &eval_spaced(&dir, &repo, &revs, [&reviewer, &judge], "./src/a.rs").await;
     // `./src/a.rs` is src/a.rs: the judge is asked about both groups and matches one.
     assert_eq!(case["cost"]["judgeQuestions"], 2, "{case:#}");
     assert_eq!(judge.served_by("yes").len(), 1);
@@ -996,9 +997,8 @@ async fn golden_paths_are_normalised_or_refused_naming_the_case() {
     }
 }
 
-// Known defects whose fixes lie outside vouch-eval (in vouch-cli's `eval` command and in
-// vouch-llm's response cache). Each test fails today; run them with `--ignored` and
-// drop the `ignore` with the fix.
+// What a run costs, as `sent`, `cacheHits` and `reviewCalls` say it, with and without
+// the response cache.
 
 #[tokio::test(flavor = "multi_thread")]
 async fn no_cache_reports_every_request_as_sent() {

@@ -74,13 +74,9 @@ pub fn render_codequality(report: &ReviewReport) -> Value {
             NoticeKind::NotCompleted => "major",
             NoticeKind::LimitedCoverage => "minor",
         };
-        let mut description = notice.headline;
-        for d in &notice.details {
-            description.push_str(&format!(" {d}"));
-        }
         let check = notice.kind.check();
         issues.push(issue(
-            description,
+            notice.text(" "),
             check,
             fingerprint(check, &notice.path, Revision::Head, ""),
             severity,

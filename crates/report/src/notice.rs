@@ -38,6 +38,18 @@ pub(crate) struct OutcomeNotice {
     pub path: String,
 }
 
+impl OutcomeNotice {
+    /// The headline, then each detail after `separator`.
+    pub(crate) fn text(&self, separator: &str) -> String {
+        let mut text = self.headline.clone();
+        for d in &self.details {
+            text.push_str(separator);
+            text.push_str(d);
+        }
+        text
+    }
+}
+
 /// Rule (no partial result reads as complete): a report that is incomplete or aborted
 /// carries a [`NoticeKind::NotCompleted`] notice; one that completed with limited
 /// coverage a [`NoticeKind::LimitedCoverage`] notice; a clean or fully covered one none.

@@ -79,12 +79,8 @@ pub fn diagnostics(report: &ReviewReport) -> Vec<Value> {
             NoticeKind::NotCompleted => "ERROR",
             NoticeKind::LimitedCoverage => "WARNING",
         };
-        let mut message = notice.headline;
-        for d in &notice.details {
-            message.push_str(&format!("\n- {d}"));
-        }
         out.push(json!({
-            "message": message,
+            "message": notice.text("\n- "),
             "location": {"path": notice.path},
             "severity": level,
             "source": {"name": "vouch"},

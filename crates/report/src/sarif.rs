@@ -276,10 +276,7 @@ fn coverage_rule() -> Value {
 /// The limited-coverage result: file-level, on the first file not reviewed.
 fn coverage_result(notice: &OutcomeNotice) -> Value {
     let check = notice.kind.check();
-    let mut text = notice.headline.clone();
-    for d in &notice.details {
-        text.push_str(&format!("\n- {d}"));
-    }
+    let text = notice.text("\n- ");
     json!({
         "ruleId": check,
         "ruleIndex": Area::ALL.len(),
