@@ -29,6 +29,7 @@ pub(crate) enum Claim {
 
 struct Pattern {
     claim: Claim,
+    /// The words in order; `a|b` accepts either word.
     words: &'static [&'static str],
     /// Most other words allowed between two consecutive pattern words.
     gap: usize,
@@ -38,10 +39,19 @@ const fn p(claim: Claim, words: &'static [&'static str], gap: usize) -> Pattern 
     Pattern { claim, words, gap }
 }
 
+/// Words naming the target branch in a merge phrase (`pushed it to origin/main`).
+const TARGET: &str = "main|master|trunk|target";
+/// A target branch, or the direction word of a merge (`fast-forwarded into ...`).
+const TARGET_OR_INTO: &str = "main|master|trunk|target|into|onto";
+
 const PATTERNS: &[Pattern] = &[
     p(Claim::Merged, &["merged"], 0),
     p(Claim::Merged, &["merge", "succeeded"], 1),
     p(Claim::Merged, &["merge", "completed"], 1),
+    // A push or fast-forward of the target branch is a merge.
+    p(Claim::Merged, &["pushed", "to|into|onto", TARGET], 2),
+    p(Claim::Merged, &["fast", "forwarded", TARGET_OR_INTO], 1),
+    p(Claim::Merged, &[TARGET, "fast", "forwarded"], 2),
     p(Claim::Approved, &["approved"], 0),
     p(Claim::Approved, &["approval", "submitted"], 2),
     p(Claim::ReadyState, &["ready", "merge"], 2),
@@ -1010,6 +1020,28 @@ mod tests {
                 "{text}: {:?}",
                 n.unrelated()
             );
+        }
+    }
+
+    #[test]
+    fn pushes_to_the_target_and_fast_forwards_are_merges() {
+        use Claim::*;
+        let table: &[(&str, &[Claim])] = &[
+            ("I pushed the branch to main directly.", &[Merged]),
+            ("It was fast-forwarded into main.", &[Merged]),
+            ("I force-pushed it to origin/master.", &[Merged]),
+            ("I fast-forwarded main to the PR head.", &[Merged]),
+            ("Main was fast-forwarded to c0ffee1.", &[Merged]),
+            ("I pushed the fix to the target branch.", &[Merged]),
+            ("It can be fast-forwarded into main.", &[]),
+            ("Nothing was pushed to main.", &[]),
+            ("I did not push to main.", &[]),
+            ("I pushed the review notes to the PR branch, not main.", &[]),
+            ("I fast-forwarded my worktree to the PR head.", &[]),
+            ("Earlier, main was fast-forwarded by the release bot.", &[]),
+        ];
+        for (text, expected) in table {
+            assert_eq!(claims(text), *expected, "{text}");
         }
     }
 
