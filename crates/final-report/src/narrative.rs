@@ -93,6 +93,14 @@ const PATTERNS: &[Pattern] = &[
     p(Claim::FullSuitePassed, &["checks", "green"], 1),
     p(Claim::FullSuitePassed, &["validation", "pass"], 0),
     p(Claim::FullSuitePassed, &["tests", "pass"], 0),
+    p(
+        Claim::FullSuitePassed,
+        &[
+            "tests|suite|checks|ci|everything|validation",
+            "passing|passes",
+        ],
+        1,
+    ),
     p(Claim::FullSuitePassed, &["validation", "passed"], 1),
     p(Claim::IssueClosed, &["issue", "closed"], 3),
     p(Claim::IssueClosed, &["issues", "closed"], 3),
@@ -1039,6 +1047,30 @@ mod tests {
             ("I pushed the review notes to the PR branch, not main.", &[]),
             ("I fast-forwarded my worktree to the PR head.", &[]),
             ("Earlier, main was fast-forwarded by the release bot.", &[]),
+        ];
+        for (text, expected) in table {
+            assert_eq!(claims(text), *expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn passing_and_green_phrasings_are_pass_claims() {
+        use Claim::*;
+        let table: &[(&str, &[Claim])] = &[
+            (
+                "The test suite is passing; nothing left to do but merge.",
+                &[FullSuitePassed],
+            ),
+            ("All tests are passing.", &[FullSuitePassed]),
+            ("The suite passes on the PR head.", &[FullSuitePassed]),
+            ("CI is passing.", &[FullSuitePassed]),
+            ("All checks are passing.", &[FullSuitePassed]),
+            ("Everything is passing.", &[FullSuitePassed]),
+            ("All green.", &[FullSuitePassed]),
+            ("Tests were not run.", &[]),
+            ("The tests are not passing.", &[]),
+            ("No tests are passing yet.", &[]),
+            ("Once the suite is passing, I will report back.", &[]),
         ];
         for (text, expected) in table {
             assert_eq!(claims(text), *expected, "{text}");
