@@ -334,7 +334,7 @@ async fn a_failed_run_never_leaves_an_earlier_report_in_out() {
     let report = dir.path().join("report.json");
     let report_arg = report.display().to_string();
     for manifest in ["/nonexistent/vouch.toml", bad_manifest.as_str()] {
-        let earlier = r#"{"schemaVersion": "vouch.review-report/1", "opinion": {"outcome": "no-findings", "clean": true}}"#;
+        let earlier = r#"{"schemaVersion": "vouch.review-report/2", "opinion": {"outcome": "no-findings", "clean": true}}"#;
         std::fs::write(&report, earlier).unwrap();
         let repo_path = repo.path().display().to_string();
         let out = run_vouch(
@@ -486,7 +486,7 @@ async fn a_usage_error_of_another_flag_replaces_earlier_reports_with_failure_doc
         sarif_arg.as_str(),
     ];
     let earlier =
-        r#"{"schemaVersion": "vouch.review-report/1", "opinion": {"outcome": "findings"}}"#;
+        r#"{"schemaVersion": "vouch.review-report/2", "opinion": {"outcome": "findings"}}"#;
     // (the bad flag, the words of clap's error the document must carry)
     let cases: [(&[&str], &str); 3] = [
         (&["--concurrency", "0"], "--concurrency"),

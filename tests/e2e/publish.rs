@@ -734,7 +734,7 @@ async fn a_rate_limit_that_persists_or_waits_too_long_fails_clearly() {
 async fn a_file_that_is_not_a_report_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("r.json");
-    std::fs::write(&path, r#"{"schemaVersion": "vouch.review-report/1"}"#).unwrap();
+    std::fs::write(&path, r#"{"schemaVersion": "vouch.review-report/2"}"#).unwrap();
     let args = vec![
         "publish".to_string(),
         path.display().to_string(),

@@ -22,7 +22,7 @@ fn each_schema_is_the_committed_file() {
     for (name, path) in [
         (
             "report",
-            "crates/report/schema/review-report.v1.schema.json",
+            "crates/report/schema/review-report.v2.schema.json",
         ),
         (
             "failure",

@@ -20,7 +20,7 @@ pub struct RenderArgs {
 }
 
 /// Reads and checks a saved report ([`read_report_text`]): it must be a
-/// `vouch.review-report/1` document that passes the same self-check as when it was
+/// `vouch.review-report/2` document that passes the same self-check as when it was
 /// written.
 fn load(path: &std::path::Path) -> Result<ReviewReport> {
     let what = path.display();

@@ -250,6 +250,7 @@ pub fn build_report(
         opinion: run.opinion,
         summary,
         counts: snapshot.counts(),
+        changed_files: snapshot.files.clone(),
         expected_files: run.expected_files,
         excluded_files: run.excluded_files,
         files_reviewed: run.files_reviewed,

@@ -7,7 +7,7 @@ use clap::ValueEnum;
 /// The documents vouch writes or checks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SchemaName {
-    /// `vouch.review-report/1`: the JSON review report (`--format json`).
+    /// `vouch.review-report/2`: the JSON review report (`--format json`).
     Report,
     /// `vouch.review-failure/1`: the JSON document of a run that ended without a report.
     Failure,

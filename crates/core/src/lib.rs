@@ -54,6 +54,7 @@ pub use reply::{
 };
 pub use reviewed::{
     FilesReviewed, NotReviewedFile, NotReviewedReason, StageCoverage, files_reviewed,
+    files_reviewed_from_records,
 };
 pub use shard::{
     BYTES_PER_TOKEN, FileCost, FilePart, Shard, ShardBudget, ShardEntry, ShardPlan, batches,

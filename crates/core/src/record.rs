@@ -93,6 +93,15 @@ pub struct StageRecord {
     pub status: StageStatus,
     /// Number of files assigned to it.
     pub assigned_files: usize,
+    /// For a candidate stage (a lane's execution, or the clean-result audit's): the lane
+    /// it belongs to (its unsharded label; a lane's shards share it). `None` for the
+    /// verifier.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lane: Option<String>,
+    /// For a candidate stage: the files assigned to it (its canonical list), from which
+    /// the files reviewed are derived ([`crate::files_reviewed_from_records`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub assigned_paths: Vec<String>,
     /// The final coverage comparison (`None` for the verifier, or when no receipt parsed).
     pub coverage: Option<CoverageComparison>,
     /// True when a coverage retry ran.
@@ -160,6 +169,8 @@ impl StageRecord {
             role,
             status: StageStatus::Accepted,
             assigned_files,
+            lane: None,
+            assigned_paths: Vec::new(),
             coverage: None,
             retried: false,
             first_coverage: None,
@@ -192,6 +203,13 @@ impl StageRecord {
     /// the recorded ledger accepted ([`SourceLedger::compact`]).
     pub fn source_ledger(&self) -> SourceLedger {
         SourceLedger::from_compact(&self.ledger, &self.line_spans)
+    }
+
+    /// Whether its coverage receipt was accepted: the stage ended accepted or limited
+    /// with a complete, exact receipt.
+    pub fn receipt_accepted(&self) -> bool {
+        matches!(self.status, StageStatus::Accepted | StageStatus::Limited)
+            && self.coverage.as_ref().is_some_and(|c| c.complete)
     }
 }
 

@@ -167,6 +167,33 @@ pub fn files_reviewed(
     out
 }
 
+/// Rule ([`files_reviewed`], from the records alone): the candidate stages are the
+/// records with a lane, each with its assigned paths, whether its receipt was accepted
+/// ([`StageRecord::receipt_accepted`]) and its ledger as recorded. The host derives a
+/// report's files reviewed this way, and a saved report is checked against the same
+/// derivation, so its lists can claim no file its own records do not show was seen.
+pub fn files_reviewed_from_records(
+    files: &[ChangedFile],
+    set_aside: &[NotReviewedFile],
+    left_out: &[String],
+    records: &[crate::StageRecord],
+) -> FilesReviewed {
+    let candidates: Vec<(&str, &crate::StageRecord, SourceLedger)> = records
+        .iter()
+        .filter_map(|r| Some((r.lane.as_deref()?, r, r.source_ledger())))
+        .collect();
+    let stages: Vec<StageCoverage> = candidates
+        .iter()
+        .map(|(lane, record, ledger)| StageCoverage {
+            lane,
+            assigned: &record.assigned_paths,
+            receipt_accepted: record.receipt_accepted(),
+            ledger,
+        })
+        .collect();
+    files_reviewed(files, set_aside, left_out, &stages)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -429,6 +456,89 @@ mod tests {
             OverBudget,
         ] {
             assert_eq!(serde_json::to_value(r).unwrap(), r.as_str());
+        }
+    }
+
+    /// A candidate-stage record of `lane` assigned `paths`, with its receipt `complete`
+    /// or not and its ledger of `windows`.
+    fn record(
+        lane: Option<&str>,
+        paths: &[&str],
+        complete: bool,
+        windows: &[(&str, u32, u32)],
+    ) -> crate::StageRecord {
+        crate::StageRecord {
+            lane: lane.map(str::to_string),
+            assigned_paths: strings(paths),
+            coverage: Some(crate::CoverageComparison {
+                complete,
+                reported_incomplete: false,
+                missing_files: vec![],
+                unexpected_files: vec![],
+            }),
+            ledger: ledger(windows).compact(),
+            ..crate::StageRecord::new(
+                "s",
+                ("generic-investigator", "1.0.0", crate::Role::Investigator),
+                paths.len(),
+            )
+        }
+    }
+
+    #[test]
+    fn the_records_alone_say_which_files_were_reviewed() {
+        let files = [file("a.rs", &[(3, 2)]), file("b.rs", &[(7, 1)])];
+        let table: Vec<(Vec<crate::StageRecord>, Vec<&str>)> = vec![
+            // Accepted and seen: reviewed.
+            (
+                vec![record(
+                    Some("lane"),
+                    &["a.rs", "b.rs"],
+                    true,
+                    &[("a.rs", 1, 9), ("b.rs", 7, 7)],
+                )],
+                vec!["a.rs", "b.rs"],
+            ),
+            // b.rs never shown.
+            (
+                vec![record(
+                    Some("lane"),
+                    &["a.rs", "b.rs"],
+                    true,
+                    &[("a.rs", 3, 4)],
+                )],
+                vec!["a.rs"],
+            ),
+            // The receipt was not accepted.
+            (
+                vec![record(Some("lane"), &["a.rs"], false, &[("a.rs", 1, 9)])],
+                vec![],
+            ),
+            // A record without a lane (the verifier's) reviews nothing.
+            (
+                vec![record(None, &["a.rs"], true, &[("a.rs", 1, 9)])],
+                vec![],
+            ),
+            // Two shards of one lane: each file seen by the shard that holds it.
+            (
+                vec![
+                    record(Some("lane"), &["a.rs"], true, &[("a.rs", 3, 4)]),
+                    record(Some("lane"), &["b.rs"], true, &[("b.rs", 7, 7)]),
+                ],
+                vec!["a.rs", "b.rs"],
+            ),
+            // Nor does one failed shard's lane review the file it holds.
+            (
+                vec![
+                    record(Some("lane"), &["a.rs"], true, &[("a.rs", 3, 4)]),
+                    record(Some("lane"), &["a.rs", "b.rs"], false, &[("b.rs", 7, 7)]),
+                ],
+                vec![],
+            ),
+        ];
+        for (records, reviewed) in table {
+            let got = files_reviewed_from_records(&files, &[], &[], &records);
+            assert_eq!(got.reviewed, strings(&reviewed), "{records:#?}");
         }
     }
 }

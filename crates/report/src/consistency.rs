@@ -4,7 +4,10 @@
 
 use std::collections::{HashMap, HashSet};
 
-use vouch_core::{Candidate, Role, SourceLedger, StageRecord, StageStatus, Verdict};
+use vouch_core::{
+    Candidate, NotReviewedFile, NotReviewedReason, Role, SourceLedger, StageRecord, StageStatus,
+    Verdict, files_reviewed_from_records,
+};
 
 use crate::ReviewReport;
 
@@ -19,7 +22,9 @@ use crate::ReviewReport;
 /// - a clean opinion has no findings and decides every candidate; when no lane proposed
 ///   a candidate, it rests on a clean-result audit whose record is accepted;
 /// - every changed file is listed once, as reviewed or as not reviewed; the files
-///   reviewed are files of the canonical list.
+///   reviewed are files of the canonical list, and exactly the files its own records
+///   (changed files, candidate stages' assignments, receipts and ledgers) show were
+///   reviewed.
 pub fn evidence_problems(report: &ReviewReport) -> Vec<String> {
     let mut problems = Vec::new();
     published_problems(report, &mut problems);
@@ -190,6 +195,7 @@ fn file_problems(report: &ReviewReport, problems: &mut Vec<String>) {
             problems.push(format!("{path} is listed twice"));
         }
     }
+    derived_problems(report, problems);
     let expected: HashSet<&str> = report.expected_files.iter().map(String::as_str).collect();
     let not_reviewed: HashSet<&str> = report
         .files_not_reviewed
@@ -205,6 +211,57 @@ fn file_problems(report: &ReviewReport, problems: &mut Vec<String>) {
         if not_reviewed.contains(path.as_str()) {
             problems.push(format!(
                 "{path} is listed both as reviewed and as not reviewed"
+            ));
+        }
+    }
+}
+
+/// The files reviewed derived from the report's own records
+/// ([`files_reviewed_from_records`], as the host derived them): every file the report
+/// lists as reviewed must be one, and every one must be listed.
+fn derived_problems(report: &ReviewReport, problems: &mut Vec<String>) {
+    if report.changed_files.len() != report.counts.files as usize {
+        problems.push(format!(
+            "{} changed file(s) recorded, but the change has {}",
+            report.changed_files.len(),
+            report.counts.files
+        ));
+    }
+    let set_aside: Vec<NotReviewedFile> = report
+        .files_not_reviewed
+        .iter()
+        .filter(|f| {
+            matches!(
+                f.reason,
+                NotReviewedReason::Excluded
+                    | NotReviewedReason::Binary
+                    | NotReviewedReason::Unassigned
+            )
+        })
+        .cloned()
+        .collect();
+    let left_out: Vec<String> = report
+        .files_not_reviewed
+        .iter()
+        .filter(|f| f.reason == NotReviewedReason::OverBudget)
+        .map(|f| f.path.clone())
+        .collect();
+    let derived =
+        files_reviewed_from_records(&report.changed_files, &set_aside, &left_out, &report.stages);
+    let derived_set: HashSet<&str> = derived.reviewed.iter().map(String::as_str).collect();
+    let listed: HashSet<&str> = report.files_reviewed.iter().map(String::as_str).collect();
+    for path in &report.files_reviewed {
+        if !derived_set.contains(path.as_str()) {
+            problems.push(format!(
+                "{path} is listed as reviewed, but no lane's accepted receipts and ledgers \
+                 show every changed line of it seen"
+            ));
+        }
+    }
+    for path in &derived.reviewed {
+        if !listed.contains(path.as_str()) {
+            problems.push(format!(
+                "{path} was reviewed by the stages' records but is not listed as reviewed"
             ));
         }
     }

@@ -6,7 +6,7 @@ use std::str::FromStr;
 /// Output formats of `vouch review --format` and `vouch render --format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Format {
-    /// The canonical JSON report (`vouch.review-report/1`).
+    /// The canonical JSON report (`vouch.review-report/2`).
     Json,
     /// Markdown for people and pull-request comments.
     Markdown,

@@ -3,12 +3,12 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use vouch_core::{
-    CandidateRecord, ChangeCounts, CommitRef, ExcludedFile, Failure, Finding, Limitation,
-    NotReviewedFile, Opinion, StageRecord, TokenUsage,
+    CandidateRecord, ChangeCounts, ChangedFile, CommitRef, ExcludedFile, Failure, Finding,
+    Limitation, NotReviewedFile, Opinion, StageRecord, TokenUsage,
 };
 
 /// The `schemaVersion` of reports this crate writes.
-pub const REPORT_SCHEMA_VERSION: &str = "vouch.review-report/1";
+pub const REPORT_SCHEMA_VERSION: &str = "vouch.review-report/2";
 
 /// The tool that wrote the report.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -58,6 +58,10 @@ pub struct ReviewReport {
     pub summary: String,
     /// Totals of the change.
     pub counts: ChangeCounts,
+    /// Every changed file as the snapshot paired it (status, paths, hunks, long lines):
+    /// what the files reviewed are derived from, with the stages' records, when a saved
+    /// report is checked.
+    pub changed_files: Vec<ChangedFile>,
     /// The canonical list of expected files.
     pub expected_files: Vec<String>,
     /// Changed files set aside before review (binary, excluded, unassigned), with reasons.

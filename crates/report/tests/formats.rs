@@ -127,11 +127,24 @@ fn stage(label: &str, role: Role) -> StageRecord {
         forced_synthesis: false,
         prefetch: None,
         source_windows: 1,
-        ledger: vec![FileLines {
-            revision: Revision::Head,
-            path: "ratelimit/bucket.py".into(),
-            lines: vec![(80, 100)],
-        }],
+        lane: (role != Role::Verifier).then(|| label.into()),
+        assigned_paths: if role == Role::Verifier {
+            vec![]
+        } else {
+            vec!["ratelimit/bucket.py".into(), "tests/test_bucket.py".into()]
+        },
+        ledger: vec![
+            FileLines {
+                revision: Revision::Head,
+                path: "ratelimit/bucket.py".into(),
+                lines: vec![(80, 100)],
+            },
+            FileLines {
+                revision: Revision::Head,
+                path: "tests/test_bucket.py".into(),
+                lines: vec![(1, 40)],
+            },
+        ],
         line_spans: Vec::new(),
         model: Some("scripted".into()),
         answered_by: vec!["scripted-2026-12-01".into()],
@@ -143,6 +156,62 @@ fn stage(label: &str, role: Role) -> StageRecord {
         summary: String::new(),
         problem: None,
     }
+}
+
+/// The change: two files under review, the lock file excluded.
+fn changed_files() -> Vec<vouch_core::ChangedFile> {
+    let file = |path: &str, status, (start, lines)| vouch_core::ChangedFile {
+        path: path.into(),
+        previous_path: None,
+        similarity: None,
+        status,
+        kind: vouch_core::EntryKind::File,
+        old_mode: Some(0o100644),
+        new_mode: Some(0o100644),
+        binary: false,
+        hunks: vec![vouch_core::Hunk {
+            old_start: if status == vouch_core::FileStatus::Added {
+                0
+            } else {
+                start
+            },
+            old_lines: if status == vouch_core::FileStatus::Added {
+                0
+            } else {
+                lines
+            },
+            new_start: start,
+            new_lines: lines,
+            header: String::new(),
+        }],
+        additions: lines,
+        deletions: 0,
+        long_lines: vec![],
+    };
+    vec![
+        file("Cargo.lock", vouch_core::FileStatus::Modified, (10, 4)),
+        file(
+            "ratelimit/bucket.py",
+            vouch_core::FileStatus::Modified,
+            (85, 12),
+        ),
+        file(
+            "tests/test_bucket.py",
+            vouch_core::FileStatus::Added,
+            (1, 30),
+        ),
+    ]
+}
+
+/// The investigator's record: accepted and seen in full when the review completed,
+/// failed (no accepted receipt) when it did not.
+fn investigator(completed: bool) -> StageRecord {
+    let mut record = stage("generic-investigator #1", Role::Investigator);
+    if !completed {
+        record.status = StageStatus::Failed;
+        record.coverage = Some(CoverageComparison::default());
+    }
+    record
 }
 
 fn candidate() -> Candidate {
@@ -265,6 +334,7 @@ fn report(with_finding: bool) -> ReviewReport {
             additions: 50,
             deletions: 17,
         },
+        changed_files: changed_files(),
         expected_files: files,
         excluded_files: vec![vouch_core::ExcludedFile {
             path: "Cargo.lock".into(),
@@ -273,7 +343,7 @@ fn report(with_finding: bool) -> ReviewReport {
         files_reviewed: reviewed,
         files_not_reviewed: not_reviewed,
         stages: vec![
-            stage("generic-investigator #1", Role::Investigator),
+            investigator(with_finding),
             stage("verifier", Role::Verifier),
         ],
         candidates: vec![CandidateRecord {
@@ -550,7 +620,10 @@ fn the_json_report_is_written_directly_with_the_compact_ledger() {
     let value: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(
         value["stages"][0]["ledger"],
-        serde_json::json!([{"revision": "head", "path": "ratelimit/bucket.py", "lines": [[80, 100]]}])
+        serde_json::json!([
+            {"revision": "head", "path": "ratelimit/bucket.py", "lines": [[80, 100]]},
+            {"revision": "head", "path": "tests/test_bucket.py", "lines": [[1, 40]]}
+        ])
     );
     let mut windows = value.clone();
     windows["stages"][0]["ledger"] = serde_json::json!([
@@ -619,10 +692,53 @@ fn a_report_must_keep_its_own_evidence() {
         r.findings.clear();
         r.candidates.clear();
         r.counts.files = 2;
+        r.changed_files.retain(|f| f.path != "Cargo.lock");
         r.stages
             .push(stage("clean-result-audit #1", Role::CleanResultAudit));
     }
     let cases: Vec<(&str, Edit, &str)> = vec![
+        (
+            "a reviewed file its stage's ledger never showed",
+            |r| {
+                r.stages[0]
+                    .ledger
+                    .retain(|l| l.path != "tests/test_bucket.py")
+            },
+            "tests/test_bucket.py is listed as reviewed, but no lane's accepted receipts",
+        ),
+        (
+            "a reviewed file whose only receipt was not accepted",
+            |r| r.stages[0].coverage = Some(CoverageComparison::default()),
+            "ratelimit/bucket.py is listed as reviewed, but no lane's accepted receipts",
+        ),
+        (
+            "a reviewed file no stage was assigned",
+            |r| {
+                r.stages[0]
+                    .assigned_paths
+                    .retain(|p| p != "ratelimit/bucket.py")
+            },
+            "ratelimit/bucket.py is listed as reviewed, but no lane's accepted receipts",
+        ),
+        (
+            "a changed file's record removed",
+            |r| {
+                r.changed_files.pop();
+            },
+            "2 changed file(s) recorded, but the change has 3",
+        ),
+        (
+            "a reviewed file left off the list its records show was reviewed",
+            |r| {
+                let gone = r.files_reviewed.remove(0);
+                r.files_not_reviewed.push(vouch_core::NotReviewedFile {
+                    path: gone,
+                    reason: vouch_core::NotReviewedReason::NotFullySeen,
+                    detail: "edited".into(),
+                });
+            },
+            "was reviewed by the stages' records but is not listed as reviewed",
+        ),
         (
             "uncited",
             |r| r.findings[0].citations.clear(),
@@ -771,6 +887,12 @@ fn a_saved_report_text_is_read_strictly() {
         (
             text.replace(REPORT_SCHEMA_VERSION, "vouch.review-report/0"),
             "schemaVersion is `vouch.review-report/0`",
+        ),
+        // A report of the vouch before changedFiles: refused by its version, with what
+        // to do, never read and judged by evidence it cannot carry.
+        (
+            text.replace(REPORT_SCHEMA_VERSION, "vouch.review-report/1"),
+            "a report of another vouch version, or no vouch review report; write it again",
         ),
         ("not json".to_string(), "it is not JSON"),
     ];

@@ -30,7 +30,7 @@ fn check(file: &str, generated: String) {
 #[test]
 fn committed_report_schema_matches_the_generated_schema() {
     check(
-        "review-report.v1.schema.json",
+        "review-report.v2.schema.json",
         vouch_report::report_schema_text(),
     );
 }
@@ -46,7 +46,7 @@ fn committed_failure_schema_matches_the_generated_schema() {
 #[test]
 fn committed_report_schema_requires_the_opinion_and_refuses_unknown_fields() {
     let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("schema/review-report.v1.schema.json");
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("schema/review-report.v2.schema.json");
     let schema: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(path).expect("schema file")).expect("JSON");
     assert_eq!(schema["title"], "ReviewReport");

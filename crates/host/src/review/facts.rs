@@ -3,8 +3,8 @@
 
 use vouch_core::{
     AuditRun, AuditState, Candidate, CandidateRecord, Limitation, LimitationKind,
-    NotReviewedReason, ReviewFacts, SourceLedger, StageCoverage, StageRecord, StageStatus,
-    TokenUsage, Verdict, audit_state, derive_opinion, files_reviewed, merge_findings,
+    NotReviewedReason, ReviewFacts, TokenUsage, Verdict, audit_state, derive_opinion,
+    files_reviewed_from_records, merge_findings,
 };
 
 use super::env::ReviewEnv;
@@ -72,45 +72,20 @@ pub(super) async fn run_verification(
     run
 }
 
-/// Rule ([`files_reviewed`]): the candidate stages' accepted, seen files are the files
-/// reviewed; every other changed file is listed with its reason. A file not reviewed
+/// Rule ([`files_reviewed_from_records`]): the candidate stages' accepted, seen files are
+/// the files reviewed, derived from their records as a saved report's check derives them; every other changed file is listed with its reason. A file not reviewed
 /// always limits coverage (stated once here when no other limitation or failure says so).
 fn reviewed_files(
     env: &ReviewEnv,
     part: &Partition,
     out: &mut Collected,
 ) -> vouch_core::FilesReviewed {
-    // The first record of each label (labels are unique per execution).
-    let mut by_label: std::collections::HashMap<&str, &StageRecord> =
-        std::collections::HashMap::with_capacity(out.stages.len());
-    for s in &out.stages {
-        by_label.entry(s.label.as_str()).or_insert(s);
-    }
-    let ledgers: Vec<(SourceLedger, bool)> = out
-        .assignments
-        .iter()
-        .map(|a| {
-            let record = by_label.get(a.label.as_str()).copied();
-            let accepted = record.is_some_and(|r| {
-                matches!(r.status, StageStatus::Accepted | StageStatus::Limited)
-                    && r.coverage.as_ref().is_some_and(|c| c.complete)
-            });
-            let ledger = record.map(StageRecord::source_ledger);
-            (ledger.unwrap_or_default(), accepted)
-        })
-        .collect();
-    let stages: Vec<StageCoverage> = out
-        .assignments
-        .iter()
-        .zip(&ledgers)
-        .map(|(a, (ledger, accepted))| StageCoverage {
-            lane: &a.lane,
-            assigned: &a.assigned,
-            receipt_accepted: *accepted,
-            ledger,
-        })
-        .collect();
-    let files = files_reviewed(&env.snapshot.files, &part.set_aside, &out.left_out, &stages);
+    let files = files_reviewed_from_records(
+        &env.snapshot.files,
+        &part.set_aside,
+        &out.left_out,
+        &out.stages,
+    );
     let unseen = files
         .not_reviewed
         .iter()

@@ -9,21 +9,21 @@ use vouch_core::{
     audit_state, files_not_fully_seen, zero_source_gap,
 };
 
+use super::ReviewPlan;
 use super::bounded::{NotRun, run_until_failure};
 use super::env::ReviewEnv;
 use super::partition::{Lane, plan_for};
 use super::shard;
 use super::stage::{StagePlan, StageRun, run_candidate_stage};
-use super::{ReviewPlan, StageFiles};
 use crate::diagnostics::ReasonCode;
 use crate::progress::ProgressEvent;
 
 /// What the candidate stages (lanes and audit) recorded.
 #[derive(Default)]
 pub(super) struct Collected {
+    /// Every record; a run candidate stage's carries its lane and assigned files (for
+    /// "files reviewed").
     pub stages: Vec<StageRecord>,
-    /// Each run candidate stage's label and assigned files (for "files reviewed").
-    pub assignments: Vec<StageFiles>,
     pub candidates: Vec<Candidate>,
     pub failures: Vec<Failure>,
     pub limitations: Vec<Limitation>,
@@ -39,16 +39,13 @@ pub(super) struct Collected {
 }
 
 impl Collected {
-    fn absorb(&mut self, run: StageRun, lane: String, assigned: Vec<String>) {
+    fn absorb(&mut self, mut run: StageRun, lane: String, assigned: Vec<String>) {
         if !run.record.summary.is_empty() {
             self.observations
                 .push(format!("{}: {}", run.record.label, run.record.summary));
         }
-        self.assignments.push(StageFiles {
-            label: run.record.label.clone(),
-            lane,
-            assigned,
-        });
+        run.record.lane = Some(lane);
+        run.record.assigned_paths = assigned;
         self.stages.push(run.record);
         self.candidates.extend(run.candidates);
         self.failures.extend(run.failure);

@@ -142,17 +142,6 @@ pub struct ReviewRun {
     pub structured_outputs_fell_back: bool,
 }
 
-/// One run candidate stage and the files it was assigned.
-#[derive(Debug, Clone)]
-pub(crate) struct StageFiles {
-    /// The stage's label.
-    pub label: String,
-    /// Its lane's label (the label without a shard suffix): shards of one lane share it.
-    pub lane: String,
-    /// Its assigned canonical files.
-    pub assigned: Vec<String>,
-}
-
 /// Runs one review. An empty range makes no model call. Cancellation (`env.cancel`)
 /// ends the run as `aborted` with no retry started.
 ///
