@@ -141,7 +141,8 @@ impl ServerHandler for FinalReportServer {
 
 /// Serves the validator on stdin/stdout until the client disconnects. A line that is
 /// not JSON gets JSON-RPC's parse error (`-32700`, `id: null`) instead of silence, so a
-/// client never waits for an answer that cannot come; every other line goes to the MCP
+/// client never waits for an answer that cannot come, and one that repeats a key within
+/// an object an invalid-request error (`-32600`); every other line goes to the MCP
 /// service as it came.
 pub async fn serve() -> anyhow::Result<()> {
     let (lines_tx, lines_rx) = tokio::sync::mpsc::channel::<String>(64);
@@ -171,8 +172,20 @@ fn parse_error(error: &serde_json::Error) -> String {
     .to_string()
 }
 
+/// JSON-RPC's invalid-request error for a message that repeats a key within one object
+/// (a report whose `"status"` says both `failed` and `passed` would be read as the
+/// last): the same refusal as `vouch validate-report` gives such a file.
+fn ambiguous_request(message: &Value, problem: &str) -> String {
+    serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": message.get("id").cloned().unwrap_or(Value::Null),
+        "error": {"code": -32600, "message": format!("Invalid Request: it is ambiguous: {problem}")}
+    })
+    .to_string()
+}
+
 /// Passes each JSON line of `input` to the service; answers any other (non-blank) line
-/// with [`parse_error`].
+/// with [`parse_error`], and a line that repeats a key with [`ambiguous_request`].
 async fn filter_input(
     input: impl tokio::io::AsyncRead + Unpin,
     mut service: tokio::io::DuplexStream,
@@ -184,13 +197,18 @@ async fn filter_input(
         if line.trim().is_empty() {
             continue;
         }
-        match serde_json::from_str::<Value>(&line) {
-            Ok(_) => {
+        let refusal = match serde_json::from_str::<Value>(&line) {
+            Ok(message) => vouch_json::duplicate_key(&line)
+                .map(|problem| ambiguous_request(&message, &problem)),
+            Err(e) => Some(parse_error(&e)),
+        };
+        match refusal {
+            None => {
                 service.write_all(line.as_bytes()).await?;
                 service.write_all(b"\n").await?;
             }
-            Err(e) => {
-                if out.send(parse_error(&e)).await.is_err() {
+            Some(answer) => {
+                if out.send(answer).await.is_err() {
                     break;
                 }
             }

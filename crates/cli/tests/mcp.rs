@@ -217,7 +217,8 @@ async fn mcp_verdicts_equal_the_library_verdicts() {
 }
 
 /// A line that is not JSON is answered with JSON-RPC's parse error (`-32700`, `id:
-/// null`) instead of silence, and the server goes on serving the next request.
+/// null`) instead of silence, one that repeats a key with an invalid-request error, and
+/// the server goes on serving the next request.
 #[tokio::test]
 async fn a_line_that_is_not_json_gets_a_parse_error_and_the_server_goes_on() {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -244,6 +245,23 @@ async fn a_line_that_is_not_json_gets_a_parse_error_and_the_server_goes_on() {
     let error = next().await;
     assert_eq!(error["id"], Value::Null, "{error}");
     assert_eq!(error["error"]["code"], -32700, "{error}");
+    // A report passed as an object whose key repeats would be read as its last value:
+    // refused as the validator refuses such a file.
+    let ambiguous = r#"{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "validate_review_final_report", "arguments": {"report": {"status": "failed", "status": "passed"}}}}"#;
+    stdin
+        .write_all(format!("{ambiguous}\n").as_bytes())
+        .await
+        .unwrap();
+    let error = next().await;
+    assert_eq!(error["id"], 7, "{error}");
+    assert_eq!(error["error"]["code"], -32600, "{error}");
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("the key `status` appears twice"),
+        "{error}"
+    );
     let initialize = json!({
         "jsonrpc": "2.0",
         "id": 2,
