@@ -163,7 +163,7 @@ pub async fn serve() -> anyhow::Result<()> {
 }
 
 /// JSON-RPC's parse error for a line that is not JSON (the request's id is unknown).
-fn parse_error(error: &serde_json::Error) -> String {
+fn parse_error(error: &str) -> String {
     serde_json::json!({
         "jsonrpc": "2.0",
         "id": null,
@@ -185,36 +185,47 @@ fn ambiguous_request(message: &Value, problem: &str) -> String {
 }
 
 /// Passes each JSON line of `input` to the service; answers any other (non-blank) line
-/// with [`parse_error`], and a line that repeats a key with [`ambiguous_request`].
+/// with [`parse_error`] (a line that is not UTF-8 too), and a line that repeats a key
+/// with [`ambiguous_request`].
 async fn filter_input(
     input: impl tokio::io::AsyncRead + Unpin,
     mut service: tokio::io::DuplexStream,
     out: tokio::sync::mpsc::Sender<String>,
 ) -> std::io::Result<()> {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
-    let mut lines = tokio::io::BufReader::new(input).lines();
-    while let Some(line) = lines.next_line().await? {
-        if line.trim().is_empty() {
-            continue;
+    let mut input = tokio::io::BufReader::new(input);
+    let mut bytes = Vec::new();
+    loop {
+        bytes.clear();
+        if input.read_until(b'\n', &mut bytes).await? == 0 {
+            break;
         }
-        let refusal = match serde_json::from_str::<Value>(&line) {
-            Ok(message) => vouch_json::duplicate_key(&line)
-                .map(|problem| ambiguous_request(&message, &problem)),
-            Err(e) => Some(parse_error(&e)),
-        };
-        match refusal {
-            None => {
-                service.write_all(line.as_bytes()).await?;
+        let Some(answer) = (match std::str::from_utf8(&bytes) {
+            Ok(line) if line.trim().is_empty() => continue,
+            Ok(line) => refusal(line.trim_end_matches(['\n', '\r'])),
+            Err(e) => Some(parse_error(&format!("the line is not UTF-8 ({e})"))),
+        }) else {
+            service.write_all(&bytes).await?;
+            if !bytes.ends_with(b"\n") {
                 service.write_all(b"\n").await?;
             }
-            Some(answer) => {
-                if out.send(answer).await.is_err() {
-                    break;
-                }
-            }
+            continue;
+        };
+        if out.send(answer).await.is_err() {
+            break;
         }
     }
     service.shutdown().await
+}
+
+/// The answer that keeps `line` from the service, if it needs one.
+fn refusal(line: &str) -> Option<String> {
+    match serde_json::from_str::<Value>(line) {
+        Ok(message) => {
+            vouch_json::duplicate_key(line).map(|problem| ambiguous_request(&message, &problem))
+        }
+        Err(e) => Some(parse_error(&e.to_string())),
+    }
 }
 
 /// Sends each line the service writes to the stdout writer.

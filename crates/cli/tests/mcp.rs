@@ -262,6 +262,13 @@ async fn a_line_that_is_not_json_gets_a_parse_error_and_the_server_goes_on() {
             .contains("the key `status` appears twice"),
         "{error}"
     );
+    // Bytes that are not UTF-8 are a parse error too, never the end of the server.
+    stdin
+        .write_all(b"{\"jsonrpc\": \"2.0\", \"id\": 8, \"method\": \"\xff\"}\n")
+        .await
+        .unwrap();
+    let error = next().await;
+    assert_eq!(error["error"]["code"], -32700, "{error}");
     let initialize = json!({
         "jsonrpc": "2.0",
         "id": 2,
