@@ -142,7 +142,8 @@ pub struct StageRecord {
     pub model: Option<String>,
     /// The models the endpoint said answered its replies (each reply's `model` field, in
     /// the order first seen; often a versioned name of `model`, or the deployment's model
-    /// on Azure). Empty when it received no reply or the endpoint names none.
+    /// on Azure; at most 8, each at most 128 characters with control characters as
+    /// spaces). Empty when it received no reply or the endpoint names none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub answered_by: Vec<String>,
     /// Token usage.

@@ -241,9 +241,30 @@ pub(crate) fn parse_reply(body: &Value, ids: &AtomicU64) -> Result<ChatReply, St
         model: body
             .get("model")
             .and_then(Value::as_str)
-            .filter(|m| !m.is_empty())
-            .map(str::to_owned),
+            .and_then(model_name),
     })
+}
+
+/// Longest model name kept from a reply, in characters.
+pub const MAX_MODEL_NAME_CHARS: usize = 128;
+
+/// Rule (a reply's `model` is the endpoint's word, not trusted text): kept when it has
+/// a printable character; control characters become spaces, and a name past
+/// [`MAX_MODEL_NAME_CHARS`] is cut there and ends in `…`.
+fn model_name(raw: &str) -> Option<String> {
+    let clean: String = raw
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let clean = clean.trim();
+    if clean.is_empty() {
+        return None;
+    }
+    if clean.chars().count() <= MAX_MODEL_NAME_CHARS {
+        return Some(clean.to_owned());
+    }
+    let cut: String = clean.chars().take(MAX_MODEL_NAME_CHARS - 1).collect();
+    Some(format!("{}…", cut.trim_end()))
 }
 
 fn parse_tool_call(call: &Value, ids: &AtomicU64) -> ToolCall {
@@ -271,6 +292,23 @@ fn parse_tool_call(call: &Value, ids: &AtomicU64) -> ToolCall {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_replys_model_name_is_kept_printable_and_bounded() {
+        let long = "m".repeat(MAX_MODEL_NAME_CHARS + 50);
+        for (raw, kept) in [
+            ("gpt-4o-2024-08-06", Some("gpt-4o-2024-08-06".to_string())),
+            ("", None),
+            ("  \t\n ", None),
+            ("bad\u{0}name\x1b[31m", Some("bad name [31m".to_string())),
+            (
+                long.as_str(),
+                Some(format!("{}…", "m".repeat(MAX_MODEL_NAME_CHARS - 1))),
+            ),
+        ] {
+            assert_eq!(model_name(raw), kept, "{raw:?}");
+        }
+    }
     use super::*;
     use serde_json::json;
 

@@ -226,7 +226,9 @@ fn note_spent(record: &mut StageRecord, spent: &Spent) {
         record.budget_hit = Some(budget_kind(kind));
     }
     for model in &spent.answered_by {
-        if !record.answered_by.contains(model) {
+        if !record.answered_by.contains(model)
+            && record.answered_by.len() < super::reply::MAX_ANSWERING_MODELS
+        {
             record.answered_by.push(model.clone());
         }
     }

@@ -435,6 +435,10 @@ async fn agent(
     })
 }
 
+/// Most distinct answering models a stage record keeps (an endpoint naming a new model
+/// in every reply cannot grow the report without bound).
+pub const MAX_ANSWERING_MODELS: usize = 8;
+
 /// The models the endpoint says answered an exchange's replies, as they come.
 #[derive(Default)]
 struct AnsweredBy(std::sync::Mutex<Vec<String>>);
@@ -443,6 +447,7 @@ impl AnsweredBy {
     fn note(&self, model: Option<String>) {
         if let (Some(model), Ok(mut seen)) = (model, self.0.lock())
             && !seen.contains(&model)
+            && seen.len() < MAX_ANSWERING_MODELS
         {
             seen.push(model);
         }
