@@ -3,7 +3,7 @@
 //! lists issues (rdjson, Code Quality, SARIF), so that no format reads a review that is
 //! not clean as "no issues".
 
-use vouch_core::{CoverageLevel, Outcome};
+use vouch_core::{CoverageLevel, FileStatus, Outcome};
 
 use crate::model::ReviewReport;
 
@@ -34,7 +34,8 @@ pub(crate) struct OutcomeNotice {
     pub headline: String,
     pub details: Vec<String>,
     /// The first file not reviewed (limited coverage), else the first changed file, else
-    /// the repository root (`.`).
+    /// the repository root (`.`); never a file deleted at head, which has no line to
+    /// show a notice on.
     pub path: String,
 }
 
@@ -55,7 +56,20 @@ impl OutcomeNotice {
 /// coverage a [`NoticeKind::LimitedCoverage`] notice; a clean or fully covered one none.
 pub(crate) fn outcome_notice(report: &ReviewReport) -> Option<OutcomeNotice> {
     let o = &report.opinion;
-    let first_changed = report.expected_files.first().map_or(".", String::as_str);
+    // A file deleted at head has no line a reader of the head revision can show.
+    let at_head = |path: &&str| {
+        report
+            .changed_files
+            .iter()
+            .find(|f| f.path == *path)
+            .is_none_or(|f| f.status != FileStatus::Deleted)
+    };
+    let first_changed = report
+        .expected_files
+        .iter()
+        .map(String::as_str)
+        .find(at_head)
+        .unwrap_or(".");
     match o.outcome {
         Outcome::Incomplete | Outcome::Aborted => {
             let state = if o.outcome == Outcome::Aborted {
@@ -84,8 +98,10 @@ pub(crate) fn outcome_notice(report: &ReviewReport) -> Option<OutcomeNotice> {
                 .collect();
             let path = report
                 .files_not_reviewed
-                .first()
-                .map_or(first_changed, |f| f.path.as_str());
+                .iter()
+                .map(|f| f.path.as_str())
+                .find(at_head)
+                .unwrap_or(first_changed);
             Some(OutcomeNotice {
                 kind: NoticeKind::LimitedCoverage,
                 headline: "vouch review: limited coverage, not a clean opinion.".into(),

@@ -1224,4 +1224,20 @@ fn only_limited_or_unfinished_reviews_carry_a_notice_in_every_issue_format() {
     };
     assert_eq!(notices(&full), (0, 0, 0));
     assert_eq!(notices(&limited), (1, 1, 1));
+    // On the first file not reviewed, unless it is deleted at head (no line to show it
+    // on): then the first changed file that is there.
+    let placed = |r: &ReviewReport| {
+        let cq = vouch_report::render_codequality(r);
+        cq.as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["check_name"] == "vouch/limited-coverage")
+            .map(|x| x["location"]["path"].clone())
+            .unwrap()
+    };
+    assert_eq!(placed(&limited), "Cargo.lock");
+    let mut deleted = report(true);
+    deleted.changed_files[0].status = vouch_core::FileStatus::Deleted;
+    assert_eq!(deleted.changed_files[0].path, "Cargo.lock");
+    assert_eq!(placed(&deleted), "ratelimit/bucket.py");
 }
