@@ -525,8 +525,9 @@ pub(crate) fn test_filter(words: &[&str]) -> Option<String> {
         let program = words[*i].rsplit('/').next().unwrap_or_default();
         is_test_run(program, &words[i + 1..])
     })?;
-    let program = words[at].rsplit('/').next().unwrap_or_default();
-    let args = &words[at + 1..];
+    // The runner's own arguments: a launcher's (`npx`, `uv run`) and an interpreter's
+    // (`python -W error -m`) options are not the runner's.
+    let (program, args) = runner(words[at], &words[at + 1..]);
     let named = |flags: &[&str]| {
         args.iter()
             .find(|a| {
@@ -538,9 +539,8 @@ pub(crate) fn test_filter(words: &[&str]) -> Option<String> {
     };
     match program {
         "cargo" | "cargo-nextest" => cargo_filter(args),
-        "pytest" | "py.test" | "python" | "python3" => {
-            named(&["-k", "-m", "--deselect", "--lf", "--last-failed"])
-        }
+        "pytest" | "py.test" => named(&["-k", "-m", "--deselect", "--lf", "--last-failed"]),
+        "unittest" => named(&["-k"]),
         "go" => named(&["-run", "--run", "-skip", "--skip"]),
         "jest" | "vitest" | "npm" | "pnpm" | "yarn" => {
             named(&["-t", "--testNamePattern", "--test-name-pattern"])
@@ -665,13 +665,115 @@ pub(crate) fn runner_dir(words: &[&str]) -> Option<String> {
     None
 }
 
+/// The program a launcher runs and its arguments, after the launcher's own options:
+/// `npx`/`bunx`/`pnpx`/`uvx PROGRAM`, `uv`/`poetry`/`pipenv`/`hatch`/`pdm`/`rye`/
+/// `pixi`/`conda run PROGRAM`, `pipx run`, `npm`/`pnpm`/`yarn exec`, `pnpm`/`yarn
+/// dlx`, `bun x`, and a Python interpreter's `-m MODULE` (the module is the program:
+/// `python -m pytest -m fast` runs pytest with `-m fast`). `None` for anything else.
+fn launched<'a, 'w>(program: &str, args: &'a [&'w str]) -> Option<(&'w str, &'a [&'w str])> {
+    if is_python(program) {
+        return python_module(args);
+    }
+    let rest = match (program, args.first().copied()) {
+        ("npx" | "bunx" | "pnpx" | "uvx", _) => args,
+        (
+            "uv" | "poetry" | "pipenv" | "hatch" | "pdm" | "rye" | "pixi" | "conda" | "pipx",
+            Some("run"),
+        )
+        | ("npm" | "pnpm" | "yarn", Some("exec"))
+        | ("pnpm" | "yarn", Some("dlx"))
+        | ("bun", Some("x")) => &args[1..],
+        _ => return None,
+    };
+    // The launcher's options that take a value (`npx -p pkg`, `uv run --with x`,
+    // `conda run -n env`); other options stand alone; `--` ends them.
+    const WITH_VALUE: &[&str] = &[
+        "-p",
+        "--package",
+        "--with",
+        "--python",
+        "--extra",
+        "--group",
+        "--env",
+        "-e",
+        "-n",
+        "--name",
+        "--project",
+        "--directory",
+        "--spec",
+        "--call",
+        "-c",
+    ];
+    let mut i = 0;
+    while let Some(a) = rest.get(i) {
+        if *a == "--" {
+            i += 1;
+            break;
+        }
+        if !a.starts_with('-') {
+            break;
+        }
+        i += if WITH_VALUE.contains(a) { 2 } else { 1 };
+    }
+    let launched = rest.get(i)?;
+    Some((
+        launched.rsplit('/').next().unwrap_or(launched),
+        rest.get(i + 1..).unwrap_or(&[]),
+    ))
+}
+
+fn is_python(program: &str) -> bool {
+    matches!(program, "python" | "python3" | "py" | "pypy" | "pypy3")
+        || program
+            .strip_prefix("python3.")
+            .is_some_and(|v| !v.is_empty() && v.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// A Python interpreter's `-m MODULE` (or `-mMODULE`) and the module's arguments: the
+/// interpreter's options before it (`-u`, `-X dev`, `-W error`) are its own, and a
+/// script or `-c` ends them.
+fn python_module<'a, 'w>(args: &'a [&'w str]) -> Option<(&'w str, &'a [&'w str])> {
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        if *a == "-m" {
+            return Some((args.get(i + 1)?, args.get(i + 2..).unwrap_or(&[])));
+        }
+        if let Some(module) = a.strip_prefix("-m") {
+            return Some((module, &args[i + 1..]));
+        }
+        if !a.starts_with('-') || *a == "-c" || *a == "-" {
+            return None;
+        }
+        i += if matches!(*a, "-W" | "-X" | "-Q") {
+            2
+        } else {
+            1
+        };
+    }
+    None
+}
+
+/// The test runner a command runs, looking through launchers ([`launched`]), and its
+/// own arguments.
+fn runner<'a, 'w>(program: &'w str, args: &'a [&'w str]) -> (&'w str, &'a [&'w str]) {
+    let mut current = (program.rsplit('/').next().unwrap_or(program), args);
+    for _ in 0..4 {
+        match launched(current.0, current.1) {
+            Some(inner) => current = inner,
+            None => break,
+        }
+    }
+    current
+}
+
 fn is_test_run(program: &str, args: &[&str]) -> bool {
+    let (program, args) = runner(program, args);
     let first = args.first().copied().unwrap_or("");
     match program {
         "pytest" | "py.test" | "tox" | "nox" | "jest" | "vitest" | "mocha" | "rspec"
-        | "phpunit" | "ctest" | "cargo-nextest" => true,
+        | "phpunit" | "ctest" | "cargo-nextest" | "unittest" => true,
         "cargo" => matches!(first, "test" | "nextest" | "t"),
-        "go" | "dotnet" | "mix" | "swift" | "deno" | "bun" => first == "test",
+        "go" | "dotnet" | "mix" | "swift" | "deno" | "bun" | "hatch" => first == "test",
         "npm" | "pnpm" | "yarn" => {
             first == "test"
                 || first == "t"
@@ -683,9 +785,6 @@ fn is_test_run(program: &str, args: &[&str]) -> bool {
         "mvn" | "gradle" | "gradlew" | "./gradlew" => args
             .iter()
             .any(|a| matches!(*a, "test" | "verify" | "check")),
-        "python" | "python3" => args
-            .windows(2)
-            .any(|w| w[0] == "-m" && matches!(w[1], "pytest" | "unittest" | "tox")),
         "bundle" => args.contains(&"rspec") || args.windows(2).any(|w| w == ["exec", "rake"]),
         _ => false,
     }
@@ -1268,6 +1367,20 @@ mod tests {
             ("python -m pytest -m fast", Some("-m")),
             ("go test ./... -run TestRound", Some("-run")),
             ("npx jest", None),
+            // An interpreter's `-m MODULE` is not pytest's marker filter.
+            ("python -m pytest", None),
+            ("python3 -m pytest -q", None),
+            ("python -m unittest", None),
+            ("python3.12 -u -m pytest", None),
+            ("python -X dev -m pytest -m 'not slow'", Some("-m")),
+            ("python -m unittest -k round", Some("-k")),
+            // A launcher's own options are not the runner's.
+            ("uv run pytest", None),
+            ("uv run --with pytest-xdist pytest -k round", Some("-k")),
+            ("poetry run pytest -m fast", Some("-m")),
+            ("npx vitest run", None),
+            ("npx jest -t round", Some("-t")),
+            ("pnpm exec vitest run -t round", Some("-t")),
         ];
         for (cmd, expected) in table {
             let words: Vec<&str> = cmd.split_whitespace().collect();
@@ -1318,6 +1431,30 @@ mod tests {
             ("cargo test --workspace", &[TestRun]),
             ("cd wt && npm run test:unit", &[TestRun]),
             ("python -m pytest -q", &[TestRun]),
+            ("python -m unittest", &[TestRun]),
+            ("python -c 'import pytest'", &[]),
+            ("python script.py -m pytest", &[]),
+            // Test runners started by a launcher.
+            ("npx jest", &[TestRun]),
+            ("npx vitest run", &[TestRun]),
+            ("npx -y -p jest jest --ci", &[TestRun]),
+            ("bunx vitest", &[TestRun]),
+            ("uv run pytest", &[TestRun]),
+            ("uv run python -m pytest", &[TestRun]),
+            ("uvx pytest", &[TestRun]),
+            ("poetry run pytest", &[TestRun]),
+            ("pipenv run pytest", &[TestRun]),
+            ("hatch run pytest", &[TestRun]),
+            ("hatch test", &[TestRun]),
+            ("pdm run pytest", &[TestRun]),
+            ("pnpm exec jest", &[TestRun]),
+            ("yarn dlx jest", &[TestRun]),
+            ("npm exec -- vitest run", &[TestRun]),
+            ("tox -e py312", &[TestRun]),
+            ("nox -s tests", &[TestRun]),
+            ("bun test", &[TestRun]),
+            ("npx prettier --check .", &[]),
+            ("uv run ruff check", &[]),
             ("make check", &[TestRun]),
             ("echo x > notes.md", &[FileEdit]),
             ("sed -i s/a/b/ f.rs", &[FileEdit]),

@@ -729,7 +729,9 @@ pub(crate) fn output_filter(output: &str) -> Option<String> {
 
 /// Test counts from a runner's closing lines, summed over every such line: cargo test
 /// (`test result: ok. N passed; M failed; K ignored`), pytest and the plain form
-/// (`N passed, M failed, K skipped`), go test (`ok`/`FAIL` lines count nothing).
+/// (`N passed, M failed, K skipped`), go test (`ok`/`FAIL` lines count nothing). The
+/// summary lines of test files or suites and snapshots (jest's `Test Suites: 10
+/// passed`, vitest's `Test Files  12 passed`, `Snapshots: 1 passed`) count no tests.
 pub(crate) fn parse_counts(output: &str) -> Option<TestCounts> {
     let mut total = TestCounts {
         passed: 0,
@@ -741,6 +743,13 @@ pub(crate) fn parse_counts(output: &str) -> Option<TestCounts> {
     for line in output.lines() {
         let lower = line.to_lowercase();
         if !(lower.contains("passed") || lower.contains("failed")) {
+            continue;
+        }
+        let label = lower.trim_start();
+        if ["test suites", "test files", "snapshots"]
+            .iter()
+            .any(|l| label.starts_with(l))
+        {
             continue;
         }
         let tokens: Vec<&str> = lower
@@ -880,5 +889,16 @@ mod tests {
             })
         );
         assert_eq!(parse_counts("nothing here"), None);
+        let counts = |passed, skipped| TestCounts {
+            passed,
+            failed: 0,
+            skipped,
+            ignored: 0,
+        };
+        let jest = "> jest\n\nTest Suites: 10 passed, 10 total\nTests:       2 skipped, 212 passed, 214 total\nSnapshots:   3 passed, 3 total\nTime:        2.1 s";
+        assert_eq!(parse_counts(jest), Some(counts(212, 2)));
+        let vitest =
+            " Test Files  12 passed (12)\n      Tests  212 passed (212)\n   Duration  1.2s";
+        assert_eq!(parse_counts(vitest), Some(counts(212, 0)));
     }
 }
