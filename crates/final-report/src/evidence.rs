@@ -19,7 +19,72 @@ pub(crate) enum Outcome {
     Unknown,
 }
 
-/// The outcome a recorded result reports. Failure signals win over success signals.
+/// Most envelopes looked into, one inside another (a hostile result cannot make the
+/// search unbounded).
+const MAX_ENVELOPES: usize = 4;
+
+/// The objects a recorded result carries its payload in, nearest first: the result
+/// itself and, unwrapped from it (again, a few levels at most), command output that is
+/// JSON, MCP `structuredContent` and `content[].text` parsed as JSON, a REST `body`,
+/// GraphQL `data` down through single-key objects (`data.repository.issue`), and an
+/// `issue` object. Nothing else is searched: a `state` inside a timeline event or a
+/// list of comments is not the issue's.
+fn payloads(result: &Value) -> Vec<Value> {
+    let mut out = Vec::new();
+    collect_payloads(result, 0, &mut out);
+    out
+}
+
+fn collect_payloads(value: &Value, depth: usize, out: &mut Vec<Value>) {
+    if !value.is_object() || depth > MAX_ENVELOPES {
+        return;
+    }
+    out.push(value.clone());
+    let json_text = |v: &Value| {
+        v.as_str()
+            .and_then(|t| serde_json::from_str::<Value>(t.trim()).ok())
+    };
+    let mut inner: Vec<Value> = Vec::new();
+    if let Some(text) = result_output(value)
+        && let Ok(parsed) = serde_json::from_str::<Value>(text.trim())
+    {
+        inner.push(parsed);
+    }
+    if let Some(structured) = value.get("structuredContent") {
+        inner.push(structured.clone());
+    }
+    if let Some(items) = value.get("content").and_then(Value::as_array) {
+        inner.extend(
+            items
+                .iter()
+                .filter(|i| i.get("type").is_none_or(|t| t == "text"))
+                .filter_map(|i| i.get("text").and_then(json_text)),
+        );
+    }
+    if let Some(body) = value.get("body") {
+        inner.push(json_text(body).unwrap_or_else(|| body.clone()));
+    }
+    if let Some(mut data) = value.get("data") {
+        inner.push(data.clone());
+        while let Some(only) = data
+            .as_object()
+            .filter(|o| o.len() == 1)
+            .and_then(|o| o.values().next())
+        {
+            inner.push(only.clone());
+            data = only;
+        }
+    }
+    if let Some(issue) = value.get("issue") {
+        inner.push(issue.clone());
+    }
+    for payload in &inner {
+        collect_payloads(payload, depth + 1, out);
+    }
+}
+
+/// The outcome a recorded result reports, read in the result and in the payloads it
+/// wraps ([`payloads`]). Failure signals win over success signals.
 pub(crate) fn outcome(result: &Value) -> Outcome {
     let Some(map) = result.as_object() else {
         return Outcome::Unknown;
@@ -30,12 +95,16 @@ pub(crate) fn outcome(result: &Value) -> Outcome {
             c => Outcome::Failed(format!("it exited {c}")),
         };
     }
-    if let Some(why) = failure_signal(map) {
+    let payloads = payloads(result);
+    let maps = payloads.iter().filter_map(Value::as_object);
+    if let Some(why) = maps.clone().find_map(failure_signal) {
         return Outcome::Failed(why);
     }
-    let succeeded = ["merged", "ok", "success"]
-        .iter()
-        .any(|k| map.get(*k) == Some(&Value::Bool(true)));
+    let succeeded = maps.clone().any(|map| {
+        ["merged", "ok", "success"]
+            .iter()
+            .any(|k| map.get(*k) == Some(&Value::Bool(true)))
+    });
     if succeeded {
         Outcome::Succeeded
     } else {
@@ -83,24 +152,15 @@ pub(crate) enum IssueState {
     Closed,
 }
 
-/// The issue state in a recorded result: a `state` (`open`, `opened`, `reopened`,
-/// `closed`, any case) or a boolean `closed`, at the top level or under
-/// `body`/`data`/`issue`, or in command output that is such JSON.
+/// The issue state in a recorded result or a payload it wraps ([`payloads`]), the
+/// nearest that says: a `state` (`open`, `opened`, `reopened`, `closed`, any case) or a
+/// boolean `closed`/`isClosed`/`is_closed`.
 pub(crate) fn issue_state(result: &Value) -> Option<IssueState> {
-    if let Some(text) = result_output(result)
-        && let Ok(parsed) = serde_json::from_str::<Value>(text.trim())
-        && parsed.is_object()
-    {
-        return issue_state(&parsed);
-    }
-    let scopes = [
-        Some(result),
-        result.get("body"),
-        result.get("data"),
-        result.get("issue"),
-    ];
-    scopes.into_iter().flatten().find_map(|scope| {
-        if let Some(closed) = scope.get("closed").and_then(Value::as_bool) {
+    payloads(result).iter().find_map(|scope| {
+        let closed = ["closed", "isClosed", "is_closed"]
+            .iter()
+            .find_map(|k| scope.get(*k).and_then(Value::as_bool));
+        if let Some(closed) = closed {
             return Some(if closed {
                 IssueState::Closed
             } else {
@@ -218,6 +278,23 @@ mod tests {
             Outcome::Unknown
         );
         assert_eq!(outcome(&json!("done")), Outcome::Unknown);
+        // The payload an envelope wraps: MCP text content, structured content, a body.
+        assert!(failed(json!({"content": [
+            {"type": "text", "text": "{\"merged\": false, \"message\": \"not mergeable\"}"}
+        ]})));
+        assert!(failed(json!({"structuredContent": {"merged": false}})));
+        assert!(failed(json!({"body": "{\"merged\": false}"})));
+        assert!(failed(
+            json!({"data": {"mergePullRequest": {"error": "not mergeable"}}})
+        ));
+        assert_eq!(
+            outcome(&json!({"content": [{"type": "text", "text": "{\"merged\": true}"}]})),
+            Outcome::Succeeded
+        );
+        assert_eq!(
+            outcome(&json!({"content": [{"type": "text", "text": "merged"}]})),
+            Outcome::Unknown
+        );
     }
 
     #[test]
@@ -238,6 +315,37 @@ mod tests {
                 Some(IssueState::Open),
             ),
             (json!({"number": 17}), None),
+            // MCP, GraphQL and REST envelopes are unwrapped.
+            (
+                json!({"content": [{"type": "text", "text": "{\"number\":17,\"state\":\"open\"}"}]}),
+                Some(IssueState::Open),
+            ),
+            (
+                json!({"content": [{"type": "text", "text": "..."}], "structuredContent": {"state": "open"}}),
+                Some(IssueState::Open),
+            ),
+            (
+                json!({"data": {"repository": {"issue": {"state": "OPEN"}}}}),
+                Some(IssueState::Open),
+            ),
+            (json!({"isClosed": false}), Some(IssueState::Open)),
+            (
+                json!({"body": "{\"state\": \"closed\"}"}),
+                Some(IssueState::Closed),
+            ),
+            // Not searched arbitrarily deep: a timeline event's state is not the issue's.
+            (
+                json!({"state": "closed", "timeline": [{"event": "reopened", "state": "open"}]}),
+                Some(IssueState::Closed),
+            ),
+            (
+                json!({"number": 17, "timeline": [{"state": "open"}], "comments": {"state": "open", "n": 1}}),
+                None,
+            ),
+            (
+                json!({"data": {"repository": {"issue": {"number": 17, "timelineItems": {"nodes": [{"state": "OPEN"}]}}}}}),
+                None,
+            ),
         ];
         for (result, expected) in table {
             assert_eq!(issue_state(&result), expected, "{result}");
