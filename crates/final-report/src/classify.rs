@@ -550,12 +550,13 @@ pub(crate) fn test_filter(words: &[&str]) -> Option<String> {
 }
 
 /// cargo test's name filter: a positional word after the subcommand that is not an
-/// option's value, or `--skip`/`--exact`/a positional word after `--`.
+/// option's value, or `--skip`/`--exact`/a positional word after `--`; and `--exclude`,
+/// which leaves packages out. (`-p X` is no filter: in a single-crate repository it
+/// is the whole suite.)
 fn cargo_filter(args: &[&str]) -> Option<String> {
     const WITH_VALUE: &[&str] = &[
         "-p",
         "--package",
-        "--exclude",
         "-j",
         "--jobs",
         "-F",
@@ -593,6 +594,9 @@ fn cargo_filter(args: &[&str]) -> Option<String> {
     while let Some(a) = rest.next() {
         if *a == "--" {
             harness = true;
+        } else if !harness && (*a == "--exclude" || a.starts_with("--exclude=")) {
+            // `--workspace --exclude X` leaves a package's tests out.
+            return Some("--exclude".to_owned());
         } else if harness && HARNESS_WITH_VALUE.contains(a) {
             rest.next();
         } else if harness && matches!(*a, "--skip" | "--exact") {
@@ -1352,6 +1356,13 @@ mod tests {
             ("cargo test --workspace", None),
             ("cargo test --workspace round", Some("round")),
             ("cargo test -p vouch-core --features x", None),
+            ("cargo test --workspace --exclude slow", Some("--exclude")),
+            ("cargo test --workspace --exclude=slow", Some("--exclude")),
+            (
+                "cargo nextest run --workspace --exclude slow",
+                Some("--exclude"),
+            ),
+            ("cargo test -- --exclude-should-panic", None),
             ("cargo test --workspace -- --skip slow", Some("--skip")),
             ("cargo test -- --nocapture", None),
             (
