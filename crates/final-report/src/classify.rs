@@ -280,6 +280,9 @@ const WRAPPERS: &[(&str, &[&str])] = &[
     ("nohup", &[]),
     ("exec", &[]),
     ("builtin", &[]),
+    // Multi-call binaries: `busybox sed -i …` is the applet it names.
+    ("busybox", &[]),
+    ("toybox", &[]),
 ];
 
 /// Shell words that open or continue a compound command; the command follows them
@@ -406,6 +409,10 @@ pub(crate) fn classify_simple(simple: &SimpleCommand) -> Vec<Kind> {
         }
         "sed" | "perl" if edits_in_place(&program, &args) => kinds.push(Kind::FileEdit),
         "dd" if args.iter().any(|a| a.starts_with("of=")) => kinds.push(Kind::FileEdit),
+        "find" => kinds.extend(find_actions(&args)),
+        "cargo" | "rustfmt" | "gofmt" | "go" if rewrites_sources(&program, &args) => {
+            kinds.push(Kind::FileEdit)
+        }
         _ => {}
     }
     if is_test_run(&program, &args) {
@@ -415,6 +422,63 @@ pub(crate) fn classify_simple(simple: &SimpleCommand) -> Vec<Kind> {
         kinds.push(Kind::ConfigInspection);
     }
     kinds
+}
+
+/// What `find` does to the files it finds: `-delete` removes them, and each
+/// `-exec`/`-execdir`/`-ok`/`-okdir COMMAND … ;|+` runs a command (classified like any
+/// other; a nested `find`'s own actions are found by the same scan).
+fn find_actions(args: &[&str]) -> Vec<Kind> {
+    let mut kinds = Vec::new();
+    if args.contains(&"-delete") {
+        kinds.push(Kind::FileEdit);
+    }
+    let is_action = |a: &&str| matches!(*a, "-exec" | "-execdir" | "-ok" | "-okdir");
+    for (i, _) in args.iter().enumerate().filter(|(_, a)| is_action(a)) {
+        let words: Vec<String> = args[i + 1..]
+            .iter()
+            .take_while(|a| !matches!(**a, ";" | "+") && !is_action(a))
+            .map(|a| (*a).to_owned())
+            .collect();
+        if words
+            .first()
+            .is_none_or(|w| w.rsplit('/').next() == Some("find"))
+        {
+            continue;
+        }
+        for kind in classify_simple(&SimpleCommand {
+            words,
+            writes_to: Vec::new(),
+        }) {
+            if !kinds.contains(&kind) {
+                kinds.push(kind);
+            }
+        }
+    }
+    kinds
+}
+
+/// Whether a formatter or fixer rewrites source files: `cargo fmt` and `rustfmt`
+/// without `--check`, `cargo fix`, `cargo clippy --fix`, `go fmt`, `gofmt -w`.
+fn rewrites_sources(program: &str, args: &[&str]) -> bool {
+    let has = |flag: &str| args.contains(&flag);
+    // `cargo +nightly fmt`: the toolchain comes before the subcommand.
+    let sub = args
+        .iter()
+        .find(|a| !a.starts_with('+'))
+        .copied()
+        .unwrap_or("");
+    match program {
+        "cargo" => match sub {
+            "fmt" => !has("--check"),
+            "fix" => true,
+            "clippy" => has("--fix"),
+            _ => false,
+        },
+        "rustfmt" => !has("--check") && !args.iter().any(|a| a.starts_with("--emit")),
+        "gofmt" => args.iter().any(|a| *a == "-w" || a.starts_with("-w=")),
+        "go" => sub == "fmt",
+        _ => false,
+    }
 }
 
 /// The class of configuration, credential or profile material a path names, if any.
@@ -1484,6 +1548,31 @@ mod tests {
             ("perl -pie 's/a/b/' f.rs", &[FileEdit]),
             ("perl -ne 'print if /i/' f.rs", &[]),
             ("perl -Ilib -e 'print 1'", &[]),
+            // In-place edits through find, multi-call binaries, formatters and fixers.
+            ("find . -name '*.rs' -exec sed -i s/a/b/ {} +", &[FileEdit]),
+            ("find src -execdir sed -i s/a/b/ {} \\;", &[FileEdit]),
+            ("find . -name '*.orig' -delete", &[FileEdit]),
+            ("find . -name '*.rs' -exec grep -l x {} +", &[]),
+            (
+                "find . -exec find {} -exec sed -i s/a/b/ {} + ;",
+                &[FileEdit],
+            ),
+            ("busybox sed -i s/a/b/ f.rs", &[FileEdit]),
+            ("toybox sed -i s/a/b/ f.rs", &[FileEdit]),
+            ("busybox sed -n p f.rs", &[]),
+            ("cargo fmt", &[FileEdit]),
+            ("cargo +nightly fmt --all", &[FileEdit]),
+            ("cargo fmt --all -- --check", &[]),
+            ("cargo fmt --check", &[]),
+            ("cargo fix --allow-dirty", &[FileEdit]),
+            ("cargo clippy --fix --allow-dirty", &[FileEdit]),
+            ("cargo clippy --all-targets -- -D warnings", &[]),
+            ("rustfmt src/lib.rs", &[FileEdit]),
+            ("rustfmt --check src/lib.rs", &[]),
+            ("gofmt -w .", &[FileEdit]),
+            ("gofmt -l .", &[]),
+            ("go fmt ./...", &[FileEdit]),
+            ("go vet ./...", &[]),
             ("cat ~/.config/gh/hosts.yml", &[ConfigInspection]),
             ("tea login list", &[ConfigInspection]),
             ("gh auth switch --user bot", &[ProfileActivation]),
