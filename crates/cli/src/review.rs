@@ -8,8 +8,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use tokio_util::sync::CancellationToken;
-use vouch_core::{ChangeSnapshot, CoverageLevel, FailOn, Outcome, exit_code};
-use vouch_final_report::{LocalRangeReview, ReviewOutcome, checked_local_range_review_report};
+use vouch_core::{ChangeSnapshot, FailOn, exit_code};
 use vouch_git::SourceReader;
 use vouch_host::diagnostics::{DiagnosticSink, JsonLines};
 use vouch_host::manifest::{Composition, REPO_OVERRIDE_PATH, RepoOverrides, ResolvedEndpoint};
@@ -166,52 +165,6 @@ fn command_line() -> String {
     parts.join(" ")
 }
 
-fn outcome_for_final_report(run: &ReviewRun) -> ReviewOutcome {
-    let cov = match run.opinion.coverage {
-        Some(CoverageLevel::Full) => Some("full"),
-        Some(CoverageLevel::Limited) => Some("limited"),
-        None => None,
-    };
-    ReviewOutcome::parse(run.opinion.outcome.as_str(), cov).unwrap_or(ReviewOutcome::Incomplete)
-}
-
-/// The one-line summary. Counts of reviewed files count only the files reviewed (in an
-/// accepted receipt and seen in full), never the changed or expected files.
-fn summary(run: &ReviewRun) -> String {
-    let files = run.files_reviewed.len();
-    let unreviewed = match run.files_not_reviewed.len() {
-        0 => String::new(),
-        n => format!(" ({n} other changed file(s) not reviewed, listed in the report)"),
-    };
-    match run.opinion.outcome {
-        Outcome::NothingToReview if run.snapshot.merge_base == run.snapshot.head.sha
-            && run.snapshot.base.sha != run.snapshot.head.sha =>
-        {
-            "Nothing to review: head is an ancestor of base, so the change merge-base(base, head)..head is empty (were base and head swapped?). No model was called.".into()
-        }
-        Outcome::NothingToReview => {
-            "Nothing to review: the range changes no file. No model was called.".into()
-        }
-        Outcome::Aborted => {
-            "The review was cancelled before it finished; nothing is published.".into()
-        }
-        Outcome::Incomplete => format!(
-            "The review could not finish ({} failure(s)); no finding is published.",
-            run.failures.len()
-        ),
-        Outcome::Findings => format!(
-            "{} verified finding(s) in {files} reviewed file(s){unreviewed}.",
-            run.findings.len()
-        ),
-        Outcome::NoFindings if run.opinion.clean => {
-            format!("Clean: no verified finding in {files} reviewed file(s), full coverage.")
-        }
-        Outcome::NoFindings => format!(
-            "No verified finding in {files} reviewed file(s){unreviewed}; not a clean opinion (see below)."
-        ),
-    }
-}
-
 /// Assembles and self-checks the report of a run (taken, so its records are moved into
 /// the report rather than held twice).
 pub fn build_report(
@@ -222,17 +175,6 @@ pub fn build_report(
     notes: Vec<String>,
 ) -> Result<ReviewReport> {
     let snapshot: &ChangeSnapshot = &run.snapshot;
-    let summary = summary(&run);
-    let final_report = checked_local_range_review_report(&LocalRangeReview {
-        repository: repo.display().to_string(),
-        base_sha: snapshot.merge_base.clone(),
-        head_sha: snapshot.head.sha.clone(),
-        files_reviewed: run.files_reviewed.clone(),
-        outcome: outcome_for_final_report(&run),
-        narrative: format!("vouch read-only review of a local range. {summary}"),
-        command_line: command_line(),
-    })
-    .context("vouch's own final report failed its self-check (a bug in vouch)")?;
     let mut observations = notes;
     observations.extend(run.observations);
     let mut report = ReviewReport {
@@ -248,7 +190,7 @@ pub fn build_report(
         merge_base: snapshot.merge_base.clone(),
         composition: composition.to_string(),
         opinion: run.opinion,
-        summary,
+        summary: String::new(),
         counts: snapshot.counts(),
         changed_files: snapshot.files.clone(),
         expected_files: run.expected_files,
@@ -267,8 +209,13 @@ pub fn build_report(
             requested,
             fell_back: run.structured_outputs_fell_back,
         },
-        final_report: serde_json::to_value(final_report).context("serialising the final report")?,
+        final_report: serde_json::Value::Null,
     };
+    // The summary and the embedded final report say what the records do, derived as a
+    // saved report's check derives them again.
+    report.summary = vouch_report::summary_line(&report);
+    report.final_report = vouch_report::embedded_final_report(&report, &command_line())
+        .context("vouch's own final report failed its self-check (a bug in vouch)")?;
     check_report(&mut report).context(
         "vouch's review report failed its self-check (a bug in vouch); nothing was written",
     )?;

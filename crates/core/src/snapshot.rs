@@ -147,6 +147,22 @@ pub struct ChangeCounts {
     pub deletions: u32,
 }
 
+impl ChangeCounts {
+    /// The totals of `files`: how many, their hunks, added and removed lines.
+    pub fn of(files: &[ChangedFile]) -> ChangeCounts {
+        let mut c = ChangeCounts {
+            files: files.len() as u32,
+            ..ChangeCounts::default()
+        };
+        for f in files {
+            c.hunks += f.hunks.len() as u32;
+            c.additions += f.additions;
+            c.deletions += f.deletions;
+        }
+        c
+    }
+}
+
 /// A commit of the reviewed range, for intent detection (newest first).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -217,16 +233,7 @@ impl ChangeSnapshot {
 
     /// Totals over all files.
     pub fn counts(&self) -> ChangeCounts {
-        let mut c = ChangeCounts {
-            files: self.files.len() as u32,
-            ..ChangeCounts::default()
-        };
-        for f in &self.files {
-            c.hunks += f.hunks.len() as u32;
-            c.additions += f.additions;
-            c.deletions += f.deletions;
-        }
-        c
+        ChangeCounts::of(&self.files)
     }
 
     /// The changed files `paths` name, by current path or, for a renamed or copied file,

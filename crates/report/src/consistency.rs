@@ -24,14 +24,41 @@ use crate::ReviewReport;
 /// - every changed file is listed once, as reviewed or as not reviewed; the files
 ///   reviewed are files of the canonical list, and exactly the files its own records
 ///   (changed files, candidate stages' assignments, receipts and ledgers) show were
-///   reviewed.
+///   reviewed;
+/// - the summary and the embedded final report are the ones its records give.
 pub fn evidence_problems(report: &ReviewReport) -> Vec<String> {
     let mut problems = Vec::new();
     published_problems(report, &mut problems);
     finding_problems(report, &mut problems);
     clean_problems(report, &mut problems);
     file_problems(report, &mut problems);
+    words_problems(report, &mut problems);
     problems
+}
+
+/// The summary and the embedded final report are what the records give
+/// ([`crate::summary_line`], [`crate::embedded_final_report`] for the command line the
+/// final report names).
+fn words_problems(report: &ReviewReport, problems: &mut Vec<String>) {
+    let summary = crate::summary_line(report);
+    if report.summary != summary {
+        problems.push(format!(
+            "the summary does not say what the records do (they say: {summary:?})"
+        ));
+    }
+    let Some(command_line) = report.final_report["handoff"]["replayCommands"][0].as_str() else {
+        problems.push("the embedded final report names no command line".into());
+        return;
+    };
+    match crate::embedded_final_report(report, command_line) {
+        Ok(expected) if expected == report.final_report => {}
+        Ok(_) => problems.push(
+            "the embedded final report is not the one the records give (its outcome, \
+             coverage, files reviewed or narrative differ)"
+                .into(),
+        ),
+        Err(e) => problems.push(format!("the records give no valid final report: {e}")),
+    }
 }
 
 fn published_problems(report: &ReviewReport, problems: &mut Vec<String>) {
@@ -226,6 +253,20 @@ fn derived_problems(report: &ReviewReport, problems: &mut Vec<String>) {
             report.changed_files.len(),
             report.counts.files
         ));
+    } else if vouch_core::ChangeCounts::of(&report.changed_files) != report.counts {
+        problems.push(
+            "the change's counts (hunks, added or removed lines) are not those of its \
+             changed files"
+                .into(),
+        );
+    }
+    for s in report.stages.iter().filter(|s| s.role == Role::Verifier) {
+        if s.lane.is_some() {
+            problems.push(format!(
+                "{} is a verifier's record but names a lane: verification reviews no file",
+                s.label
+            ));
+        }
     }
     let set_aside: Vec<NotReviewedFile> = report
         .files_not_reviewed

@@ -7,6 +7,7 @@
 
 mod codequality;
 mod consistency;
+mod derived;
 mod failure;
 mod format;
 mod markdown;
@@ -16,6 +17,7 @@ mod rdjson;
 mod sarif;
 
 pub use codequality::{render_codequality, render_codequality_failure};
+pub use derived::{embedded_final_report, summary_line};
 pub use failure::{FAILURE_SCHEMA_VERSION, FailureClass, RunFailure};
 pub use format::{Destination, Format, OutArg, Output, OutputError, plan_outputs};
 pub use markdown::{

@@ -304,7 +304,7 @@ fn report(with_finding: bool) -> ReviewReport {
         narrative: "vouch read-only review of a local range.".into(),
         command_line: "vouch review --repo /src/ratelimit".into(),
     });
-    ReviewReport {
+    let mut report = ReviewReport {
         schema_version: REPORT_SCHEMA_VERSION.into(),
         tool: ToolInfo {
             name: "vouch".into(),
@@ -328,12 +328,7 @@ fn report(with_finding: bool) -> ReviewReport {
             "The review could not finish; no finding is published."
         }
         .into(),
-        counts: ChangeCounts {
-            files: 3,
-            hunks: 4,
-            additions: 50,
-            deletions: 17,
-        },
+        counts: ChangeCounts::of(&changed_files()),
         changed_files: changed_files(),
         expected_files: files,
         excluded_files: vec![vouch_core::ExcludedFile {
@@ -369,7 +364,12 @@ fn report(with_finding: bool) -> ReviewReport {
         },
         opinion,
         final_report: serde_json::to_value(final_report).unwrap(),
-    }
+    };
+    // What a report says in words is derived from its records, as `vouch review` does.
+    report.summary = vouch_report::summary_line(&report);
+    report.final_report =
+        vouch_report::embedded_final_report(&report, "vouch review --repo /src/ratelimit").unwrap();
+    report
 }
 
 #[test]
@@ -691,12 +691,33 @@ fn a_report_must_keep_its_own_evidence() {
         r.files_not_reviewed.clear();
         r.findings.clear();
         r.candidates.clear();
-        r.counts.files = 2;
         r.changed_files.retain(|f| f.path != "Cargo.lock");
+        r.counts = ChangeCounts::of(&r.changed_files);
         r.stages
             .push(stage("clean-result-audit #1", Role::CleanResultAudit));
+        r.summary = vouch_report::summary_line(r);
+        r.final_report =
+            vouch_report::embedded_final_report(r, "vouch review --repo /src/ratelimit").unwrap();
     }
     let cases: Vec<(&str, Edit, &str)> = vec![
+        (
+            "a summary that claims a clean review",
+            |r| {
+                r.summary =
+                    "Clean: no verified finding in 2 reviewed file(s), full coverage.".into()
+            },
+            "the summary does not say what the records do",
+        ),
+        (
+            "an embedded final report that claims full coverage",
+            |r| r.final_report["diffReview"]["coverage"] = "full".into(),
+            "the embedded final report is not the one the records give",
+        ),
+        (
+            "an embedded final report with no command line",
+            |r| r.final_report["handoff"]["replayCommands"] = serde_json::json!([]),
+            "names no command line",
+        ),
         (
             "a reviewed file its stage's ledger never showed",
             |r| {
@@ -719,6 +740,16 @@ fn a_report_must_keep_its_own_evidence() {
                     .retain(|p| p != "ratelimit/bucket.py")
             },
             "ratelimit/bucket.py is listed as reviewed, but no lane's accepted receipts",
+        ),
+        (
+            "a file's hunks emptied",
+            |r| r.changed_files[1].hunks.clear(),
+            "the change's counts (hunks, added or removed lines) are not those of its changed files",
+        ),
+        (
+            "a verifier's record given a lane",
+            |r| r.stages[1].lane = Some("verifier".into()),
+            "verifier is a verifier's record but names a lane",
         ),
         (
             "a changed file's record removed",
