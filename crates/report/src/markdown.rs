@@ -8,7 +8,7 @@
 
 use std::fmt::Write;
 
-use vouch_core::{Outcome, StageStatus};
+use vouch_core::{Outcome, StageRecord, StageStatus};
 
 use crate::model::ReviewReport;
 
@@ -486,15 +486,30 @@ impl Renderer {
         format!(
             "| {} | {} | {status} | {complete} | {missing} | {unexpected} | {} | {} | {} | {} |\n",
             escape_inline(&self.raw(&st.label)),
-            st.model
-                .as_deref()
-                .map(|m| escape_inline(&self.raw(m)))
-                .unwrap_or_else(|| "–".into()),
+            self.model_cell(st),
             if st.retried { "yes" } else { "no" },
             if st.repaired { "yes" } else { "no" },
             st.candidates,
             st.usage.requests
         )
+    }
+
+    /// The model asked for, and when the endpoint named others, the models that answered
+    /// (`gpt-4o → gpt-4o-2024-08-06`).
+    fn model_cell(&self, st: &StageRecord) -> String {
+        let Some(asked) = st.model.as_deref() else {
+            return "–".into();
+        };
+        let asked_text = escape_inline(&self.raw(asked));
+        if st.answered_by.iter().all(|m| m == asked) {
+            return asked_text;
+        }
+        let answered: Vec<String> = st
+            .answered_by
+            .iter()
+            .map(|m| escape_inline(&self.raw(m)))
+            .collect();
+        format!("{asked_text} → {}", answered.join(", "))
     }
 
     fn candidate(&self, c: &vouch_core::CandidateRecord) -> String {
