@@ -161,17 +161,7 @@ impl<'a> Ctx<'a> {
                     .and_then(Value::as_u64),
             },
         );
-        let ledger: Vec<(usize, CommandEntry)> = report
-            .get("commands")
-            .and_then(Value::as_array)
-            .map(|items| {
-                items
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, v)| CommandEntry::deserialize(v).ok().map(|e| (i, e)))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let ledger = ledger_of(report);
         let session = session_commands(&ledger, transcript);
         let tools = transcript
             .unwrap_or_default()
@@ -238,17 +228,7 @@ impl<'a> Ctx<'a> {
     /// or (for tool calls) a command naming the tool.
     /// The parseable command-ledger entries with their indices.
     pub(crate) fn ledger(&self) -> Vec<(usize, CommandEntry)> {
-        self.report
-            .get("commands")
-            .and_then(Value::as_array)
-            .map(|items| {
-                items
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, v)| CommandEntry::deserialize(v).ok().map(|e| (i, e)))
-                    .collect()
-            })
-            .unwrap_or_default()
+        ledger_of(self.report)
     }
 
     pub(crate) fn ledger_entry_for(
@@ -422,4 +402,19 @@ pub(crate) fn entry_records(entry: &MutationEntry, command: &str) -> bool {
         || [&entry.clean_before, &entry.clean_after]
             .into_iter()
             .any(|proof| norm(proof).is_some_and(|p| p.contains(command)))
+}
+
+/// The parseable command-ledger entries of `report` with their indices.
+fn ledger_of(report: &Value) -> Vec<(usize, CommandEntry)> {
+    report
+        .get("commands")
+        .and_then(Value::as_array)
+        .map(|items| {
+            items
+                .iter()
+                .enumerate()
+                .filter_map(|(i, v)| CommandEntry::deserialize(v).ok().map(|e| (i, e)))
+                .collect()
+        })
+        .unwrap_or_default()
 }
