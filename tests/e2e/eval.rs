@@ -182,6 +182,23 @@ fn cases(repo: &Path, revs: &[String; 4], with_c: bool) -> Value {
     Value::Array(cases)
 }
 
+/// The two-case change (without c) written as `cases.json` in a fresh folder; the
+/// repository lives as long as the first value.
+fn written_cases() -> (TestRepo, tempfile::TempDir, String) {
+    let (repo, revs) = repo();
+    let dir = tempfile::tempdir().unwrap();
+    let cases = write_cases(dir.path(), "cases.json", &cases(repo.path(), &revs, false));
+    (repo, dir, cases)
+}
+
+/// The scripted reviewer and judge.
+async fn servers() -> (ScriptedServer, ScriptedServer) {
+    (
+        ScriptedServer::start(reviewer_script()).await,
+        ScriptedServer::start(judge_script()).await,
+    )
+}
+
 fn write_cases(dir: &Path, name: &str, cases: &Value) -> String {
     let path = dir.join(name);
     std::fs::write(&path, serde_json::to_string_pretty(cases).unwrap()).unwrap();
@@ -393,9 +410,7 @@ async fn three_case_eval_scores_match_the_hand_computation() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn self_judging_is_refused_unless_allowed() {
-    let (repo, revs) = repo();
-    let dir = tempfile::tempdir().unwrap();
-    let cases = write_cases(dir.path(), "cases.json", &cases(repo.path(), &revs, false));
+    let (_repo, _dir, cases) = written_cases();
     let reviewer = ScriptedServer::start(reviewer_script()).await;
     let manifest = manifest();
     let url = reviewer.base_url();
@@ -461,11 +476,8 @@ async fn self_judging_is_refused_unless_allowed() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn second_run_is_answered_from_the_cache() {
-    let (repo, revs) = repo();
-    let dir = tempfile::tempdir().unwrap();
-    let cases = write_cases(dir.path(), "cases.json", &cases(repo.path(), &revs, false));
-    let reviewer = ScriptedServer::start(reviewer_script()).await;
-    let judge = ScriptedServer::start(judge_script()).await;
+    let (_repo, dir, cases) = written_cases();
+    let (reviewer, judge) = servers().await;
     let cache = dir.path().join("cache").display().to_string();
     let first = eval(
         &cases,
@@ -525,11 +537,8 @@ async fn second_run_is_answered_from_the_cache() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn two_processes_share_one_cache() {
-    let (repo, revs) = repo();
-    let dir = tempfile::tempdir().unwrap();
-    let cases = write_cases(dir.path(), "cases.json", &cases(repo.path(), &revs, false));
-    let reviewer = ScriptedServer::start(reviewer_script()).await;
-    let judge = ScriptedServer::start(judge_script()).await;
+    let (_repo, dir, cases) = written_cases();
+    let (reviewer, judge) = servers().await;
     let cache = dir.path().join("cache").display().to_string();
     let (out_one, out_two) = (dir.path().join("one"), dir.path().join("two"));
     let flags = ["--cache", cache.as_str()];
@@ -587,9 +596,7 @@ async fn two_processes_share_one_cache() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_interrupted_eval_resumes_from_its_cached_calls() {
-    let (repo, revs) = repo();
-    let dir = tempfile::tempdir().unwrap();
-    let cases = write_cases(dir.path(), "cases.json", &cases(repo.path(), &revs, false));
+    let (_repo, dir, cases) = written_cases();
     // Case b's first investigator request never answers in time: the process is killed
     // while it waits. Later requests get the normal replies.
     let stalled = Rule::when(Match::all([
@@ -696,11 +703,8 @@ async fn clean_changes_count_every_finding_as_false_and_need_no_judge() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn repeated_runs_report_mean_and_spread() {
-    let (repo, revs) = repo();
-    let dir = tempfile::tempdir().unwrap();
-    let cases = write_cases(dir.path(), "cases.json", &cases(repo.path(), &revs, false));
-    let reviewer = ScriptedServer::start(reviewer_script()).await;
-    let judge = ScriptedServer::start(judge_script()).await;
+    let (_repo, dir, cases) = written_cases();
+    let (reviewer, judge) = servers().await;
     let cache = dir.path().join("cache").display().to_string();
     let out = dir.path().join("out");
     let run = eval(
@@ -729,9 +733,7 @@ async fn repeated_runs_report_mean_and_spread() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn ctrl_c_stops_the_eval_without_writing_results() {
-    let (repo, revs) = repo();
-    let dir = tempfile::tempdir().unwrap();
-    let cases = write_cases(dir.path(), "cases.json", &cases(repo.path(), &revs, false));
+    let (_repo, dir, cases) = written_cases();
     let stalled = Rule::when(Match::all([
         Match::any_message_contains(INVESTIGATOR),
         Match::any_message_contains("src/b.rs"),
@@ -1002,11 +1004,8 @@ async fn golden_paths_are_normalised_or_refused_naming_the_case() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn no_cache_reports_every_request_as_sent() {
-    let (repo, revs) = repo();
-    let dir = tempfile::tempdir().unwrap();
-    let cases = write_cases(dir.path(), "cases.json", &cases(repo.path(), &revs, false));
-    let reviewer = ScriptedServer::start(reviewer_script()).await;
-    let judge = ScriptedServer::start(judge_script()).await;
+    let (_repo, dir, cases) = written_cases();
+    let (reviewer, judge) = servers().await;
     let out = dir.path().join("out");
     let run = eval(&cases, &reviewer, &judge, &out, &["--no-cache"]).await;
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
@@ -1020,11 +1019,8 @@ async fn no_cache_reports_every_request_as_sent() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_short_api_key_does_not_disable_the_cache() {
-    let (repo, revs) = repo();
-    let dir = tempfile::tempdir().unwrap();
-    let cases = write_cases(dir.path(), "cases.json", &cases(repo.path(), &revs, false));
-    let reviewer = ScriptedServer::start(reviewer_script()).await;
-    let judge = ScriptedServer::start(judge_script()).await;
+    let (_repo, dir, cases) = written_cases();
+    let (reviewer, judge) = servers().await;
     let cache = dir.path().join("cache").display().to_string();
     let key = [("OPENAI_API_KEY", "x")];
     for run in ["one", "two"] {
@@ -1041,11 +1037,8 @@ async fn a_short_api_key_does_not_disable_the_cache() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn review_calls_count_cached_answers_too() {
-    let (repo, revs) = repo();
-    let dir = tempfile::tempdir().unwrap();
-    let cases = write_cases(dir.path(), "cases.json", &cases(repo.path(), &revs, false));
-    let reviewer = ScriptedServer::start(reviewer_script()).await;
-    let judge = ScriptedServer::start(judge_script()).await;
+    let (_repo, dir, cases) = written_cases();
+    let (reviewer, judge) = servers().await;
     let cache = dir.path().join("cache").display().to_string();
     let mut calls = Vec::new();
     for run in ["one", "two"] {
