@@ -252,7 +252,7 @@ fn reads_issue(entry: &TranscriptEntry) -> bool {
 
 /// The first forge merge of the transcript (tool call or command).
 fn merge_seq(ctx: &Ctx) -> Option<u64> {
-    recorded::merge_calls(ctx.transcript?).first().copied()
+    recorded::merge_calls(ctx).first().copied()
 }
 
 /// Rule 6 with a transcript: the live read of a closed issue is a transcript entry

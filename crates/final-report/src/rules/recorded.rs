@@ -10,34 +10,34 @@ use crate::session::{Session, TestRun};
 use crate::transcript::TranscriptEntry;
 use crate::violation::{Violation, ViolationCode};
 
-/// The seqs of the transcript's forge merges (tool calls or commands), in order.
-pub(super) fn merge_calls(transcript: &[TranscriptEntry]) -> Vec<u64> {
-    transcript
+/// The seqs of the transcript's forge merges (tool calls or commands), in order, from
+/// the session's commands and tool calls as [`Ctx`] classified them (empty without a
+/// transcript).
+pub(super) fn merge_calls(ctx: &Ctx) -> Vec<u64> {
+    if ctx.transcript.is_none() {
+        return Vec::new();
+    }
+    let commands = ctx
+        .session
         .iter()
-        .filter_map(|e| match e {
-            TranscriptEntry::Tool {
-                seq,
-                name,
-                arguments,
-                ..
-            } => {
-                (classify::classify_tool(name, arguments) == Some(Kind::ForgeMerge)).then_some(*seq)
-            }
-            TranscriptEntry::Command { seq, command, .. } => classify::classify_command(command)
-                .contains(&Kind::ForgeMerge)
-                .then_some(*seq),
-            _ => None,
-        })
-        .collect()
+        .filter(|c| c.kinds.contains(&Kind::ForgeMerge))
+        .filter_map(|c| c.seq);
+    let tools = ctx
+        .tools
+        .iter()
+        .filter(|t| t.kind == Kind::ForgeMerge)
+        .map(|t| t.seq);
+    let mut seqs: Vec<u64> = commands.chain(tools).collect();
+    seqs.sort_unstable();
+    seqs
 }
 
 /// Rule 5 with a transcript: `merge.result: merged` needs a forge merge in the
 /// transcript, and at least one whose recorded result (when recorded) did not fail.
 pub(super) fn merge_call_succeeded(ctx: &Ctx) -> Option<Violation> {
-    let transcript = ctx.transcript?;
     let model = ctx.model.as_ref()?;
     let code = ViolationCode::MergeUnproven;
-    let calls = merge_calls(transcript);
+    let calls = merge_calls(ctx);
     if calls.is_empty() {
         return Some(Violation::new(
             code,
