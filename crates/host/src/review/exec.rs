@@ -226,11 +226,7 @@ fn note_spent(record: &mut StageRecord, spent: &Spent) {
         record.budget_hit = Some(budget_kind(kind));
     }
     for model in &spent.answered_by {
-        if !record.answered_by.contains(model)
-            && record.answered_by.len() < super::reply::MAX_ANSWERING_MODELS
-        {
-            record.answered_by.push(model.clone());
-        }
+        super::reply::note_answering_model(&mut record.answered_by, model.clone());
     }
 }
 

@@ -439,25 +439,28 @@ async fn agent(
 /// in every reply cannot grow the report without bound).
 pub const MAX_ANSWERING_MODELS: usize = 8;
 
+/// Adds `model` to `seen` unless it is there or `seen` is full
+/// ([`MAX_ANSWERING_MODELS`]): the one rule for an exchange's and a record's list.
+pub fn note_answering_model(seen: &mut Vec<String>, model: String) {
+    if !seen.contains(&model) && seen.len() < MAX_ANSWERING_MODELS {
+        seen.push(model);
+    }
+}
+
 /// The models the endpoint says answered an exchange's replies, as they come.
 #[derive(Default)]
 struct AnsweredBy(std::sync::Mutex<Vec<String>>);
 
 impl AnsweredBy {
     fn note(&self, model: Option<String>) {
-        if let (Some(model), Ok(mut seen)) = (model, self.0.lock())
-            && !seen.contains(&model)
-            && seen.len() < MAX_ANSWERING_MODELS
-        {
-            seen.push(model);
+        if let (Some(model), Ok(mut seen)) = (model, self.0.lock()) {
+            note_answering_model(&mut seen, model);
         }
     }
 
     fn into_spent(self, spent: &mut Spent) {
         for model in self.0.into_inner().unwrap_or_default() {
-            if !spent.answered_by.contains(&model) {
-                spent.answered_by.push(model);
-            }
+            note_answering_model(&mut spent.answered_by, model);
         }
     }
 }
