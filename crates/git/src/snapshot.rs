@@ -208,12 +208,9 @@ fn pair_and_load(
         if cancel.load(Ordering::Relaxed) {
             return Err(GitError::Cancelled);
         }
-        let path = diff
+        let held = diff
             .get_delta(idx)
-            .and_then(|d| d.new_file().path_bytes().map(<[u8]>::to_vec));
-        let held = path
-            .as_deref()
-            .and_then(|p| std::str::from_utf8(p).ok())
+            .and_then(|d| std::str::from_utf8(d.new_file().path_bytes()?).ok())
             .and_then(|p| queued.get(p))
             .is_some_and(|pair| pair.is_delta(diff, idx));
         if held {
