@@ -309,6 +309,18 @@ mod tests {
             assert_eq!(model_name(raw), kept, "{raw:?}");
         }
     }
+
+    proptest::proptest! {
+        /// Whatever an endpoint names, what is kept is bounded, printable and non-empty.
+        #[test]
+        fn any_model_name_is_kept_bounded_and_printable(raw in proptest::prelude::any::<String>()) {
+            if let Some(kept) = model_name(&raw) {
+                proptest::prop_assert!(kept.chars().count() <= MAX_MODEL_NAME_CHARS);
+                proptest::prop_assert!(!kept.chars().any(char::is_control));
+                proptest::prop_assert!(!kept.trim().is_empty());
+            }
+        }
+    }
     use super::*;
     use serde_json::json;
 
