@@ -373,3 +373,93 @@ async fn a_trivial_full_coverage_quote_is_downgraded_and_retried() {
         );
     }
 }
+
+/// Reviews with an investigator answering `investigator`, a repair answering `repair`,
+/// a retry answering a complete receipt and the audit passing.
+async fn investigator_and_repair(investigator: Value, repair: Value) -> (ScriptedServer, Value) {
+    let script = Script::new()
+        .rule(
+            Rule::when(Match::system_contains(REPAIR))
+                .named("repair")
+                .always(Reply::content(repair.to_string())),
+        )
+        .rule(audit_passes())
+        .rule(
+            Rule::when(Match::user_contains(INVESTIGATOR).and(Match::user_contains(RETRY)))
+                .named("retry")
+                .always(Reply::content(complete_receipt())),
+        )
+        .rule(
+            Rule::when(Match::user_contains(INVESTIGATOR))
+                .named("investigator")
+                .always(Reply::content(investigator.to_string())),
+        );
+    let server = ScriptedServer::start(script).await;
+    let (out, report) = review(&server).await;
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(report["opinion"]["clean"], true, "{report:#}");
+    (server, report)
+}
+
+/// Models routinely leave out empty arrays and optional text: a reply that is only an
+/// exact, complete receipt needs no repair and keeps its full coverage.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_reply_that_omits_its_empty_arrays_is_accepted_without_repair() {
+    let bare = json!({"coverage": {"complete": true, "reviewedFiles": FILES}});
+    let (server, report) = investigator_and_repair(bare, json!({})).await;
+    assert!(server.served_by("repair").is_empty(), "no repair was needed");
+    assert!(server.served_by("retry").is_empty());
+    let s = stage(&report, "generic-investigator #1");
+    assert_eq!(s["repaired"], false);
+    assert_eq!(s["coverage"]["complete"], true, "{s:#}");
+    assert!(s.get("replyIssues").is_none(), "{s:#}");
+}
+
+/// An unknown key is a contract violation: the reply goes to repair and the report says
+/// where and why. The prior reply's own JSON receipt was complete with exactly the
+/// expected files, so the repaired receipt keeps full coverage without a quote.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unknown_key_goes_to_repair_and_a_complete_prior_receipt_stands() {
+    let receipt = json!({"complete": true, "reviewedFiles": FILES});
+    let prior = json!({"candidates": [], "coverage": receipt, "notes": "all good"});
+    let repaired = json!({"candidates": [], "coverage": receipt, "summary": "", "fullCoverageQuote": null});
+    let (server, report) = investigator_and_repair(prior, repaired).await;
+    assert_eq!(server.served_by("repair").len(), 1);
+    assert!(server.served_by("retry").is_empty(), "no coverage retry");
+    let s = stage(&report, "generic-investigator #1");
+    assert_eq!(s["repaired"], true);
+    assert_eq!(s["receiptDowngraded"], false, "{s:#}");
+    assert_eq!(s["replyIssues"][0]["step"], "repair", "{s:#}");
+    assert_eq!(s["replyIssues"][0]["pointer"], "/notes");
+    let message = s["replyIssues"][0]["message"].as_str().unwrap();
+    assert!(message.contains("unknown key"), "{message}");
+    assert_eq!(s["replyIssues"].as_array().unwrap().len(), 1);
+}
+
+/// A prior reply whose own receipt said `complete: false` stays incomplete whatever its
+/// repair claims and quotes: the receipt is downgraded and takes the coverage retry, and
+/// the report names both steps.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_incomplete_prior_receipt_is_never_repaired_into_full_coverage() {
+    let stated = "I reviewed all changed files: docs/limits.md, src/limits.rs.";
+    let prior = json!({"coverage": {"complete": false, "reviewedFiles": ["src/limits.rs"]},
+        "summary": stated, "candidates": [{"path": "src/limits.rs"}]});
+    let repaired = json!({"candidates": [], "coverage": {"complete": true, "reviewedFiles": FILES},
+        "summary": "", "fullCoverageQuote": stated});
+    let (server, report) = investigator_and_repair(prior, repaired).await;
+    assert_eq!(server.served_by("repair").len(), 1);
+    assert_eq!(server.served_by("retry").len(), 1);
+    let s = stage(&report, "generic-investigator #1");
+    assert_eq!(s["receiptDowngraded"], true, "{s:#}");
+    let issues = s["replyIssues"].as_array().unwrap();
+    assert_eq!(issues[0]["step"], "repair");
+    assert_eq!(issues[0]["pointer"], "/candidates/0/startLine", "{s:#}");
+    assert_eq!(issues[1]["step"], "coverage-retry");
+    assert_eq!(issues[1]["pointer"], "/coverage");
+    assert_eq!(issues[1]["message"], "the receipt said complete: false");
+    let observations = report["observations"].to_string();
+    assert!(
+        observations.contains("the prior reply's own coverage receipt was incomplete"),
+        "{observations}"
+    );
+}

@@ -76,6 +76,39 @@ pub fn mismatch_after_retry_message(label: &str, comparison: &CoverageComparison
     lines.join("\n")
 }
 
+impl CoverageComparison {
+    /// What made a receipt not exact, in one line for the report: `complete: false`, and
+    /// how many expected files were missing or unexpected (the first few named).
+    pub fn mismatch_summary(&self) -> String {
+        fn named(what: &str, paths: &[String]) -> Option<String> {
+            const SHOWN: usize = 3;
+            let (first, rest) = paths.split_at(paths.len().min(SHOWN));
+            (!paths.is_empty()).then(|| {
+                let more = if rest.is_empty() {
+                    String::new()
+                } else {
+                    format!(" and {} more", rest.len())
+                };
+                format!("{} {what} ({}{more})", paths.len(), first.join(", "))
+            })
+        }
+        let parts: Vec<String> = [
+            self.reported_incomplete
+                .then(|| "the receipt said complete: false".to_string()),
+            named("expected file(s) missing", &self.missing_files),
+            named("unexpected file(s)", &self.unexpected_files),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if parts.is_empty() {
+            "the receipt matched".to_string()
+        } else {
+            parts.join("; ")
+        }
+    }
+}
+
 /// Rule (forced synthesis): a final answer the host forced when a turn, tool-call or
 /// token budget ran out is judged by the normal receipt rules; when its receipt is not
 /// exact (`complete: false`, missing or unexpected files), the stage states a
@@ -88,6 +121,37 @@ pub fn forced_synthesis_limits(forced: bool, comparison: &CoverageComparison) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_mismatch_summary_names_what_was_wrong() {
+        let paths = |n: usize| (0..n).map(|i| format!("f{i}")).collect::<Vec<_>>();
+        for (comparison, want) in [
+            (
+                CoverageComparison {
+                    reported_incomplete: true,
+                    ..CoverageComparison::default()
+                },
+                "the receipt said complete: false",
+            ),
+            (
+                CoverageComparison {
+                    missing_files: paths(5),
+                    unexpected_files: paths(1),
+                    ..CoverageComparison::default()
+                },
+                "5 expected file(s) missing (f0, f1, f2 and 2 more); 1 unexpected file(s) (f0)",
+            ),
+            (
+                CoverageComparison {
+                    complete: true,
+                    ..CoverageComparison::default()
+                },
+                "the receipt matched",
+            ),
+        ] {
+            assert_eq!(comparison.mismatch_summary(), want);
+        }
+    }
 
     #[test]
     fn forced_synthesis_limits_only_a_forced_incomplete_receipt() {

@@ -19,6 +19,7 @@ pub mod prefetch;
 pub mod record;
 pub mod reply;
 pub mod reviewed;
+pub mod shape;
 pub mod shard;
 pub mod snapshot;
 pub mod source;
@@ -48,13 +49,17 @@ pub use opinion::{
 pub use prefetch::{PrefetchKind, PrefetchRecord, select_within_budget};
 pub use record::{BudgetKind, CandidateRecord, ExcludedFile, StageRecord, StageStatus, TokenUsage};
 pub use reply::{
-    CandidateLocation, QuoteProblem, RepairViolation, TruncationStep, check_candidate_repair,
-    check_decision_repair, complete_prior_candidates, full_coverage_quote, prior_verdicts,
-    truncation_step,
+    CandidateLocation, PriorReceipt, QuoteProblem, RepairViolation, TruncationStep,
+    check_candidate_repair, check_decision_repair, complete_prior_candidates, full_coverage_quote,
+    prior_receipt, prior_verdicts, repaired_full_coverage, truncation_step,
 };
 pub use reviewed::{
     FilesReviewed, NotReviewedFile, NotReviewedReason, StageCoverage, files_reviewed,
     files_reviewed_from_records,
+};
+pub use shape::{
+    IssueStep, MAX_SHAPE_PROBLEMS, OMITTABLE, Omitted, ReplyIssue, ShapeProblem, conform,
+    omitted_value,
 };
 pub use shard::{
     BYTES_PER_TOKEN, FileCost, FilePart, Shard, ShardBudget, ShardEntry, ShardPlan, batches,

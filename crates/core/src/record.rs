@@ -113,6 +113,11 @@ pub struct StageRecord {
     /// True when a repaired `complete: true` lacked a quote stating full coverage
     /// (`full_coverage_quote`) and was recorded as `complete: false`.
     pub receipt_downgraded: bool,
+    /// What was wrong with each reply that went to repair or to a coverage retry (and
+    /// with a repair's reply that failed): a JSON pointer and the contract check's,
+    /// parser's or comparison's message, bounded; never source text.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reply_issues: Vec<crate::shape::ReplyIssue>,
     /// Candidates it proposed (verifier: decisions it returned).
     pub candidates: usize,
     /// The budget it hit, if any (`turns`, `tool-calls`, `tokens`).
@@ -177,6 +182,7 @@ impl StageRecord {
             first_coverage: None,
             repaired: false,
             receipt_downgraded: false,
+            reply_issues: Vec::new(),
             candidates: 0,
             budget_hit: None,
             forced_synthesis: false,

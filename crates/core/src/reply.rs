@@ -7,6 +7,7 @@
 
 use serde_json::Value;
 
+use crate::coverage::{CoverageReceipt, compare_coverage};
 use crate::decision::Verdict;
 
 /// What a stage execution does with a reply, by how it ended.
@@ -404,6 +405,73 @@ pub enum QuoteProblem {
     /// The quote negates, limits or hedges its statement.
     #[error("the fullCoverageQuote negates, limits or hedges its coverage statement")]
     Qualified,
+    /// The prior reply's own JSON receipt was incomplete or did not list exactly the
+    /// expected files: a repair cannot make it complete.
+    #[error(
+        "the prior reply's own coverage receipt was incomplete or did not list exactly the expected files"
+    )]
+    PriorReceiptNotExact,
+}
+
+/// What the prior reply's own JSON says of its coverage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PriorReceipt {
+    /// No complete JSON object of it holds a receipt (`coverage` with a boolean
+    /// `complete` and a list of path strings `reviewedFiles`).
+    Absent,
+    /// Every receipt it holds says `complete: true` and lists exactly the expected files.
+    Exact,
+    /// A receipt it holds is incomplete or lists other files than the expected ones.
+    NotExact,
+}
+
+/// The receipts the prior reply's complete JSON objects hold, read as [`PriorReceipt`]
+/// against `expected` (compared exactly, as [`compare_coverage`] compares a receipt).
+pub fn prior_receipt(prior: &str, expected: &[String]) -> PriorReceipt {
+    let receipts: Vec<CoverageReceipt> = complete_objects(prior)
+        .iter()
+        .filter_map(|o| o.get("coverage"))
+        .filter_map(|c| {
+            let complete = c.get("complete")?.as_bool()?;
+            let files = c.get("reviewedFiles")?.as_array()?;
+            let reviewed_files = files
+                .iter()
+                .map(|f| f.as_str().map(str::to_owned))
+                .collect::<Option<Vec<_>>>()?;
+            Some(CoverageReceipt {
+                complete,
+                reviewed_files,
+            })
+        })
+        .collect();
+    if receipts.is_empty() {
+        PriorReceipt::Absent
+    } else if receipts
+        .iter()
+        .all(|r| compare_coverage(expected, r).complete)
+    {
+        PriorReceipt::Exact
+    } else {
+        PriorReceipt::NotExact
+    }
+}
+
+/// Rule (repair, receipts): a repaired `complete: true` stands when the prior reply
+/// stated full coverage explicitly. Its own JSON receipt saying `complete: true` with
+/// exactly the expected files is such a statement, checked by the host, and needs no
+/// quote; a prior JSON receipt that was incomplete or listed other files stays so,
+/// whatever the repair quotes; without any JSON receipt (a prose-only claim), the
+/// repair's quote must state it ([`full_coverage_quote`]).
+pub fn repaired_full_coverage(
+    prior: &str,
+    quote: Option<&str>,
+    expected: &[String],
+) -> Result<(), QuoteProblem> {
+    match prior_receipt(prior, expected) {
+        PriorReceipt::Exact => Ok(()),
+        PriorReceipt::NotExact => Err(QuoteProblem::PriorReceiptNotExact),
+        PriorReceipt::Absent => full_coverage_quote(prior, quote, expected),
+    }
 }
 
 /// Words that make a coverage statement false or partial.

@@ -122,6 +122,7 @@ fn stage(label: &str, role: Role) -> StageRecord {
         first_coverage: None,
         repaired: false,
         receipt_downgraded: false,
+        reply_issues: vec![],
         candidates: 1,
         budget_hit: None,
         forced_synthesis: false,

@@ -395,6 +395,75 @@ fn the_receipt_of_a_cut_reply_is_no_statement_for_another_list() {
     );
 }
 
+#[test]
+fn a_prior_json_receipt_decides_a_repaired_full_coverage_claim() {
+    let expected: Vec<String> = ["a.rs", "b.rs"].map(String::from).to_vec();
+    let receipt = |complete: bool, files: &[&str]| {
+        serde_json::json!({"coverage": {"complete": complete, "reviewedFiles": files}}).to_string()
+    };
+    let stated = "I reviewed all changed files: a.rs, b.rs.";
+    // (prior reply, repair's quote, result)
+    let cases: Vec<(String, Option<&str>, Result<(), QuoteProblem>)> = vec![
+        // The reply's own receipt is the statement: no quote needed.
+        (receipt(true, &["a.rs", "b.rs"]), None, Ok(())),
+        (
+            format!(
+                "Summary first. {} and candidates: [oops",
+                receipt(true, &["b.rs", "a.rs", "a.rs"])
+            ),
+            None,
+            Ok(()),
+        ),
+        // Incomplete, short, or padded receipts stay so, whatever the quote.
+        (
+            format!("{} {stated}", receipt(false, &["a.rs", "b.rs"])),
+            Some(stated),
+            Err(QuoteProblem::PriorReceiptNotExact),
+        ),
+        (
+            format!("{} {stated}", receipt(true, &["a.rs"])),
+            Some(stated),
+            Err(QuoteProblem::PriorReceiptNotExact),
+        ),
+        (
+            receipt(true, &["a.rs", "b.rs", "c.rs"]),
+            None,
+            Err(QuoteProblem::PriorReceiptNotExact),
+        ),
+        (
+            receipt(true, &["./a.rs", "b.rs"]),
+            None,
+            Err(QuoteProblem::PriorReceiptNotExact),
+        ),
+        // Two receipts that disagree state nothing complete.
+        (
+            format!(
+                "{} {}",
+                receipt(true, &["a.rs", "b.rs"]),
+                receipt(false, &[])
+            ),
+            None,
+            Err(QuoteProblem::PriorReceiptNotExact),
+        ),
+        // No JSON receipt: a prose claim needs its quote.
+        (stated.to_string(), None, Err(QuoteProblem::Missing)),
+        (stated.to_string(), Some(stated), Ok(())),
+        // A receipt cut before its end is no receipt.
+        (
+            r#"{"coverage": {"complete": true, "reviewedFiles": ["a.rs", "b.rs"]"#.to_string(),
+            None,
+            Err(QuoteProblem::Missing),
+        ),
+    ];
+    for (prior, quote, want) in cases {
+        assert_eq!(
+            repaired_full_coverage(&prior, quote, &expected),
+            want,
+            "{prior}"
+        );
+    }
+}
+
 mod properties {
     use proptest::prelude::*;
 
@@ -406,6 +475,34 @@ mod properties {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(512))]
+
+        /// No repair path turns a prior reply whose own JSON receipt is incomplete or
+        /// lists other files than the expected ones into full coverage, whatever the
+        /// repair quotes and whatever prose surrounds the receipt.
+        #[test]
+        fn an_incomplete_or_mismatched_prior_receipt_never_becomes_complete(
+            complete: bool,
+            files in proptest::collection::vec(proptest::sample::select(vec!["README.md", "src/lib.rs", "src/x.rs", "./README.md", "src/lib.rs "]), 0..5),
+            before in "\\PC{0,60}",
+            after in "\\PC{0,60}",
+            quote in proptest::option::of("\\PC{0,60}"),
+        ) {
+            let receipt = CoverageReceipt { complete, reviewed_files: files.iter().map(|f| f.to_string()).collect() };
+            prop_assume!(!compare_coverage(&expected(), &receipt).complete);
+            let json = serde_json::json!({"candidates": [], "coverage": {"complete": complete, "reviewedFiles": files}});
+            let prior = format!("{before}\n{json}\n{after}");
+            let stated = "I reviewed all changed files: README.md, src/lib.rs.";
+            let prior = format!("{prior} {stated}");
+            for q in [quote.as_deref(), Some(stated), None] {
+                prop_assert!(repaired_full_coverage(&prior, q, &expected()).is_err());
+            }
+        }
+
+        /// Without any JSON receipt, nothing stands without a quote.
+        #[test]
+        fn an_absent_receipt_never_stands_without_a_quote(prior in "[^{]{0,200}") {
+            prop_assert_eq!(repaired_full_coverage(&prior, None, &expected()), Err(QuoteProblem::Missing));
+        }
 
         /// A quote that is not a span of the prior reply never stands.
         #[test]

@@ -228,6 +228,7 @@ fn note_spent(record: &mut StageRecord, spent: &Spent) {
     for model in &spent.answered_by {
         super::reply::note_answering_model(&mut record.answered_by, model.clone());
     }
+    record.reply_issues.extend(spent.issues.iter().cloned());
 }
 
 impl Failed {

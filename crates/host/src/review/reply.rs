@@ -9,9 +9,9 @@ use vouch_abi::{
     CandidateReply, DecisionPayload, DismissedConcern, ParsedReply, ProposedCandidate,
 };
 use vouch_core::{
-    Area, CandidateLocation, Citation, CoverageReceipt, Decision, FindingDraft, Revision, Severity,
-    SourceWindow, TokenUsage, TruncationStep, Verdict, check_candidate_repair,
-    check_decision_repair, truncation_step,
+    Area, CandidateLocation, Citation, CoverageReceipt, Decision, FindingDraft, IssueStep,
+    ReplyIssue, Revision, Severity, ShapeProblem, SourceWindow, TokenUsage, TruncationStep,
+    Verdict, check_candidate_repair, check_decision_repair, conform, truncation_step,
 };
 use vouch_llm::extract::extract_json;
 use vouch_llm::{
@@ -140,6 +140,9 @@ pub struct Spent {
     pub forced_synthesis: bool,
     /// The models the endpoint says answered, in the order first seen.
     pub answered_by: Vec<String>,
+    /// What was wrong with each reply that went to repair (and with the repair's reply,
+    /// when it failed too).
+    pub issues: Vec<ReplyIssue>,
 }
 
 /// An exchange that failed, with what it spent before it failed.
@@ -293,20 +296,89 @@ pub fn typed_reply(parsed: ParsedReply, kind: ReplyKind) -> Result<TypedReply, S
     }
 }
 
-/// Extracts the one contract-valid object from `text`, parses it with the plugin and
-/// types it.
+/// What was wrong with a reply: where (a JSON pointer into it, when the problem has a
+/// place) and the contract check's, parser's or extraction's message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplyFault {
+    /// JSON pointer of the problem, when it has one.
+    pub pointer: Option<String>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl ReplyFault {
+    fn plain(message: impl Into<String>) -> ReplyFault {
+        ReplyFault {
+            pointer: None,
+            message: message.into(),
+        }
+    }
+
+    /// The contract-shape problems of a reply ([`conform`]), the first one's pointer kept.
+    fn shape(problems: Vec<ShapeProblem>) -> ReplyFault {
+        ReplyFault {
+            pointer: problems.first().map(|p| p.pointer().to_owned()),
+            message: problems
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("; "),
+        }
+    }
+
+    /// The fault as a report's [`ReplyIssue`] of `step` (bounded).
+    pub fn issue(&self, step: IssueStep) -> ReplyIssue {
+        ReplyIssue::new(step, self.pointer.clone(), &self.message)
+    }
+}
+
+impl std::fmt::Display for ReplyFault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// Checks one JSON value: its shape against `schema` ([`conform`]: omitted optional
+/// fields take their defaults; unknown keys, wrong types and absent decisions are
+/// faults), then the plugin's parse and the typed reply. Returns the value with its
+/// defaults filled in.
+fn check_value(
+    handle: &SpecialistHandle,
+    kind: ReplyKind,
+    schema: &Value,
+    value: &Value,
+) -> Result<(Value, TypedReply), ReplyFault> {
+    let filled = conform(value, schema).map_err(ReplyFault::shape)?;
+    let parsed = handle
+        .parse(&filled)
+        .map_err(|e| ReplyFault::plain(e.to_string()))?;
+    let reply = typed_reply(parsed, kind).map_err(ReplyFault::plain)?;
+    Ok((filled, reply))
+}
+
+/// Extracts the one contract-valid object from `text` ([`check_value`]); when none is,
+/// the fault names the first problem's pointer and the extraction's message.
 fn extract_and_parse(
     handle: &SpecialistHandle,
     kind: ReplyKind,
+    schema: &Value,
     text: &str,
-) -> Result<(Value, TypedReply), String> {
-    let check = |v: &Value| -> Result<TypedReply, String> {
-        let parsed = handle.parse(v).map_err(|e| e.to_string())?;
-        typed_reply(parsed, kind)
-    };
-    let value = extract_json(text, |v| check(v).map(|_| ())).map_err(|e| e.to_string())?;
-    let reply = check(&value)?;
-    Ok((value, reply))
+) -> Result<(Value, TypedReply), ReplyFault> {
+    let first: std::cell::RefCell<Option<ReplyFault>> = Default::default();
+    let value = extract_json(text, |v| {
+        check_value(handle, kind, schema, v)
+            .map(|_| ())
+            .map_err(|fault| {
+                let message = fault.message.clone();
+                first.borrow_mut().get_or_insert(fault);
+                message
+            })
+    })
+    .map_err(|e| ReplyFault {
+        pointer: first.take().and_then(|f| f.pointer),
+        message: e.to_string(),
+    })?;
+    check_value(handle, kind, schema, &value)
 }
 
 /// Rule (repair, [`check_candidate_repair`], [`check_decision_repair`]): a repaired
@@ -555,16 +627,18 @@ async fn spending(
         repaired,
         spent: Spent::default(),
     };
-    let error = match extract_and_parse(ex.handle, ex.kind, &prior_text) {
+    let error = match extract_and_parse(ex.handle, ex.kind, &ex.contract.schema, &prior_text) {
         Ok((value, reply)) => return Ok(answer(reply, value, false)),
         Err(error) => error,
     };
+    spent.issues.push(error.issue(IssueStep::Repair));
     env.diagnose(Some(ex.label), "repair", None, ReasonCode::RepairAttempted);
     let repair_schema = ex
         .contract
         .repair(ex.handle)
         .map_err(ExchangeError::Plugin)?;
-    let repair_user = repair_user_message(&repair_schema, ex.expected, &prior_text, &error);
+    let repair_user =
+        repair_user_message(&repair_schema, ex.expected, &prior_text, &error.to_string());
     let repair_budget = Budget {
         max_turns: 1,
         max_tool_calls: 0,
@@ -581,7 +655,7 @@ async fn spending(
     let repair = AgentRequest::new(REPAIR_SYSTEM, repair_user, env.cancel.clone())
         .with_response_schema(ResponseSchema {
             name: "vouch_repair_reply".into(),
-            schema: repair_schema,
+            schema: repair_schema.clone(),
         })
         .with_budget(repair_budget)
         .with_observer(&observer);
@@ -604,14 +678,17 @@ async fn spending(
             ex.label
         )));
     }
-    let checked =
-        extract_and_parse(ex.handle, ex.kind, &repaired.final_text).and_then(|(value, reply)| {
-            check_repair(&prior_text, &reply)?;
+    let checked = extract_and_parse(ex.handle, ex.kind, &repair_schema, &repaired.final_text)
+        .and_then(|(value, reply)| {
+            check_repair(&prior_text, &reply).map_err(ReplyFault::plain)?;
             Ok((value, reply))
         });
     match checked {
         Ok((value, reply)) => Ok(answer(reply, value, true)),
         Err(repair_error) => {
+            spent
+                .issues
+                .push(repair_error.issue(IssueStep::RepairFailed));
             env.diagnose(Some(ex.label), "repair", None, ReasonCode::InvalidOutput);
             Err(ExchangeError::Invalid(format!(
                 "{} returned no valid reply: {error}; after repair: {repair_error}",

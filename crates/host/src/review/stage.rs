@@ -5,9 +5,9 @@ use std::ops::Range;
 
 use vouch_abi::{DismissedForVerification, PAYLOAD_VERSION, PromptRequest, Role};
 use vouch_core::{
-    Candidate, CoverageComparison, Failure, FailureKind, Limitation, LimitationKind, QuoteProblem,
-    StageRecord, StageStatus, candidate_id, compare_coverage, forced_synthesis_limits,
-    full_coverage_quote, mismatch_after_retry_message,
+    Candidate, CoverageComparison, Failure, FailureKind, IssueStep, Limitation, LimitationKind,
+    QuoteProblem, ReplyIssue, StageRecord, StageStatus, candidate_id, compare_coverage,
+    forced_synthesis_limits, mismatch_after_retry_message, repaired_full_coverage,
 };
 use vouch_llm::Budget;
 
@@ -134,10 +134,11 @@ pub(super) fn prompt_request(env: &ReviewEnv, plan: &StagePlan) -> PromptRequest
     }
 }
 
-/// The candidate reply with the repair-quote rule ([`full_coverage_quote`]) applied: a
-/// repaired `complete: true` stands only when its quote is a span of the prior reply that
-/// by itself states every expected file was reviewed; otherwise it is recorded as
-/// `complete: false` (the problem is returned).
+/// The candidate reply with the repair rule for receipts ([`repaired_full_coverage`])
+/// applied: a repaired `complete: true` stands only when the prior reply's own JSON
+/// receipt was complete with exactly the expected files or, without a JSON receipt, when
+/// its quote is a span of the prior reply that by itself states every expected file was
+/// reviewed; otherwise it is recorded as `complete: false` (the problem is returned).
 fn checked_reply(answer: &Answer, expected: &[String]) -> (CandidateAnswer, Option<QuoteProblem>) {
     let TypedReply::Candidates(mut reply) = answer.reply.clone() else {
         unreachable!("a candidate stage's exchange returns candidates")
@@ -145,7 +146,7 @@ fn checked_reply(answer: &Answer, expected: &[String]) -> (CandidateAnswer, Opti
     let mut problem = None;
     if answer.repaired
         && reply.receipt.complete
-        && let Err(p) = full_coverage_quote(
+        && let Err(p) = repaired_full_coverage(
             &answer.prior_text,
             reply.full_coverage_quote.as_deref(),
             expected,
@@ -308,6 +309,11 @@ async fn drive(
         ReasonCode::CoverageRetry,
     );
     run.record.retried = true;
+    run.record.reply_issues.push(ReplyIssue::new(
+        IssueStep::CoverageRetry,
+        Some("/coverage".to_string()),
+        &comparison.mismatch_summary(),
+    ));
     run.record.first_coverage = Some(comparison.clone());
     let source = retry_source(env, plan, tools, &comparison.missing_files, &mut gaps);
     let retry_user = format!(
