@@ -407,7 +407,10 @@ async fn investigator_and_repair(investigator: Value, repair: Value) -> (Scripte
 async fn a_reply_that_omits_its_empty_arrays_is_accepted_without_repair() {
     let bare = json!({"coverage": {"complete": true, "reviewedFiles": FILES}});
     let (server, report) = investigator_and_repair(bare, json!({})).await;
-    assert!(server.served_by("repair").is_empty(), "no repair was needed");
+    assert!(
+        server.served_by("repair").is_empty(),
+        "no repair was needed"
+    );
     assert!(server.served_by("retry").is_empty());
     let s = stage(&report, "generic-investigator #1");
     assert_eq!(s["repaired"], false);
@@ -422,7 +425,8 @@ async fn a_reply_that_omits_its_empty_arrays_is_accepted_without_repair() {
 async fn an_unknown_key_goes_to_repair_and_a_complete_prior_receipt_stands() {
     let receipt = json!({"complete": true, "reviewedFiles": FILES});
     let prior = json!({"candidates": [], "coverage": receipt, "notes": "all good"});
-    let repaired = json!({"candidates": [], "coverage": receipt, "summary": "", "fullCoverageQuote": null});
+    let repaired =
+        json!({"candidates": [], "coverage": receipt, "summary": "", "fullCoverageQuote": null});
     let (server, report) = investigator_and_repair(prior, repaired).await;
     assert_eq!(server.served_by("repair").len(), 1);
     assert!(server.served_by("retry").is_empty(), "no coverage retry");

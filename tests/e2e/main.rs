@@ -2,6 +2,7 @@
 //! HTTP to a scripted OpenAI-compatible server on 127.0.0.1, built-in plugins through
 //! the C-ABI table.
 
+mod binary;
 mod broken_output;
 mod cancel_prepare;
 mod composition;

@@ -105,7 +105,11 @@ impl SourceReader {
             let old_path = file.previous_path.as_deref().unwrap_or(&file.path);
             let patch = file_patch(&old, Path::new(old_path), &new, Path::new(&file.path))
                 .map_err(git_error)?;
-            Arc::new(render(file.clone(), Some(&patch))?)
+            let mut diff = render(file.clone(), Some(&patch))?;
+            if file.binary {
+                diff.text.push_str(&binary_metadata(&old, &new));
+            }
+            Arc::new(diff)
         };
         self.patch_cache().insert(path, rendered.clone());
         Ok(rendered)
@@ -170,6 +174,32 @@ fn git_error(e: GitError) -> ReadError {
 enum Side {
     Old,
     New,
+}
+
+/// Rule (binary files as metadata-only patches): a binary change is shown as what can
+/// be said of it without its content — each side's size, blob id and detected type
+/// (from its leading bytes) — one line per side, `absent` for a side that does not exist.
+fn binary_metadata(old: &SideSource<'_>, new: &SideSource<'_>) -> String {
+    let side = |name: &str, s: &SideSource<'_>| match s {
+        SideSource::Blob(blob) => format!(
+            "binary {name}: {} bytes, blob {}, type {}\n",
+            blob.size(),
+            blob.id(),
+            detected_type(blob.content())
+        ),
+        SideSource::Bytes(b) if b.is_empty() => format!("binary {name}: absent\n"),
+        SideSource::Bytes(b) => format!(
+            "binary {name}: {} bytes, type {}\n",
+            b.len(),
+            detected_type(b)
+        ),
+    };
+    format!("{}{}", side("base", old), side("head", new))
+}
+
+/// The MIME type the leading bytes of `content` announce, or `application/octet-stream`.
+pub(crate) fn detected_type(content: &[u8]) -> &'static str {
+    infer::get(content).map_or("application/octet-stream", |t| t.mime_type())
 }
 
 /// Renders the header and as many hunk lines as the bounds allow.

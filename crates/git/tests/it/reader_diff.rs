@@ -171,9 +171,17 @@ fn binary_and_unchanged_paths() {
     let diff = reader.diff("bin.dat").unwrap();
     assert!(diff.file.binary);
     assert!(diff.windows.is_empty());
+    // A binary change is shown as its metadata: each side's size, blob id and type.
+    let blob = |rev: &str| repo.git(&["rev-parse", &format!("{rev}:bin.dat")]);
     assert_eq!(
         diff.text,
-        "diff --git a/bin.dat b/bin.dat\nBinary files differ; content not shown\n"
+        format!(
+            "diff --git a/bin.dat b/bin.dat\nBinary files differ; content not shown\n\
+             binary base: 10 bytes, blob {}, type application/octet-stream\n\
+             binary head: 19 bytes, blob {}, type application/octet-stream\n",
+            blob("HEAD~1").trim(),
+            blob("HEAD").trim()
+        )
     );
     let err = reader.diff("src/lib.rs").unwrap_err();
     assert!(matches!(err, ReadError::NotChanged { .. }), "{err:?}");

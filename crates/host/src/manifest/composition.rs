@@ -29,6 +29,19 @@ pub enum ToolsMode {
     Off,
 }
 
+/// How a changed binary file is reviewed (`[files].binary`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BinaryPolicy {
+    /// A binary change is a metadata-only patch: shown inline as its status, sizes,
+    /// blob ids and detected type, and counted reviewed when an accepted receipt lists
+    /// it (with an observation that its content was not read).
+    #[default]
+    Metadata,
+    /// A binary file leaves the canonical list as `binary`: coverage is `limited`.
+    Limit,
+}
+
 /// One `[[specialist]]` entry, validated.
 #[derive(Debug, Clone)]
 pub struct SpecialistEntry {
@@ -106,6 +119,8 @@ pub struct Composition {
     pub budget_set: BudgetOverride,
     /// Files no instance receives.
     pub exclusions: FileExclusions,
+    /// How binary files are reviewed (`[files].binary`).
+    pub binary: BinaryPolicy,
     /// Candidate-producing specialists, in manifest order.
     pub specialists: Vec<SpecialistEntry>,
     /// The verifier.

@@ -21,8 +21,8 @@ mod validate;
 
 pub use budget::{Budget, BudgetOverride};
 pub use composition::{
-    Composition, GENERIC_INVESTIGATOR_ID, MAX_CONCURRENCY, PluginSource, SpecialistEntry,
-    ToolsMode, VerifierEntry,
+    BinaryPolicy, Composition, GENERIC_INVESTIGATOR_ID, MAX_CONCURRENCY, PluginSource,
+    SpecialistEntry, ToolsMode, VerifierEntry,
 };
 pub use endpoint::{
     ApiKey, DEFAULT_MAX_RETRIES, DEFAULT_REQUEST_TIMEOUT_SECS, ENV_API_KEY, ENV_BASE_URL,

@@ -17,7 +17,7 @@ use super::locate::{KeyPath, Segment};
 use super::select::{
     ExclusionSource, FileExclusions, FileSelection, REPO_OVERRIDE_PATH, RawSelect, Selection,
 };
-use super::validate::{RawFiles, selection_not_allowed};
+use super::validate::selection_not_allowed;
 
 /// Longest `instructions` string accepted, in bytes.
 pub const MAX_INSTRUCTIONS_BYTES: usize = 8 * 1024;
@@ -46,10 +46,18 @@ const ALLOWED: &str = "it may set only `instructions`, [files] exclude, [budget]
 #[serde(deny_unknown_fields)]
 struct RawRepo {
     instructions: Option<String>,
-    files: Option<RawFiles>,
+    files: Option<RawRepoFiles>,
     budget: Option<BudgetOverride>,
     #[serde(default)]
     specialist: BTreeMap<String, RawRepoSpecialist>,
+}
+
+/// The repository file's `[files]`: only `exclude` (how binary files count is the
+/// composition's or the user's decision, never the reviewed repository's).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRepoFiles {
+    exclude: Option<Vec<String>>,
 }
 
 #[derive(Deserialize)]

@@ -49,6 +49,7 @@ struct RawHeader {
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawFiles {
     pub(crate) exclude: Option<Vec<String>>,
+    pub(crate) binary: Option<super::composition::BinaryPolicy>,
 }
 
 #[derive(Deserialize)]
@@ -137,7 +138,9 @@ pub(crate) fn composition(text: &str, origin: &Path) -> Result<Composition, Mani
     let budget = Budget::default().with(&budget_override);
     check_effective(budget, &reporter, &budget_path)?;
 
-    let exclude = raw.files.and_then(|f| f.exclude).unwrap_or_default();
+    let files = raw.files.unwrap_or_default();
+    let binary = files.binary.unwrap_or_default();
+    let exclude = files.exclude.unwrap_or_default();
     let exclusions = FileExclusions::default().extended(
         &exclude,
         &ExclusionSource::Composition(origin.to_owned()),
@@ -209,6 +212,7 @@ pub(crate) fn composition(text: &str, origin: &Path) -> Result<Composition, Mani
         budget,
         budget_set: budget_override,
         exclusions,
+        binary,
         specialists,
         verifier,
         instructions: None,

@@ -123,6 +123,8 @@ pub(super) fn finish(
     }
     out.limitations
         .splice(0..0, part.limitations.iter().cloned());
+    out.observations
+        .splice(0..0, part.observations.iter().cloned());
     out.stages.extend(verification.records);
     out.failures.extend(verification.failures);
     out.limitations.extend(verification.limitations);

@@ -87,6 +87,8 @@ pub struct ReviewPlan {
     /// The reason a changed path is excluded, if it is (composition and repository
     /// exclusions; binary files are excluded by the orchestrator itself).
     pub exclusion: ExclusionRule,
+    /// How binary files are reviewed (`[files].binary`).
+    pub binary: crate::manifest::BinaryPolicy,
     /// The reviewed repository's review instructions (`instructions` of its
     /// `.vouch/review.toml`, read from the base tree): untrusted text every model-backed
     /// stage receives as a labelled policy document.
@@ -157,7 +159,7 @@ pub async fn run_review(env: Arc<ReviewEnv>, plan: &ReviewPlan) -> ReviewRun {
         Some(text) => Arc::new(env.with_policy_document(instructions_document(&env.reader, text))),
         None => env,
     };
-    let mut part = partition::partition_files(&env.snapshot, &plan.exclusion);
+    let mut part = partition::partition_files(&env.snapshot, &plan.exclusion, plan.binary);
     let lanes = partition::assign_lanes(&env, plan, &mut part);
     let mut out = lanes::Collected::default();
     let mut audit = AuditState::NotRun;

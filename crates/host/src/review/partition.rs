@@ -10,6 +10,7 @@ use vouch_core::{
 use super::env::ReviewEnv;
 use super::stage::StagePlan;
 use super::{ExclusionRule, InstanceSpec, ReviewPlan, UNASSIGNED_REASON};
+use crate::manifest::BinaryPolicy;
 use vouch_core::{StageRecord, StageStatus};
 
 /// The changed files, split before any stage runs.
@@ -21,6 +22,8 @@ pub(super) struct Partition {
     pub set_aside: Vec<NotReviewedFile>,
     /// Limitations the partition itself causes (excluded or unassigned files).
     pub limitations: Vec<Limitation>,
+    /// Observations for the report (binary files reviewed from their metadata).
+    pub observations: Vec<String>,
 }
 
 impl Partition {
@@ -36,10 +39,17 @@ impl Partition {
     }
 }
 
-/// Rule (design, "no file is silently skipped"): binary files and files an exclusion
-/// rule matches leave the canonical list, each listed with its reason; coverage is then
-/// `limited`.
-pub(super) fn partition_files(snapshot: &ChangeSnapshot, exclusion: &ExclusionRule) -> Partition {
+/// Rule (design, "no file is silently skipped"; "metadata-only in-scope patches can
+/// finish without text reads"): files an exclusion rule matches leave the canonical
+/// list, each listed with its reason; coverage is then `limited`. A binary file is a
+/// metadata-only patch under [`BinaryPolicy::Metadata`] (it stays in the list, and an
+/// observation says its content is not read) and leaves the list as `binary` under
+/// [`BinaryPolicy::Limit`].
+pub(super) fn partition_files(
+    snapshot: &ChangeSnapshot,
+    exclusion: &ExclusionRule,
+    binary: BinaryPolicy,
+) -> Partition {
     let mut part = Partition::default();
     let mut reviewable = Vec::new();
     for f in &snapshot.files {
@@ -48,7 +58,7 @@ pub(super) fn partition_files(snapshot: &ChangeSnapshot, exclusion: &ExclusionRu
             reason,
             detail,
         };
-        if f.binary {
+        if f.binary && binary == BinaryPolicy::Limit {
             let detail = "binary file: no text to review".to_string();
             part.set_aside
                 .push(aside(NotReviewedReason::Binary, detail));
@@ -58,6 +68,19 @@ pub(super) fn partition_files(snapshot: &ChangeSnapshot, exclusion: &ExclusionRu
         } else {
             reviewable.push(f);
         }
+    }
+    let metadata_only: Vec<&str> = reviewable
+        .iter()
+        .filter(|f| f.binary)
+        .map(|f| f.path.as_str())
+        .collect();
+    if !metadata_only.is_empty() {
+        part.observations.push(format!(
+            "{} binary file(s) are reviewed from their metadata only (status, sizes, blob \
+             ids, detected type); their content was not read: {}",
+            metadata_only.len(),
+            metadata_only.join(", ")
+        ));
     }
     if !part.set_aside.is_empty() {
         part.limitations.push(Limitation {

@@ -131,6 +131,7 @@ pub fn build_plan(
         verifier,
         concurrency: composition.concurrency.max(1),
         exclusion: Box::new(move |path| exclusions.first_match(path).map(|e| e.to_string())),
+        binary: composition.binary,
         instructions: composition.instructions.clone(),
     })
 }
