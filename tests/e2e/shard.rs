@@ -664,3 +664,57 @@ async fn the_prefetch_counts_in_the_request_bound() {
         );
     }
 }
+
+/// Issue 28 item 1: without tools, a hunk larger than a shard (a 400-line added file,
+/// a 300-line deleted one) is cut into line windows across consecutive shards, each
+/// shown as numbered lines with its place in the hunk; together they show every changed
+/// line, so both files are reviewed and the review ends clean with full coverage.
+#[tokio::test(flavor = "multi_thread")]
+async fn without_tools_a_hunk_larger_than_a_shard_is_given_in_line_windows() {
+    let repo = TestRepo::new();
+    repo.write("old.txt", lines("gone", 300))
+        .write("keep.txt", "k\n");
+    let base = repo.commit("base");
+    repo.write("big.txt", lines("new", 400)).delete("old.txt");
+    let head = repo.commit("add a large file, delete another");
+    let script = Script::new().rule(Rule::when(Match::any()).always(perfect()));
+    let server = ScriptedServer::start(script).await;
+    let out = review(
+        &repo,
+        &base,
+        &head,
+        &server,
+        Some("tests/data/e2e/sharded-no-tools.toml"),
+    )
+    .await;
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let report = out.json();
+    assert_eq!(
+        strings(&report["filesReviewed"]),
+        ["big.txt", "old.txt"],
+        "{report:#}"
+    );
+    assert_eq!(report["opinion"]["coverage"], "full", "{report:#}");
+    assert_eq!(report["opinion"]["clean"], true);
+    // Each file arrived in windows of its one hunk, over several shards.
+    for (path, side, last) in [("big.txt", "head", 400), ("old.txt", "base", 300)] {
+        let windows: Vec<String> = server
+            .chat_requests()
+            .iter()
+            .filter(|r| label(r).is_some_and(|l| l.starts_with(GENERIC)))
+            .flat_map(|r| {
+                let user = r.contents_of("user")[0].clone();
+                let tag = format!("<hunk path=\"{path}\" ");
+                user.lines()
+                    .filter(|l| l.starts_with(&tag))
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert!(windows.len() >= 2, "{path} in windows: {windows:?}");
+        for w in &windows {
+            assert!(w.contains(&format!("revision=\"{side}\"")), "{w}");
+            assert!(w.contains(&format!(" of 1-{last}\"")), "{w}");
+        }
+    }
+}

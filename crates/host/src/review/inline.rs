@@ -1,12 +1,10 @@
 //! Source the host gives inline: patches of assigned files and, for the verifier, the
 //! lines around each candidate. Everything given is recorded in the execution's ledger.
 
-use std::ops::Range;
-
 use vouch_core::{Candidate, Revision, SourceWindow};
 
 use super::env::ReviewEnv;
-use super::stage::StagePlan;
+use super::stage::{HunkPiece, StagePlan};
 use crate::tools::RepoTools;
 
 /// Lines of context given around a candidate for the verifier.
@@ -57,12 +55,12 @@ pub fn shard_source(env: &ReviewEnv, tools: &RepoTools, plan: &StagePlan) -> Inl
     };
     let mut used = 0usize;
     patches_into(env, tools, &whole, plan.inline_bytes, &mut used, &mut out);
-    for (path, hunks) in &plan.split {
+    for (path, pieces) in &plan.split {
         hunk_lines(
             env,
             tools,
             path,
-            hunks.clone(),
+            pieces,
             plan.inline_bytes,
             &mut used,
             &mut out,
@@ -107,16 +105,18 @@ fn patches_into(
     }
 }
 
-/// Rule (issue 10, "a file too large for any shard is split by hunks"): hunks `range` of
-/// `path` given as numbered lines — the head lines each hunk spans and the base lines it
-/// replaces — read in pages and recorded in the ledger exactly as shown, until
-/// `max_bytes` are used; lines that do not fit are named in the block, so the model can
-/// read them with tools and the "seen" rule counts only what was shown.
+/// Rule (issue 10, "a file too large for any shard is split by hunks"; issue 28, "every
+/// changed line reachable without tools"): the `pieces` of `path` given as numbered lines
+/// — a whole hunk's head lines and the base lines it replaces, or a window of one side of
+/// a hunk too large for one shard, labelled with its place in the hunk — read in pages
+/// and recorded in the ledger exactly as shown, until `max_bytes` are used; lines that do
+/// not fit are named in the block, so the model can read them with tools and the "seen"
+/// rule counts only what was shown.
 fn hunk_lines(
     env: &ReviewEnv,
     tools: &RepoTools,
     path: &str,
-    range: Range<usize>,
+    pieces: &[HunkPiece],
     max_bytes: usize,
     used: &mut usize,
     out: &mut InlineSource,
@@ -126,68 +126,121 @@ fn hunk_lines(
         return;
     };
     let base_path = file.previous_path.as_deref().unwrap_or(path);
-    for hunk in file.hunks.get(range).unwrap_or(&[]) {
-        let sides = [
-            (Revision::Head, path, hunk.new_start, hunk.new_lines),
-            (Revision::Base, base_path, hunk.old_start, hunk.old_lines),
-        ];
-        for (revision, at, start, count) in sides {
-            if count == 0 {
-                continue;
-            }
-            let end = start + count - 1;
+    for piece in pieces {
+        let Some(hunk) = file.hunks.get(piece.hunk) else {
+            continue;
+        };
+        for &(revision, start, end) in &piece.sides {
+            let at = if revision == Revision::Head {
+                path
+            } else {
+                base_path
+            };
             let mut block = format!(
-                "<hunk path={:?} header={:?} revision=\"{}\">\n",
+                "<hunk path={:?} header={:?} revision=\"{}\"{}>\n",
                 path,
                 hunk.header,
-                revision.as_str()
+                revision.as_str(),
+                window_note(hunk, piece.window, revision, start, end)
             );
-            let mut next = start;
-            while next <= end {
-                let Ok(read) = env.reader.read_file(revision, at, Some(next), Some(end)) else {
+            let next = read_lines_into(
+                env,
+                tools,
+                (revision, at, start, end),
+                max_bytes,
+                used,
+                &mut block,
+            );
+            match next {
+                None => {
                     out.failed.push(path.to_string());
-                    break;
-                };
-                // The last line shown, whole (window) or in part (spans, recorded as
-                // such: a long line shown in part never counts as read whole).
-                let shown = read
-                    .window
-                    .as_ref()
-                    .map(|w| w.end_line)
-                    .into_iter()
-                    .chain(read.spans.iter().map(|s| s.line))
-                    .max();
-                let Some(last) = shown.filter(|&l| l >= next) else {
-                    break;
-                };
-                if *used + block.len() + read.text.len() > max_bytes {
-                    break;
+                    if !out.omitted.iter().any(|p| p == path) {
+                        out.omitted.push(path.to_string());
+                    }
                 }
-                block.push_str(read.text.trim_end());
-                block.push('\n');
-                *used += read.text.len();
-                if let Some(window) = read.window {
-                    tools.record(window);
+                Some(next) if next <= end => {
+                    block.push_str(&format!(
+                        "[lines {next}-{end} at {} are not given inline: over the inline budget; read them with read_file]\n",
+                        revision.as_str()
+                    ));
+                    if !out.omitted.iter().any(|p| p == path) {
+                        out.omitted.push(path.to_string());
+                    }
                 }
-                for span in read.spans {
-                    tools.record_span(span);
-                }
-                next = last + 1;
-            }
-            if next <= end {
-                block.push_str(&format!(
-                    "[lines {next}-{end} at {} are not given inline: over the inline budget; read them with read_file]\n",
-                    revision.as_str()
-                ));
-                if !out.omitted.iter().any(|p| p == path) {
-                    out.omitted.push(path.to_string());
-                }
+                Some(_) => {}
             }
             block.push_str("</hunk>");
             *used += 64;
             out.blocks.push(block);
         }
     }
+}
+
+/// The attribute naming a window's place in its hunk (` lines="41-80 of 1-400"`), empty
+/// for a whole hunk.
+fn window_note(
+    hunk: &vouch_core::Hunk,
+    window: bool,
+    revision: Revision,
+    start: u32,
+    end: u32,
+) -> String {
+    if !window {
+        return String::new();
+    }
+    let (first, count) = match revision {
+        Revision::Head => (hunk.new_start, hunk.new_lines),
+        Revision::Base => (hunk.old_start, hunk.old_lines),
+    };
+    format!(
+        " lines=\"{start}-{end} of {first}-{}\"",
+        first + count.saturating_sub(1)
+    )
+}
+
+/// Reads lines `start..=end` of `at` at `revision` in pages into `block`, recording each
+/// window or span shown, while `max_bytes` allows. Returns the first line not shown
+/// (`end + 1` when all were), or `None` when a read failed.
+fn read_lines_into(
+    env: &ReviewEnv,
+    tools: &RepoTools,
+    (revision, at, start, end): (Revision, &str, u32, u32),
+    max_bytes: usize,
+    used: &mut usize,
+    block: &mut String,
+) -> Option<u32> {
+    let mut next = start;
+    while next <= end {
+        let Ok(read) = env.reader.read_file(revision, at, Some(next), Some(end)) else {
+            return None;
+        };
+        // The last line shown, whole (window) or in part (spans, recorded as such: a
+        // long line shown in part never counts as read whole).
+        let shown = read
+            .window
+            .as_ref()
+            .map(|w| w.end_line)
+            .into_iter()
+            .chain(read.spans.iter().map(|s| s.line))
+            .max();
+        let Some(last) = shown.filter(|&l| l >= next) else {
+            break;
+        };
+        if *used + block.len() + read.text.len() > max_bytes {
+            break;
+        }
+        block.push_str(read.text.trim_end());
+        block.push('\n');
+        *used += read.text.len();
+        if let Some(window) = read.window {
+            tools.record(window);
+        }
+        for span in read.spans {
+            tools.record_span(span);
+        }
+        next = last + 1;
+    }
+    Some(next)
 }
 
 /// The lines around each candidate at its revision (± [`CANDIDATE_CONTEXT_LINES`]),

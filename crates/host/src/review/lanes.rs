@@ -112,18 +112,21 @@ fn check_source_seen(env: &ReviewEnv, run: &mut StageRun, plan: &StagePlan) {
     run.record.status = StageStatus::Limited;
 }
 
-/// The changed files a stage plan holds, as it holds them: a file split by hunks across
-/// shards with only this shard's hunks (what this shard must have seen).
+/// The changed files a stage plan holds, as it holds them: a file split across shards
+/// with only this shard's hunks and hunk windows (what this shard must have seen).
 fn held_files(env: &ReviewEnv, plan: &StagePlan) -> Vec<vouch_core::ChangedFile> {
     plan.assigned
         .iter()
         .filter_map(|p| env.snapshot.file(p))
         .map(|f| {
-            let mut f = f.clone();
-            if let Some((_, range)) = plan.split.iter().find(|(p, _)| *p == f.path) {
-                f.hunks = f.hunks.get(range.clone()).unwrap_or(&[]).to_vec();
+            let mut held = f.clone();
+            if let Some((_, pieces)) = plan.split.iter().find(|(p, _)| *p == f.path) {
+                held.hunks = pieces
+                    .iter()
+                    .filter_map(|piece| f.hunks.get(piece.hunk).map(|h| piece.held(h)))
+                    .collect();
             }
-            f
+            held
         })
         .collect()
 }

@@ -3,16 +3,18 @@
 //! stage's requests costs, [`vouch_core::plan_shards`] decides the grouping, and each
 //! shard becomes a normal [`StagePlan`] with its own slice of the canonical list.
 
+use std::collections::HashMap;
+
 use vouch_core::{
-    ChangedFile, CoverageComparison, FileCost, FilePart, ShardBudget, ShardPlan, estimate_tokens,
-    plan_shards,
+    ChangedFile, CoverageComparison, FileCost, FilePart, Revision, ShardBudget, ShardPlan,
+    estimate_tokens, plan_shards,
 };
 use vouch_llm::{ToolBox, json_text_len, json_value_len};
 use vouch_specialist_kit::contract::token_bound;
 
 use super::contract::fitted_contract;
 use super::env::ReviewEnv;
-use super::stage::{StagePlan, prompt_request};
+use super::stage::{HunkPiece, StagePlan, prompt_request};
 use crate::policy::{
     FORCED_SYNTHESIS, RetrySource, coverage_retry_message, expected_files_section,
     output_contract_section, tools_section, truncation_notice,
@@ -106,9 +108,17 @@ fn fixed_tokens(file: &ChangedFile) -> u64 {
     estimate_tokens(summary + 4 * path)
 }
 
-/// Estimated tokens of each hunk of `file` given as numbered lines (head lines, and the
-/// base lines of what it removes), from the file's text at both sides.
-fn piece_tokens(env: &ReviewEnv, file: &ChangedFile) -> Vec<u64> {
+/// Bytes a piece's block adds besides its lines (tags, header, the line-range note).
+const PIECE_OVERHEAD_BYTES: usize = 200;
+
+/// Rule (issue 28, "every changed line reachable without tools"): `file`'s hunks as the
+/// pieces a shard can be given inline, with their estimated tokens. A hunk whose
+/// numbered lines (head lines, and the base lines it replaces) fit `window_tokens` is
+/// one piece; a larger one is cut into windows of consecutive lines of each side, each
+/// within `window_tokens` (a single line larger than that is a window of its own), so
+/// every changed line is shown in some shard. Lines are costed from the file's text at
+/// both sides; a line the text does not have (an unreadable side) counts as 80 bytes.
+fn file_pieces(env: &ReviewEnv, file: &ChangedFile, window_tokens: u64) -> Vec<(HunkPiece, u64)> {
     let text = |revision, path: &str| {
         env.reader
             .read_text(revision, path)
@@ -116,45 +126,103 @@ fn piece_tokens(env: &ReviewEnv, file: &ChangedFile) -> Vec<u64> {
             .flatten()
             .unwrap_or_default()
     };
-    let head = text(vouch_core::Revision::Head, &file.path);
+    let head = text(Revision::Head, &file.path);
     let base = text(
-        vouch_core::Revision::Base,
+        Revision::Base,
         file.previous_path.as_deref().unwrap_or(&file.path),
     );
     let head: Vec<&str> = head.lines().collect();
     let base: Vec<&str> = base.lines().collect();
-    let span = |lines: &[&str], start: u32, count: u32| -> usize {
-        let from = (start.max(1) - 1) as usize;
-        let to = (from + count as usize).min(lines.len());
-        let known: usize = lines
-            .get(from..to)
-            .unwrap_or(&[])
-            .iter()
-            .map(|l| json_text_len(l) + 8)
-            .sum();
-        // Lines the text does not have (an unreadable side) count as 80 bytes each.
-        known + (count as usize).saturating_sub(to.saturating_sub(from)) * 80
+    let line_bytes = |lines: &[&str], n: u32| -> usize {
+        lines
+            .get((n.max(1) - 1) as usize)
+            .map_or(80, |l| json_text_len(l) + 8)
     };
-    file.hunks
-        .iter()
-        .map(|h| {
-            let bytes =
-                200 + span(&head, h.new_start, h.new_lines) + span(&base, h.old_start, h.old_lines);
-            estimate_tokens(bytes)
-        })
-        .collect()
+    let window_bytes = usize::try_from(window_tokens * vouch_core::BYTES_PER_TOKEN)
+        .unwrap_or(usize::MAX)
+        .saturating_sub(PIECE_OVERHEAD_BYTES)
+        .max(1);
+    let mut out = Vec::new();
+    for (index, hunk) in file.hunks.iter().enumerate() {
+        let whole = HunkPiece::whole(index, hunk);
+        let bytes: Vec<Vec<usize>> = whole
+            .sides
+            .iter()
+            .map(|&(revision, first, last)| {
+                let lines = if revision == Revision::Head {
+                    &head
+                } else {
+                    &base
+                };
+                (first..=last).map(|n| line_bytes(lines, n)).collect()
+            })
+            .collect();
+        let total: usize = bytes.iter().flatten().sum();
+        if total <= window_bytes {
+            out.push((whole, estimate_tokens(total + PIECE_OVERHEAD_BYTES)));
+            continue;
+        }
+        for (&(revision, first, _), sizes) in whole.sides.iter().zip(&bytes) {
+            out.extend(windows(index, revision, first, sizes, window_bytes));
+        }
+    }
+    out
 }
 
-/// The cost of `path` for the shard planner; its patch is computed (and its size kept,
-/// not its text). A patch the `diff` tool cuts at its own bound cannot be given whole.
-fn file_cost(env: &ReviewEnv, path: &str, cap: u64, sizes: &mut PatchSizes) -> FileCost {
+/// Consecutive lines from `first` (their byte costs `sizes`) cut greedily into windows
+/// of at most `cap` bytes each (a line larger than `cap` alone), with their tokens.
+fn windows(
+    hunk: usize,
+    revision: Revision,
+    first: u32,
+    sizes: &[usize],
+    cap: usize,
+) -> Vec<(HunkPiece, u64)> {
+    let mut out = Vec::new();
+    let mut start = 0usize;
+    let mut used = 0usize;
+    let piece = |from: usize, to: usize, used: usize| {
+        let line = |i: usize| first + u32::try_from(i).unwrap_or(u32::MAX);
+        (
+            HunkPiece {
+                hunk,
+                sides: vec![(revision, line(from), line(to - 1))],
+                window: true,
+            },
+            estimate_tokens(used + PIECE_OVERHEAD_BYTES),
+        )
+    };
+    for (i, &size) in sizes.iter().enumerate() {
+        if i > start && used + size > cap {
+            out.push(piece(start, i, used));
+            start = i;
+            used = 0;
+        }
+        used += size;
+    }
+    if start < sizes.len() {
+        out.push(piece(start, sizes.len(), used));
+    }
+    out
+}
+
+/// The cost of `path` for the shard planner, and its pieces ([`file_pieces`]) when it
+/// does not fit `cap` whole; its patch is computed (and its size kept, not its text). A
+/// patch the `diff` tool cuts at its own bound cannot be given whole.
+fn file_cost(
+    env: &ReviewEnv,
+    path: &str,
+    cap: u64,
+    sizes: &mut PatchSizes,
+) -> (FileCost, Vec<HunkPiece>) {
     let Some(file) = env.snapshot.file(path) else {
-        return FileCost {
+        let cost = FileCost {
             path: path.to_string(),
             fixed: estimate_tokens(4 * json_text_len(path)),
             whole: 0,
             pieces: vec![],
         };
+        return (cost, vec![]);
     };
     let patch = sizes
         .entry(path.to_string())
@@ -168,17 +236,20 @@ fn file_cost(env: &ReviewEnv, path: &str, cap: u64, sizes: &mut PatchSizes) -> F
         None => u64::MAX / 4,
     };
     let fixed = fixed_tokens(file);
-    let pieces = if fixed + whole > cap {
-        piece_tokens(env, file)
+    let (pieces, costs) = if fixed + whole > cap {
+        file_pieces(env, file, cap.saturating_sub(fixed).max(1))
+            .into_iter()
+            .unzip()
     } else {
-        vec![]
+        (vec![], vec![])
     };
-    FileCost {
+    let cost = FileCost {
         path: path.to_string(),
         fixed,
         whole,
-        pieces,
-    }
+        pieces: costs,
+    };
+    (cost, pieces)
 }
 
 /// Rule (issue 10, "Sharding" and "Prompt economy"): a shard's change-specific content
@@ -225,6 +296,7 @@ fn shard_budget(env: &ReviewEnv, plan: &StagePlan) -> Result<(ShardBudget, u32),
 fn plans(
     plan: &StagePlan,
     shards: &ShardPlan,
+    pieces: &HashMap<String, Vec<HunkPiece>>,
     budget: &ShardBudget,
     prefetch_tokens: u32,
 ) -> Vec<StagePlan> {
@@ -255,7 +327,14 @@ fn plans(
                 .iter()
                 .filter_map(|e| match &e.part {
                     FilePart::Whole => None,
-                    FilePart::Pieces(r) => Some((e.path.clone(), r.clone())),
+                    FilePart::Pieces(r) => Some((
+                        e.path.clone(),
+                        pieces
+                            .get(&e.path)
+                            .and_then(|p| p.get(r.clone()))
+                            .unwrap_or_default()
+                            .to_vec(),
+                    )),
                 })
                 .collect(),
             inline_bytes,
@@ -279,6 +358,7 @@ pub(super) fn shard_lane(env: &ReviewEnv, plan: StagePlan, sizes: &mut PatchSize
         }
     };
     let mut costs: Vec<FileCost> = Vec::with_capacity(plan.assigned.len());
+    let mut pieces: HashMap<String, Vec<HunkPiece>> = HashMap::new();
     for path in &plan.assigned {
         // Sizing computes each patch: a cancelled review stops here, and the lane runs
         // as one plan that the cancellation then ends before it starts.
@@ -289,12 +369,49 @@ pub(super) fn shard_lane(env: &ReviewEnv, plan: StagePlan, sizes: &mut PatchSize
                 problem: None,
             };
         }
-        costs.push(file_cost(env, path, budget.max_tokens, sizes));
+        let (cost, split) = file_cost(env, path, budget.max_tokens, sizes);
+        if !split.is_empty() {
+            pieces.insert(path.clone(), split);
+        }
+        costs.push(cost);
     }
     let shards = plan_shards(&costs, budget);
     LaneShards {
-        plans: plans(&plan, &shards, &budget, prefetch_tokens),
+        plans: plans(&plan, &shards, &pieces, &budget, prefetch_tokens),
         left_out: shards.left_out,
         problem: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(piece: &(HunkPiece, u64)) -> (u32, u32) {
+        let (_, first, last) = piece.0.sides[0];
+        (first, last)
+    }
+
+    /// Windows are consecutive, cover every line once, and stay within the cap (a line
+    /// over it alone).
+    #[test]
+    fn a_side_is_cut_into_consecutive_windows_within_the_cap() {
+        // (line sizes, cap, windows as first..=last line)
+        type Case<'a> = (&'a [usize], usize, &'a [(u32, u32)]);
+        let cases: &[Case] = &[
+            (&[10, 10, 10], 30, &[(5, 7)]),
+            (&[10, 10, 10], 20, &[(5, 6), (7, 7)]),
+            (&[10, 50, 10], 20, &[(5, 5), (6, 6), (7, 7)]),
+            (&[5; 10], 12, &[(5, 6), (7, 8), (9, 10), (11, 12), (13, 14)]),
+            (&[], 12, &[]),
+        ];
+        for (sizes, cap, want) in cases {
+            let got = windows(3, Revision::Head, 5, sizes, *cap);
+            let got: Vec<(u32, u32)> = got.iter().map(lines).collect();
+            assert_eq!(&got, want, "{sizes:?} within {cap}");
+        }
+        let pieces = windows(3, Revision::Base, 1, &[10, 10], 10);
+        assert!(pieces.iter().all(|(p, _)| p.window && p.hunk == 3));
+        assert!(pieces.iter().all(|(p, _)| p.sides[0].0 == Revision::Base));
     }
 }

@@ -1,7 +1,7 @@
 //! A candidate-producing stage instance: prompt → exchange → receipt check → at most one
 //! targeted coverage retry.
 
-use std::ops::Range;
+use vouch_core::{Hunk, Revision};
 
 use vouch_abi::{DismissedForVerification, PAYLOAD_VERSION, PromptRequest, Role};
 use vouch_core::{
@@ -44,10 +44,10 @@ pub struct StagePlan {
     pub model: Option<String>,
     /// Shard limits of its lane.
     pub shards: ShardLimits,
-    /// Files this shard holds only in part: the range of their hunks it is given (a
-    /// file too large for one shard, split by hunks). Every other assigned file is given
-    /// whole.
-    pub split: Vec<(String, Range<usize>)>,
+    /// Files this shard holds only in part: the pieces of their hunks it is given (a
+    /// file too large for one shard, split by hunks and, within a hunk too large for a
+    /// shard, by line windows). Every other assigned file is given whole.
+    pub split: Vec<(String, Vec<HunkPiece>)>,
     /// Most bytes of source given inline to this execution: its shard's budget, lowered
     /// by `VOUCH_INLINE_BYTES` when that is set.
     pub inline_bytes: usize,
@@ -107,6 +107,61 @@ impl StageRun {
             message: None,
             cancelled: false,
             dismissed: vec![],
+        }
+    }
+}
+
+/// One piece of a changed file's hunk that a shard is given inline, as numbered lines:
+/// the whole hunk (its head lines and the base lines it replaces), or — for a hunk too
+/// large for one shard — a window of consecutive lines of one of its sides.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HunkPiece {
+    /// Index of the hunk in the file's hunks.
+    pub hunk: usize,
+    /// The sides and lines given: `(revision, first, last)`, head first.
+    pub sides: Vec<(Revision, u32, u32)>,
+    /// True when it is a window of a larger hunk (the block says which lines of it).
+    pub window: bool,
+}
+
+impl HunkPiece {
+    /// The whole of hunk `index`: its head lines and the base lines it replaces.
+    pub fn whole(index: usize, hunk: &Hunk) -> HunkPiece {
+        let side = |revision, start: u32, count: u32| {
+            (count > 0).then(|| (revision, start, start + count - 1))
+        };
+        HunkPiece {
+            hunk: index,
+            sides: [
+                side(Revision::Head, hunk.new_start, hunk.new_lines),
+                side(Revision::Base, hunk.old_start, hunk.old_lines),
+            ]
+            .into_iter()
+            .flatten()
+            .collect(),
+            window: false,
+        }
+    }
+
+    /// The part of `hunk` this piece must have shown for its lines to count as seen: the
+    /// hunk itself when whole, else a hunk of just this window's lines on its side.
+    pub fn held(&self, hunk: &Hunk) -> Hunk {
+        match (self.window, self.sides.first()) {
+            (true, Some(&(revision, first, last))) => {
+                let (start, count) = (first, last + 1 - first);
+                let (new_start, new_lines, old_start, old_lines) = match revision {
+                    Revision::Head => (start, count, hunk.old_start, 0),
+                    Revision::Base => (hunk.new_start, 0, start, count),
+                };
+                Hunk {
+                    new_start,
+                    new_lines,
+                    old_start,
+                    old_lines,
+                    ..hunk.clone()
+                }
+            }
+            _ => hunk.clone(),
         }
     }
 }
