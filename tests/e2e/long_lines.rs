@@ -98,3 +98,62 @@ async fn a_long_line_whose_edits_were_read_by_bytes_is_seen_and_may_be_clean() {
         3
     );
 }
+
+/// Issue 28 item 1: without tools, the changed bytes of a 2 MB one-line file are given
+/// inline in byte windows across shards (each shard's receipt is exactly its expected
+/// list), so the file is seen and the review can end clean with full coverage.
+#[tokio::test(flavor = "multi_thread")]
+async fn without_tools_a_long_lines_changed_bytes_are_given_in_byte_windows() {
+    let (_dir, repo) = minified();
+    // Every stage answers a complete receipt of exactly its expected list.
+    let perfect = Reply::content_from(|body| {
+        let user = body["messages"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|m| m["role"] == "user")
+            .and_then(|m| m["content"].as_str())
+            .unwrap_or_default()
+            .to_string();
+        let list: Vec<String> = user
+            .find("<expected-files>\n")
+            .map(|at| &user[at + "<expected-files>\n".len()..])
+            .and_then(|rest| rest.find("\n</expected-files>").map(|end| &rest[..end]))
+            .and_then(|text| serde_json::from_str(text).ok())
+            .unwrap_or_default();
+        let paths: Vec<&str> = list.iter().map(String::as_str).collect();
+        candidates_reply(json!([]), true, &paths)
+    });
+    let server =
+        ScriptedServer::start(Script::new().rule(Rule::when(Match::any()).always(perfect))).await;
+    let manifest = workspace()
+        .join("tests/data/e2e/sharded-no-tools.toml")
+        .display()
+        .to_string();
+    let out = review_json(
+        &repo.path,
+        &repo.base,
+        &repo.head,
+        &server.base_url(),
+        "scripted",
+        &["--manifest", &manifest],
+        &[],
+    )
+    .await;
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let report = out.json();
+    assert_eq!(
+        report["filesReviewed"],
+        json!([MINIFIED_PATH]),
+        "{report:#}"
+    );
+    assert_eq!(report["opinion"]["coverage"], "full", "{report:#}");
+    assert_eq!(report["opinion"]["clean"], true);
+    let windows = server
+        .chat_requests()
+        .iter()
+        .flat_map(|r| r.contents_of("user"))
+        .filter(|u| u.contains(&format!("<line path=\"{MINIFIED_PATH}\"")))
+        .count();
+    assert!(windows >= 1, "the changed bytes were given in byte windows");
+}

@@ -118,6 +118,24 @@ impl SourceReader {
         line: u32,
         start_byte: u32,
     ) -> Result<FileRead, ReadError> {
+        self.read_line_window(revision, path, line, start_byte, MAX_LINE_WINDOW_BYTES)
+    }
+
+    /// [`SourceReader::read_line_bytes`] showing at most `max_bytes` (at most
+    /// [`MAX_LINE_WINDOW_BYTES`], at least one character): how the host gives a long
+    /// line's changed bytes inline in windows that fit a shard.
+    ///
+    /// # Errors
+    /// As [`SourceReader::read_line_bytes`].
+    pub fn read_line_window(
+        &self,
+        revision: Revision,
+        path: &str,
+        line: u32,
+        start_byte: u32,
+        max_bytes: usize,
+    ) -> Result<FileRead, ReadError> {
+        let max_bytes = max_bytes.clamp(4, MAX_LINE_WINDOW_BYTES);
         let whole = self.read_file(revision, path, Some(line), Some(line))?;
         if whole.kind == EntryKind::Symlink || whole.kind == EntryKind::Submodule {
             return Ok(whole);
@@ -146,7 +164,7 @@ impl SourceReader {
         while from > 0 && raw[from] & 0xC0 == 0x80 {
             from -= 1;
         }
-        let to = from + cut_len(&raw[from..], MAX_LINE_WINDOW_BYTES);
+        let to = from + cut_len(&raw[from..], max_bytes);
         let mut text = format!(
             "{path} at {}, line {line} bytes {from}-{to} of {}\n{line}: {}\n",
             rev_name(revision),
@@ -156,7 +174,7 @@ impl SourceReader {
         if to < raw.len() {
             let _ = writeln!(
                 text,
-                "[cut: at most {MAX_LINE_WINDOW_BYTES} bytes per call; continue with start_line={line} start_byte={to}]"
+                "[cut: at most {max_bytes} bytes per call; continue with start_line={line} start_byte={to}]"
             );
         }
         let entire = from == 0 && to == raw.len();

@@ -47,4 +47,40 @@ impl SourceReader {
             }
         })?
     }
+
+    /// The byte length of each line of the regular file `path` at `revision` (without its
+    /// line ending), for a file of any size; `None` when nothing exists there. How the
+    /// host sizes what it gives inline without copying the text.
+    ///
+    /// # Errors
+    /// As [`SourceReader::read_text`], but a large file is read (through the large-blob
+    /// cache) and a binary one is [`ReadError::Binary`].
+    pub fn line_lengths(
+        &self,
+        revision: Revision,
+        path: &str,
+    ) -> Result<Option<Vec<u32>>, ReadError> {
+        let path = paths::normalize(path, false)?;
+        let repo = self.repo();
+        let tree = repo.find_tree(self.tree_id(revision))?;
+        let entry = match lookup(&tree, revision, &path) {
+            Ok(e) => e,
+            Err(ReadError::NotFound { .. }) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        self.with_blob(&repo, entry.id(), |content, binary| {
+            if binary {
+                return Err(ReadError::Binary {
+                    revision,
+                    path: path.clone(),
+                    size: content.len(),
+                });
+            }
+            Ok(Some(
+                super::file::lines(content)
+                    .map(|l| u32::try_from(l.len()).unwrap_or(u32::MAX))
+                    .collect(),
+            ))
+        })?
+    }
 }

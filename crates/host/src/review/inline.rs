@@ -130,6 +130,29 @@ fn hunk_lines(
         let Some(hunk) = file.hunks.get(piece.hunk) else {
             continue;
         };
+        if let (Some(bytes), Some(&(revision, line, _))) = (piece.bytes, piece.sides.first()) {
+            let at = if revision == Revision::Head {
+                path
+            } else {
+                base_path
+            };
+            let block = line_bytes(env, tools, (revision, at, line), bytes, max_bytes, used);
+            match block {
+                Some((block, complete)) => {
+                    out.blocks.push(block);
+                    if !complete && !out.omitted.iter().any(|p| p == path) {
+                        out.omitted.push(path.to_string());
+                    }
+                }
+                None => {
+                    out.failed.push(path.to_string());
+                    if !out.omitted.iter().any(|p| p == path) {
+                        out.omitted.push(path.to_string());
+                    }
+                }
+            }
+            continue;
+        }
         for &(revision, start, end) in &piece.sides {
             let at = if revision == Revision::Head {
                 path
@@ -174,6 +197,61 @@ fn hunk_lines(
             out.blocks.push(block);
         }
     }
+}
+
+/// Bytes `[from, to)` of long line `line` of `at` given inline as one block, read in
+/// windows that fit what `max_bytes` leaves and recorded as the spans shown, with whether
+/// all of them were given; `None` when a read failed. Bytes that do not fit are named in
+/// the block.
+fn line_bytes(
+    env: &ReviewEnv,
+    tools: &RepoTools,
+    (revision, at, line): (Revision, &str, u32),
+    (from, to): (u32, u32),
+    max_bytes: usize,
+    used: &mut usize,
+) -> Option<(String, bool)> {
+    let mut block = format!(
+        "<line path={at:?} revision=\"{}\" line=\"{line}\" bytes=\"{from}-{to}\">\n",
+        revision.as_str()
+    );
+    let mut next = from;
+    while next < to {
+        let room = max_bytes.saturating_sub(*used + block.len() + 128);
+        let want = usize::try_from(to - next).unwrap_or(usize::MAX).min(room);
+        if want < 4 {
+            break;
+        }
+        let read = env
+            .reader
+            .read_line_window(revision, at, line, next, want)
+            .ok()?;
+        let shown = read.spans.iter().map(|s| s.end_byte).max().or_else(|| {
+            // The whole line fitted: it is recorded as a window.
+            read.window.as_ref().map(|_| to)
+        });
+        let Some(end) = shown.filter(|&e| e > next) else {
+            break;
+        };
+        block.push_str(read.text.trim_end());
+        block.push('\n');
+        *used += read.text.len();
+        if let Some(window) = read.window {
+            tools.record(window);
+        }
+        for span in read.spans {
+            tools.record_span(span);
+        }
+        next = end;
+    }
+    if next < to {
+        block.push_str(&format!(
+            "[bytes {next}-{to} of line {line} are not given inline: over the inline budget; read them with read_file start_byte]\n"
+        ));
+    }
+    block.push_str("</line>");
+    *used += 64;
+    Some((block, next >= to))
 }
 
 /// The attribute naming a window's place in its hunk (` lines="41-80 of 1-400"`), empty

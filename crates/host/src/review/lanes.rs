@@ -123,7 +123,7 @@ fn held_files(env: &ReviewEnv, plan: &StagePlan) -> Vec<vouch_core::ChangedFile>
             if let Some((_, pieces)) = plan.split.iter().find(|(p, _)| *p == f.path) {
                 held.hunks = pieces
                     .iter()
-                    .filter_map(|piece| f.hunks.get(piece.hunk).map(|h| piece.held(h)))
+                    .filter_map(|piece| f.hunks.get(piece.hunk).and_then(|h| piece.held(h)))
                     .collect();
             }
             held

@@ -6,8 +6,8 @@
 use std::collections::HashMap;
 
 use vouch_core::{
-    ChangedFile, CoverageComparison, FileCost, FilePart, Revision, ShardBudget, ShardPlan,
-    estimate_tokens, plan_shards,
+    ChangedFile, CoverageComparison, FileCost, FilePart, LONG_LINE_BYTES, LongLineChange, Revision,
+    ShardBudget, ShardPlan, estimate_tokens, plan_shards,
 };
 use vouch_llm::{ToolBox, json_text_len, json_value_len};
 use vouch_specialist_kit::contract::token_bound;
@@ -116,27 +116,34 @@ const PIECE_OVERHEAD_BYTES: usize = 200;
 /// numbered lines (head lines, and the base lines it replaces) fit `window_tokens` is
 /// one piece; a larger one is cut into windows of consecutive lines of each side, each
 /// within `window_tokens` (a single line larger than that is a window of its own), so
-/// every changed line is shown in some shard. Lines are costed from the file's text at
+/// every changed line is shown in some shard. Lines are costed from their lengths at
 /// both sides; a line the text does not have (an unreadable side) counts as 80 bytes.
 fn file_pieces(env: &ReviewEnv, file: &ChangedFile, window_tokens: u64) -> Vec<(HunkPiece, u64)> {
-    let text = |revision, path: &str| {
+    // Without tools every line is costed from its real length (any file size): what
+    // is not given inline is never seen. With tools, as a read shows them, from the text
+    // when the reader gives it whole (else estimated): the model reads the rest.
+    let lengths = |revision, path: &str| -> Vec<u32> {
+        if env.tools_enabled() {
+            let text = env.reader.read_text(revision, path).ok().flatten();
+            return text.map_or_else(Vec::new, |t| t.lines().map(|l| l.len() as u32).collect());
+        }
         env.reader
-            .read_text(revision, path)
+            .line_lengths(revision, path)
             .ok()
             .flatten()
             .unwrap_or_default()
     };
-    let head = text(Revision::Head, &file.path);
-    let base = text(
+    let head = lengths(Revision::Head, &file.path);
+    let base = lengths(
         Revision::Base,
         file.previous_path.as_deref().unwrap_or(&file.path),
     );
-    let head: Vec<&str> = head.lines().collect();
-    let base: Vec<&str> = base.lines().collect();
-    let line_bytes = |lines: &[&str], n: u32| -> usize {
+    // A line as a numbered line of a read (its number and bar), with room for JSON
+    // escapes; a line the text does not have (an unreadable side) counts as 80 bytes.
+    let line_bytes = |lines: &[u32], n: u32| -> usize {
         lines
             .get((n.max(1) - 1) as usize)
-            .map_or(80, |l| json_text_len(l) + 8)
+            .map_or(80, |&l| l as usize + l as usize / 8 + 12)
     };
     let window_bytes = usize::try_from(window_tokens * vouch_core::BYTES_PER_TOKEN)
         .unwrap_or(usize::MAX)
@@ -163,7 +170,104 @@ fn file_pieces(env: &ReviewEnv, file: &ChangedFile, window_tokens: u64) -> Vec<(
             continue;
         }
         for (&(revision, first, _), sizes) in whole.sides.iter().zip(&bytes) {
-            out.extend(windows(index, revision, first, sizes, window_bytes));
+            // With tools the model reads a long line's bytes itself: its pieces show
+            // lines as a read does (a long line cut at its start).
+            let long: Option<Vec<&LongLineChange>> = (!env.tools_enabled()).then(|| {
+                file.long_lines
+                    .iter()
+                    .filter(|l| l.revision == revision)
+                    .collect()
+            });
+            out.extend(side_pieces(
+                index,
+                (revision, first),
+                sizes,
+                long.as_deref(),
+                window_bytes,
+            ));
+        }
+    }
+    out
+}
+
+/// One side of a hunk as pieces: its runs of ordinary lines in line windows
+/// ([`windows`]) and each long line among them (`long`) as byte windows of the bytes
+/// that changed ([`byte_windows`]), in order; with `long` `None` (tools on) in line
+/// windows only, a long line costed as what one read shows of it. A line of [`LONG_LINE_BYTES`] or more that
+/// `long` does not name (the base side of a rewritten long line, whose changed bytes the
+/// head side shows) is left out: no read shows it whole, and the "seen" rule asks for
+/// the head side's changed bytes.
+fn side_pieces(
+    hunk: usize,
+    (revision, first): (Revision, u32),
+    sizes: &[usize],
+    long: Option<&[&LongLineChange]>,
+    cap: usize,
+) -> Vec<(HunkPiece, u64)> {
+    let Some(long) = long else {
+        // Lines as a read shows them: a long line cut to what one read shows.
+        let shown: Vec<usize> = sizes
+            .iter()
+            .map(|&s| s.min(LONG_LINE_BYTES as usize))
+            .collect();
+        return windows(hunk, revision, first, &shown, cap);
+    };
+    let mut out = Vec::new();
+    let mut run = 0usize;
+    for i in 0..=sizes.len() {
+        let line = first + u32::try_from(i).unwrap_or(u32::MAX);
+        let long_line = long
+            .iter()
+            .find(|l| l.line == line)
+            .filter(|_| i < sizes.len());
+        let unread = i < sizes.len() && long_line.is_none() && sizes[i] >= LONG_LINE_BYTES as usize;
+        if i == sizes.len() || long_line.is_some() || unread {
+            let start = first + u32::try_from(run).unwrap_or(u32::MAX);
+            out.extend(windows(hunk, revision, start, &sizes[run..i], cap));
+            run = i + 1;
+        }
+        if let Some(l) = long_line {
+            out.extend(byte_windows(hunk, revision, l, cap));
+        }
+    }
+    out
+}
+
+/// Bytes of context given around each changed range of a long line.
+const LONG_LINE_CONTEXT_BYTES: u32 = 256;
+
+/// Rule (issue 28, "the same holds for a file of one huge line"): the changed byte
+/// ranges of a long line, each with [`LONG_LINE_CONTEXT_BYTES`] around it, cut into byte
+/// windows of at most `cap` bytes (and at most what one read shows), so every changed
+/// byte is given in some shard.
+fn byte_windows(
+    hunk: usize,
+    revision: Revision,
+    long: &LongLineChange,
+    cap: usize,
+) -> Vec<(HunkPiece, u64)> {
+    let width =
+        u32::try_from(cap.clamp(64, vouch_git::reader::MAX_LINE_WINDOW_BYTES)).unwrap_or(u32::MAX);
+    let mut out = Vec::new();
+    for &(start, end) in &long.changed {
+        let start = start.saturating_sub(LONG_LINE_CONTEXT_BYTES);
+        let end = end
+            .saturating_add(LONG_LINE_CONTEXT_BYTES)
+            .min(long.len)
+            .max(start + 1);
+        let mut from = start;
+        while from < end {
+            let to = from.saturating_add(width).min(end);
+            out.push((
+                HunkPiece {
+                    hunk,
+                    sides: vec![(revision, long.line, long.line)],
+                    window: true,
+                    bytes: Some((from, to)),
+                },
+                estimate_tokens((to - from) as usize + PIECE_OVERHEAD_BYTES),
+            ));
+            from = to;
         }
     }
     out
@@ -188,6 +292,7 @@ fn windows(
                 hunk,
                 sides: vec![(revision, line(from), line(to - 1))],
                 window: true,
+                bytes: None,
             },
             estimate_tokens(used + PIECE_OVERHEAD_BYTES),
         )
@@ -231,9 +336,14 @@ fn file_cost(
             _ => None,
         });
     let whole = match *patch {
-        Some(bytes) => estimate_tokens(bytes + 40),
+        // A patch shows a long line cut at its start: without tools such a file is given
+        // in pieces, its long lines as byte windows of what changed (with tools the
+        // model reads those bytes itself, `read_file` with `start_byte`).
+        Some(bytes) if file.long_lines.is_empty() || env.tools_enabled() => {
+            estimate_tokens(bytes + 40)
+        }
         // Never given whole: split by hunks (or, without hunks, named as not given).
-        None => u64::MAX / 4,
+        _ => u64::MAX / 4,
     };
     let fixed = fixed_tokens(file);
     let (pieces, costs) = if fixed + whole > cap {

@@ -122,6 +122,9 @@ pub struct HunkPiece {
     pub sides: Vec<(Revision, u32, u32)>,
     /// True when it is a window of a larger hunk (the block says which lines of it).
     pub window: bool,
+    /// For a window of one long line (`sides` names that one line): the bytes
+    /// `[start, end)` of it given, a part of the bytes that changed.
+    pub bytes: Option<(u32, u32)>,
 }
 
 impl HunkPiece {
@@ -140,13 +143,20 @@ impl HunkPiece {
             .flatten()
             .collect(),
             window: false,
+            bytes: None,
         }
     }
 
     /// The part of `hunk` this piece must have shown for its lines to count as seen: the
     /// hunk itself when whole, else a hunk of just this window's lines on its side.
-    pub fn held(&self, hunk: &Hunk) -> Hunk {
-        match (self.window, self.sides.first()) {
+    /// `None` for a byte window of a long line: one shard shows only part of the line's
+    /// changed bytes, and the lane's shards are judged together
+    /// ([`vouch_core::files_reviewed`]).
+    pub fn held(&self, hunk: &Hunk) -> Option<Hunk> {
+        if self.bytes.is_some() {
+            return None;
+        }
+        Some(match (self.window, self.sides.first()) {
             (true, Some(&(revision, first, last))) => {
                 let (start, count) = (first, last + 1 - first);
                 let (new_start, new_lines, old_start, old_lines) = match revision {
@@ -162,7 +172,7 @@ impl HunkPiece {
                 }
             }
             _ => hunk.clone(),
-        }
+        })
     }
 }
 
