@@ -7,15 +7,15 @@ use vouch_core::source::{Revision, SourceWindow};
 use vouch_git::{BlobContent, ReadError, SourceReader, TreeFile};
 
 use crate::cache::ParseCache;
-use crate::index::{Definition, FileIndex, Role, SymbolKind};
+use crate::index::{Definition, FileIndex, Role};
 use crate::lang::Language;
+use crate::symbol::SymbolKind;
 use crate::text;
 use crate::words::WordIndex;
 
 /// Most bytes of text one query returns, notes included (the bound of every tool).
 pub const MAX_BYTES: usize = vouch_git::reader::MAX_BYTES;
-/// Files larger than this are not parsed or searched (and counted in the result).
-pub const MAX_FILE_BYTES: usize = 1024 * 1024;
+pub use crate::text::MAX_FILE_BYTES;
 /// Most definitions one `definition` call shows.
 pub const MAX_DEFINITIONS: usize = 20;
 /// Most lines of one definition shown by `definition`.
