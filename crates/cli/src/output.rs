@@ -385,6 +385,23 @@ pub fn recover_output_args(command: &Command, args: &[OsString]) -> Option<Recov
         }
     }
     let subcommand = subcommand?;
+    let output = parse_outputs(only_outputs, subcommand, collected)?;
+    Some(RecoveredOutputs {
+        subcommand: subcommand.get_name().to_owned(),
+        output,
+        positionals,
+        quiet,
+    })
+}
+
+/// The output flags `collected` for `subcommand`, parsed by `only_outputs` (a command
+/// of [`OutputArgs`] only) with the same value parsers and rules; `None` when the
+/// subcommand has no output flags or they are wrong.
+fn parse_outputs(
+    only_outputs: Command,
+    subcommand: &Command,
+    collected: Vec<OsString>,
+) -> Option<OutputArgs> {
     let has_outputs = only_outputs
         .get_arguments()
         .all(|o| subcommand.get_arguments().any(|a| a.get_id() == o.get_id()));
@@ -392,13 +409,7 @@ pub fn recover_output_args(command: &Command, args: &[OsString]) -> Option<Recov
         return None;
     }
     let matches = only_outputs.try_get_matches_from(collected).ok()?;
-    let output = OutputArgs::from_arg_matches(&matches).ok()?;
-    Some(RecoveredOutputs {
-        subcommand: subcommand.get_name().to_owned(),
-        output,
-        positionals,
-        quiet,
-    })
+    OutputArgs::from_arg_matches(&matches).ok()
 }
 
 impl Outputs {
