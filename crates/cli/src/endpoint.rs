@@ -212,88 +212,18 @@ pub fn explain(
             "the model endpoint at {url} did not answer in time. Check that the base URL \
              ({base}) points at the server and that it is not overloaded."
         ),
-        EndpointProblem::WrongPath {
-            url,
-            suggestion: None,
-        } if azure_without_version(endpoint) => format!(
-            "nothing answers at {url}: the base URL ({base}) is an Azure OpenAI deployment URL, \
-             and Azure OpenAI answers 404 to every request without an api-version. Set \
-             api_version under [model] (in the manifest, or in your profile), for example \
-             api_version = \"2024-10-21\", with auth = \"api-key\" (see the README's Azure \
-             OpenAI recipe)."
-        ),
-        EndpointProblem::WrongPath { url, suggestion } => match suggestion {
-            Some(root) => format!(
-                "nothing OpenAI-compatible answers at {url}, but the server answers under \
-                 {root}: set the base URL ({base}) to {root}."
-            ),
-            None => format!(
-                "nothing OpenAI-compatible answers at {url}. Set the base URL ({base}) to the \
-                 server's OpenAI-compatible root, the part before /chat/completions: for example \
-                 https://api.openai.com/v1, http://127.0.0.1:11434/v1 (Ollama), \
-                 http://127.0.0.1:8000/v1 (vLLM), or an Azure OpenAI deployment URL with \
-                 api_version and auth = \"api-key\" under [model] (see the README's recipes)."
-            ),
-        },
+        EndpointProblem::WrongPath { url, suggestion } => {
+            wrong_path(url, suggestion.as_deref(), endpoint, &base)
+        }
         EndpointProblem::Refused {
             status,
-            key_sent: true,
+            key_sent,
             detail,
-        } => format!(
-            "the model endpoint refused the API key (HTTP {status}: {detail}). The key was read \
-             from the environment variable {var} and sent {how}. Check that {var} holds a valid \
-             key for this endpoint, or name the variable that does with --api-key-env{azure}.",
-            var = endpoint.api_key_env,
-            how = key_header(endpoint.auth),
-            azure = if endpoint.auth == AuthScheme::Bearer {
-                " (Azure OpenAI expects its key in the `api-key` header: set auth = \"api-key\" under [model])"
-            } else {
-                ""
-            },
-        ),
-        EndpointProblem::Refused {
-            status,
-            key_sent: false,
-            detail,
-        } => format!(
-            "the model endpoint requires an API key (HTTP {status}: {detail}), and none was sent: \
-             the environment variable {var} is unset or empty. Export the key in {var}, or name \
-             the variable that holds it with --api-key-env.",
-            var = endpoint.api_key_env,
-        ),
+        } => refused(*status, *key_sent, detail, endpoint),
         EndpointProblem::UnknownModel {
             model: name,
             available,
-        } => {
-            if endpoint.auth == AuthScheme::ApiKeyHeader {
-                return format!(
-                    "the model endpoint has no deployment or model \"{name}\" at {url}. For \
-                     Azure OpenAI the deployment name in the base URL ({base}) selects the model: \
-                     check it against the deployments of your resource.",
-                    url = endpoint.base_url,
-                );
-            }
-            let offer = if available.is_empty() {
-                "It lists no models; use the name the server was started with.".to_owned()
-            } else {
-                let mut shown: Vec<&str> = available.iter().map(String::as_str).collect();
-                shown.sort_unstable();
-                shown.dedup();
-                let more = shown.len().saturating_sub(LISTED_MODELS);
-                shown.truncate(LISTED_MODELS);
-                let more = if more > 0 {
-                    format!(" (and {more} more)")
-                } else {
-                    String::new()
-                };
-                format!("It offers: {}{more}.", shown.join(", "))
-            };
-            format!(
-                "the model endpoint does not serve the model \"{name}\" ({from}). {offer} {choose}",
-                from = model.source(endpoint),
-                choose = model.how_to_choose(),
-            )
-        }
+        } => unknown_model(name, available, endpoint, model, &base),
         EndpointProblem::RateLimited {
             retry_after,
             detail,
@@ -306,19 +236,7 @@ pub fn explain(
                 .unwrap_or_default(),
         ),
         EndpointProblem::UnknownDeployment { deployment, url } => {
-            let name = deployment
-                .as_deref()
-                .map(|d| format!(" named \"{d}\""))
-                .unwrap_or_default();
-            format!(
-                "Azure OpenAI has no deployment{name} on this resource: {url} answered HTTP 404 \
-                 DeploymentNotFound. The deployment is the path segment after \
-                 /openai/deployments/ in the base URL (from {base}); --model does not choose it. \
-                 Put the name of one of your resource's deployments there (Azure AI Foundry → \
-                 Deployments, or `az cognitiveservices account deployment list -g GROUP -n \
-                 RESOURCE`). A deployment created in the last few minutes may not answer yet: \
-                 wait and run vouch again."
-            )
+            unknown_deployment(deployment.as_deref(), url, &base)
         }
         EndpointProblem::ServerError {
             status,
@@ -326,6 +244,116 @@ pub fn explain(
             detail,
         } => server_error(*status, url, detail, &model.name),
     }
+}
+
+/// The paragraph for a base URL where nothing OpenAI-compatible answers: an Azure
+/// deployment URL without its api-version, a server that answers under `suggestion`, or
+/// a path to correct.
+fn wrong_path(
+    url: &str,
+    suggestion: Option<&str>,
+    endpoint: &ResolvedEndpoint,
+    base: &str,
+) -> String {
+    match suggestion {
+        None if azure_without_version(endpoint) => format!(
+            "nothing answers at {url}: the base URL ({base}) is an Azure OpenAI deployment URL, \
+             and Azure OpenAI answers 404 to every request without an api-version. Set \
+             api_version under [model] (in the manifest, or in your profile), for example \
+             api_version = \"2024-10-21\", with auth = \"api-key\" (see the README's Azure \
+             OpenAI recipe)."
+        ),
+        Some(root) => format!(
+            "nothing OpenAI-compatible answers at {url}, but the server answers under \
+             {root}: set the base URL ({base}) to {root}."
+        ),
+        None => format!(
+            "nothing OpenAI-compatible answers at {url}. Set the base URL ({base}) to the \
+             server's OpenAI-compatible root, the part before /chat/completions: for example \
+             https://api.openai.com/v1, http://127.0.0.1:11434/v1 (Ollama), \
+             http://127.0.0.1:8000/v1 (vLLM), or an Azure OpenAI deployment URL with \
+             api_version and auth = \"api-key\" under [model] (see the README's recipes)."
+        ),
+    }
+}
+
+/// The paragraph for an endpoint that refused the request for want of a valid key:
+/// the key sent was refused, or none was sent.
+fn refused(status: u16, key_sent: bool, detail: &str, endpoint: &ResolvedEndpoint) -> String {
+    let var = &endpoint.api_key_env;
+    if !key_sent {
+        return format!(
+            "the model endpoint requires an API key (HTTP {status}: {detail}), and none was sent: \
+             the environment variable {var} is unset or empty. Export the key in {var}, or name \
+             the variable that holds it with --api-key-env.",
+        );
+    }
+    format!(
+        "the model endpoint refused the API key (HTTP {status}: {detail}). The key was read \
+         from the environment variable {var} and sent {how}. Check that {var} holds a valid \
+         key for this endpoint, or name the variable that does with --api-key-env{azure}.",
+        how = key_header(endpoint.auth),
+        azure = if endpoint.auth == AuthScheme::Bearer {
+            " (Azure OpenAI expects its key in the `api-key` header: set auth = \"api-key\" under [model])"
+        } else {
+            ""
+        },
+    )
+}
+
+/// The paragraph for a model the endpoint does not serve: on Azure OpenAI the deployment
+/// in the base URL chooses it; elsewhere the models the server lists are offered.
+fn unknown_model(
+    name: &str,
+    available: &[String],
+    endpoint: &ResolvedEndpoint,
+    model: &PlannedModel,
+    base: &str,
+) -> String {
+    if endpoint.auth == AuthScheme::ApiKeyHeader {
+        return format!(
+            "the model endpoint has no deployment or model \"{name}\" at {url}. For \
+             Azure OpenAI the deployment name in the base URL ({base}) selects the model: \
+             check it against the deployments of your resource.",
+            url = endpoint.base_url,
+        );
+    }
+    let offer = if available.is_empty() {
+        "It lists no models; use the name the server was started with.".to_owned()
+    } else {
+        let mut shown: Vec<&str> = available.iter().map(String::as_str).collect();
+        shown.sort_unstable();
+        shown.dedup();
+        let more = shown.len().saturating_sub(LISTED_MODELS);
+        shown.truncate(LISTED_MODELS);
+        let more = if more > 0 {
+            format!(" (and {more} more)")
+        } else {
+            String::new()
+        };
+        format!("It offers: {}{more}.", shown.join(", "))
+    };
+    format!(
+        "the model endpoint does not serve the model \"{name}\" ({from}). {offer} {choose}",
+        from = model.source(endpoint),
+        choose = model.how_to_choose(),
+    )
+}
+
+/// The paragraph for an Azure OpenAI resource without the deployment the base URL names.
+fn unknown_deployment(deployment: Option<&str>, url: &str, base: &str) -> String {
+    let name = deployment
+        .map(|d| format!(" named \"{d}\""))
+        .unwrap_or_default();
+    format!(
+        "Azure OpenAI has no deployment{name} on this resource: {url} answered HTTP 404 \
+         DeploymentNotFound. The deployment is the path segment after \
+         /openai/deployments/ in the base URL (from {base}); --model does not choose it. \
+         Put the name of one of your resource's deployments there (Azure AI Foundry → \
+         Deployments, or `az cognitiveservices account deployment list -g GROUP -n \
+         RESOURCE`). A deployment created in the last few minutes may not answer yet: \
+         wait and run vouch again."
+    )
 }
 
 /// The paragraph for an HTTP 5xx (or another unexpected status) at the check: the server

@@ -11,7 +11,6 @@ use vouch_llm::exchange::{DEFAULT_CACHE_MAX_BYTES, ExchangeCache, Recorder, Repl
 use vouch_llm::{Exchanges, ModelClient};
 
 use crate::UsageError;
-use crate::review::ReviewArgs;
 
 /// Where model exchanges are cached, recorded or replayed from.
 #[derive(Debug, Clone, Default, Args)]
@@ -74,15 +73,11 @@ pub fn attach(client: ModelClient, exchanges: Option<&Arc<Exchanges>>) -> ModelC
     }
 }
 
-/// The endpoint flags of a review. A replay needs no endpoint: nothing is sent, so the
-/// base URL defaults to an address that is never contacted and the model to the
-/// recording's.
-pub fn endpoint_flags(args: &ReviewArgs, exchanges: Option<&Exchanges>) -> EndpointFlags {
-    let mut flags = EndpointFlags {
-        base_url: args.base_url.clone(),
-        model: args.model.clone(),
-        api_key_env: args.api_key_env.clone(),
-    };
+/// The endpoint flags of a review, from the flags `given` on the command line. A replay
+/// needs no endpoint: nothing is sent, so the base URL defaults to an address that is
+/// never contacted and the model to the recording's.
+pub fn endpoint_flags(given: EndpointFlags, exchanges: Option<&Exchanges>) -> EndpointFlags {
+    let mut flags = given;
     if let Some(Exchanges::Replay(replayer)) = exchanges {
         flags
             .base_url

@@ -174,7 +174,15 @@ fn main() -> ExitCode {
             return exit(2);
         }
     };
-    let result = match cli.command {
+    match run_command(cli.command, &runtime) {
+        Ok(code) => exit(code),
+        Err(e) => report_error(&e),
+    }
+}
+
+/// Runs one parsed command; its exit code, or the error `main` reports.
+fn run_command(command: Command, runtime: &tokio::runtime::Runtime) -> anyhow::Result<i32> {
+    match command {
         Command::Completions { shell } => {
             let mut text = Vec::new();
             completions::write_completions::<Cli>(shell, &mut text);
@@ -196,17 +204,15 @@ fn main() -> ExitCode {
         Command::ValidateReport(args) => validate::run(&args),
         // stdout is the MCP channel: errors go to stderr, and a client that hangs up
         // before or during the session ends it with exit 3 (unreadable input).
-        Command::Mcp => {
-            return match runtime.block_on(mcp::serve()) {
-                Ok(()) => exit(0),
-                Err(e) => {
-                    eprintln!(
-                        "vouch mcp: {e:#}; an MCP client must send `initialize` as JSON-RPC on stdin"
-                    );
-                    exit(3)
-                }
-            };
-        }
+        Command::Mcp => Ok(match runtime.block_on(mcp::serve()) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!(
+                    "vouch mcp: {e:#}; an MCP client must send `initialize` as JSON-RPC on stdin"
+                );
+                3
+            }
+        }),
         Command::Specialist(SpecialistCommand::Pin { library, id }) => {
             pin::entry(&library, id.as_deref())
                 .map(|text| {
@@ -224,9 +230,5 @@ fn main() -> ExitCode {
                 })
                 .map_err(|e| anyhow::Error::new(UsageError(e.to_string())))
         }
-    };
-    match result {
-        Ok(code) => exit(code),
-        Err(e) => report_error(&e),
     }
 }

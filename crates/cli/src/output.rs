@@ -210,6 +210,31 @@ fn say_failure_written(outputs: &[Output]) {
     }
 }
 
+/// Destinations are cleared before the run, so a document written over the file a
+/// command reads (the report `vouch render` renders) would destroy its own input:
+/// refused before anything is touched.
+pub(crate) fn refuse_overwriting(input: &Path, output: &OutputArgs) -> Result<()> {
+    let o = output;
+    let Ok(outputs) = plan_outputs(&o.format, &o.out, o.out_dir.as_deref()) else {
+        return Ok(()); // reported by the output planning itself
+    };
+    let input = std::fs::canonicalize(input).unwrap_or_else(|_| input.to_path_buf());
+    for output in outputs {
+        if let Destination::File(path) = &output.destination {
+            let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+            if target == input {
+                return Err(UsageError(format!(
+                    "--out {} is the report being rendered; write the {} document to another file",
+                    path.display(),
+                    output.format
+                ))
+                .into());
+            }
+        }
+    }
+    Ok(())
+}
+
 /// After clap refused the command line `args` of `command` with `error` (a usage error,
 /// exit 3), gives every document the output flags request this run's failure document
 /// naming the error, as every other exit-3 error does, so no earlier run's report stays
@@ -224,13 +249,10 @@ pub fn write_usage_failure(command: &Command, args: &[OsString], error: &clap::E
     // `vouch render` must never write over the report it was asked to render: every
     // positional token may be it (a value of an unknown flag reads as one).
     if recovered.subcommand == "render" {
-        let overwrites = recovered.positionals.iter().any(|report| {
-            let render = crate::render::RenderArgs {
-                report: PathBuf::from(report),
-                output: recovered.output.clone(),
-            };
-            crate::render::refuse_overwriting_the_input(&render).is_err()
-        });
+        let overwrites = recovered
+            .positionals
+            .iter()
+            .any(|report| refuse_overwriting(Path::new(report), &recovered.output).is_err());
         if overwrites {
             return;
         }
@@ -363,6 +385,23 @@ pub fn recover_output_args(command: &Command, args: &[OsString]) -> Option<Recov
         }
     }
     let subcommand = subcommand?;
+    let output = parse_outputs(only_outputs, subcommand, collected)?;
+    Some(RecoveredOutputs {
+        subcommand: subcommand.get_name().to_owned(),
+        output,
+        positionals,
+        quiet,
+    })
+}
+
+/// The output flags `collected` for `subcommand`, parsed by `only_outputs` (a command
+/// of [`OutputArgs`] only) with the same value parsers and rules; `None` when the
+/// subcommand has no output flags or they are wrong.
+fn parse_outputs(
+    only_outputs: Command,
+    subcommand: &Command,
+    collected: Vec<OsString>,
+) -> Option<OutputArgs> {
     let has_outputs = only_outputs
         .get_arguments()
         .all(|o| subcommand.get_arguments().any(|a| a.get_id() == o.get_id()));
@@ -370,13 +409,7 @@ pub fn recover_output_args(command: &Command, args: &[OsString]) -> Option<Recov
         return None;
     }
     let matches = only_outputs.try_get_matches_from(collected).ok()?;
-    let output = OutputArgs::from_arg_matches(&matches).ok()?;
-    Some(RecoveredOutputs {
-        subcommand: subcommand.get_name().to_owned(),
-        output,
-        positionals,
-        quiet,
-    })
+    OutputArgs::from_arg_matches(&matches).ok()
 }
 
 impl Outputs {

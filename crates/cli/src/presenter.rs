@@ -180,37 +180,47 @@ impl Presenter for TerminalPresenter {
                 unexpected,
                 reported_incomplete,
             } => {
-                let retry = format!(
-                    "coverage retry ({missing} missing, {unexpected} unexpected{})",
-                    if *reported_incomplete {
-                        ", reported incomplete"
-                    } else {
-                        ""
-                    }
-                );
+                let retry = coverage_retry(*missing, *unexpected, *reported_incomplete);
                 self.retry(&mut state, label, retry.clone(), retry);
             }
             ProgressEvent::VerificationStarted { label, candidates } => {
                 let phase = format!("verifying {candidates} candidate(s)");
                 self.start(&mut state, label, &phase);
             }
-            ProgressEvent::ReviewFinished { outcome } => {
-                // Stages still shown (the verifier reports no finish) ended with the review.
-                let labels: Vec<String> = state.running.keys().cloned().collect();
-                for label in labels {
-                    self.finish(&mut state, &label, "done");
-                }
-                state.total = state.total.max(state.done);
-                self.header.finish_and_clear();
-                let _ = self.multi.clear();
-                eprintln!(
-                    "vouch: review finished: {outcome} ({}/{} stage(s) done)",
-                    state.done, state.total
-                );
-            }
+            ProgressEvent::ReviewFinished { outcome } => self.review_finished(&mut state, outcome),
         }
         Ok(())
     }
+}
+
+impl TerminalPresenter {
+    /// The end of the review: stages still shown (the verifier reports no finish) ended
+    /// with it; the live lines give way to one closing line.
+    fn review_finished(&self, state: &mut State, outcome: &str) {
+        let labels: Vec<String> = state.running.keys().cloned().collect();
+        for label in labels {
+            self.finish(state, &label, "done");
+        }
+        state.total = state.total.max(state.done);
+        self.header.finish_and_clear();
+        let _ = self.multi.clear();
+        eprintln!(
+            "vouch: review finished: {outcome} ({}/{} stage(s) done)",
+            state.done, state.total
+        );
+    }
+}
+
+/// The line and phase of a reviewer's coverage retry.
+fn coverage_retry(missing: usize, unexpected: usize, reported_incomplete: bool) -> String {
+    format!(
+        "coverage retry ({missing} missing, {unexpected} unexpected{})",
+        if reported_incomplete {
+            ", reported incomplete"
+        } else {
+            ""
+        }
+    )
 }
 
 /// Diagnostics held while the progress display owns the terminal, written as JSON lines

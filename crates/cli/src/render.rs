@@ -4,10 +4,10 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::Args;
-use vouch_report::{Destination, ReportError, ReviewReport, plan_outputs, read_report_text};
+use vouch_report::{ReportError, ReviewReport, read_report_text};
 
 use crate::UsageError;
-use crate::output::{OutputArgs, with_outputs};
+use crate::output::{OutputArgs, refuse_overwriting, with_outputs};
 
 /// Arguments of `vouch render`.
 #[derive(Debug, Args)]
@@ -39,30 +39,6 @@ fn load(path: &std::path::Path) -> Result<ReviewReport> {
 /// Runs `vouch render`: exit 0 when every document was written, 3 when the report
 /// cannot be read (each requested document then is the format's failure document).
 pub async fn run(args: &RenderArgs) -> Result<i32> {
-    refuse_overwriting_the_input(args)?;
+    refuse_overwriting(&args.report, &args.output)?;
     with_outputs(&args.output, async || Ok((load(&args.report)?, 0))).await
-}
-
-/// Destinations are cleared before the run, so a document written over the report being
-/// rendered would destroy its own input: refused before anything is touched.
-pub(crate) fn refuse_overwriting_the_input(args: &RenderArgs) -> Result<()> {
-    let o = &args.output;
-    let Ok(outputs) = plan_outputs(&o.format, &o.out, o.out_dir.as_deref()) else {
-        return Ok(()); // reported by the output planning itself
-    };
-    let input = std::fs::canonicalize(&args.report).unwrap_or_else(|_| args.report.clone());
-    for output in outputs {
-        if let Destination::File(path) = &output.destination {
-            let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
-            if target == input {
-                return Err(UsageError(format!(
-                    "--out {} is the report being rendered; write the {} document to another file",
-                    path.display(),
-                    output.format
-                ))
-                .into());
-            }
-        }
-    }
-    Ok(())
 }

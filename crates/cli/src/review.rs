@@ -335,7 +335,12 @@ pub async fn review_report(
     }
     let mut plan =
         build_plan(&composition, &mut registry).map_err(|e| UsageError(e.to_string()))?;
-    let flags = exchange::endpoint_flags(args, exchanges.as_deref());
+    let given = vouch_host::manifest::EndpointFlags {
+        base_url: args.base_url.clone(),
+        model: args.model.clone(),
+        api_key_env: args.api_key_env.clone(),
+    };
+    let flags = exchange::endpoint_flags(given, exchanges.as_deref());
     // An empty range needs no endpoint: no model is called.
     let endpoint = if snapshot.is_empty() {
         None

@@ -47,6 +47,10 @@ const VENDORED: [VendoredCrate; 2] = [
                 include_str!("../../specialist-kit/src/lib.rs"),
             ),
             (
+                "src/builtin.rs",
+                include_str!("../../specialist-kit/src/builtin.rs"),
+            ),
+            (
                 "src/contract.rs",
                 include_str!("../../specialist-kit/src/contract.rs"),
             ),

@@ -31,14 +31,14 @@ impl Verdict {
 }
 
 impl std::str::FromStr for Verdict {
-    type Err = crate::candidate::UnknownValue;
+    type Err = vouch_abi::UnknownValue;
 
     /// Parses the contract spelling (`verified`, `rejected`, `unresolved`).
     fn from_str(text: &str) -> Result<Self, Self::Err> {
         [Verdict::Verified, Verdict::Rejected, Verdict::Unresolved]
             .into_iter()
             .find(|v| v.as_str() == text)
-            .ok_or_else(|| crate::candidate::UnknownValue::new("verdict", text))
+            .ok_or_else(|| vouch_abi::UnknownValue::new("verdict", text))
     }
 }
 

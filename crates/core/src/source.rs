@@ -35,14 +35,14 @@ impl Revision {
 }
 
 impl std::str::FromStr for Revision {
-    type Err = crate::candidate::UnknownValue;
+    type Err = vouch_abi::UnknownValue;
 
     /// Parses the contract spelling (`head`, `base`).
     fn from_str(text: &str) -> Result<Self, Self::Err> {
         [Revision::Head, Revision::Base]
             .into_iter()
             .find(|r| r.as_str() == text)
-            .ok_or_else(|| crate::candidate::UnknownValue::new("revision", text))
+            .ok_or_else(|| vouch_abi::UnknownValue::new("revision", text))
     }
 }
 

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::category::{Category, Severity};
-use crate::golden_path::resolve_golden_paths;
+use crate::golden_path::{CaseChange, GoldenPathError, resolve_golden_paths};
 
 /// Why eval input cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -97,11 +97,27 @@ impl EvalCase {
     pub fn is_clean_change(&self) -> bool {
         self.golden.is_empty()
     }
+
+    /// Rewrites every golden path to its canonical form ([`resolve_golden_paths`]),
+    /// reading the case's change once; a case without golden paths reads nothing.
+    ///
+    /// # Errors
+    /// [`GoldenPathError`] for the first path that is not a repository path or not a
+    /// file of the change, or when the change cannot be read.
+    pub fn resolve_golden_paths(&mut self) -> Result<(), GoldenPathError> {
+        let change = CaseChange {
+            case: &self.id,
+            repo: &self.repo,
+            base: &self.base,
+            head: &self.head,
+        };
+        resolve_golden_paths(change, self.golden.iter_mut().map(|g| &mut g.path))
+    }
 }
 
 /// Reads a cases file: a JSON array of cases, or JSONL (one case per line; blank lines
 /// and lines starting with `#` are skipped) when the name ends in `.jsonl`. Golden paths
-/// are rewritten to vouch's canonical form ([`resolve_golden_paths`]).
+/// are rewritten to vouch's canonical form ([`EvalCase::resolve_golden_paths`]).
 ///
 /// # Errors
 /// [`InputError`] naming the line (JSONL) or the case, for unreadable files, unknown
@@ -138,7 +154,8 @@ pub fn load_cases(path: &Path) -> Result<Vec<EvalCase>, InputError> {
     }
     check_cases(path, &cases)?;
     for case in &mut cases {
-        resolve_golden_paths(case).map_err(|e| input_error(path, e.to_string()))?;
+        case.resolve_golden_paths()
+            .map_err(|e| input_error(path, e.to_string()))?;
     }
     Ok(cases)
 }

@@ -2,11 +2,22 @@
 //! (`./src//a.rs` → `src/a.rs`), and required to name a file of the case's change, so a
 //! path written differently from the findings' never silently matches nothing.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use vouch_git::{GitError, ReadError, SourceReader};
 
-use crate::case::EvalCase;
+/// The change of one eval case, which its golden paths must be files of.
+#[derive(Debug, Clone, Copy)]
+pub struct CaseChange<'a> {
+    /// The case id (for messages).
+    pub case: &'a str,
+    /// The case's repository.
+    pub repo: &'a Path,
+    /// Its base revision.
+    pub base: &'a str,
+    /// Its head revision.
+    pub head: &'a str,
+}
 
 /// Why a case's golden paths cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -73,44 +84,46 @@ fn verdict(
     }
 }
 
-/// Rewrites every golden path of `case` to its canonical form (the path vouch's findings
-/// use), reading the case's change (`merge-base(base, head)..head`) once. Cases without
-/// golden paths read nothing.
+/// Rewrites every golden path in `paths` to its canonical form (the path vouch's
+/// findings use), reading the case's change (`merge-base(base, head)..head`) once. A
+/// case without golden paths reads nothing.
 ///
 /// # Errors
 /// [`GoldenPathError`] naming the case and the path as written, for the first path that
 /// is not a repository path or not a file of the change, or when the change cannot be read.
-pub fn resolve_golden_paths(case: &mut EvalCase) -> Result<(), GoldenPathError> {
-    if case.golden.iter().all(|g| g.path.is_none()) {
+pub fn resolve_golden_paths<'p>(
+    change: CaseChange<'_>,
+    paths: impl IntoIterator<Item = &'p mut Option<String>>,
+) -> Result<(), GoldenPathError> {
+    let written: Vec<&mut String> = paths.into_iter().flatten().collect();
+    if written.is_empty() {
         return Ok(());
     }
-    let reader = open_change(case)?;
-    for golden in &mut case.golden {
-        if let Some(written) = &golden.path {
-            let looked_up = reader.diff(written).map(|d| d.file.path.clone());
-            golden.path = Some(verdict(&case.id, written, looked_up)?);
-        }
+    let reader = open_change(change)?;
+    for path in written {
+        let looked_up = reader.diff(path).map(|d| d.file.path.clone());
+        *path = verdict(change.case, path, looked_up)?;
     }
     Ok(())
 }
 
-fn open_change(case: &EvalCase) -> Result<SourceReader, GoldenPathError> {
+fn open_change(change: CaseChange<'_>) -> Result<SourceReader, GoldenPathError> {
     let change_error = |source: GitError| GoldenPathError::Change {
-        case: case.id.clone(),
-        repo: case.repo.clone(),
-        base: case.base.clone(),
-        head: case.head.clone(),
+        case: change.case.to_owned(),
+        repo: change.repo.to_path_buf(),
+        base: change.base.to_owned(),
+        head: change.head.to_owned(),
         source: Box::new(source),
     };
     let snapshot =
-        vouch_git::snapshot(&case.repo, Some(&case.base), &case.head).map_err(change_error)?;
-    SourceReader::open(&case.repo, &snapshot).map_err(change_error)
+        vouch_git::snapshot(change.repo, Some(change.base), change.head).map_err(change_error)?;
+    SourceReader::open(change.repo, &snapshot).map_err(change_error)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::case::GoldenComment;
+    use crate::case::{EvalCase, GoldenComment};
     use crate::category::Severity;
     use vouch_testkit::git::TestRepo;
 
@@ -173,7 +186,7 @@ mod tests {
         repo.write("src/a.rs", "a2\n");
         let head = repo.commit("change a");
         let mut ok = case(&repo, &base, &head, &[Some("./src//a.rs"), None]);
-        resolve_golden_paths(&mut ok).unwrap();
+        ok.resolve_golden_paths().unwrap();
         assert_eq!(ok.golden[0].path.as_deref(), Some("src/a.rs"));
         assert_eq!(ok.golden[1].path, None);
         for (path, needle) in [
@@ -182,15 +195,18 @@ mod tests {
             ("/src/a.rs", "is not a repository path"),
             ("../src/a.rs", "is not a repository path"),
         ] {
-            let err = resolve_golden_paths(&mut case(&repo, &base, &head, &[Some(path)]))
+            let err = case(&repo, &base, &head, &[Some(path)])
+                .resolve_golden_paths()
                 .unwrap_err()
                 .to_string();
             assert!(err.contains(needle) && err.contains(path), "{path}: {err}");
         }
         let mut missing = case(&repo, &base, "no-such-rev", &[Some("src/a.rs")]);
-        let err = resolve_golden_paths(&mut missing).unwrap_err();
+        let err = missing.resolve_golden_paths().unwrap_err();
         assert!(matches!(err, GoldenPathError::Change { .. }), "{err}");
         // No golden path: the change is not read (the revision need not exist).
-        resolve_golden_paths(&mut case(&repo, &base, "no-such-rev", &[None])).unwrap();
+        case(&repo, &base, "no-such-rev", &[None])
+            .resolve_golden_paths()
+            .unwrap();
     }
 }

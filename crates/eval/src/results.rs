@@ -369,6 +369,13 @@ fn write_run(out: &mut String, run: &RunResult, beta: f64, heading: bool) {
     if heading {
         let _ = writeln!(out, "## Run {}\n", run.run);
     }
+    write_cases(out, run, beta);
+    write_overall(out, &run.overall);
+    out.push('\n');
+}
+
+/// The run's table of cases: status, counts, metrics (all comments) and cost.
+fn write_cases(out: &mut String, run: &RunResult, beta: f64) {
     let _ = writeln!(
         out,
         "| case | status | golden | findings | groups | TP | FP | FN | precision | recall | F1 | Fβ | calls | cache hits | tokens |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
@@ -402,7 +409,11 @@ fn write_run(out: &mut String, run: &RunResult, beta: f64, heading: bool) {
             case.cost.review_tokens + case.cost.judge_tokens
         );
     }
-    let o = &run.overall;
+}
+
+/// The run's overall figures: what was scored, the profile, severity and location
+/// metrics, and the clean-change rate.
+fn write_overall(out: &mut String, o: &Overall) {
     let _ = writeln!(
         out,
         "\nScored {} of {} case(s); {} duplicate finding(s) grouped with another; {} group(s) repeating an already matched comment.",
@@ -457,7 +468,6 @@ fn write_run(out: &mut String, run: &RunResult, beta: f64, heading: bool) {
             clean.changed_lines
         );
     }
-    out.push('\n');
 }
 
 fn csv_field(text: &str) -> String {

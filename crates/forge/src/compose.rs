@@ -251,34 +251,11 @@ fn summary_body(
         report.counts.additions,
         report.counts.deletions
     );
-    match report.opinion.outcome {
-        Outcome::Incomplete | Outcome::Aborted => {
-            let _ = writeln!(
-                s,
-                "**The review did not complete, so no finding is published.** Why:\n"
-            );
-            for f in &report.failures {
-                let stage = f
-                    .stage
-                    .as_deref()
-                    .map(|l| format!(" ({})", text(l)))
-                    .unwrap_or_default();
-                let _ = writeln!(
-                    s,
-                    "- {}{stage}: {}",
-                    text(&kebab(&f.kind)),
-                    text(&f.message)
-                );
-            }
-            for m in &report.messages {
-                let _ = writeln!(s, "- {}", text(m));
-            }
-            if report.failures.is_empty() && report.messages.is_empty() {
-                let _ = writeln!(s, "- the review was cancelled before it finished");
-            }
-            s.push('\n');
-        }
-        _ => {}
+    if matches!(
+        report.opinion.outcome,
+        Outcome::Incomplete | Outcome::Aborted
+    ) {
+        s.push_str(&why_incomplete(report));
     }
     if !report.opinion.not_clean_because.is_empty() && report.opinion.outcome == Outcome::NoFindings
     {
@@ -299,25 +276,72 @@ fn summary_body(
     if inline > 0 {
         let _ = writeln!(s, "{inline} finding(s) are commented on their lines.\n");
     }
-    if !outside.is_empty() {
-        let _ = writeln!(s, "### Findings outside the diff\n");
-        for f in outside {
-            let _ = writeln!(
-                s,
-                "- **{} {}** {}: {} (citations: {})",
-                f.severity.as_str(),
-                text(f.area.as_str()),
-                lines(f),
-                text(&f.claim),
-                citations(f)
-            );
-        }
-        s.push('\n');
+    s.push_str(&outside_the_diff(outside));
+    let full = full_report(report, s.chars().count());
+    s.push_str(&full);
+    cap(&mut s, "\n\n*(cut at the comment size limit)*");
+    s
+}
+
+/// Why a review that did not complete published nothing: its failures and messages, or
+/// a cancellation.
+fn why_incomplete(report: &ReviewReport) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "**The review did not complete, so no finding is published.** Why:\n"
+    );
+    for f in &report.failures {
+        let stage = f
+            .stage
+            .as_deref()
+            .map(|l| format!(" ({})", text(l)))
+            .unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "- {}{stage}: {}",
+            text(&kebab(&f.kind)),
+            text(&f.message)
+        );
     }
-    // The full report goes under the summary, cut at whole items by the report's own
-    // Markdown renderer so the comment stays within the forge's limit.
+    for m in &report.messages {
+        let _ = writeln!(s, "- {}", text(m));
+    }
+    if report.failures.is_empty() && report.messages.is_empty() {
+        let _ = writeln!(s, "- the review was cancelled before it finished");
+    }
+    s.push('\n');
+    s
+}
+
+/// The findings listed in the summary because no line of the diff can carry them
+/// (nothing when there are none).
+fn outside_the_diff(outside: &[&Finding]) -> String {
+    let mut s = String::new();
+    if outside.is_empty() {
+        return s;
+    }
+    let _ = writeln!(s, "### Findings outside the diff\n");
+    for f in outside {
+        let _ = writeln!(
+            s,
+            "- **{} {}** {}: {} (citations: {})",
+            f.severity.as_str(),
+            text(f.area.as_str()),
+            lines(f),
+            text(&f.claim),
+            citations(f)
+        );
+    }
+    s.push('\n');
+    s
+}
+
+/// The full report under a summary of `used` characters, cut at whole items by the
+/// report's own Markdown renderer so the comment stays within the forge's limit.
+fn full_report(report: &ReviewReport, used: usize) -> String {
     let wrapper = "<details><summary>Full report</summary>\n\n\n</details>\n";
-    let room = COMMENT_CAP.saturating_sub(s.chars().count() + wrapper.chars().count());
+    let room = COMMENT_CAP.saturating_sub(used + wrapper.chars().count());
     let full = render_markdown_with(
         report,
         &MarkdownOptions {
@@ -329,12 +353,7 @@ fn summary_body(
             ),
         },
     );
-    let _ = write!(
-        s,
-        "<details><summary>Full report</summary>\n\n{full}\n</details>\n"
-    );
-    cap(&mut s, "\n\n*(cut at the comment size limit)*");
-    s
+    format!("<details><summary>Full report</summary>\n\n{full}\n</details>\n")
 }
 
 /// Cuts `s` to [`COMMENT_CAP`] characters, ending with `note`.

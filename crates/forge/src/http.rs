@@ -67,7 +67,8 @@ impl Http {
 
     /// Sends `method url` with an optional JSON body; `what` says what vouch is doing
     /// (for messages). GET, PUT and PATCH are retried on server errors; every method is
-    /// retried on a rate limit (the forge did not process the request).
+    /// retried on a rate limit (the forge did not process the request). Each attempt's
+    /// outcome goes through [`next_step`].
     pub(crate) async fn send(
         &self,
         method: Method,
@@ -78,23 +79,33 @@ impl Http {
         let idempotent = method != Method::POST;
         let mut attempt = 0;
         loop {
-            let mut request = self.authorise(self.client.request(method.clone(), url));
-            if let Some(b) = body {
-                request = request.json(b);
-            }
-            let response = request.send().await;
-            let response = match response {
-                Ok(r) => r,
-                Err(e)
-                    if idempotent
-                        && attempt < MAX_RETRIES
-                        && (e.is_connect() || e.is_timeout()) =>
-                {
+            let outcome = self.attempt(method.clone(), url, body).await;
+            let step = next_step(&outcome, idempotent, attempt, now_epoch());
+            match (step, outcome) {
+                (Step::Done, Outcome::Answered { text, .. }) => return Ok(Answer { text }),
+                (Step::Retry(wait), outcome) => {
                     attempt += 1;
-                    tokio::time::sleep(backoff(attempt)).await;
-                    continue;
+                    if let Outcome::Answered { status, .. } = outcome {
+                        tracing::debug!(
+                            status = status.as_u16(),
+                            wait_ms = wait.as_millis() as u64,
+                            "forge request retried"
+                        );
+                    }
+                    tokio::time::sleep(wait).await;
                 }
-                Err(e) => {
+                (Step::WaitTooLong(wait), _) => {
+                    return Err(ForgeError::RateLimited {
+                        forge: self.forge,
+                        what: what.to_string(),
+                        detail: format!(
+                            "the limit resets in {} s, longer than vouch waits ({} s)",
+                            wait.as_secs(),
+                            MAX_WAIT.as_secs()
+                        ),
+                    });
+                }
+                (_, Outcome::Unsent(e)) => {
                     return Err(ForgeError::Transport {
                         forge: self.forge,
                         what: what.to_string(),
@@ -102,47 +113,39 @@ impl Http {
                         detail: e.without_url().to_string(),
                     });
                 }
-            };
-            let status = response.status();
-            let headers = response.headers().clone();
-            let text = response.text().await.unwrap_or_default();
-            if status.is_success() {
-                return Ok(Answer { text });
-            }
-            let limited = rate_limited(status, &headers);
-            let retryable = limited || (idempotent && status.is_server_error());
-            if retryable && attempt < MAX_RETRIES {
-                let wait = if limited {
-                    rate_limit_wait(&headers, now_epoch())
-                } else {
-                    Some(backoff(attempt + 1))
-                };
-                match wait {
-                    Some(wait) if wait <= MAX_WAIT => {
-                        attempt += 1;
-                        tracing::debug!(
-                            status = status.as_u16(),
-                            wait_ms = wait.as_millis() as u64,
-                            "forge request retried"
-                        );
-                        tokio::time::sleep(wait).await;
-                        continue;
-                    }
-                    Some(wait) => {
-                        return Err(ForgeError::RateLimited {
-                            forge: self.forge,
-                            what: what.to_string(),
-                            detail: format!(
-                                "the limit resets in {} s, longer than vouch waits ({} s)",
-                                wait.as_secs(),
-                                MAX_WAIT.as_secs()
-                            ),
-                        });
-                    }
-                    None => {}
+                (
+                    _,
+                    Outcome::Answered {
+                        status,
+                        headers,
+                        text,
+                    },
+                ) => {
+                    let limited = rate_limited(status, &headers);
+                    return Err(self.error(status, limited, &headers, &text, url, what, attempt));
                 }
             }
-            return Err(self.error(status, limited, &headers, &text, url, what, attempt));
+        }
+    }
+
+    /// One request and its whole answer, or the transport error that kept it from one.
+    async fn attempt(&self, method: Method, url: &str, body: Option<&Value>) -> Outcome {
+        let mut request = self.authorise(self.client.request(method, url));
+        if let Some(b) = body {
+            request = request.json(b);
+        }
+        match request.send().await {
+            Ok(response) => {
+                let status = response.status();
+                let headers = response.headers().clone();
+                let text = response.text().await.unwrap_or_default();
+                Outcome::Answered {
+                    status,
+                    headers,
+                    text,
+                }
+            }
+            Err(e) => Outcome::Unsent(e),
         }
     }
 
@@ -205,6 +208,74 @@ impl Http {
                 detail,
             },
         }
+    }
+}
+
+/// What one attempt came to.
+enum Outcome {
+    /// No answer: the connection failed or timed out, or the request could not be sent.
+    Unsent(reqwest::Error),
+    /// The forge answered, successfully or not.
+    Answered {
+        status: StatusCode,
+        headers: HeaderMap,
+        text: String,
+    },
+}
+
+/// What `send` does after an attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step {
+    /// A successful answer: return it.
+    Done,
+    /// Wait this long, then try again.
+    Retry(Duration),
+    /// A rate limit that resets later than vouch waits ([`MAX_WAIT`]).
+    WaitTooLong(Duration),
+    /// Give up with the error this outcome is.
+    Fail,
+}
+
+/// The retry rule: a success is done; while fewer than [`MAX_RETRIES`] retries were
+/// made, a connection failure or timeout of a request safe to repeat is retried after
+/// the back-off, a rate limit (any method) after the wait it asks for (a wait longer
+/// than [`MAX_WAIT`], or one it does not state in seconds, ends the retries), and a
+/// server error of a request safe to repeat after the back-off; everything else fails.
+fn next_step(outcome: &Outcome, idempotent: bool, attempt: u32, now: u64) -> Step {
+    let retries_left = attempt < MAX_RETRIES;
+    match outcome {
+        Outcome::Unsent(e) if idempotent && retries_left && (e.is_connect() || e.is_timeout()) => {
+            Step::Retry(backoff(attempt + 1))
+        }
+        Outcome::Unsent(_) => Step::Fail,
+        Outcome::Answered { status, .. } if status.is_success() => Step::Done,
+        Outcome::Answered {
+            status, headers, ..
+        } => answered_step(*status, headers, idempotent, attempt, now),
+    }
+}
+
+/// [`next_step`] for an unsuccessful answer.
+fn answered_step(
+    status: StatusCode,
+    headers: &HeaderMap,
+    idempotent: bool,
+    attempt: u32,
+    now: u64,
+) -> Step {
+    let limited = rate_limited(status, headers);
+    if attempt >= MAX_RETRIES || !(limited || (idempotent && status.is_server_error())) {
+        return Step::Fail;
+    }
+    let wait = if limited {
+        rate_limit_wait(headers, now)
+    } else {
+        Some(backoff(attempt + 1))
+    };
+    match wait {
+        Some(wait) if wait <= MAX_WAIT => Step::Retry(wait),
+        Some(wait) => Step::WaitTooLong(wait),
+        None => Step::Fail,
     }
 }
 
@@ -328,6 +399,75 @@ mod tests {
                 rate_limit_wait(&h, 1000).map(|d| d.as_secs()),
                 want,
                 "{h:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn when_an_answer_is_retried() {
+        let answered = |status: u16, pairs: &[(&'static str, &str)]| Outcome::Answered {
+            status: StatusCode::from_u16(status).unwrap(),
+            headers: headers(pairs),
+            text: String::new(),
+        };
+        let secs = |s: u64| Duration::from_secs(s);
+        // (outcome, idempotent, retries made, step)
+        let cases = [
+            (answered(200, &[]), false, 0, Step::Done),
+            (answered(201, &[]), true, MAX_RETRIES, Step::Done),
+            (answered(502, &[]), true, 0, Step::Retry(backoff(1))),
+            (answered(502, &[]), true, 2, Step::Retry(backoff(3))),
+            (answered(502, &[]), true, MAX_RETRIES, Step::Fail),
+            (answered(502, &[]), false, 0, Step::Fail),
+            (
+                answered(429, &[("retry-after", "2")]),
+                false,
+                0,
+                Step::Retry(secs(2)),
+            ),
+            (
+                answered(429, &[("retry-after", "2")]),
+                true,
+                MAX_RETRIES,
+                Step::Fail,
+            ),
+            (
+                answered(429, &[("retry-after", "61")]),
+                true,
+                0,
+                Step::WaitTooLong(secs(61)),
+            ),
+            (
+                answered(429, &[("retry-after", "Wed, 21 Oct 2015 07:28:00 GMT")]),
+                true,
+                0,
+                Step::Fail,
+            ),
+            (
+                answered(
+                    403,
+                    &[
+                        ("x-ratelimit-remaining", "0"),
+                        ("x-ratelimit-reset", "1010"),
+                    ],
+                ),
+                false,
+                1,
+                Step::Retry(secs(10)),
+            ),
+            (answered(403, &[]), true, 0, Step::Fail),
+            (answered(404, &[]), true, 0, Step::Fail),
+            (answered(422, &[]), false, 0, Step::Fail),
+        ];
+        for (outcome, idempotent, attempt, want) in cases {
+            let Outcome::Answered { status, .. } = &outcome else {
+                unreachable!()
+            };
+            let status = *status;
+            assert_eq!(
+                next_step(&outcome, idempotent, attempt, 1000),
+                want,
+                "{status} idempotent={idempotent} attempt={attempt}"
             );
         }
     }

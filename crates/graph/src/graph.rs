@@ -7,15 +7,15 @@ use vouch_core::source::{Revision, SourceWindow};
 use vouch_git::{BlobContent, ReadError, SourceReader, TreeFile};
 
 use crate::cache::ParseCache;
-use crate::index::{Definition, FileIndex, Role, SymbolKind};
+use crate::index::{Definition, FileIndex, Occurrence, Role};
 use crate::lang::Language;
+use crate::symbol::SymbolKind;
 use crate::text;
 use crate::words::WordIndex;
 
 /// Most bytes of text one query returns, notes included (the bound of every tool).
 pub const MAX_BYTES: usize = vouch_git::reader::MAX_BYTES;
-/// Files larger than this are not parsed or searched (and counted in the result).
-pub const MAX_FILE_BYTES: usize = 1024 * 1024;
+pub use crate::text::MAX_FILE_BYTES;
 /// Most definitions one `definition` call shows.
 pub const MAX_DEFINITIONS: usize = 20;
 /// Most lines of one definition shown by `definition`.
@@ -328,9 +328,8 @@ impl RepoGraph {
             rev_name(revision),
             uses.len()
         ));
-        let mut callers: Vec<(&String, &FileIndex, usize)> = Vec::new();
+        let mut callers: Vec<Caller<'_>> = Vec::new();
         for (i, (path, index, o)) in uses.iter().enumerate() {
-            let enclosing = o.enclosing.map(|e| &index.definitions[e]);
             if o.role == Role::Call
                 && let Some(e) = o.enclosing
                 && index.definitions[e].kind == SymbolKind::Function
@@ -341,29 +340,7 @@ impl RepoGraph {
             if i >= MAX_REFERENCES {
                 continue;
             }
-            let role = if o.role == Role::Call { "call" } else { "use" };
-            let place = enclosing
-                .map(|d| format!("in `{}`", d.name))
-                .unwrap_or_else(|| "at top level".into());
-            let line = index.lines.get(o.line as usize - 1).map_or("", |l| l);
-            let block = format!(
-                "{path}:{}: {role} {place}: {}\n",
-                o.line,
-                text::cut(line.trim_start(), MAX_LINE_BYTES)
-            );
-            let hit = Hit {
-                path: path.to_string(),
-                kind: if o.role == Role::Call {
-                    HitKind::Call
-                } else {
-                    HitKind::Reference
-                },
-                name: enclosing.map(|d| d.name.clone()),
-                start_line: o.line,
-                end_line: o.line,
-                parameters: Vec::new(),
-                via: Via::Grammar(index.language),
-            };
+            let (block, hit) = use_entry(path, index, o);
             if !out.push(block, window(revision, path, o.line, o.line), hit) {
                 break;
             }
@@ -374,39 +351,7 @@ impl RepoGraph {
                 uses.len() - MAX_REFERENCES
             ));
         }
-        if !callers.is_empty() {
-            out.line(format!(
-                "\ncallers of `{}` (functions that call it):\n",
-                symbol.raw
-            ));
-        }
-        for (i, (path, index, e)) in callers.iter().enumerate() {
-            if i >= MAX_CALLERS {
-                out.note(format!(
-                    "[truncated: at most {MAX_CALLERS} callers shown; {} more not shown]",
-                    callers.len() - MAX_CALLERS
-                ));
-                break;
-            }
-            let def = &index.definitions[*e];
-            let sig_end = signature_end(def);
-            let mut block = format!(
-                "{path} lines {}-{}: `{}`{}\n",
-                def.start_line,
-                def.end_line,
-                def.name,
-                def.container
-                    .as_ref()
-                    .map(|c| format!(" in `{c}`"))
-                    .unwrap_or_default()
-            );
-            numbered(&mut block, index, def.start_line, sig_end);
-            let mut hit = def_hit(path, index.language, def);
-            hit.kind = HitKind::Caller;
-            if !out.push(block, window(revision, path, def.start_line, sig_end), hit) {
-                break;
-            }
-        }
+        push_callers(&mut out, &callers, &symbol.raw, revision);
         self.finish(out, &scan, &symbol, revision)
     }
 
@@ -725,6 +670,75 @@ fn def_hit(path: &str, language: Language, def: &Definition) -> Hit {
         end_line: def.end_line,
         parameters: def.parameters.clone(),
         via: Via::Grammar(language),
+    }
+}
+
+/// A function calling the symbol: its file, the file's index and the definition's index.
+type Caller<'a> = (&'a String, &'a FileIndex, usize);
+
+/// One use of a symbol in `references`: `path:line: call|use in|at …: the line`.
+fn use_entry(path: &str, index: &FileIndex, o: &Occurrence) -> (String, Hit) {
+    let enclosing = o.enclosing.map(|e| &index.definitions[e]);
+    let role = if o.role == Role::Call { "call" } else { "use" };
+    let place = enclosing
+        .map(|d| format!("in `{}`", d.name))
+        .unwrap_or_else(|| "at top level".into());
+    let line = index.lines.get(o.line as usize - 1).map_or("", |l| l);
+    let block = format!(
+        "{path}:{}: {role} {place}: {}\n",
+        o.line,
+        text::cut(line.trim_start(), MAX_LINE_BYTES)
+    );
+    let hit = Hit {
+        path: path.to_string(),
+        kind: if o.role == Role::Call {
+            HitKind::Call
+        } else {
+            HitKind::Reference
+        },
+        name: enclosing.map(|d| d.name.clone()),
+        start_line: o.line,
+        end_line: o.line,
+        parameters: Vec::new(),
+        via: Via::Grammar(index.language),
+    };
+    (block, hit)
+}
+
+/// The callers section of `references`: each calling function's signature, at most
+/// [`MAX_CALLERS`], until the output is full.
+fn push_callers(out: &mut Out, callers: &[Caller<'_>], symbol: &str, revision: Revision) {
+    if !callers.is_empty() {
+        out.line(format!(
+            "\ncallers of `{symbol}` (functions that call it):\n"
+        ));
+    }
+    for (i, (path, index, e)) in callers.iter().enumerate() {
+        if i >= MAX_CALLERS {
+            out.note(format!(
+                "[truncated: at most {MAX_CALLERS} callers shown; {} more not shown]",
+                callers.len() - MAX_CALLERS
+            ));
+            break;
+        }
+        let def = &index.definitions[*e];
+        let sig_end = signature_end(def);
+        let mut block = format!(
+            "{path} lines {}-{}: `{}`{}\n",
+            def.start_line,
+            def.end_line,
+            def.name,
+            def.container
+                .as_ref()
+                .map(|c| format!(" in `{c}`"))
+                .unwrap_or_default()
+        );
+        numbered(&mut block, index, def.start_line, sig_end);
+        let mut hit = def_hit(path, index.language, def);
+        hit.kind = HitKind::Caller;
+        if !out.push(block, window(revision, path, def.start_line, sig_end), hit) {
+            break;
+        }
     }
 }
 

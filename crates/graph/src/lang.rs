@@ -1,7 +1,7 @@
 //! The languages the graph parses, chosen by file extension, and what their syntax trees
 //! call definitions, calls and names.
 
-use crate::index::SymbolKind;
+use crate::symbol::SymbolKind;
 
 /// A language with a tree-sitter grammar. Files of any other language fall back to text
 /// search, and every tool result says so.

@@ -25,11 +25,13 @@ pub mod graph;
 mod index;
 mod lang;
 mod sites;
+mod symbol;
 mod text;
 mod words;
 
 pub use cache::{DEFAULT_CACHE_BYTES, ParseCache};
 pub use graph::{GraphError, GraphResult, Hit, HitKind, RepoGraph, Via};
-pub use index::{Definition, FileIndex, Occurrence, Role, SymbolKind};
+pub use index::{Definition, FileIndex, Occurrence, Role};
 pub use lang::Language;
 pub use sites::{Lookup, Site};
+pub use symbol::SymbolKind;

@@ -9,8 +9,9 @@ use vouch_core::source::Revision;
 use vouch_git::BlobContent;
 
 use crate::graph::{GraphError, MAX_FILE_BYTES, MAX_PARSES_PER_CALL, RepoGraph};
-use crate::index::{FileIndex, Role, SymbolKind};
+use crate::index::{FileIndex, Role};
 use crate::lang::Language;
+use crate::symbol::SymbolKind;
 use crate::text::contains_word;
 
 /// A definition in a parsed file: `index.definitions[definition]` of `path`.

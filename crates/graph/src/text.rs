@@ -1,4 +1,8 @@
-//! Lines and bounded strings, the same way the rest of vouch shows source.
+//! Lines and bounded strings, the same way the rest of vouch shows source, and the
+//! largest file the graph reads.
+
+/// Files larger than this are not parsed or searched (and counted in the result).
+pub const MAX_FILE_BYTES: usize = 1024 * 1024;
 
 /// The lines of `content` split at `\n`, without a `\r` before it (git's numbering);
 /// invalid UTF-8 shown as U+FFFD.

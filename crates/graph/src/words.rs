@@ -12,7 +12,7 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 
 use vouch_git::{BlobContent, SourceReader, TreeFile};
 
-use crate::graph::MAX_FILE_BYTES;
+use crate::text::MAX_FILE_BYTES;
 use crate::text::is_word_byte;
 
 /// Most (word, file) pairs one tree's index holds (12 bytes each). Files past the

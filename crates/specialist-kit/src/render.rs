@@ -373,6 +373,24 @@ pub struct Blocks {
     pub candidates: bool,
 }
 
+impl Blocks {
+    /// Neither optional block: the change alone.
+    pub const NONE: Self = Self {
+        intent: false,
+        candidates: false,
+    };
+    /// The intent block (a role that checks the change against its stated intent).
+    pub const INTENT: Self = Self {
+        intent: true,
+        candidates: false,
+    };
+    /// The candidates block (the verifier).
+    pub const CANDIDATES: Self = Self {
+        intent: false,
+        candidates: true,
+    };
+}
+
 /// The user message in the one order every built-in uses, stable content first so
 /// requests of every shard and lane instance share a prefix a provider's prompt cache can
 /// reuse: the policy evidence (the same for the whole review), then the change-specific

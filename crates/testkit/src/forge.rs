@@ -22,6 +22,10 @@ use axum::response::Response;
 use serde_json::{Value, json};
 use tokio::task::JoinHandle;
 
+mod routes;
+
+use routes::{Reply, reply, route};
+
 /// Which forge the server imitates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ForgeKind {
@@ -39,6 +43,19 @@ impl ForgeKind {
             ForgeKind::Github => "",
             ForgeKind::Gitlab => "/api/v4",
             ForgeKind::Gitea => "/api/v1",
+        }
+    }
+
+    /// The forge's 401 body.
+    fn unauthorised(self) -> Value {
+        match self {
+            ForgeKind::Github => {
+                json!({"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"})
+            }
+            ForgeKind::Gitlab => json!({"message": "401 Unauthorized"}),
+            ForgeKind::Gitea => {
+                json!({"message": "token is required", "url": "https://gitea.example/api/swagger"})
+            }
         }
     }
 }
@@ -293,17 +310,37 @@ impl Inner {
     }
 }
 
-struct Reply {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: String,
-}
-
-fn reply(status: u16, body: Value) -> Reply {
-    Reply {
-        status,
-        headers: Vec::new(),
-        body: body.to_string(),
+/// The answer to one request: a queued failure first, then the auth check, then the
+/// forge's routes.
+fn answer(
+    s: &mut Inner,
+    method: &Method,
+    path: &str,
+    query: &str,
+    headers: &HeaderMap,
+    body: &Value,
+) -> Reply {
+    let failure = s
+        .failures
+        .iter_mut()
+        .find(|f| f.times > 0 && f.method == method.as_str() && path.ends_with(&f.path_suffix));
+    if let Some(f) = failure {
+        f.times -= 1;
+        return Reply {
+            status: f.status,
+            headers: f.headers.clone(),
+            body: f.body.clone(),
+        };
+    }
+    if !s.authorised(headers) {
+        return reply(401, s.kind.unauthorised());
+    }
+    match path.strip_prefix(s.kind.prefix()) {
+        Some(rest) => {
+            let segs: Vec<&str> = rest.trim_start_matches('/').split('/').collect();
+            route(s, method.as_str(), &segs, query, body)
+        }
+        None => reply(404, json!({"message": "Not Found"})),
     }
 }
 
@@ -318,44 +355,11 @@ async fn handle(
     let path = uri.path().to_string();
     let query = uri.query().unwrap_or("").to_string();
     let mut s = lock(&shared);
-    let failure = s
-        .failures
-        .iter_mut()
-        .find(|f| f.times > 0 && f.method == method.as_str() && path.ends_with(&f.path_suffix));
-    let out = if let Some(f) = failure {
-        f.times -= 1;
-        Reply {
-            status: f.status,
-            headers: f.headers.clone(),
-            body: f.body.clone(),
-        }
-    } else if !s.authorised(&headers) {
-        reply(
-            401,
-            match s.kind {
-                ForgeKind::Github => {
-                    json!({"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"})
-                }
-                ForgeKind::Gitlab => json!({"message": "401 Unauthorized"}),
-                ForgeKind::Gitea => {
-                    json!({"message": "token is required", "url": "https://gitea.example/api/swagger"})
-                }
-            },
-        )
-    } else {
-        let prefix = s.kind.prefix();
-        match path.strip_prefix(prefix) {
-            Some(rest) => {
-                let segs: Vec<&str> = rest.trim_start_matches('/').split('/').collect();
-                route(&mut s, method.as_str(), &segs, &query, &parsed)
-            }
-            None => reply(404, json!({"message": "Not Found"})),
-        }
-    };
+    let out = answer(&mut s, &method, &path, &query, &headers, &parsed);
     s.requests.push(ForgeRequest {
         method: method.to_string(),
         path,
-        query: query.clone(),
+        query,
         headers: headers
             .iter()
             .map(|(k, v)| {
@@ -369,6 +373,11 @@ async fn handle(
         status: out.status,
     });
     drop(s);
+    response_of(out)
+}
+
+/// The HTTP response of `out`: JSON content type unless its headers say otherwise.
+fn response_of(out: Reply) -> Response {
     let mut response = Response::new(Body::from(out.body));
     *response.status_mut() =
         StatusCode::from_u16(out.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
@@ -382,415 +391,6 @@ async fn handle(
         }
     }
     response
-}
-
-fn not_found() -> Reply {
-    reply(404, json!({"message": "Not Found"}))
-}
-
-fn route(s: &mut Inner, method: &str, segs: &[&str], query: &str, body: &Value) -> Reply {
-    match s.kind {
-        ForgeKind::Github => github(s, method, segs, query, body),
-        ForgeKind::Gitlab => gitlab(s, method, segs, query, body),
-        ForgeKind::Gitea => gitea(s, method, segs, query, body),
-    }
-}
-
-fn params(query: &str) -> BTreeMap<String, String> {
-    query
-        .split('&')
-        .filter_map(|p| p.split_once('='))
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
-}
-
-/// One page of `items` (`per_page`/`limit` and `page`, 1-based).
-fn page(items: Vec<Value>, query: &str, size_key: &str, default: usize) -> Reply {
-    let p = params(query);
-    let size = p
-        .get(size_key)
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-        .max(1);
-    let n: usize = p
-        .get("page")
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1)
-        .max(1);
-    let slice: Vec<Value> = items.into_iter().skip((n - 1) * size).take(size).collect();
-    reply(200, Value::Array(slice))
-}
-
-fn body_text(body: &Value) -> Option<String> {
-    body.get("body").and_then(Value::as_str).map(str::to_string)
-}
-
-fn same_repo(s: &Inner, owner: &str, name: &str) -> bool {
-    s.pr.slug == format!("{owner}/{name}")
-}
-
-fn github(s: &mut Inner, method: &str, segs: &[&str], query: &str, body: &Value) -> Reply {
-    let n = s.pr.number.to_string();
-    match (method, segs) {
-        (_, ["repos", o, r, ..]) if !same_repo(s, o, r) => not_found(),
-        ("GET", ["repos", _, _, "pulls", num]) if *num == n => reply(
-            200,
-            json!({"number": s.pr.number, "state": "open", "head": {"sha": s.pr.head_sha}, "base": {"sha": s.pr.base_sha}}),
-        ),
-        ("GET", ["repos", _, _, "pulls", num, "files"]) if *num == n => {
-            let files = s
-                .files
-                .iter()
-                .map(|f| {
-                    let mut v = json!({"filename": f.path, "status": f.status, "patch": f.patch});
-                    if f.old_path != f.path {
-                        v["previous_filename"] = json!(f.old_path);
-                    }
-                    v
-                })
-                .collect();
-            page(files, query, "per_page", 30)
-        }
-        ("GET", ["repos", _, _, "issues", num, "comments"]) if *num == n => {
-            let list = s
-                .comments
-                .iter()
-                .map(|c| json!({"id": c.id, "body": c.body, "user": {"login": "vouch-bot"}}))
-                .collect();
-            page(list, query, "per_page", 30)
-        }
-        ("POST", ["repos", _, _, "issues", num, "comments"]) if *num == n => {
-            match body_text(body) {
-                Some(text) => {
-                    let id = s.id();
-                    s.comments.push(StoredComment {
-                        id,
-                        discussion: None,
-                        body: text.clone(),
-                        path: None,
-                        line: None,
-                        resolved: false,
-                    });
-                    reply(201, json!({"id": id, "body": text}))
-                }
-                None => reply(
-                    422,
-                    json!({"message": "Invalid request.\n\n\"body\" wasn't supplied."}),
-                ),
-            }
-        }
-        ("PATCH", ["repos", _, _, "issues", "comments", id]) => edit(&mut s.comments, id, body),
-        ("GET", ["repos", _, _, "pulls", num, "comments"]) if *num == n => {
-            let list = s.inline.iter().map(|c| json!({"id": c.id, "body": c.body, "path": c.path, "line": c.line, "side": "RIGHT"})).collect();
-            page(list, query, "per_page", 30)
-        }
-        ("POST", ["repos", _, _, "pulls", num, "comments"]) if *num == n => {
-            let path = body
-                .get("path")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string();
-            let line = body.get("line").and_then(Value::as_u64).unwrap_or(0);
-            let start = body
-                .get("start_line")
-                .and_then(Value::as_u64)
-                .unwrap_or(line);
-            let ok = body.get("commit_id").and_then(Value::as_str).is_some()
-                && (start..=line).all(|l| s.commentable(&path, l));
-            match (ok, body_text(body)) {
-                (true, Some(text)) => {
-                    let id = s.id();
-                    s.inline.push(StoredComment {
-                        id,
-                        discussion: None,
-                        body: text.clone(),
-                        path: Some(path.clone()),
-                        line: Some(line as u32),
-                        resolved: false,
-                    });
-                    reply(
-                        201,
-                        json!({"id": id, "body": text, "path": path, "line": line}),
-                    )
-                }
-                _ => reply(
-                    422,
-                    json!({"message": "Validation Failed", "errors": ["pull_request_review_thread.line must be part of the diff"], "status": "422"}),
-                ),
-            }
-        }
-        ("PATCH", ["repos", _, _, "pulls", "comments", id]) => edit(&mut s.inline, id, body),
-        _ => not_found(),
-    }
-}
-
-fn edit(list: &mut [StoredComment], id: &str, body: &Value) -> Reply {
-    match (
-        list.iter_mut().find(|c| c.id.to_string() == id),
-        body_text(body),
-    ) {
-        (Some(c), Some(text)) => {
-            c.body = text;
-            reply(200, json!({"id": c.id, "body": c.body}))
-        }
-        (None, _) => not_found(),
-        (_, None) => reply(422, json!({"message": "body is required"})),
-    }
-}
-
-fn gitlab(s: &mut Inner, method: &str, segs: &[&str], query: &str, body: &Value) -> Reply {
-    let project = s.pr.slug.replace('/', "%2F");
-    let iid = s.pr.number.to_string();
-    let ["projects", p, "merge_requests", i, rest @ ..] = segs else {
-        return not_found();
-    };
-    if *p != project || *i != iid {
-        return reply(404, json!({"message": "404 Project Not Found"}));
-    }
-    match (method, rest) {
-        ("GET", []) => reply(
-            200,
-            json!({"iid": s.pr.number, "sha": s.pr.head_sha, "state": "opened",
-            "diff_refs": {"base_sha": s.pr.base_sha, "head_sha": s.pr.head_sha, "start_sha": s.pr.base_sha}}),
-        ),
-        ("GET", ["diffs"]) => {
-            let list = s.files.iter().map(|f| json!({"old_path": f.old_path, "new_path": f.path, "diff": f.patch,
-                "new_file": f.status == "added", "deleted_file": f.status == "removed", "renamed_file": f.status == "renamed"})).collect();
-            page(list, query, "per_page", 20)
-        }
-        ("GET", ["notes"]) => {
-            let mut list: Vec<Value> = s
-                .comments
-                .iter()
-                .map(|c| json!({"id": c.id, "body": c.body, "system": false, "type": null}))
-                .collect();
-            list.extend(
-                s.inline.iter().map(
-                    |c| json!({"id": c.id, "body": c.body, "system": false, "type": "DiffNote"}),
-                ),
-            );
-            page(list, query, "per_page", 20)
-        }
-        ("POST", ["notes"]) => match body_text(body) {
-            Some(text) => {
-                let id = s.id();
-                s.comments.push(StoredComment {
-                    id,
-                    discussion: None,
-                    body: text.clone(),
-                    path: None,
-                    line: None,
-                    resolved: false,
-                });
-                reply(201, json!({"id": id, "body": text, "system": false}))
-            }
-            None => reply(400, json!({"message": "400 Bad request - body is missing"})),
-        },
-        ("PUT", ["notes", id]) => edit(&mut s.comments, id, body),
-        ("GET", ["discussions"]) => {
-            let list = s.inline.iter().map(|c| json!({"id": c.discussion, "individual_note": false, "notes": [{
-                "id": c.id, "type": "DiffNote", "body": c.body, "resolvable": true, "resolved": c.resolved,
-                "position": {"new_path": c.path, "new_line": c.line}}]})).collect();
-            page(list, query, "per_page", 20)
-        }
-        ("POST", ["discussions"]) => {
-            let pos = body.get("position").cloned().unwrap_or(Value::Null);
-            let path = pos
-                .get("new_path")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string();
-            let line = pos.get("new_line").and_then(Value::as_u64).unwrap_or(0);
-            let shas_ok = pos.get("head_sha").and_then(Value::as_str)
-                == Some(s.pr.head_sha.as_str())
-                && pos.get("base_sha").and_then(Value::as_str) == Some(s.pr.base_sha.as_str())
-                && pos.get("start_sha").and_then(Value::as_str) == Some(s.pr.base_sha.as_str())
-                && pos.get("position_type").and_then(Value::as_str) == Some("text");
-            // Unchanged lines need their old line too.
-            let context = s
-                .files
-                .iter()
-                .find(|f| f.path == path)
-                .and_then(|f| f.context.get(&(line as u32)).copied());
-            let old_ok = match context {
-                Some(old) => pos.get("old_line").and_then(Value::as_u64) == Some(u64::from(old)),
-                None => pos.get("old_line").is_none(),
-            };
-            match (
-                shas_ok && old_ok && s.commentable(&path, line),
-                body_text(body),
-            ) {
-                (true, Some(text)) => {
-                    let id = s.id();
-                    let discussion = format!("{id:040x}");
-                    s.inline.push(StoredComment {
-                        id,
-                        discussion: Some(discussion.clone()),
-                        body: text.clone(),
-                        path: Some(path),
-                        line: Some(line as u32),
-                        resolved: false,
-                    });
-                    reply(
-                        201,
-                        json!({"id": discussion, "notes": [{"id": id, "body": text}]}),
-                    )
-                }
-                _ => reply(
-                    400,
-                    json!({"message": "400 Bad request - Note {:line_code=>[\"can't be blank\", \"must be a valid line code\"]}"}),
-                ),
-            }
-        }
-        ("PUT", ["discussions", d]) => {
-            let Some(resolved) = body.get("resolved").and_then(Value::as_bool) else {
-                return reply(400, json!({"error": "resolved is missing"}));
-            };
-            match s
-                .inline
-                .iter_mut()
-                .find(|c| c.discussion.as_deref() == Some(*d))
-            {
-                Some(c) => {
-                    c.resolved = resolved;
-                    reply(
-                        200,
-                        json!({"id": d, "notes": [{"id": c.id, "resolved": resolved}]}),
-                    )
-                }
-                None => reply(404, json!({"message": "404 Not found"})),
-            }
-        }
-        _ => not_found(),
-    }
-}
-
-fn gitea(s: &mut Inner, method: &str, segs: &[&str], query: &str, body: &Value) -> Reply {
-    let n = s.pr.number.to_string();
-    let diff_name = format!("{n}.diff");
-    match (method, segs) {
-        (_, ["repos", o, r, ..]) if !same_repo(s, o, r) => not_found(),
-        ("GET", ["repos", _, _, "pulls", name]) if *name == diff_name => Reply {
-            status: 200,
-            headers: vec![("content-type".into(), "text/plain".into())],
-            body: s.pr.diff.clone(),
-        },
-        ("GET", ["repos", _, _, "pulls", num]) if *num == n => reply(
-            200,
-            json!({"number": s.pr.number, "state": "open", "head": {"sha": s.pr.head_sha}, "base": {"sha": s.pr.base_sha}}),
-        ),
-        ("GET", ["repos", _, _, "issues", num, "comments"]) if *num == n => reply(
-            200,
-            Value::Array(
-                s.comments
-                    .iter()
-                    .map(|c| json!({"id": c.id, "body": c.body, "user": {"login": "vouch-bot"}}))
-                    .collect(),
-            ),
-        ),
-        ("POST", ["repos", _, _, "issues", num, "comments"]) if *num == n => {
-            match body_text(body) {
-                Some(text) => {
-                    let id = s.id();
-                    s.comments.push(StoredComment {
-                        id,
-                        discussion: None,
-                        body: text.clone(),
-                        path: None,
-                        line: None,
-                        resolved: false,
-                    });
-                    reply(201, json!({"id": id, "body": text}))
-                }
-                None => reply(422, json!({"message": "body is required"})),
-            }
-        }
-        ("PATCH", ["repos", _, _, "issues", "comments", id]) => edit(&mut s.comments, id, body),
-        ("GET", ["repos", _, _, "pulls", num, "reviews"]) if *num == n => {
-            let list = s
-                .reviews
-                .iter()
-                .map(|(id, _)| json!({"id": id, "state": "COMMENT", "commit_id": s.pr.head_sha}))
-                .collect();
-            page(list, query, "limit", 50)
-        }
-        ("GET", ["repos", _, _, "pulls", num, "reviews", rid, "comments"]) if *num == n => {
-            let Some((_, ids)) = s.reviews.iter().find(|(id, _)| id.to_string() == *rid) else {
-                return not_found();
-            };
-            let list = s
-                .inline
-                .iter()
-                .filter(|c| ids.contains(&c.id))
-                .map(|c| {
-                    json!({"id": c.id, "body": c.body, "path": c.path, "position": c.line,
-                "resolver": if c.resolved { json!({"login": "vouch-bot"}) } else { Value::Null }})
-                })
-                .collect();
-            reply(200, Value::Array(list))
-        }
-        ("POST", ["repos", _, _, "pulls", num, "reviews"]) if *num == n => {
-            let comments = body
-                .get("comments")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default();
-            let valid = body.get("commit_id").and_then(Value::as_str).is_some()
-                && comments.iter().all(|c| {
-                    let path = c.get("path").and_then(Value::as_str).unwrap_or("");
-                    let line = c.get("new_position").and_then(Value::as_u64).unwrap_or(0);
-                    s.commentable(path, line) && body_text(c).is_some()
-                });
-            if !valid {
-                return reply(
-                    422,
-                    json!({"message": "a review comment is not on a line of the diff"}),
-                );
-            }
-            let review = s.id();
-            let mut ids = Vec::new();
-            for c in comments {
-                let id = s.id();
-                ids.push(id);
-                s.inline.push(StoredComment {
-                    id,
-                    discussion: None,
-                    body: body_text(&c).unwrap_or_default(),
-                    path: c.get("path").and_then(Value::as_str).map(str::to_string),
-                    line: c
-                        .get("new_position")
-                        .and_then(Value::as_u64)
-                        .map(|l| l as u32),
-                    resolved: false,
-                });
-            }
-            s.reviews.push((review, ids));
-            reply(200, json!({"id": review, "state": "COMMENT"}))
-        }
-        (
-            "POST",
-            [
-                "repos",
-                _,
-                _,
-                "pulls",
-                num,
-                "comments",
-                id,
-                verb @ ("resolve" | "unresolve"),
-            ],
-        ) if *num == n => match s.inline.iter_mut().find(|c| c.id.to_string() == *id) {
-            Some(c) => {
-                c.resolved = *verb == "resolve";
-                reply(
-                    200,
-                    json!({"id": c.id, "resolver": if c.resolved { json!({"login": "vouch-bot"}) } else { Value::Null }}),
-                )
-            }
-            None => not_found(),
-        },
-        _ => not_found(),
-    }
 }
 
 /// One file of a unified diff.

@@ -4,11 +4,10 @@
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use super::{Api, Executed, PrState, id_of, str_of};
-use crate::compose::{SUMMARY_MARKER, marker_key};
+use super::{Api, Executed, PrState, existing_inline, existing_summary, id_of, str_of};
 use crate::diff::DiffLines;
 use crate::error::ForgeError;
-use crate::plan::{Existing, ExistingInline, ExistingSummary, InlineAction, Plan};
+use crate::plan::{Existing, InlineAction, Plan};
 
 pub(super) async fn load(api: &Api) -> Result<PrState, ForgeError> {
     let t = &api.target;
@@ -31,52 +30,37 @@ pub(super) async fn load(api: &Api) -> Result<PrState, ForgeError> {
         .await?
         .text;
     let diff = DiffLines::from_unified(&diff_text);
-    let mut existing = Existing::default();
     let comments = api
         .get_json(
             &format!("repos/{}/issues/{}/comments", t.repo_slug, t.number),
             "reading the comments",
         )
         .await?;
-    for c in comments.as_array().into_iter().flatten() {
-        let body = str_of(c, "body");
-        if let (true, Some(id)) = (body.contains(SUMMARY_MARKER), id_of(c, "id")) {
-            existing.summaries.push(ExistingSummary {
-                id,
-                body: body.to_string(),
-            });
-        }
-    }
-    for review in api
-        .get_all(
-            &format!("{pr_path}/reviews"),
-            "limit",
-            50,
-            "reading the reviews",
-        )
-        .await?
-    {
-        let Some(review_id) = id_of(&review, "id") else {
-            continue;
-        };
+    let mut existing = Existing {
+        summaries: comments
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(existing_summary)
+            .collect(),
+        inline: Vec::new(),
+    };
+    let reviews = api
+        .get_all(&format!("{pr_path}/reviews"), "reading the reviews")
+        .await?;
+    for review_id in reviews.iter().filter_map(|r| id_of(r, "id")) {
         let list = api
             .get_json(
                 &format!("{pr_path}/reviews/{review_id}/comments"),
                 "reading a review's comments",
             )
             .await?;
-        for c in list.as_array().into_iter().flatten() {
-            let body = str_of(c, "body");
-            if let (Some(key), Some(id)) = (marker_key(body), id_of(c, "id")) {
+        existing
+            .inline
+            .extend(list.as_array().into_iter().flatten().filter_map(|c| {
                 let resolved = c.get("resolver").is_some_and(|r| !r.is_null());
-                existing.inline.push(ExistingInline {
-                    id,
-                    key,
-                    body: body.to_string(),
-                    resolved,
-                });
-            }
-        }
+                existing_inline(id_of(c, "id"), str_of(c, "body"), resolved)
+            }));
     }
     Ok(PrState {
         head_sha,

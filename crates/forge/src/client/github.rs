@@ -5,11 +5,11 @@
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use super::{Api, Executed, PrState, id_of, str_of};
-use crate::compose::{RESOLVED_MARKER, SUMMARY_MARKER, marker_key};
+use super::{Api, Executed, PrState, existing_inline, existing_summary, id_of, str_of};
+use crate::compose::RESOLVED_MARKER;
 use crate::diff::DiffLines;
 use crate::error::ForgeError;
-use crate::plan::{Existing, ExistingInline, ExistingSummary, InlineAction, Plan};
+use crate::plan::{Existing, InlineAction, Plan};
 
 pub(super) async fn load(api: &Api) -> Result<PrState, ForgeError> {
     let t = &api.target;
@@ -22,55 +22,35 @@ pub(super) async fn load(api: &Api) -> Result<PrState, ForgeError> {
         .ok_or_else(|| api.invalid(&what, "no head.sha"))?
         .to_string();
     let mut diff = DiffLines::default();
-    for f in api
-        .get_all(
-            &format!("{pr_path}/files"),
-            "per_page",
-            100,
-            "reading the changed files",
-        )
-        .await?
-    {
-        let path = str_of(&f, "filename");
+    let files = api
+        .get_all(&format!("{pr_path}/files"), "reading the changed files")
+        .await?;
+    for f in &files {
+        let path = str_of(f, "filename");
         let old = f
             .get("previous_filename")
             .and_then(Value::as_str)
             .unwrap_or(path);
-        diff.add_patch(path, old, str_of(&f, "patch"));
+        diff.add_patch(path, old, str_of(f, "patch"));
     }
-    let mut existing = Existing::default();
     let issue_comments = format!("repos/{}/issues/{}/comments", t.repo_slug, t.number);
-    for c in api
-        .get_all(&issue_comments, "per_page", 100, "reading the comments")
-        .await?
-    {
-        let body = str_of(&c, "body");
-        if let (true, Some(id)) = (body.contains(SUMMARY_MARKER), id_of(&c, "id")) {
-            existing.summaries.push(ExistingSummary {
-                id,
-                body: body.to_string(),
-            });
-        }
-    }
-    for c in api
+    let comments = api.get_all(&issue_comments, "reading the comments").await?;
+    let review_comments = api
         .get_all(
             &format!("{pr_path}/comments"),
-            "per_page",
-            100,
             "reading the review comments",
         )
-        .await?
-    {
-        let body = str_of(&c, "body");
-        if let (Some(key), Some(id)) = (marker_key(body), id_of(&c, "id")) {
-            existing.inline.push(ExistingInline {
-                id,
-                key,
-                body: body.to_string(),
-                resolved: body.contains(RESOLVED_MARKER),
-            });
-        }
-    }
+        .await?;
+    let existing = Existing {
+        summaries: comments.iter().filter_map(existing_summary).collect(),
+        inline: review_comments
+            .iter()
+            .filter_map(|c| {
+                let body = str_of(c, "body");
+                existing_inline(id_of(c, "id"), body, body.contains(RESOLVED_MARKER))
+            })
+            .collect(),
+    };
     Ok(PrState {
         head_sha,
         diff,

@@ -4,11 +4,10 @@
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use super::{Api, Executed, PrState, id_of, str_of};
-use crate::compose::{SUMMARY_MARKER, marker_key};
+use super::{Api, Executed, PrState, existing_inline, existing_summary, id_of, str_of};
 use crate::diff::DiffLines;
 use crate::error::ForgeError;
-use crate::plan::{Existing, ExistingInline, ExistingSummary, InlineAction, Plan, SummaryAction};
+use crate::plan::{Existing, InlineAction, Plan, SummaryAction};
 
 /// The SHAs a diff discussion's position names.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,64 +52,41 @@ pub(super) async fn load(api: &Api) -> Result<PrState, ForgeError> {
         return Err(api.invalid(&what, "no diff_refs (base_sha, start_sha, head_sha)"));
     };
     let mut diff = DiffLines::default();
-    for d in api
-        .get_all(
-            &format!("{mr}/diffs"),
-            "per_page",
-            100,
-            "reading the merge request's diffs",
-        )
-        .await?
-    {
-        let path = str_of(&d, "new_path");
+    let diffs = api
+        .get_all(&format!("{mr}/diffs"), "reading the merge request's diffs")
+        .await?;
+    for d in &diffs {
+        let path = str_of(d, "new_path");
         let old = d.get("old_path").and_then(Value::as_str).unwrap_or(path);
-        diff.add_patch(path, old, str_of(&d, "diff"));
+        diff.add_patch(path, old, str_of(d, "diff"));
     }
-    let mut existing = Existing::default();
-    for n in api
+    let notes = api
         .get_all(
             &format!("{mr}/notes?sort=asc&order_by=created_at"),
-            "per_page",
-            100,
             "reading the notes",
         )
-        .await?
-    {
-        let body = str_of(&n, "body");
-        let system = n.get("system").and_then(Value::as_bool).unwrap_or(false);
-        if let (false, true, Some(id)) = (system, body.contains(SUMMARY_MARKER), id_of(&n, "id")) {
-            existing.summaries.push(ExistingSummary {
-                id,
-                body: body.to_string(),
-            });
-        }
-    }
-    for d in api
-        .get_all(
-            &format!("{mr}/discussions"),
-            "per_page",
-            100,
-            "reading the discussions",
-        )
-        .await?
-    {
-        let Some(first) = d.pointer("/notes/0") else {
-            continue;
-        };
-        let body = str_of(first, "body");
-        if let (Some(key), Some(id)) = (marker_key(body), id_of(&d, "id")) {
-            let resolved = first
-                .get("resolved")
-                .and_then(Value::as_bool)
-                .unwrap_or(false);
-            existing.inline.push(ExistingInline {
-                id,
-                key,
-                body: body.to_string(),
-                resolved,
-            });
-        }
-    }
+        .await?;
+    let discussions = api
+        .get_all(&format!("{mr}/discussions"), "reading the discussions")
+        .await?;
+    let existing = Existing {
+        summaries: notes
+            .iter()
+            .filter(|n| !n.get("system").and_then(Value::as_bool).unwrap_or(false))
+            .filter_map(existing_summary)
+            .collect(),
+        inline: discussions
+            .iter()
+            .filter_map(|d| {
+                let first = d.pointer("/notes/0")?;
+                let resolved = first
+                    .get("resolved")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false);
+                existing_inline(id_of(d, "id"), str_of(first, "body"), resolved)
+            })
+            .collect(),
+    };
     let gitlab_refs = Some(DiffRefs {
         base_sha,
         start_sha,

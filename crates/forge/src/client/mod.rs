@@ -8,11 +8,12 @@ mod gitlab;
 use reqwest::Method;
 use serde_json::Value;
 
+use crate::compose::{SUMMARY_MARKER, marker_key};
 use crate::diff::DiffLines;
 use crate::error::ForgeError;
 use crate::forge::{Forge, Target, Token};
 use crate::http::Http;
-use crate::plan::{Existing, Plan};
+use crate::plan::{Existing, ExistingInline, ExistingSummary, Plan};
 
 /// Pages vouch reads of one list before it stops (100 items a page on GitHub and GitLab,
 /// 50 on Gitea).
@@ -115,14 +116,10 @@ impl Api {
         answer.json(self.target.forge, what)
     }
 
-    /// Every item of a paginated list: pages of `size` until a short page.
-    async fn get_all(
-        &self,
-        rest: &str,
-        size_param: &str,
-        size: usize,
-        what: &str,
-    ) -> Result<Vec<Value>, ForgeError> {
+    /// Every item of a paginated list: full pages ([`page_size`]) until a short page,
+    /// [`MAX_PAGES`] at most.
+    async fn get_all(&self, rest: &str, what: &str) -> Result<Vec<Value>, ForgeError> {
+        let (size_param, size) = page_size(self.target.forge);
         let mut items = Vec::new();
         let sep = if rest.contains('?') { '&' } else { '?' };
         for page in 1..=MAX_PAGES {
@@ -152,6 +149,36 @@ impl Api {
     fn noun(&self) -> String {
         format!("{} {}", self.target.forge.pr_noun(), self.target.display())
     }
+}
+
+/// How a forge pages a list: the query parameter of the page size and the size vouch
+/// asks for (the most each forge serves).
+fn page_size(forge: Forge) -> (&'static str, usize) {
+    match forge {
+        Forge::Github | Forge::Gitlab => ("per_page", 100),
+        Forge::Gitea => ("limit", 50),
+    }
+}
+
+/// A comment that is vouch's summary (it carries the summary marker and an id).
+fn existing_summary(comment: &Value) -> Option<ExistingSummary> {
+    let body = str_of(comment, "body");
+    let id = id_of(comment, "id")?;
+    body.contains(SUMMARY_MARKER).then(|| ExistingSummary {
+        id,
+        body: body.to_string(),
+    })
+}
+
+/// An inline comment (or discussion, by `id`) that is vouch's: its body carries a
+/// finding's marker.
+fn existing_inline(id: Option<String>, body: &str, resolved: bool) -> Option<ExistingInline> {
+    Some(ExistingInline {
+        key: marker_key(body)?,
+        id: id?,
+        body: body.to_string(),
+        resolved,
+    })
 }
 
 /// A JSON field as a string (numbers are written out: ids are numbers on most forges).

@@ -257,7 +257,8 @@ pub(crate) fn line_count(content: &[u8]) -> u32 {
     (newlines + partial) as u32
 }
 
-/// Renders the bounded window of a text blob.
+/// Renders the bounded window of a text blob: the range checked, the lines read within
+/// the line and byte bounds, then the header and the truncation note.
 fn window(
     revision: Revision,
     path: &str,
@@ -268,17 +269,7 @@ fn window(
 ) -> Result<FileRead, ReadError> {
     let total = line_count(content);
     let start = start_line.unwrap_or(1);
-    let range_error = |message: String| Err(ReadError::InvalidRange { message });
-    if start == 0 || end_line == Some(0) {
-        return range_error(
-            "line numbers are 1-based; start_line and end_line must be at least 1".into(),
-        );
-    }
-    if let Some(end) = end_line
-        && end < start
-    {
-        return range_error(format!("end_line {end} is before start_line {start}"));
-    }
+    check_range(start, end_line)?;
     if total == 0 {
         return Ok(FileRead {
             window: None,
@@ -290,18 +281,85 @@ fn window(
         });
     }
     if start > total {
-        return range_error(format!(
-            "start_line {start} is past the end of `{path}` at {}, which has {total} lines",
-            rev_name(revision)
-        ));
+        return Err(ReadError::InvalidRange {
+            message: format!(
+                "start_line {start} is past the end of `{path}` at {}, which has {total} lines",
+                rev_name(revision)
+            ),
+        });
     }
     let wanted_end = end_line.unwrap_or(u32::MAX).min(total);
-    let line_bound_end = start.saturating_add(MAX_LINES - 1);
+    let shown = shown_lines(revision, path, content, start, wanted_end);
+    let truncated = shown.last < wanted_end || shown.cut_line;
+    let last = shown.last;
+    let mut text = format!(
+        "{path} at {}, lines {start}-{last} of {total}\n",
+        rev_name(revision)
+    );
+    text.push_str(&shown.body);
+    if truncated {
+        text.push_str(&truncation_note(last, wanted_end, shown.cut_line));
+    }
+    let whole_end = if shown.cut_line { last - 1 } else { last };
+    Ok(FileRead {
+        window: (whole_end >= start).then(|| SourceWindow {
+            revision,
+            path: path.to_string(),
+            start_line: start,
+            end_line: whole_end,
+        }),
+        spans: shown.spans,
+        total_lines: total,
+        kind,
+        truncated,
+        text,
+    })
+}
 
-    let mut body = String::new();
-    let mut last = start - 1;
-    let mut cut_line = false;
-    let mut spans = Vec::new();
+/// Line numbers are 1-based, and the range must not end before it starts.
+fn check_range(start: u32, end_line: Option<u32>) -> Result<(), ReadError> {
+    let range_error = |message: String| Err(ReadError::InvalidRange { message });
+    if start == 0 || end_line == Some(0) {
+        return range_error(
+            "line numbers are 1-based; start_line and end_line must be at least 1".into(),
+        );
+    }
+    if let Some(end) = end_line
+        && end < start
+    {
+        return range_error(format!("end_line {end} is before start_line {start}"));
+    }
+    Ok(())
+}
+
+/// The numbered lines a window shows.
+struct Shown {
+    /// `N: text` lines.
+    body: String,
+    /// The last line shown (`start - 1` when none).
+    last: u32,
+    /// Whether the last line shown was cut at the byte bound.
+    cut_line: bool,
+    /// The byte span of a cut line.
+    spans: Vec<vouch_core::LineSpan>,
+}
+
+/// The lines `start..=wanted_end` of `content` within [`MAX_LINES`] and the byte budget;
+/// a single line longer than the budget is shown cut, and only the bytes shown recorded.
+fn shown_lines(
+    revision: Revision,
+    path: &str,
+    content: &[u8],
+    start: u32,
+    wanted_end: u32,
+) -> Shown {
+    let line_bound_end = start.saturating_add(MAX_LINES - 1);
+    let mut shown = Shown {
+        body: String::new(),
+        last: start - 1,
+        cut_line: false,
+        spans: Vec::new(),
+    };
     // Leave room for the header and the truncation note, which name the path.
     let budget = MAX_BYTES.saturating_sub(320 + 2 * path.len()).max(1024);
     for (i, raw) in lines(content).enumerate().skip(start as usize - 1) {
@@ -311,61 +369,45 @@ fn window(
         }
         let text = String::from_utf8_lossy(raw);
         let entry = format!("{n}: {text}\n");
-        if body.len() + entry.len() > budget {
-            if last < start {
+        if shown.body.len() + entry.len() > budget {
+            if shown.last < start {
                 // A single line longer than the bound: show its beginning, and record
                 // only the bytes shown.
-                let shown = cut_len(raw, budget - 32);
-                let _ = writeln!(body, "{n}: {}", String::from_utf8_lossy(&raw[..shown]));
-                spans.push(span(revision, path, n, 0, shown));
-                last = n;
-                cut_line = true;
+                let cut = cut_len(raw, budget - 32);
+                let _ = writeln!(shown.body, "{n}: {}", String::from_utf8_lossy(&raw[..cut]));
+                shown.spans.push(span(revision, path, n, 0, cut));
+                shown.last = n;
+                shown.cut_line = true;
             }
             break;
         }
-        body.push_str(&entry);
-        last = n;
+        shown.body.push_str(&entry);
+        shown.last = n;
     }
-    let truncated = last < wanted_end || cut_line;
-    let mut text = format!(
-        "{path} at {}, lines {start}-{last} of {total}\n",
-        rev_name(revision)
+    shown
+}
+
+/// The note after a truncated window: the bounds, how to read the rest of a cut line,
+/// and where to continue.
+fn truncation_note(last: u32, wanted_end: u32, cut_line: bool) -> String {
+    let mut note = format!(
+        "[truncated: read_file returns at most {MAX_LINES} lines and {MAX_BYTES} bytes per call"
     );
-    text.push_str(&body);
-    if truncated {
+    if cut_line {
         let _ = write!(
-            text,
-            "[truncated: read_file returns at most {MAX_LINES} lines and {MAX_BYTES} bytes per call"
+            note,
+            "; line {last} is longer than that and was cut: read the rest with start_line={last} and start_byte"
         );
-        if cut_line {
-            let _ = write!(
-                text,
-                "; line {last} is longer than that and was cut: read the rest with start_line={last} and start_byte"
-            );
-        }
-        if last < wanted_end {
-            let _ = write!(
-                text,
-                "; call read_file with start_line={} to continue",
-                last + 1
-            );
-        }
-        text.push_str("]\n");
     }
-    let whole_end = if cut_line { last - 1 } else { last };
-    Ok(FileRead {
-        window: (whole_end >= start).then(|| SourceWindow {
-            revision,
-            path: path.to_string(),
-            start_line: start,
-            end_line: whole_end,
-        }),
-        spans,
-        total_lines: total,
-        kind,
-        truncated,
-        text,
-    })
+    if last < wanted_end {
+        let _ = write!(
+            note,
+            "; call read_file with start_line={} to continue",
+            last + 1
+        );
+    }
+    note.push_str("]\n");
+    note
 }
 
 #[cfg(test)]

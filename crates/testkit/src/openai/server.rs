@@ -207,47 +207,16 @@ async fn handle(
         .gate(&path, query.as_deref(), &header, model, &shared.models);
     let (seq, reply) = {
         let mut state = shared.lock();
-        let (served_by, reply) = match (gate, &method, &parsed) {
-            (Gate::Refuse(reply), _, _) => (ServedBy::Refused, reply),
-            (Gate::Pass(Route::Chat), &Method::POST, Some(request)) => {
-                match state.script.serve(request) {
-                    Some((index, label, reply)) => {
-                        (ServedBy::Rule { index, label }, reply.resolve(request))
-                    }
-                    None if is_probe(request) => (ServedBy::Probe, Reply::content("pong")),
-                    None => (ServedBy::Unmatched, unmatched_reply(request)),
-                }
-            }
-            (Gate::Pass(Route::Chat), &Method::POST, None) => (
-                ServedBy::InvalidBody,
-                error_reply(400, "request body is not JSON"),
-            ),
-            (Gate::Pass(Route::Models), &Method::GET, _) => (
-                ServedBy::ModelList,
-                state
-                    .script
-                    .models_reply
-                    .clone()
-                    .unwrap_or_else(|| models_reply(&shared.models)),
-            ),
-            _ => (
-                ServedBy::UnknownRoute,
-                error_reply(404, &format!("unknown route {method} {path}")),
-            ),
-        };
+        let (served_by, reply) = serve(
+            &mut state,
+            &shared.models,
+            gate,
+            &method,
+            &path,
+            parsed.as_ref(),
+        );
         let seq = state.requests.len();
-        let in_flight_at_arrival = state.in_flight.iter().map(|f| f.label.clone()).collect();
-        if let ServedBy::Rule { label, .. } = &served_by {
-            for f in &mut state.in_flight {
-                f.company += 1;
-            }
-            let company = state.in_flight.len();
-            state.in_flight.push(Flight {
-                seq,
-                label: label.clone(),
-                company,
-            });
-        }
+        let in_flight_at_arrival = take_off(&mut state, seq, &served_by);
         state.requests.push(RecordedRequest {
             in_flight_at_arrival,
             seq,
@@ -277,6 +246,64 @@ async fn handle(
     }
     let request = parsed.unwrap_or(Value::Null);
     render(&reply, reply.render_body(seq, &request, &headers))
+}
+
+/// What answers a request and how: the dialect's refusal, a script rule (or the endpoint
+/// check's probe, or the unmatched reply) for a chat request, the model list, or 404.
+fn serve(
+    state: &mut ServerState,
+    models: &[String],
+    gate: Gate,
+    method: &Method,
+    path: &str,
+    parsed: Option<&Value>,
+) -> (ServedBy, Reply) {
+    match (gate, method, parsed) {
+        (Gate::Refuse(reply), _, _) => (ServedBy::Refused, reply),
+        (Gate::Pass(Route::Chat), &Method::POST, Some(request)) => {
+            match state.script.serve(request) {
+                Some((index, label, reply)) => {
+                    (ServedBy::Rule { index, label }, reply.resolve(request))
+                }
+                None if is_probe(request) => (ServedBy::Probe, Reply::content("pong")),
+                None => (ServedBy::Unmatched, unmatched_reply(request)),
+            }
+        }
+        (Gate::Pass(Route::Chat), &Method::POST, None) => (
+            ServedBy::InvalidBody,
+            error_reply(400, "request body is not JSON"),
+        ),
+        (Gate::Pass(Route::Models), &Method::GET, _) => (
+            ServedBy::ModelList,
+            state
+                .script
+                .models_reply
+                .clone()
+                .unwrap_or_else(|| models_reply(models)),
+        ),
+        _ => (
+            ServedBy::UnknownRoute,
+            error_reply(404, &format!("unknown route {method} {path}")),
+        ),
+    }
+}
+
+/// The labels in flight when request `seq` arrived; a request a rule serves joins them
+/// (each one in flight gains its company).
+fn take_off(state: &mut ServerState, seq: usize, served_by: &ServedBy) -> Vec<Option<String>> {
+    let in_flight_at_arrival = state.in_flight.iter().map(|f| f.label.clone()).collect();
+    if let ServedBy::Rule { label, .. } = served_by {
+        for f in &mut state.in_flight {
+            f.company += 1;
+        }
+        let company = state.in_flight.len();
+        state.in_flight.push(Flight {
+            seq,
+            label: label.clone(),
+            company,
+        });
+    }
+    in_flight_at_arrival
 }
 
 /// A chat request's place in the in-flight list, released when dropped.
