@@ -205,6 +205,7 @@ pub fn build_report(
         messages: run.messages,
         observations,
         usage: run.usage,
+        context_window: None,
         structured_outputs: StructuredOutputs {
             requested,
             fell_back: run.structured_outputs_fell_back,

@@ -224,11 +224,15 @@ async fn handle(
             ),
             (Gate::Pass(Route::Models), &Method::GET, _) => (
                 ServedBy::ModelList,
-                state
-                    .script
-                    .models_reply
-                    .clone()
-                    .unwrap_or_else(|| models_reply(&shared.models)),
+                state.script.models_reply.clone().unwrap_or_else(|| {
+                    shared
+                        .dialect
+                        .models_reply(&shared.models, state.script.context_window)
+                }),
+            ),
+            (Gate::Pass(Route::Props), &Method::GET, _) => (
+                ServedBy::Props,
+                Dialect::props_reply(state.script.context_window),
             ),
             _ => (
                 ServedBy::UnknownRoute,
@@ -326,15 +330,6 @@ fn unmatched_reply(request: &Value) -> Reply {
 fn error_reply(status: u16, message: &str) -> Reply {
     let body = json!({"error": {"message": message, "type": "scripted_server", "code": null}});
     Reply::raw(status, body.to_string())
-}
-
-fn models_reply(models: &[String]) -> Reply {
-    let data: Vec<Value> = models
-        .iter()
-        .map(|id| json!({"id": id, "object": "model", "created": 0, "owned_by": "vouch-testkit"}))
-        .collect();
-    let body = json!({"object": "list", "data": data});
-    Reply::raw(200, body.to_string())
 }
 
 fn render(reply: &Reply, body: String) -> Response {
