@@ -23,3 +23,4 @@ mod schema;
 mod shard;
 mod terminal;
 mod user_config;
+mod window;

@@ -11,6 +11,8 @@ use vouch_host::manifest::{
     attribute, locate, overlay, resolve_endpoint,
 };
 
+use vouch_core::{ContextWindow, WindowSource};
+
 use crate::UsageError;
 
 /// `vouch config`.
@@ -38,6 +40,10 @@ pub struct ShowArgs {
     /// API key variable flag, as for `vouch review`.
     #[arg(long)]
     pub api_key_env: Option<String>,
+    /// Ask the endpoint for the model's context window, as a review does (its model
+    /// list, and llama.cpp's /props), and show the budgets sized for it.
+    #[arg(long)]
+    pub ask_endpoint: bool,
 }
 
 /// The composition in force and what the user configuration changed in it.
@@ -83,7 +89,8 @@ impl UserSettings {
     }
 
     /// The composition: `--manifest`, else the user's default composition, else the
-    /// built-in default; with the user's plugin pins and budget ceilings applied.
+    /// built-in default; with the user's plugin pins and budget ceilings applied, and
+    /// its budgets sized for the window the configuration sets (if any).
     pub fn composition(&self, manifest: Option<&PathBuf>) -> Result<Composition, UsageError> {
         Ok(self.composition_applied(manifest)?.composition)
     }
@@ -93,10 +100,31 @@ impl UserSettings {
         &self,
         manifest: Option<&PathBuf>,
     ) -> Result<UserComposition, UsageError> {
-        let mut composition = match manifest.or(self.config.composition.as_ref()) {
-            Some(path) => Composition::load(path).map_err(|e| UsageError(e.to_string()))?,
-            None => Composition::builtin_default(),
+        self.composition_for(manifest, None)
+    }
+
+    /// [`Self::composition_applied`] with its budgets sized for the window the
+    /// configuration sets (the profile's `context_tokens`, else the manifest's), else for
+    /// `stated` (the window the endpoint states), else for none (vouch's defaults):
+    /// [`vouch_core::choose_window`].
+    pub fn composition_for(
+        &self,
+        manifest: Option<&PathBuf>,
+        stated: Option<u32>,
+    ) -> Result<UserComposition, UsageError> {
+        let load = |window| match manifest.or(self.config.composition.as_ref()) {
+            Some(path) => {
+                Composition::load_for(path, window).map_err(|e| UsageError(e.to_string()))
+            }
+            None => Ok(Composition::builtin_default_for(window)),
         };
+        let mut composition = load(self.profile_window())?;
+        let configured =
+            (composition.window.source != WindowSource::Default).then_some(composition.window);
+        let window = vouch_core::choose_window(configured, stated);
+        if window != composition.window {
+            composition = load(Some(window))?;
+        }
         let builtin = crate::builtins::ids();
         if let Some(id) = self.config.plugins.keys().find(|id| builtin.contains(id)) {
             return Err(UsageError(format!(
@@ -110,6 +138,15 @@ impl UserSettings {
             composition,
             caps,
             pinned,
+        })
+    }
+
+    /// The window the chosen profile sets.
+    fn profile_window(&self) -> Option<ContextWindow> {
+        let (_, profile) = self.profile.as_ref()?;
+        profile.context_tokens.map(|tokens| ContextWindow {
+            tokens,
+            source: WindowSource::UserConfig,
         })
     }
 
@@ -144,9 +181,25 @@ fn source_of(source: SettingSource, flag: &str, env: &str) -> String {
 }
 
 /// `vouch config show`.
-pub fn show(args: &ShowArgs) -> Result<i32> {
+pub async fn show(args: &ShowArgs) -> Result<i32> {
     let user = UserSettings::load(args.profile.as_deref())?;
-    let applied = user.composition_applied(args.manifest.as_ref())?;
+    let first = user
+        .composition_applied(args.manifest.as_ref())?
+        .composition;
+    let flags = EndpointFlags {
+        base_url: args.base_url.clone(),
+        model: args.model.clone(),
+        api_key_env: args.api_key_env.clone(),
+    };
+    let endpoint = user.endpoint(&flags, &first.model);
+    let asked = match (&endpoint, args.ask_endpoint) {
+        (Ok(e), true) => Some(stated_window(e).await),
+        _ => None,
+    };
+    let stated = asked
+        .as_ref()
+        .and_then(|a| a.as_ref().ok().copied().flatten());
+    let applied = user.composition_for(args.manifest.as_ref(), stated)?;
     let composition = &applied.composition;
     println!("# vouch's effective configuration");
     println!(
@@ -192,18 +245,44 @@ pub fn show(args: &ShowArgs) -> Result<i32> {
         composition.name,
         composition.origin.display()
     );
-    let flags = EndpointFlags {
-        base_url: args.base_url.clone(),
-        model: args.model.clone(),
-        api_key_env: args.api_key_env.clone(),
-    };
-    match user.endpoint(&flags, &composition.model) {
-        Ok(e) => print_endpoint(&e),
+    match &endpoint {
+        Ok(e) => print_endpoint(e),
         Err(e) => println!("# endpoint: not configured: {e}"),
     }
+    print_window(composition.window, asked.as_ref());
     print_budget(&applied);
     print_plugins(&user, &applied);
     Ok(0)
+}
+
+/// The window the endpoint states (`Ok(None)`: it states none), or the code of the
+/// problem its check found.
+async fn stated_window(endpoint: &ResolvedEndpoint) -> Result<Option<u32>, &'static str> {
+    let (config, _) = crate::endpoint::client_config(endpoint);
+    let client = vouch_llm::ModelClient::new(config).map_err(|_| "client-config")?;
+    let cancel = tokio_util::sync::CancellationToken::new();
+    match client.check_endpoint(&cancel).await {
+        Ok(checked) => Ok(checked.context_tokens),
+        Err(problem) => Err(problem.code()),
+    }
+}
+
+/// `context_tokens`: the window the budgets are sized for and where it came from.
+fn print_window(window: ContextWindow, asked: Option<&Result<Option<u32>, &'static str>>) {
+    let why = match (window.source, asked) {
+        (WindowSource::Endpoint, _) => "stated by the endpoint".to_owned(),
+        (WindowSource::Manifest, _) => "manifest".to_owned(),
+        (WindowSource::UserConfig, _) => "user config".to_owned(),
+        (WindowSource::Default, None) => "default; a review takes the window the endpoint states \
+             (vLLM max_model_len, llama.cpp n_ctx, OpenRouter context_length): see it with \
+             --ask-endpoint"
+            .to_owned(),
+        (WindowSource::Default, Some(Ok(_))) => "default; the endpoint states none".to_owned(),
+        (WindowSource::Default, Some(Err(code))) => {
+            format!("default; the endpoint check failed ({code})")
+        }
+    };
+    println!("context_tokens = {}  # {why}", window.tokens);
 }
 
 /// `[budget]`: each key of the composition's default budget with where it came from,
@@ -246,10 +325,15 @@ fn print_budget(applied: &UserComposition) {
     ];
     for (key, value, from_manifest) in keys {
         let builtin = c.origin.to_string_lossy().starts_with("builtin:");
-        let asked_from = match (from_manifest, builtin) {
-            (true, true) => "built-in composition",
-            (true, false) => "manifest",
-            (false, _) => "default",
+        let sized = matches!(
+            key,
+            "max_request_tokens" | "max_shard_tokens" | "max_total_tokens"
+        ) && c.window.source != WindowSource::Default;
+        let asked_from = match (from_manifest, builtin, sized) {
+            (true, true, _) => "built-in composition",
+            (true, false, _) => "manifest",
+            (false, _, true) => "derived from context_tokens",
+            (false, _, false) => "default",
         };
         match applied
             .caps

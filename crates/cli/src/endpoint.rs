@@ -82,7 +82,8 @@ impl PlannedModel {
 /// model, as for the default model). A problem is a configuration error: one diagnostic
 /// line (`stage: "endpoint"`, its code) on the sink and a [`UsageError`] whose text says
 /// what to fix. A passed check may return messages for the report (a server that
-/// ignores the model name).
+/// ignores the model name), and the context window the endpoint states (the first
+/// checked model's that states one).
 pub async fn check(
     models: &[PlannedModel],
     client_for: impl Fn(&str) -> Arc<ModelClient>,
@@ -90,9 +91,10 @@ pub async fn check(
     diagnostics: &Arc<dyn DiagnosticSink>,
     job_id: &str,
     cancel: &tokio_util::sync::CancellationToken,
-) -> Result<Vec<String>, UsageError> {
+) -> Result<(Vec<String>, Option<u32>), UsageError> {
     let mut listed: Vec<String> = Vec::new();
     let mut messages = Vec::new();
+    let mut window = None;
     for model in models {
         if cancel.is_cancelled() {
             break;
@@ -103,6 +105,7 @@ pub async fn check(
         let problem = match client_for(&model.name).check_endpoint(cancel).await {
             Ok(passed) => {
                 messages.extend(any_name_message(&passed, endpoint, model));
+                window = window.or(passed.context_tokens);
                 if listed.is_empty() {
                     listed = passed.models;
                 }
@@ -120,7 +123,7 @@ pub async fn check(
         });
         return Err(UsageError(explain(&problem, endpoint, model)));
     }
-    Ok(messages)
+    Ok((messages, window))
 }
 
 /// The message of an endpoint that answered a model name it does not list (llama.cpp's

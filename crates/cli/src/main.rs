@@ -188,7 +188,7 @@ fn run_command(command: Command, runtime: &tokio::runtime::Runtime) -> anyhow::R
             completions::write_completions::<Cli>(shell, &mut text);
             Ok(completions::print(&text))
         }
-        Command::Config(config::ConfigCommand::Show(args)) => config::show(&args),
+        Command::Config(config::ConfigCommand::Show(args)) => runtime.block_on(config::show(&args)),
         Command::Specialists(SpecialistsCommand::List(args)) => specialists::list(&args),
         Command::Man => {
             let mut text = Vec::new();

@@ -173,6 +173,7 @@ pub fn build_report(
     run: ReviewRun,
     requested: bool,
     notes: Vec<String>,
+    context_window: Option<vouch_core::ContextWindow>,
 ) -> Result<ReviewReport> {
     let snapshot: &ChangeSnapshot = &run.snapshot;
     let mut observations = notes;
@@ -205,6 +206,7 @@ pub fn build_report(
         messages: run.messages,
         observations,
         usage: run.usage,
+        context_window,
         structured_outputs: StructuredOutputs {
             requested,
             fell_back: run.structured_outputs_fell_back,
@@ -405,7 +407,12 @@ pub async fn review_report(
         )
         .await;
         held.flush();
-        endpoint_messages = checked?;
+        let stated;
+        (endpoint_messages, stated) = checked?;
+        if let Some(resized) = resized_for(args, &user, &composition, &reader, stated)? {
+            vouch_host::review::resize(&mut plan, &resized);
+            composition = resized;
+        }
     }
     let presenter: Arc<dyn Presenter> = if interactive {
         Arc::new(TerminalPresenter::new())
@@ -456,7 +463,35 @@ pub async fn review_report(
         run.messages
             .push(crate::endpoint::refused_during_review(status, e));
     }
-    build_report(&repo, &plan.composition, run, requested, notes)
+    // The window the budgets were sized for, when a model was to be called.
+    let window = endpoint.as_ref().map(|_| composition.window);
+    build_report(&repo, &plan.composition, run, requested, notes, window)
+}
+
+/// The composition sized again for the window the endpoint stated (`stated`), with the
+/// run's concurrency and the repository file applied as before, when that changes its
+/// window (the configuration sets none, and the endpoint stated one); else `None`.
+fn resized_for(
+    args: &ReviewArgs,
+    user: &crate::config::UserSettings,
+    composition: &Composition,
+    reader: &SourceReader,
+    stated: Option<u32>,
+) -> Result<Option<Composition>> {
+    let Some(stated) = stated else {
+        return Ok(None);
+    };
+    let mut resized = user
+        .composition_for(args.manifest.as_ref(), Some(stated))?
+        .composition;
+    if resized.window == composition.window {
+        return Ok(None);
+    }
+    resized.concurrency = composition.concurrency;
+    if !args.no_repo_config {
+        apply_repo_config(&mut resized, reader)?;
+    }
+    Ok(Some(resized))
 }
 
 /// Cancels `cancel` on the first SIGINT or SIGTERM (the task ends then).

@@ -23,6 +23,7 @@ pub mod shape;
 pub mod shard;
 pub mod snapshot;
 pub mod source;
+pub mod window;
 
 pub use boundary::{Area, Role};
 pub use candidate::{Candidate, Severity, UnknownValue, candidate_id};
@@ -73,3 +74,4 @@ pub use source::{
     Citation, CitationError, FileLines, LineSpan, Revision, SourceLedger, SourceWindow,
     merge_line_ranges,
 };
+pub use window::{ContextWindow, DEFAULT_CONTEXT_TOKENS, WindowSource, choose_window};

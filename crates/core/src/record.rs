@@ -20,6 +20,15 @@ pub struct TokenUsage {
     pub prompt_tokens: u64,
     /// Completion tokens as the endpoint reported them.
     pub completion_tokens: u64,
+    /// Of the prompt tokens, those the endpoint served from its prompt cache
+    /// (`usage.prompt_tokens_details.cached_tokens`; 0, and left out of the report, when
+    /// it does not say).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cached_prompt_tokens: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl TokenUsage {
@@ -28,6 +37,7 @@ impl TokenUsage {
         self.requests += other.requests;
         self.prompt_tokens += other.prompt_tokens;
         self.completion_tokens += other.completion_tokens;
+        self.cached_prompt_tokens += other.cached_prompt_tokens;
     }
 }
 

@@ -292,6 +292,65 @@ fn minimal_manifest_takes_documented_defaults() {
     assert_eq!(c.instructions, None);
 }
 
+/// `[model] context_tokens` sizes every budget key no table sets (the rule of
+/// `Budget::sized`), for `[budget]`, each specialist entry and the verifier; a key a
+/// table sets keeps its value, and the window given by the caller (the profile's, or the
+/// endpoint's when the manifest has none) wins over the manifest's.
+#[test]
+fn the_manifest_window_sizes_the_budgets_no_table_sets() {
+    let text = r#"
+[model]
+context_tokens = 131072
+
+[budget]
+max_output_tokens = 8192
+
+[[specialist]]
+id = "generic-investigator"
+version = "1.0.0"
+role = "investigator"
+
+[[specialist]]
+id = "conventions"
+version = "1.0.0"
+role = "conventions"
+[specialist.budget]
+max_request_tokens = 40000
+
+[verifier]
+id = "verifier"
+version = "1.0.0"
+[verifier.budget]
+max_shard_tokens = 8000
+"#;
+    let origin = Path::new("window.toml");
+    let c = Composition::from_toml_str(text, origin).unwrap();
+    let window = vouch_core::ContextWindow {
+        tokens: 131_072,
+        source: vouch_core::WindowSource::Manifest,
+    };
+    assert_eq!(c.window, window);
+    let sizes = |b: &Budget| (b.max_request_tokens, b.max_shard_tokens, b.max_total_tokens);
+    assert_eq!(sizes(&c.budget), (122_000, 53_000, 305_000));
+    assert_eq!(sizes(&c.specialists[0].budget), (122_000, 53_000, 305_000));
+    assert_eq!(sizes(&c.specialists[1].budget), (40_000, 12_000, 100_000));
+    assert_eq!(sizes(&c.verifier.budget), (122_000, 8_000, 305_000));
+
+    let profile = vouch_core::ContextWindow {
+        tokens: 32_768,
+        source: vouch_core::WindowSource::UserConfig,
+    };
+    let c = Composition::from_toml_str_for(text, origin, profile).unwrap();
+    assert_eq!(c.window, profile);
+    assert_eq!(sizes(&c.budget), (24_000, 4_000, 60_000));
+
+    // Without a window, the budgets are vouch's fixed defaults, as before.
+    let c =
+        Composition::from_toml_str(&text.replace("context_tokens = 131072", ""), origin).unwrap();
+    assert_eq!(c.window, vouch_core::ContextWindow::default());
+    assert_eq!(sizes(&c.budget), (24_000, 4_000, 60_000));
+}
+
 #[test]
 fn every_key_manifest_is_read_into_the_composition() {
     let c = Composition::load(&data("valid/every-key.toml")).unwrap();
@@ -309,6 +368,7 @@ fn every_key_manifest_is_read_into_the_composition() {
             structured_outputs: Some(false),
             auth: Some(vouch_llm::AuthScheme::ApiKeyHeader),
             api_version: Some("2024-10-21".into()),
+            context_tokens: None,
             headers: [("X-Title".to_owned(), "vouch".to_owned())].into(),
         }
     );

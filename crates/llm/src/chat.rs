@@ -72,6 +72,9 @@ pub struct Usage {
     pub prompt_tokens: u64,
     /// Generated tokens as reported by the server (0 when it reports none).
     pub completion_tokens: u64,
+    /// Of the prompt tokens, those the server served from its prompt cache
+    /// (`usage.prompt_tokens_details.cached_tokens`; 0 when it reports none).
+    pub cached_prompt_tokens: u64,
     /// HTTP requests sent, counting retries and structured-output fallbacks.
     pub requests: u32,
 }
@@ -86,6 +89,7 @@ impl Usage {
     pub fn add(&mut self, other: Usage) {
         self.prompt_tokens += other.prompt_tokens;
         self.completion_tokens += other.completion_tokens;
+        self.cached_prompt_tokens += other.cached_prompt_tokens;
         self.requests += other.requests;
     }
 }
@@ -235,6 +239,10 @@ pub(crate) fn parse_reply(body: &Value, ids: &AtomicU64) -> Result<ChatReply, St
         usage: Usage {
             prompt_tokens: tokens("prompt_tokens"),
             completion_tokens: tokens("completion_tokens"),
+            cached_prompt_tokens: usage
+                .and_then(|u| u.pointer("/prompt_tokens_details/cached_tokens"))
+                .and_then(Value::as_u64)
+                .unwrap_or(0),
             requests: 0,
         },
         structured: false,

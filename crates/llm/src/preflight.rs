@@ -8,6 +8,14 @@
 //! with a root that has no version segment probes `{root}/v1/models` to suggest `/v1`.
 //! Every request is single-attempt (no retries) and counted in
 //! [`ModelClient::requests_sent`].
+//!
+//! The check also learns the model's context window where the endpoint states it
+//! ([`EndpointCheck::context_tokens`]): the listed entry of the configured model gives
+//! vLLM's `max_model_len` or OpenRouter's `context_length`; a list whose entries are
+//! llama.cpp's (`owned_by: "llamacpp"`) is followed by one `GET {server}/props`, whose
+//! `default_generation_settings.n_ctx` (or top-level `n_ctx`) is the window of one
+//! request slot. Nothing else is guessed (llama.cpp's `n_ctx_train` is the model's
+//! training length, not what the server was started with).
 
 use std::time::Duration;
 
@@ -126,6 +134,9 @@ pub struct EndpointCheck {
     /// name (llama.cpp's server serves the model it loaded), so the configured name is
     /// not the model that answers.
     pub unlisted_model_answered: bool,
+    /// The context window the endpoint states, in tokens (see the module
+    /// documentation), when it states one.
+    pub context_tokens: Option<u32>,
 }
 
 /// One answered request of the check.
@@ -149,19 +160,66 @@ impl ModelClient {
     ) -> Result<EndpointCheck, EndpointProblem> {
         let model = self.config().model.clone();
         let listed = self.send(Method::GET, "/models", None, cancel).await;
-        let models = match &listed {
+        let (models, listed) = match listed {
             Ok(Some(answer)) => {
-                refusal_or_limit(answer, self.config().api_key.as_deref())?;
-                model_ids(answer)
+                refusal_or_limit(&answer, self.config().api_key.as_deref())?;
+                (model_ids(&answer), answer)
             }
             Ok(None) => return Ok(nothing_learned()),
-            Err(problem) => return Err(problem.clone()),
+            Err(problem) => return Err(problem),
         };
+        let context_tokens = self.context_tokens(&listed, &model, cancel).await;
+        let checked = self.check_model(model, models, cancel).await?;
+        Ok(EndpointCheck {
+            context_tokens,
+            ..checked
+        })
+    }
+
+    /// The window the endpoint states (see the module documentation).
+    async fn context_tokens(
+        &self,
+        listed: &Answer,
+        model: &str,
+        cancel: &CancellationToken,
+    ) -> Option<u32> {
+        let entries = model_entries(listed);
+        if let Some(tokens) = entries
+            .iter()
+            .filter(|e| e.get("id").and_then(Value::as_str) == Some(model))
+            .find_map(listed_window)
+        {
+            return Some(tokens);
+        }
+        let llama_cpp = entries
+            .iter()
+            .any(|e| e.get("owned_by").and_then(Value::as_str) == Some("llamacpp"));
+        if !llama_cpp {
+            return None;
+        }
+        let url = self.inner.auth.url_with_query("/props");
+        let url = props_url(&url);
+        let answer = self.send_to(Method::GET, &url, None, cancel).await.ok()??;
+        let props: Value = serde_json::from_str(&answer.body).ok()?;
+        ["/default_generation_settings/n_ctx", "/n_ctx"]
+            .iter()
+            .find_map(|at| props.pointer(at).and_then(window_tokens))
+    }
+
+    /// The model part of the check, once the list is read: a listed model passes, any
+    /// other is asked for with one minimal chat completion.
+    async fn check_model(
+        &self,
+        model: String,
+        models: Vec<String>,
+        cancel: &CancellationToken,
+    ) -> Result<EndpointCheck, EndpointProblem> {
         if models.contains(&model) {
             return Ok(EndpointCheck {
                 models,
                 probed_chat: false,
                 unlisted_model_answered: false,
+                context_tokens: None,
             });
         }
         let body = json!({
@@ -196,6 +254,7 @@ impl ModelClient {
                     unlisted_model_answered: !models.is_empty(),
                     models,
                     probed_chat: true,
+                    context_tokens: None,
                 });
             }
             return Err(self.wrong_path(cancel).await);
@@ -220,6 +279,7 @@ impl ModelClient {
                 models,
                 probed_chat: true,
                 unlisted_model_answered: false,
+                context_tokens: None,
             }),
             _ => Err(EndpointProblem::ServerError {
                 status: status.as_u16(),
@@ -347,6 +407,7 @@ fn nothing_learned() -> EndpointCheck {
         models: Vec::new(),
         probed_chat: false,
         unlisted_model_answered: false,
+        context_tokens: None,
     }
 }
 
@@ -378,26 +439,72 @@ fn refusal_or_limit(answer: &Answer, key: Option<&str>) -> Result<(), EndpointPr
     }
 }
 
-/// The ids of an OpenAI-shaped model list (`data[].id`); Ollama's native shape
-/// (`models[].name`) is read too. Anything else lists nothing.
-fn model_ids(answer: &Answer) -> Vec<String> {
+/// The entries of an OpenAI-shaped model list (`data[]`), or of Ollama's native shape
+/// (`models[]`). Anything else has none.
+fn model_entries(answer: &Answer) -> Vec<Value> {
     if !answer.status.is_success() {
         return Vec::new();
     }
-    let Ok(value) = serde_json::from_str::<Value>(&answer.body) else {
+    let Ok(mut value) = serde_json::from_str::<Value>(&answer.body) else {
         return Vec::new();
     };
-    let entries = value
-        .get("data")
-        .or_else(|| value.get("models"))
-        .and_then(Value::as_array);
-    entries
-        .into_iter()
-        .flatten()
+    let entries = match value.get("data") {
+        Some(_) => value["data"].take(),
+        None => value.get_mut("models").map(Value::take).unwrap_or_default(),
+    };
+    match entries {
+        Value::Array(entries) => entries,
+        _ => Vec::new(),
+    }
+}
+
+/// The ids of a model list (`data[].id`, or Ollama's `models[].name`).
+fn model_ids(answer: &Answer) -> Vec<String> {
+    model_entries(answer)
+        .iter()
         .filter_map(|m| m.get("id").or_else(|| m.get("name")))
         .filter_map(Value::as_str)
         .map(str::to_owned)
         .collect()
+}
+
+/// Rule: the window a model list's entry states: vLLM's `max_model_len`, else
+/// OpenRouter's `context_length` (top-level, else its `top_provider`'s).
+fn listed_window(entry: &Value) -> Option<u32> {
+    [
+        "/max_model_len",
+        "/context_length",
+        "/top_provider/context_length",
+    ]
+    .iter()
+    .find_map(|at| entry.pointer(at).and_then(window_tokens))
+}
+
+/// A stated window: a positive whole number of tokens (larger ones saturate).
+fn window_tokens(value: &Value) -> Option<u32> {
+    let tokens = value.as_u64().filter(|t| *t > 0)?;
+    Some(u32::try_from(tokens).unwrap_or(u32::MAX))
+}
+
+/// llama.cpp's `/props` beside a request URL: at the server's root, so a trailing
+/// version segment (`/v1`) of the base URL is left out; the query is kept.
+fn props_url(props_under_root: &str) -> String {
+    let (path, query) = match props_under_root.split_once('?') {
+        Some((p, q)) => (p, Some(q)),
+        None => (props_under_root, None),
+    };
+    let base = BaseUrl::parse(path.strip_suffix("/props").unwrap_or(path));
+    let root = if base.has_version_segment() {
+        base.root
+            .rsplit_once('/')
+            .map_or(base.root.as_str(), |(r, _)| r)
+    } else {
+        base.root.as_str()
+    };
+    match query {
+        Some(q) => format!("{root}/props?{q}"),
+        None => format!("{root}/props"),
+    }
 }
 
 /// Whether an error body says the requested model does not exist (OpenAI, vLLM,
@@ -482,6 +589,41 @@ mod tests {
             ("Not Found", false),
         ] {
             assert_eq!(names_missing_model(body), expected, "{body}");
+        }
+    }
+
+    #[test]
+    fn windows_the_model_list_states() {
+        for (entry, expected) in [
+            (json!({"id": "m", "max_model_len": 131_072}), Some(131_072)),
+            (json!({"id": "m", "context_length": 200_000}), Some(200_000)),
+            (
+                json!({"id": "m", "top_provider": {"context_length": 65_536}}),
+                Some(65_536),
+            ),
+            (json!({"id": "m", "max_model_len": 0}), None),
+            (json!({"id": "m", "max_model_len": "big"}), None),
+            (json!({"id": "m", "meta": {"n_ctx_train": 131_072}}), None),
+            (
+                json!({"id": "m", "max_model_len": 1u64 << 40}),
+                Some(u32::MAX),
+            ),
+        ] {
+            assert_eq!(listed_window(&entry), expected, "{entry}");
+        }
+    }
+
+    #[test]
+    fn props_live_at_the_server_root() {
+        for (url, expected) in [
+            ("http://h:8080/v1/props", "http://h:8080/props"),
+            ("http://h:8080/props", "http://h:8080/props"),
+            (
+                "http://h:8080/llm/v1/props?k=v",
+                "http://h:8080/llm/props?k=v",
+            ),
+        ] {
+            assert_eq!(props_url(url), expected, "{url}");
         }
     }
 

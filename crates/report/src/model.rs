@@ -3,8 +3,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use vouch_core::{
-    CandidateRecord, ChangeCounts, ChangedFile, CommitRef, ExcludedFile, Failure, Finding,
-    Limitation, NotReviewedFile, Opinion, StageRecord, TokenUsage,
+    CandidateRecord, ChangeCounts, ChangedFile, CommitRef, ContextWindow, ExcludedFile, Failure,
+    Finding, Limitation, NotReviewedFile, Opinion, StageRecord, TokenUsage,
 };
 
 /// The `schemaVersion` of reports this crate writes.
@@ -88,6 +88,10 @@ pub struct ReviewReport {
     pub observations: Vec<String>,
     /// Total token usage.
     pub usage: TokenUsage,
+    /// The model's context window the budgets were derived from, and where it came
+    /// from (absent when no model was called, and in reports of earlier versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<ContextWindow>,
     /// Structured-output use.
     pub structured_outputs: StructuredOutputs,
     /// The embedded review final report (vouch-final-report schema), validated before

@@ -153,6 +153,7 @@ fn stage(label: &str, role: Role) -> StageRecord {
             requests: 2,
             prompt_tokens: 3000,
             completion_tokens: 400,
+            cached_prompt_tokens: 0,
         },
         summary: String::new(),
         problem: None,
@@ -358,7 +359,9 @@ fn report(with_finding: bool) -> ReviewReport {
             requests: 4,
             prompt_tokens: 6000,
             completion_tokens: 800,
+            cached_prompt_tokens: 0,
         },
+        context_window: None,
         structured_outputs: StructuredOutputs {
             requested: true,
             fell_back: false,

@@ -10,7 +10,8 @@
 //! saying `no scripted reply for request` and is recorded as unmatched, so a test
 //! can assert `server.unmatched().is_empty()`.
 //!
-//! Served routes: `POST /v1/chat/completions` (scripted) and `GET /v1/models`
+//! Served routes: `POST /v1/chat/completions` (scripted), `GET /props` (llama.cpp's
+//! dialect only) and `GET /v1/models`
 //! (the server's model list, [`DEFAULT_MODELS`] unless started with
 //! [`ScriptedServer::start_as`], which also imitates a provider's paths, authentication
 //! and errors: see [`Dialect`]). Every request, including unknown routes, is recorded

@@ -39,6 +39,50 @@ pub const DEFAULT_MAX_SHARDS: u32 = 2048;
 /// Default [`Budget::max_request_tokens`]: a 32k-token context less the default
 /// 8,192-token answer.
 pub const DEFAULT_MAX_REQUEST_TOKENS: u32 = 24_000;
+/// Default [`Budget::max_total_tokens`].
+pub const DEFAULT_MAX_TOTAL_TOKENS: u32 = 60_000;
+/// Tokens of a request a shard's size leaves aside before it takes half of the rest:
+/// room for the stable prompt (system prompt, tool schemas, output contract), tool
+/// reads and a coverage retry.
+pub const SHARD_RESERVE_TOKENS: u32 = 16_000;
+/// The largest window budgets grow with: a larger window (OpenRouter states a million
+/// tokens for some models) sizes them as this one, since a request of hundreds of
+/// thousands of tokens is read worse, not cheaper, and every turn sends it again.
+pub const MAX_SIZING_WINDOW: u32 = 131_072;
+
+/// Rounds down to whole thousands (budgets read as round numbers).
+fn thousands(tokens: u32) -> u32 {
+    tokens / 1_000 * 1_000
+}
+
+/// Rule (request bound from the window): a request may fill the window, capped at
+/// [`MAX_SIZING_WINDOW`], less room for one reply — the stage's `max_output_tokens`, at
+/// most a quarter of the window — rounded down to thousands, and at least 2,000. At the
+/// default 32k window and 8,192-token replies: 24,000, today's default.
+pub fn request_tokens_for(window: u32, max_output_tokens: u32) -> u32 {
+    let window = window.min(MAX_SIZING_WINDOW);
+    let reply = max_output_tokens.min(window / 4);
+    thousands(window - reply).max(2_000)
+}
+
+/// Rule (shard size from the request bound): half of what a request has left after
+/// [`SHARD_RESERVE_TOKENS`], at least a sixth of the request (small windows), rounded
+/// down to thousands and at least 1,000 — never more than half the request. At 24,000:
+/// 4,000, today's default; at 122,000 (a 128k window): 53,000.
+pub fn shard_tokens_for(max_request_tokens: u32) -> u32 {
+    let rest = max_request_tokens.saturating_sub(SHARD_RESERVE_TOKENS) / 2;
+    thousands(rest.max(max_request_tokens / 6))
+        .max(1_000)
+        .min(max_request_tokens / 2)
+}
+
+/// Rule (total from the request bound): two and a half requests across a stage's turns,
+/// rounded down to thousands, and never less than [`DEFAULT_MAX_TOTAL_TOKENS`]: a shard
+/// that fills half a large request still leaves a tool turn and the answer. At 24,000:
+/// 60,000, today's default.
+pub fn total_tokens_for(max_request_tokens: u32) -> u32 {
+    thousands(max_request_tokens.saturating_mul(5) / 2).max(DEFAULT_MAX_TOTAL_TOKENS)
+}
 
 impl Default for Budget {
     /// 12 turns, 24 tool calls, 8,192 output tokens per reply, 60,000 tokens in total;
@@ -49,7 +93,7 @@ impl Default for Budget {
             max_turns: 12,
             max_tool_calls: 24,
             max_output_tokens: 8192,
-            max_total_tokens: 60_000,
+            max_total_tokens: DEFAULT_MAX_TOTAL_TOKENS,
             max_shard_tokens: DEFAULT_MAX_SHARD_TOKENS,
             max_shards: DEFAULT_MAX_SHARDS,
             max_request_tokens: DEFAULT_MAX_REQUEST_TOKENS,
@@ -71,6 +115,28 @@ impl Budget {
             max_request_tokens: over.max_request_tokens.unwrap_or(self.max_request_tokens),
             prefetch_tokens: over.prefetch_tokens.unwrap_or(self.prefetch_tokens),
         }
+    }
+
+    /// Rule (budgets from the model's window): each of `max_request_tokens`,
+    /// `max_shard_tokens` and `max_total_tokens` that `set` (the keys a manifest table
+    /// set for this stage) leaves unset is derived from `window` tokens by
+    /// [`request_tokens_for`], [`shard_tokens_for`] and [`total_tokens_for`], in that
+    /// order (the shard and the total follow the request bound the stage ends up with);
+    /// a set key keeps its value, except that a shard is lowered to half its request.
+    /// User and repository ceilings apply afterwards and only lower.
+    pub fn sized(self, window: u32, set: &BudgetOverride) -> Budget {
+        let mut b = self;
+        if set.max_request_tokens.is_none() {
+            b.max_request_tokens = request_tokens_for(window, b.max_output_tokens);
+        }
+        if set.max_shard_tokens.is_none() {
+            b.max_shard_tokens = shard_tokens_for(b.max_request_tokens);
+        }
+        if set.max_total_tokens.is_none() {
+            b.max_total_tokens = total_tokens_for(b.max_request_tokens);
+        }
+        b.max_shard_tokens = b.max_shard_tokens.min((b.max_request_tokens / 2).max(1));
+        b
     }
 
     /// This budget lowered to every key `cap` sets (never raised): how the repository
@@ -113,6 +179,21 @@ pub struct BudgetOverride {
 }
 
 impl BudgetOverride {
+    /// Every key either table sets (`self`'s value first): which keys of a stage were
+    /// set by its own table or by the composition's `[budget]`.
+    pub fn or(&self, other: &BudgetOverride) -> BudgetOverride {
+        BudgetOverride {
+            max_turns: self.max_turns.or(other.max_turns),
+            max_tool_calls: self.max_tool_calls.or(other.max_tool_calls),
+            max_output_tokens: self.max_output_tokens.or(other.max_output_tokens),
+            max_total_tokens: self.max_total_tokens.or(other.max_total_tokens),
+            max_shard_tokens: self.max_shard_tokens.or(other.max_shard_tokens),
+            max_shards: self.max_shards.or(other.max_shards),
+            max_request_tokens: self.max_request_tokens.or(other.max_request_tokens),
+            prefetch_tokens: self.prefetch_tokens.or(other.prefetch_tokens),
+        }
+    }
+
     /// Rejects zero values (a stage with no turns cannot run) at `path`;
     /// `prefetch_tokens` may be 0 (no prefetch).
     pub(crate) fn check(
@@ -172,7 +253,7 @@ pub(crate) fn check_effective(
                 "max_shard_tokens ({}) is more than half of max_request_tokens ({}), leaving too little room for the stable prompt, tool reads and a coverage retry",
                 budget.max_shard_tokens, budget.max_request_tokens
             ),
-            "lower max_shard_tokens or raise max_request_tokens (for a 32k-token context: 4000 and 24000; for 128k: 32000 and 112000)",
+            "lower max_shard_tokens or raise max_request_tokens, or remove both so they follow the model's window ([model] context_tokens, or what the endpoint states; 4000 and 24000 at 32k tokens, 53000 and 122000 at 128k)",
         ));
     }
     // The prefetched context is part of the first request's prompt, which the total
@@ -192,4 +273,70 @@ pub(crate) fn check_effective(
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The derivation at the windows users have: the default 32k gives today's
+    /// defaults; 128k gives shards large enough for a lane to take a 40-file change in
+    /// one execution; larger windows size as 128k; small ones stay usable.
+    #[test]
+    fn budgets_derived_from_the_window() {
+        // (window, max_output_tokens) -> (request, shard, total)
+        for ((window, output), expected) in [
+            ((32_768, 8_192), (24_000, 4_000, 60_000)),
+            ((131_072, 8_192), (122_000, 53_000, 305_000)),
+            ((65_536, 8_192), (57_000, 20_000, 142_000)),
+            ((1_047_576, 8_192), (122_000, 53_000, 305_000)),
+            ((32_768, 2_048), (30_000, 7_000, 75_000)),
+            ((16_384, 8_192), (12_000, 2_000, 60_000)),
+            ((8_192, 8_192), (6_000, 1_000, 60_000)),
+            ((4_096, 8_192), (3_000, 1_000, 60_000)),
+            ((1, 8_192), (2_000, 1_000, 60_000)),
+        ] {
+            let request = request_tokens_for(window, output);
+            let got = (
+                request,
+                shard_tokens_for(request),
+                total_tokens_for(request),
+            );
+            assert_eq!(got, expected, "window {window}, replies of {output}");
+            assert!(got.1 * 2 <= got.0, "a shard leaves half its request");
+        }
+    }
+
+    #[test]
+    fn set_keys_keep_their_values_and_the_rest_follow_the_window() {
+        let default = Budget::default();
+        let sized = default.sized(131_072, &BudgetOverride::default());
+        assert_eq!(
+            (
+                sized.max_request_tokens,
+                sized.max_shard_tokens,
+                sized.max_total_tokens
+            ),
+            (122_000, 53_000, 305_000)
+        );
+        assert_eq!(sized.max_turns, default.max_turns);
+        let request_set = BudgetOverride {
+            max_request_tokens: Some(40_000),
+            ..BudgetOverride::default()
+        };
+        let b = default.with(&request_set).sized(131_072, &request_set);
+        assert_eq!(
+            (b.max_request_tokens, b.max_shard_tokens, b.max_total_tokens),
+            (40_000, 12_000, 100_000)
+        );
+        // A set shard keeps its value unless it would take more than half the request.
+        let shard_set = BudgetOverride {
+            max_shard_tokens: Some(8_000),
+            ..BudgetOverride::default()
+        };
+        let b = default.with(&shard_set).sized(131_072, &shard_set);
+        assert_eq!((b.max_request_tokens, b.max_shard_tokens), (122_000, 8_000));
+        let b = default.with(&shard_set).sized(8_192, &shard_set);
+        assert_eq!((b.max_request_tokens, b.max_shard_tokens), (6_000, 3_000));
+    }
 }

@@ -117,6 +117,9 @@ pub struct Composition {
     /// The keys the manifest's `[budget]` table set (every other key of `budget` is
     /// vouch's built-in default).
     pub budget_set: BudgetOverride,
+    /// The model's context window the budgets were sized for, and where it came from
+    /// (`[budget]` keys no table sets follow it: [`Budget::sized`]).
+    pub window: vouch_core::ContextWindow,
     /// Files no instance receives.
     pub exclusions: FileExclusions,
     /// How binary files are reviewed (`[files].binary`).

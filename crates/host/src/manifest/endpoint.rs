@@ -18,6 +18,9 @@ pub const ENV_MODEL: &str = "VOUCH_MODEL";
 pub const DEFAULT_REQUEST_TIMEOUT_SECS: u64 = 120;
 /// Retries of one request on 429/5xx when none are configured.
 pub const DEFAULT_MAX_RETRIES: u32 = 3;
+/// Smallest `context_tokens` a manifest or profile may set: vouch's stable prompt alone
+/// takes about 4,000 tokens, and a request needs room for a shard and the reply too.
+pub const MIN_CONTEXT_TOKENS: u32 = 8_192;
 
 /// The `[model]` table of a composition manifest. Every key is optional; flags and the
 /// environment take precedence (see [`resolve_endpoint`]). A repository's
@@ -42,6 +45,10 @@ pub struct ModelSection {
     pub auth: Option<AuthScheme>,
     /// Azure OpenAI's `api-version` query parameter, sent with every request.
     pub api_version: Option<String>,
+    /// The model's context window in tokens, when the endpoint does not state it or
+    /// states it wrongly: it wins over what the endpoint says, and budgets not set
+    /// explicitly are derived from it ([`super::Budget::sized`]).
+    pub context_tokens: Option<u32>,
     /// Extra headers sent with every request (e.g. OpenRouter's `HTTP-Referer`,
     /// `X-Title`). Never a credential: keys travel only through `api_key_env`.
     #[serde(default)]

@@ -19,15 +19,15 @@ mod user;
 mod user_apply;
 mod validate;
 
-pub use budget::{Budget, BudgetOverride};
+pub use budget::{Budget, BudgetOverride, request_tokens_for, shard_tokens_for, total_tokens_for};
 pub use composition::{
     BinaryPolicy, Composition, GENERIC_INVESTIGATOR_ID, MAX_CONCURRENCY, PluginSource,
     SpecialistEntry, ToolsMode, VerifierEntry,
 };
 pub use endpoint::{
     ApiKey, DEFAULT_MAX_RETRIES, DEFAULT_REQUEST_TIMEOUT_SECS, ENV_API_KEY, ENV_BASE_URL,
-    ENV_MODEL, EndpointError, EndpointFlags, ModelSection, ResolvedEndpoint, SettingSource,
-    resolve_endpoint,
+    ENV_MODEL, EndpointError, EndpointFlags, MIN_CONTEXT_TOKENS, ModelSection, ResolvedEndpoint,
+    SettingSource, resolve_endpoint,
 };
 pub use error::{Diagnostic, ErrorKind, Location, ManifestError};
 pub use locate::Position;

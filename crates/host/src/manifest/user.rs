@@ -15,8 +15,8 @@ use serde::Deserialize;
 
 use super::budget::BudgetOverride;
 use super::endpoint::{
-    CREDENTIAL_HEADERS, ModelSection, ResolvedEndpoint, SettingSource, is_env_name, is_header_name,
-    is_http_url,
+    CREDENTIAL_HEADERS, MIN_CONTEXT_TOKENS, ModelSection, ResolvedEndpoint, SettingSource,
+    is_env_name, is_header_name, is_http_url,
 };
 use super::user_apply::PluginPin;
 
@@ -234,6 +234,12 @@ fn check_profile(p: &ModelSection) -> Result<(), (&'static str, &'static str)> {
     if p.request_timeout_secs == Some(0) {
         return Err(("request_timeout_secs", "use a positive number of seconds"));
     }
+    if p.context_tokens.is_some_and(|t| t < MIN_CONTEXT_TOKENS) {
+        return Err((
+            "context_tokens",
+            "use the model's context window in tokens, at least 8192 (e.g. 131072)",
+        ));
+    }
     let credential = |name: &str| CREDENTIAL_HEADERS.contains(&name.to_ascii_lowercase().as_str());
     if p.headers
         .keys()
@@ -263,6 +269,7 @@ pub fn overlay(profile: Option<&ModelSection>, manifest: &ModelSection) -> Model
         structured_outputs: p.structured_outputs.or(m.structured_outputs),
         auth: p.auth.or(m.auth),
         api_version: p.api_version.clone().or_else(|| m.api_version.clone()),
+        context_tokens: p.context_tokens.or(m.context_tokens),
         headers: if p.headers.is_empty() {
             m.headers.clone()
         } else {

@@ -6,13 +6,16 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use vouch_abi::Role;
+use vouch_core::{ContextWindow, WindowSource};
 
 use super::budget::{Budget, BudgetOverride, check_effective};
 use super::composition::{
     Composition, GENERIC_INVESTIGATOR_ID, MAX_CONCURRENCY, PluginSource, SpecialistEntry,
     ToolsMode, VerifierEntry,
 };
-use super::endpoint::{CREDENTIAL_HEADERS, ModelSection, is_env_name, is_header_name, is_http_url};
+use super::endpoint::{
+    CREDENTIAL_HEADERS, MIN_CONTEXT_TOKENS, ModelSection, is_env_name, is_header_name, is_http_url,
+};
 use super::error::{ErrorKind, ManifestError, Reporter};
 use super::locate::KeyPath;
 use super::select::{ExclusionSource, FileExclusions, FileSelection, RawSelect, Selection};
@@ -79,8 +82,32 @@ struct RawVerifier {
     budget: Option<BudgetOverride>,
 }
 
-/// See [`Composition::from_toml_str`].
-pub(crate) fn composition(text: &str, origin: &Path) -> Result<Composition, ManifestError> {
+/// The composition's `[budget]` as its entries inherit it: the budget, the keys the
+/// table set, and the window the unset ones are sized for.
+struct Defaults {
+    budget: Budget,
+    set: BudgetOverride,
+    window: ContextWindow,
+}
+
+/// Rule: a budget is sized for the window ([`Budget::sized`], for the keys none of its
+/// tables set) unless the window is the default one, where the budgets stay vouch's
+/// fixed defaults (sized for 32k tokens).
+fn sized(budget: Budget, window: ContextWindow, set: &BudgetOverride) -> Budget {
+    match window.source {
+        WindowSource::Default => budget,
+        _ => budget.sized(window.tokens, set),
+    }
+}
+
+/// See [`Composition::from_toml_str`]; `window` (when given) is the context window the
+/// budgets are sized for, else the manifest's own `[model] context_tokens`, else the
+/// default.
+pub(crate) fn composition(
+    text: &str,
+    origin: &Path,
+    window: Option<ContextWindow>,
+) -> Result<Composition, ManifestError> {
     let reporter = Reporter::new(origin.to_owned(), text)?;
     let raw: RawDocument =
         toml::from_str(text).map_err(|e| reporter.serde(&e, UNKNOWN_KEY_HELP))?;
@@ -135,8 +162,23 @@ pub(crate) fn composition(text: &str, origin: &Path) -> Result<Composition, Mani
     let budget_path = root.key("budget");
     let budget_override = raw.budget.unwrap_or_default();
     budget_override.check(&reporter, &budget_path)?;
-    let budget = Budget::default().with(&budget_override);
+    let window = window
+        .or(model.context_tokens.map(|tokens| ContextWindow {
+            tokens,
+            source: WindowSource::Manifest,
+        }))
+        .unwrap_or_default();
+    let budget = sized(
+        Budget::default().with(&budget_override),
+        window,
+        &budget_override,
+    );
     check_effective(budget, &reporter, &budget_path)?;
+    let defaults = Defaults {
+        budget,
+        set: budget_override,
+        window,
+    };
 
     let files = raw.files.unwrap_or_default();
     let binary = files.binary.unwrap_or_default();
@@ -153,7 +195,7 @@ pub(crate) fn composition(text: &str, origin: &Path) -> Result<Composition, Mani
     for (i, entry) in raw.specialist.into_iter().enumerate() {
         let path = root.key("specialist").index(i);
         let has_label = entry.label.is_some();
-        let entry = specialist(entry, budget, &reporter, &path, origin)?;
+        let entry = specialist(entry, &defaults, &reporter, &path, origin)?;
         if let Some(first) = labels.insert(entry.label.clone(), i) {
             let at = path.key(if has_label { "label" } else { "id" });
             let first_line = reporter
@@ -196,7 +238,7 @@ pub(crate) fn composition(text: &str, origin: &Path) -> Result<Composition, Mani
     };
     let verifier = verifier(
         raw_verifier,
-        budget,
+        &defaults,
         &reporter,
         &root.key("verifier"),
         origin,
@@ -211,6 +253,7 @@ pub(crate) fn composition(text: &str, origin: &Path) -> Result<Composition, Mani
         model,
         budget,
         budget_set: budget_override,
+        window,
         exclusions,
         binary,
         specialists,
@@ -298,12 +341,21 @@ fn check_model(
             "use a positive number of seconds (default 120)",
         ));
     }
+    if let Some(tokens) = model.context_tokens.filter(|t| *t < MIN_CONTEXT_TOKENS) {
+        return Err(reporter.at(
+            ErrorKind::BadValue,
+            &path.key("context_tokens"),
+            false,
+            format!("`context_tokens = {tokens}` is smaller than any window vouch can review in"),
+            format!("give the model's context window in tokens, at least {MIN_CONTEXT_TOKENS} (e.g. 131072 for a 128k model)"),
+        ));
+    }
     Ok(())
 }
 
 fn specialist(
     raw: RawSpecialist,
-    defaults: Budget,
+    defaults: &Defaults,
     reporter: &Reporter<'_>,
     path: &KeyPath,
     origin: &Path,
@@ -373,7 +425,7 @@ fn specialist(
 
 fn verifier(
     raw: RawVerifier,
-    defaults: Budget,
+    defaults: &Defaults,
     reporter: &Reporter<'_>,
     path: &KeyPath,
     origin: &Path,
@@ -549,13 +601,14 @@ fn check_label(label: &str, reporter: &Reporter<'_>, at: &KeyPath) -> Result<(),
 
 fn entry_budget(
     over: Option<BudgetOverride>,
-    defaults: Budget,
+    defaults: &Defaults,
     reporter: &Reporter<'_>,
     at: &KeyPath,
 ) -> Result<Budget, ManifestError> {
     let over = over.unwrap_or_default();
     over.check(reporter, at)?;
-    let budget = defaults.with(&over);
+    let set = over.or(&defaults.set);
+    let budget = sized(defaults.budget.with(&over), defaults.window, &set);
     check_effective(budget, reporter, at)?;
     Ok(budget)
 }
@@ -585,22 +638,49 @@ impl Composition {
     /// fix for TOML syntax errors, unknown keys, wrong types or values, and every rule in
     /// docs/manifests.md.
     pub fn from_toml_str(text: &str, origin: &Path) -> Result<Composition, ManifestError> {
-        composition(text, origin)
+        composition(text, origin, None)
+    }
+
+    /// [`Composition::from_toml_str`] with its budgets sized for `window` (which wins
+    /// over the manifest's own `[model] context_tokens`).
+    pub fn from_toml_str_for(
+        text: &str,
+        origin: &Path,
+        window: ContextWindow,
+    ) -> Result<Composition, ManifestError> {
+        composition(text, origin, Some(window))
     }
 
     /// Reads and validates the manifest at `path`.
     pub fn load(path: &Path) -> Result<Composition, ManifestError> {
+        Self::load_for(path, None)
+    }
+
+    /// [`Composition::load`] with its budgets sized for `window` when given.
+    pub fn load_for(
+        path: &Path,
+        window: Option<ContextWindow>,
+    ) -> Result<Composition, ManifestError> {
         let text = std::fs::read_to_string(path).map_err(|source| ManifestError::Read {
             path: path.to_owned(),
             source,
         })?;
-        Self::from_toml_str(&text, path)
+        composition(&text, path, window)
     }
 
     /// The default composition (`manifests/default.toml`, compiled in).
     pub fn builtin_default() -> Composition {
-        Self::from_toml_str(DEFAULT_TOML, Path::new("builtin:manifests/default.toml"))
-            .expect("manifests/default.toml is valid (tested)")
+        Self::builtin_default_for(None)
+    }
+
+    /// [`Composition::builtin_default`] with its budgets sized for `window` when given.
+    pub fn builtin_default_for(window: Option<ContextWindow>) -> Composition {
+        composition(
+            DEFAULT_TOML,
+            Path::new("builtin:manifests/default.toml"),
+            window,
+        )
+        .expect("manifests/default.toml is valid for every window (tested)")
     }
 
     /// The five-reviewer panel composition (`manifests/panel.toml`, compiled in).

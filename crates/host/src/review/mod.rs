@@ -35,7 +35,7 @@ pub use context::{
     instructions_lines, policy_paths,
 };
 pub use env::{ReviewEnv, ToolsMode};
-pub use plan::{PlanError, agent_budget, build_plan};
+pub use plan::{PlanError, agent_budget, build_plan, resize};
 pub use prefetch::PrefetchMemo;
 pub use stage::{ShardLimits, StagePlan, StageRun, run_candidate_stage};
 pub use verify::{FOCUSED_OUTPUT_TOKENS, VerificationRun, verify};

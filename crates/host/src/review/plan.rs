@@ -87,12 +87,36 @@ fn spec(registry: &mut Registry, plan: &InstancePlan) -> Result<InstanceSpec, Pl
         budget: agent_budget(&plan.budget),
         prefetch_tokens: plan.budget.prefetch_tokens,
         model: plan.model.clone(),
-        shards: super::ShardLimits {
-            max_shard_tokens: plan.budget.max_shard_tokens,
-            max_shards: plan.budget.max_shards,
-            max_request_tokens: plan.budget.max_request_tokens,
-        },
+        shards: shard_limits(&plan.budget),
     })
+}
+
+fn shard_limits(b: &Budget) -> super::ShardLimits {
+    super::ShardLimits {
+        max_shard_tokens: b.max_shard_tokens,
+        max_shards: b.max_shards,
+        max_request_tokens: b.max_request_tokens,
+    }
+}
+
+/// Gives every instance of `plan` the budget its namesake (same label) has in
+/// `composition` — the plan's composition sized again for the window the endpoint
+/// stated: agent budget, prefetch and shard limits. Specialists, selections and models
+/// stay as they are.
+pub fn resize(plan: &mut ReviewPlan, composition: &Composition) {
+    let budgets: std::collections::BTreeMap<String, Budget> = composition
+        .instances()
+        .into_iter()
+        .chain([composition.verifier_plan()])
+        .map(|p| (p.label, p.budget))
+        .collect();
+    for spec in plan.instances_mut() {
+        if let Some(b) = budgets.get(&spec.label) {
+            spec.budget = agent_budget(b);
+            spec.prefetch_tokens = b.prefetch_tokens;
+            spec.shards = shard_limits(b);
+        }
+    }
 }
 
 /// Builds the plan: every enabled instance resolved to a checked specialist (built-in by

@@ -185,6 +185,7 @@ fn usage_of(outcome: &AgentOutcome) -> TokenUsage {
         requests: u64::from(outcome.usage.requests),
         prompt_tokens: outcome.usage.prompt_tokens,
         completion_tokens: outcome.usage.completion_tokens,
+        cached_prompt_tokens: outcome.usage.cached_prompt_tokens,
     }
 }
 
@@ -438,6 +439,7 @@ fn spent_before(replied: vouch_llm::Usage, error: &LlmError) -> TokenUsage {
         requests: u64::from(replied.requests) + u64::from(error.requests_sent()),
         prompt_tokens: replied.prompt_tokens,
         completion_tokens: replied.completion_tokens,
+        cached_prompt_tokens: replied.cached_prompt_tokens,
     }
 }
 

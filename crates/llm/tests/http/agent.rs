@@ -260,6 +260,7 @@ async fn the_observer_sees_each_turn_tool_call_and_retry_as_they_happen() {
         usage: Usage {
             prompt_tokens: 10,
             completion_tokens: 5,
+            cached_prompt_tokens: 0,
             requests,
         },
         model: Some("test-model".into()),

@@ -359,3 +359,95 @@ async fn requests_sent_counts_failed_and_retried_requests() {
     assert_eq!(client.requests_sent(), 3);
     assert_eq!(server.request_count(), 3);
 }
+
+/// The window each provider states, learned by the endpoint check: vLLM's
+/// `max_model_len` and OpenRouter's `context_length` from the model list, llama.cpp's
+/// `n_ctx` from `/props` at the server's root (with or without `/v1` in the base URL).
+#[tokio::test]
+async fn the_check_learns_the_window_where_the_endpoint_states_it() {
+    let vllm = ScriptedServer::start_as(
+        Dialect::Vllm { key: None },
+        &["qwen-coder"],
+        answering().context_window(131_072),
+    )
+    .await;
+    let learned = check(config(&vllm.base_url(), "qwen-coder")).await.unwrap();
+    assert_eq!(learned.context_tokens, Some(131_072));
+
+    let openrouter = ScriptedServer::start_as(
+        Dialect::OpenRouter { key: KEY.into() },
+        &["openai/gpt-4.1", "other/model"],
+        answering().context_window(1_047_576),
+    )
+    .await;
+    let learned = check(config(&openrouter.base_url(), "openai/gpt-4.1").with_api_key(KEY))
+        .await
+        .unwrap();
+    assert_eq!(learned.context_tokens, Some(1_047_576));
+
+    let llama = ScriptedServer::start_as(
+        Dialect::LlamaCpp,
+        &["smollm2.gguf"],
+        answering().context_window(65_536),
+    )
+    .await;
+    for base in [llama.base_url(), llama.root_url()] {
+        let learned = check(config(&base, "local")).await.unwrap();
+        assert_eq!(learned.context_tokens, Some(65_536), "{base}");
+    }
+    let props: Vec<_> = llama
+        .requests()
+        .into_iter()
+        .filter(|r| r.path.ends_with("/props"))
+        .map(|r| r.path)
+        .collect();
+    assert_eq!(props, ["/props", "/props"]);
+}
+
+/// An endpoint that states no window (the generic server, a llama.cpp server whose
+/// `/props` has no `n_ctx`) leaves it unknown: the training length in llama.cpp's model
+/// list is not taken for it, and no other route is tried.
+#[tokio::test]
+async fn no_window_is_guessed() {
+    let generic = ScriptedServer::start(answering().context_window(131_072)).await;
+    let learned = check(config(&generic.base_url(), "m")).await.unwrap();
+    assert_eq!(learned.context_tokens, None);
+    assert!(generic.unmatched().is_empty(), "{:?}", generic.unmatched());
+
+    let llama = ScriptedServer::start_as(Dialect::LlamaCpp, &["smollm2.gguf"], answering()).await;
+    let learned = check(config(&llama.base_url(), "smollm2.gguf"))
+        .await
+        .unwrap();
+    assert_eq!(learned.context_tokens, None);
+    assert_eq!(llama.request_count(), 2, "the list and /props");
+}
+
+/// `usage.prompt_tokens_details.cached_tokens` is read into the reply's usage and
+/// summed like the other counts; a reply without it counts 0.
+#[tokio::test]
+async fn cached_prompt_tokens_are_counted() {
+    let server = ScriptedServer::start(
+        Script::new().on(
+            Match::any(),
+            [
+                Reply::content("one")
+                    .with_usage(3000, 10)
+                    .with_cached_tokens(2048),
+                Reply::content("two").with_usage(3100, 10),
+            ],
+        ),
+    )
+    .await;
+    let client = ModelClient::new(config(&server.base_url(), "m")).unwrap();
+    let cancel = CancellationToken::new();
+    let mut total = vouch_llm::Usage::default();
+    for _ in 0..2 {
+        total.add(client.complete(ask("hi"), &cancel).await.unwrap().usage);
+    }
+    assert_eq!(
+        (total.prompt_tokens, total.cached_prompt_tokens),
+        (6100, 2048)
+    );
+    let first = &server.chat_requests()[0];
+    assert_eq!(first.path, "/v1/chat/completions");
+}

@@ -47,7 +47,9 @@ pub enum Dialect {
         key: Option<String>,
     },
     /// llama.cpp server: `/v1` and the same routes without it, no authentication, every
-    /// model name accepted (it serves the one it loaded).
+    /// model name accepted (it serves the one it loaded); its model list names
+    /// `owned_by: "llamacpp"` and its training length (`meta.n_ctx_train`), and `GET
+    /// /props` states the context window (see [`super::Script::context_window`]).
     LlamaCpp,
     /// llama.cpp server while it loads its model: every route, `/v1` or not, answers
     /// 503 `{"error":{"code":503,"message":"Loading model","type":"unavailable_error"}}`.
@@ -66,6 +68,8 @@ pub enum Dialect {
 pub(crate) enum Route {
     Chat,
     Models,
+    /// llama.cpp's `/props`.
+    Props,
     Unknown,
 }
 
@@ -104,6 +108,7 @@ impl Dialect {
         match rest {
             Some("chat/completions") => Route::Chat,
             Some("models") if !matches!(self, Dialect::Azure { .. }) => Route::Models,
+            Some("props") if *self == Dialect::LlamaCpp => Route::Props,
             _ => Route::Unknown,
         }
     }
@@ -220,6 +225,44 @@ impl Dialect {
             )),
             _ => None,
         }
+    }
+}
+
+impl Dialect {
+    /// The model list this provider sends for `models`, stating `window` where it does.
+    pub(crate) fn models_reply(&self, models: &[String], window: Option<u32>) -> Reply {
+        let data: Vec<_> = models
+            .iter()
+            .map(|id| {
+                let mut entry =
+                    json!({"id": id, "object": "model", "created": 0, "owned_by": "vouch-testkit"});
+                match (self, window) {
+                    (Dialect::Vllm { .. }, Some(w)) => entry["max_model_len"] = json!(w),
+                    (Dialect::OpenRouter { .. }, Some(w)) => entry["context_length"] = json!(w),
+                    (Dialect::LlamaCpp, _) => {
+                        entry["owned_by"] = json!("llamacpp");
+                        entry["meta"] = json!({"n_ctx_train": 131_072, "n_vocab": 49_152});
+                    }
+                    _ => {}
+                }
+                entry
+            })
+            .collect();
+        Reply::raw(200, json!({"object": "list", "data": data}).to_string())
+    }
+
+    /// llama.cpp's `/props`, with `n_ctx` when the script states a window.
+    pub(crate) fn props_reply(window: Option<u32>) -> Reply {
+        let mut settings = json!({"temperature": 0.8, "top_k": 40});
+        if let Some(w) = window {
+            settings["n_ctx"] = json!(w);
+        }
+        Reply::raw(
+            200,
+            json!({"default_generation_settings": settings, "total_slots": 1,
+                   "model_path": "/models/loaded.gguf"})
+            .to_string(),
+        )
     }
 }
 

@@ -18,6 +18,8 @@ pub enum ServedBy {
     },
     /// `GET /v1/models`, answered with the server's model list.
     ModelList,
+    /// llama.cpp's `GET /props` (the server's settings).
+    Props,
     /// A chat request no rule could serve (answered HTTP 500
     /// `no scripted reply for request`).
     Unmatched,

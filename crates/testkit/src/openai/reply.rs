@@ -42,6 +42,8 @@ pub(crate) enum ReplyBody {
         tool_calls: Vec<(String, String)>,
         finish_reason: Option<String>,
         usage: Option<(u64, u64)>,
+        /// `usage.prompt_tokens_details.cached_tokens`, when set.
+        cached_tokens: Option<u64>,
         /// The `model` it names, when not the request's.
         model: Option<String>,
     },
@@ -72,6 +74,7 @@ impl Reply {
                 tool_calls,
                 finish_reason: None,
                 usage: Some(DEFAULT_USAGE),
+                cached_tokens: None,
                 model: None,
             },
             delay: None,
@@ -217,6 +220,16 @@ impl Reply {
         self
     }
 
+    /// States that `cached` of the prompt tokens came from the server's prompt cache
+    /// (`usage.prompt_tokens_details.cached_tokens`, as OpenAI, vLLM and OpenRouter
+    /// send it); ignored when the reply has no `usage`.
+    pub fn with_cached_tokens(mut self, cached: u64) -> Self {
+        if let ReplyBody::Completion { cached_tokens, .. } = &mut self.body {
+            *cached_tokens = Some(cached);
+        }
+        self
+    }
+
     /// Names `model` as the model that answered, instead of echoing the request's (as
     /// endpoints do that answer with a versioned name, or route to another model).
     pub fn answered_by(mut self, name: impl Into<String>) -> Self {
@@ -286,10 +299,14 @@ impl Reply {
                 tool_calls,
                 finish_reason,
                 usage,
+                cached_tokens,
                 model,
             } => {
                 let mut body =
                     completion_json(seq, request, content, tool_calls, finish_reason, usage);
+                if let (Some(cached), Some(usage)) = (cached_tokens, body.get_mut("usage")) {
+                    usage["prompt_tokens_details"] = json!({"cached_tokens": cached});
+                }
                 if let Some(model) = model {
                     body["model"] = Value::String(model.clone());
                 }

@@ -71,6 +71,7 @@ impl Rule {
 pub struct Script {
     pub(crate) rules: Vec<Rule>,
     pub(crate) models_reply: Option<Reply>,
+    pub(crate) context_window: Option<u32>,
 }
 
 impl Script {
@@ -94,6 +95,15 @@ impl Script {
     /// or a 500 for the endpoint check).
     pub fn models_reply(mut self, reply: Reply) -> Self {
         self.models_reply = Some(reply);
+        self
+    }
+
+    /// The model's context window, in tokens, which the dialect states where its
+    /// provider does: vLLM's `max_model_len` and OpenRouter's `context_length` in the
+    /// model list, llama.cpp's `default_generation_settings.n_ctx` from `/props`. Without
+    /// it, no dialect states a window (as servers that do not say).
+    pub fn context_window(mut self, tokens: u32) -> Self {
+        self.context_window = Some(tokens);
         self
     }
 

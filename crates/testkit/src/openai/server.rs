@@ -210,6 +210,7 @@ async fn handle(
         let (served_by, reply) = serve(
             &mut state,
             &shared.models,
+            &shared.dialect,
             gate,
             &method,
             &path,
@@ -253,6 +254,7 @@ async fn handle(
 fn serve(
     state: &mut ServerState,
     models: &[String],
+    dialect: &Dialect,
     gate: Gate,
     method: &Method,
     path: &str,
@@ -279,7 +281,11 @@ fn serve(
                 .script
                 .models_reply
                 .clone()
-                .unwrap_or_else(|| models_reply(models)),
+                .unwrap_or_else(|| dialect.models_reply(models, state.script.context_window)),
+        ),
+        (Gate::Pass(Route::Props), &Method::GET, _) => (
+            ServedBy::Props,
+            Dialect::props_reply(state.script.context_window),
         ),
         _ => (
             ServedBy::UnknownRoute,
@@ -353,15 +359,6 @@ fn unmatched_reply(request: &Value) -> Reply {
 fn error_reply(status: u16, message: &str) -> Reply {
     let body = json!({"error": {"message": message, "type": "scripted_server", "code": null}});
     Reply::raw(status, body.to_string())
-}
-
-fn models_reply(models: &[String]) -> Reply {
-    let data: Vec<Value> = models
-        .iter()
-        .map(|id| json!({"id": id, "object": "model", "created": 0, "owned_by": "vouch-testkit"}))
-        .collect();
-    let body = json!({"object": "list", "data": data});
-    Reply::raw(200, body.to_string())
 }
 
 fn render(reply: &Reply, body: String) -> Response {

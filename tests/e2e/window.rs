@@ -1,0 +1,340 @@
+//! Budgets from the model's window (issue 28 item 6): the window the endpoint states
+//! sizes the requests and shards of every stage, an explicit `[model] context_tokens`
+//! wins over it, the report says which window it used and where it came from, cached
+//! prompt tokens are counted, and the shards of a lane share one stable prefix.
+
+use serde_json::{Value, json};
+use vouch_testkit::git::TestRepo;
+use vouch_testkit::openai::{
+    Dialect, Match, RecordedRequest, Reply, Rule, Script, ScriptedServer, ServedBy,
+};
+use vouch_workspace_tests::{ScriptedReview, candidates_reply};
+
+const GENERIC: &str = "generic-investigator #1";
+
+/// The expected list of a request (the `<expected-files>` array of its first user turn).
+fn expected_list(body: &Value) -> Vec<String> {
+    let user = body["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|m| m["role"] == "user")
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or_default();
+    let Some(at) = user.find("<expected-files>\n") else {
+        return vec![];
+    };
+    let rest = &user[at + "<expected-files>\n".len()..];
+    let end = rest.find("\n</expected-files>").unwrap_or(0);
+    serde_json::from_str(&rest[..end]).unwrap_or_default()
+}
+
+/// A model that reviews instantly and perfectly, saying that `cached` of its 1,000
+/// prompt tokens came from its prompt cache.
+fn perfect(cached: u64) -> Reply {
+    Reply::computed(move |body| {
+        let list = expected_list(body);
+        let paths: Vec<&str> = list.iter().map(String::as_str).collect();
+        Reply::content(candidates_reply(json!([]), true, &paths))
+            .with_usage(1_000, 10)
+            .with_cached_tokens(cached)
+    })
+}
+
+fn lines(word: &str, n: usize) -> String {
+    (1..=n)
+        .map(|i| format!("{word} line {i:04} of a file that is long enough to matter here\n"))
+        .collect()
+}
+
+/// A change of 40 text files of 40 lines, each with 19 lines rewritten (760 changed
+/// lines, as the issue's real-code fixture).
+fn forty_files() -> (TestRepo, String, String) {
+    let repo = TestRepo::new();
+    let path = |f: usize| format!("src/mod{:02}/file{f:02}.txt", f / 10);
+    for f in 0..40 {
+        repo.write(&path(f), lines("old", 40));
+    }
+    let base = repo.commit("base");
+    for f in 0..40 {
+        let mut text = lines("old", 40);
+        for i in 11..=29 {
+            text = text.replace(&format!("old line {i:04}"), &format!("NEW line {i:04}"));
+        }
+        repo.write(&path(f), text);
+    }
+    let head = repo.commit("rewrite lines everywhere");
+    (repo, base, head)
+}
+
+fn lane_labels(report: &Value, lane: &str) -> Vec<String> {
+    report["stages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["label"].as_str())
+        .filter(|l| l.starts_with(lane))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The instance label a request names (`Instance: …` line of its first user turn).
+fn label(request: &RecordedRequest) -> Option<String> {
+    let user = request.contents_of("user").into_iter().next()?;
+    let line = user.lines().find(|l| l.starts_with("Instance: "))?;
+    Some(line["Instance: ".len()..].to_string())
+}
+
+/// At a 128k window stated by a vLLM server, each lane takes the 40-file change in one
+/// execution; at the default window (a server that states none) the same change runs
+/// as shards, as before. The report names the window and its source.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_128k_window_the_endpoint_states_runs_each_lane_in_one_execution() {
+    let (repo, base, head) = forty_files();
+    let script = || Script::new().rule(Rule::when(Match::any()).always(perfect(0)));
+    let vllm = ScriptedServer::start_as(
+        Dialect::Vllm { key: None },
+        &["scripted"],
+        script().context_window(131_072),
+    )
+    .await;
+    let report = ScriptedReview::new(&repo, &base, &head, &vllm)
+        .run()
+        .await
+        .json();
+    assert_eq!(report["opinion"]["coverage"], "full", "{report:#}");
+    assert_eq!(
+        report["contextWindow"],
+        json!({"tokens": 131_072, "source": "endpoint"})
+    );
+    assert_eq!(lane_labels(&report, GENERIC), [GENERIC], "one execution");
+    let sharded = lane_labels(&report, "");
+    assert!(
+        !sharded.iter().any(|l| l.contains("[shard ")),
+        "no lane runs as shards: {sharded:?}"
+    );
+    let largest = vllm.chat_requests().iter().map(|r| r.raw_body.len()).max();
+    assert!(
+        largest.unwrap() > 3 * 24_000,
+        "a request larger than the 32k bound was sent: {largest:?}"
+    );
+
+    let generic = ScriptedServer::start(script()).await;
+    let report = ScriptedReview::new(&repo, &base, &head, &generic)
+        .run()
+        .await
+        .json();
+    assert_eq!(report["opinion"]["coverage"], "full", "{report:#}");
+    assert_eq!(
+        report["contextWindow"],
+        json!({"tokens": 32_768, "source": "default"})
+    );
+    let shards = lane_labels(&report, GENERIC);
+    assert!(shards.len() > 1, "sharded at 32k: {shards:?}");
+    let largest = generic
+        .chat_requests()
+        .iter()
+        .map(|r| r.raw_body.len())
+        .max();
+    assert!(largest.unwrap() <= 3 * 24_000, "{largest:?}");
+}
+
+/// `[model] context_tokens` wins over the window the endpoint states (here a smaller
+/// one, so the lane runs as shards again), and the report says it came from the
+/// manifest.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_manifest_window_wins_over_the_endpoint() {
+    let (repo, base, head) = forty_files();
+    let script = Script::new()
+        .rule(Rule::when(Match::any()).always(perfect(0)))
+        .context_window(131_072);
+    let vllm = ScriptedServer::start_as(Dialect::Vllm { key: None }, &["scripted"], script).await;
+    let report = ScriptedReview::new(&repo, &base, &head, &vllm)
+        .manifest("tests/data/e2e/window-32k.toml")
+        .run()
+        .await
+        .json();
+    assert_eq!(report["opinion"]["coverage"], "full", "{report:#}");
+    assert_eq!(
+        report["contextWindow"],
+        json!({"tokens": 32_768, "source": "manifest"})
+    );
+    assert!(lane_labels(&report, GENERIC).len() > 1, "{report:#}");
+}
+
+/// Every reply's `usage.prompt_tokens_details.cached_tokens` is summed into the stages'
+/// and the report's usage.
+#[tokio::test(flavor = "multi_thread")]
+async fn cached_prompt_tokens_are_reported() {
+    let (repo, base, head) = forty_files();
+    let server =
+        ScriptedServer::start(Script::new().rule(Rule::when(Match::any()).always(perfect(600))))
+            .await;
+    let report = ScriptedReview::new(&repo, &base, &head, &server)
+        .run()
+        .await
+        .json();
+    let served = server
+        .chat_requests()
+        .iter()
+        .filter(|r| matches!(r.served_by, ServedBy::Rule { .. }))
+        .count() as u64;
+    assert!(served > 1);
+    let stages: u64 = report["stages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["usage"]["cachedPromptTokens"].as_u64().unwrap_or(0))
+        .sum();
+    assert_eq!(report["usage"]["cachedPromptTokens"], json!(stages));
+    assert_eq!(stages, 600 * served, "{report:#}");
+}
+
+/// The shards of one lane send one stable prefix: the same tools and output contract,
+/// and the same leading messages up to the first one that carries shard-specific text,
+/// so a provider's prompt cache serves it to every shard after the first.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_shards_of_a_lane_share_a_stable_prefix() {
+    let (repo, base, head) = forty_files();
+    let server =
+        ScriptedServer::start(Script::new().rule(Rule::when(Match::any()).always(perfect(0))))
+            .await;
+    ScriptedReview::new(&repo, &base, &head, &server)
+        .args(&["--concurrency", "1"])
+        .run()
+        .await;
+    let shards: Vec<RecordedRequest> = server
+        .chat_requests()
+        .into_iter()
+        .filter(|r| label(r).is_some_and(|l| l.starts_with(&format!("{GENERIC} [shard "))))
+        .collect();
+    assert!(shards.len() >= 2, "the lane ran as shards");
+    let (a, b) = (&shards[0].body, &shards[1].body);
+    for field in ["tools", "response_format", "model", "max_tokens"] {
+        assert_eq!(a.get(field), b.get(field), "{field}");
+    }
+    let (ma, mb) = (
+        a["messages"].as_array().unwrap(),
+        b["messages"].as_array().unwrap(),
+    );
+    let first_different = ma.iter().zip(mb).position(|(x, y)| x != y).unwrap();
+    assert!(first_different >= 1, "the system prompt is the same");
+    assert_eq!(ma[0]["role"], "system");
+    // The first message that differs starts with the same text up to what names
+    // the shard: its common prefix with the other shard's holds no shard-specific text.
+    let (ta, tb) = (
+        ma[first_different]["content"].as_str().unwrap(),
+        mb[first_different]["content"].as_str().unwrap(),
+    );
+    let common = ta
+        .char_indices()
+        .zip(tb.chars())
+        .find(|((_, x), y)| x != y)
+        .map_or(ta.len(), |((i, _), _)| i);
+    let stable = &ta[..common];
+    assert!(!stable.contains("<expected-files>"), "{stable}");
+    assert!(!stable.contains("<patch path="), "{stable}");
+    // What the prefix holds: the tools section and the policy evidence; the shard's
+    // own text starts at its instance line.
+    assert!(stable.starts_with("## Repository tools"), "{stable}");
+    let last = stable.lines().last().unwrap_or_default();
+    assert!(last.starts_with("Instance: "), "{last}");
+    // The output contract, last in the message, is the same text in every shard (it
+    // names no path), so it could join the prefix; see ARCHITECTURE.md.
+    let contract = |t: &str| t[t.find("## Output contract").unwrap()..].to_owned();
+    assert_eq!(contract(ta), contract(tb));
+}
+
+async fn config_show(args: &[&str], config: &str) -> String {
+    let mut full = vec!["config", "show"];
+    full.extend_from_slice(args);
+    let out = vouch_workspace_tests::run_vouch(&full, &[("VOUCH_CONFIG", config)]).await;
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    out.stdout
+}
+
+fn line<'a>(shown: &'a str, key: &str) -> &'a str {
+    shown
+        .lines()
+        .find(|l| l.starts_with(&format!("{key} = ")))
+        .unwrap_or_else(|| panic!("no {key} line in:\n{shown}"))
+}
+
+/// `vouch config show` prints the window and where it came from: the default (with how
+/// to ask the endpoint), the endpoint's with `--ask-endpoint`, the manifest's, the
+/// profile's; and marks the budget keys derived from it.
+#[tokio::test(flavor = "multi_thread")]
+async fn config_show_names_the_window_and_its_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let none = dir.path().join("none.toml");
+    std::fs::write(&none, "").unwrap();
+    let none = none.display().to_string();
+    let vllm = ScriptedServer::start_as(
+        Dialect::Vllm { key: None },
+        &["served"],
+        Script::new().context_window(131_072),
+    )
+    .await;
+    let endpoint = ["--base-url", &vllm.base_url(), "--model", "served"].map(str::to_owned);
+    let endpoint: Vec<&str> = endpoint.iter().map(String::as_str).collect();
+
+    let out = config_show(&endpoint, &none).await;
+    assert!(
+        line(&out, "context_tokens").starts_with("context_tokens = 32768  # default;"),
+        "{out}"
+    );
+    assert_eq!(
+        line(&out, "max_request_tokens"),
+        "max_request_tokens = 24000  # default"
+    );
+    assert!(
+        vllm.requests().is_empty(),
+        "nothing asked without --ask-endpoint"
+    );
+
+    let asked: Vec<&str> = endpoint.iter().copied().chain(["--ask-endpoint"]).collect();
+    let out = config_show(&asked, &none).await;
+    assert_eq!(
+        line(&out, "context_tokens"),
+        "context_tokens = 131072  # stated by the endpoint"
+    );
+    assert_eq!(
+        line(&out, "max_request_tokens"),
+        "max_request_tokens = 122000  # derived from context_tokens"
+    );
+    assert_eq!(
+        line(&out, "max_shard_tokens"),
+        "max_shard_tokens = 53000  # derived from context_tokens"
+    );
+
+    let manifest = vouch_workspace_tests::workspace()
+        .join("tests/data/e2e/window-32k.toml")
+        .display()
+        .to_string();
+    let with_manifest: Vec<&str> = asked
+        .iter()
+        .copied()
+        .chain(["--manifest", &manifest])
+        .collect();
+    let out = config_show(&with_manifest, &none).await;
+    assert_eq!(
+        line(&out, "context_tokens"),
+        "context_tokens = 32768  # manifest"
+    );
+
+    let profile = dir.path().join("profile.toml");
+    std::fs::write(
+        &profile,
+        "profile = \"big\"\n[profiles.big]\ncontext_tokens = 65536\n",
+    )
+    .unwrap();
+    let out = config_show(&with_manifest, &profile.display().to_string()).await;
+    assert_eq!(
+        line(&out, "context_tokens"),
+        "context_tokens = 65536  # user config"
+    );
+    assert_eq!(
+        line(&out, "max_shard_tokens"),
+        "max_shard_tokens = 20000  # derived from context_tokens"
+    );
+}
