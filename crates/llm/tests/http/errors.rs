@@ -89,16 +89,24 @@ async fn no_key_sends_no_authorization_header() {
 
 #[tokio::test]
 async fn non_json_success_body_is_a_decode_error() {
-    let server = ScriptedServer::start(
-        Script::new().on(Match::any(), [Reply::raw(200, "<html>proxy</html>")]),
-    )
+    let server = ScriptedServer::start(Script::new().on(
+        Match::any(),
+        [Reply::raw(
+            200,
+            "<html><head><title>Sign in</title></head><body><p>proxy</p></body></html>",
+        )],
+    ))
     .await;
     let error = client(&server, |_| {})
         .complete(ask("hi"), &CancellationToken::new())
         .await
         .unwrap_err();
     assert!(matches!(error, LlmError::Decode { .. }), "{error:?}");
-    assert!(error.to_string().contains("proxy"), "{error}");
+    assert_eq!(
+        error.to_string(),
+        "could not read the model endpoint's reply: the reply body is not JSON: \
+         an HTML page: \"Sign in\" — proxy"
+    );
 }
 
 #[test]
