@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 use crate::chat::{ChatReply, ChatRequest, parse_reply, request_body};
 use crate::config::EndpointConfig;
 use crate::error::{LlmError, scrub};
+use crate::error_body::summarize_error_body;
 use crate::exchange::{Answer, Exchanges, Lookup};
 use crate::http::{CapturingService, EndpointAuth, EndpointState, NotJson, StatusFailure};
 use crate::retry::{is_retryable_status, wait_before_retry};
@@ -372,8 +373,13 @@ impl ModelClient {
             OpenAIError::Boxed(boxed) => match boxed.downcast::<StatusFailure>() {
                 Ok(status) => AttemptError::Status(*status),
                 Err(other) => match other.downcast::<NotJson>() {
+                    // A proxy's or portal's HTML page is said by its title and first
+                    // line, never quoted whole.
                     Ok(not_json) => AttemptError::Final(LlmError::Decode {
-                        message: scrub(&format!("{not_json}; body: {}", not_json.body), None),
+                        message: scrub(
+                            &format!("{not_json}: {}", summarize_error_body(&not_json.body)),
+                            None,
+                        ),
                     }),
                     Err(other) => AttemptError::Retryable(LlmError::Transport {
                         message: scrub(&error_chain(other.as_ref()), self.secret()),

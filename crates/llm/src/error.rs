@@ -18,12 +18,19 @@ pub enum LlmError {
         /// The per-request timeout that elapsed.
         timeout: Duration,
     },
-    /// The endpoint answered with a non-success HTTP status.
-    #[error("model endpoint answered HTTP {status}: {body}")]
+    /// The endpoint answered with a non-success HTTP status. The message says what the
+    /// body says in one line ([`crate::summarize_error_body`]: a provider's
+    /// `error.message` and `code`, an HTML page's title and first line of text); the
+    /// body itself stays here, bounded, for the failure's detail.
+    #[error(
+        "model endpoint answered HTTP {status}: {}",
+        crate::summarize_error_body(body)
+    )]
     Http {
         /// HTTP status code.
         status: u16,
-        /// Start of the response body, API key redacted.
+        /// Start of the response body (at most [`BODY_EXCERPT_CHARS`] characters), API
+        /// key redacted.
         body: String,
     },
     /// Every allowed attempt failed with a retryable error.
@@ -93,6 +100,16 @@ impl LlmError {
             | LlmError::Http { .. }
             | LlmError::Transport { .. }
             | LlmError::Decode { .. } => 1,
+        }
+    }
+
+    /// The (bounded, redacted) body of the HTTP answer behind this error, for a
+    /// failure's detail: its message only summarises it.
+    pub fn response_body(&self) -> Option<&str> {
+        match self {
+            LlmError::Http { body, .. } => Some(body),
+            LlmError::RetriesExhausted { last, .. } => last.response_body(),
+            _ => None,
         }
     }
 

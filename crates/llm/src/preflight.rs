@@ -526,7 +526,8 @@ fn names_missing_model(body: &str) -> bool {
             .any(|needle| text.contains(needle))
 }
 
-/// The provider's `error.message` when the body has one, else the body itself.
+/// The provider's `error.message` when the body has one, else what the body says in one
+/// line ([`crate::summarize_error_body`]: an HTML page by its title and first line).
 fn provider_message(body: &str) -> String {
     serde_json::from_str::<Value>(body)
         .ok()
@@ -538,7 +539,7 @@ fn provider_message(body: &str) -> String {
                     .or_else(|| e.as_str().map(str::to_owned))
             })
         })
-        .unwrap_or_else(|| body.trim().to_owned())
+        .unwrap_or_else(|| crate::summarize_error_body(body))
 }
 
 fn is_tls(detail: &str) -> bool {

@@ -108,13 +108,30 @@ fn area_rule(area: Area) -> AreaRule {
     }
 }
 
+/// A rule id's last segment in Pascal case (`failure-paths` is `FailurePaths`): rules'
+/// friendly `name`s are one Pascal-case identifier each, as SARIF tools read them.
+fn rule_name(id: &str) -> String {
+    let last = id.rsplit('/').next().unwrap_or(id);
+    last.split(['-', '_', '.'])
+        .flat_map(|word| {
+            let mut chars = word.chars();
+            chars
+                .next()
+                .map(|first| first.to_ascii_uppercase())
+                .into_iter()
+                .chain(chars)
+        })
+        .collect()
+}
+
 fn rule(area: Area) -> Value {
     let AreaRule { short, full, help } = area_rule(area);
     let id = area.as_str();
     let help_text = format!("{help} {HELP_TAIL}");
     json!({
         "id": id,
-        "name": id,
+        // Differs from the id beyond case, as SARIF asks of a name (SARIF1001).
+        "name": format!("{}Finding", rule_name(id)),
         "shortDescription": {"text": short},
         "fullDescription": {"text": full},
         "help": {"text": help_text, "markdown": help_text},
@@ -264,7 +281,7 @@ fn coverage_rule() -> Value {
                 say nothing about them. Raise the limits named, or review those files by hand.";
     json!({
         "id": id,
-        "name": id,
+        "name": rule_name(id),
         "shortDescription": {"text": "Limited coverage: not every changed file was reviewed"},
         "fullDescription": {"text": help},
         "help": {"text": help, "markdown": help},
@@ -421,6 +438,25 @@ pub fn repository_uri(remote: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rule_names_are_pascal_case_and_differ_from_their_ids() {
+        for (id, name) in [
+            ("correctness", "Correctness"),
+            ("failure-paths", "FailurePaths"),
+            ("vouch/limited-coverage", "LimitedCoverage"),
+            ("a_b.c", "ABC"),
+            ("", ""),
+        ] {
+            assert_eq!(rule_name(id), name, "{id}");
+        }
+        for area in Area::ALL {
+            let name = rule(area)["name"].as_str().unwrap().to_lowercase();
+            assert_ne!(name, area.as_str(), "differs from the id beyond case");
+        }
+        let coverage = coverage_rule();
+        assert_eq!(coverage["name"], "LimitedCoverage");
+    }
 
     #[test]
     fn repository_uris_from_remotes() {

@@ -1276,3 +1276,103 @@ fn only_limited_or_unfinished_reviews_carry_a_notice_in_every_issue_format() {
     assert_eq!(deleted.changed_files[0].path, "Cargo.lock");
     assert_eq!(placed(&deleted), "ratelimit/bucket.py");
 }
+
+/// A review that completed without a verified finding but with limited coverage (one
+/// changed file excluded): its opinion and summary derived from its records.
+fn limited_report() -> ReviewReport {
+    let mut r = report(true);
+    r.findings.clear();
+    r.candidates[0].verdict = Some(Verdict::Rejected);
+    let facts = ReviewFacts {
+        change_is_empty: false,
+        aborted: false,
+        failures: vec![],
+        limitations: r.limitations.clone(),
+        verified_findings: 0,
+        unresolved_candidates: 0,
+        undecided_candidates: 0,
+        audit: AuditState::NotNeeded,
+    };
+    r.opinion = derive_opinion(&facts);
+    r.summary = vouch_report::summary_line(&r);
+    r.final_report =
+        vouch_report::embedded_final_report(&r, "vouch review --repo /src/ratelimit").unwrap();
+    r
+}
+
+/// A review with two verified findings, one on changed lines and one on removed
+/// lines, whose model-written text tries raw HTML, a mention and an issue link.
+fn findings_report() -> ReviewReport {
+    let mut r = report(true);
+    r.findings[0].claim =
+        "acquire() can return True after its timeout <img src=x onerror=alert(1)>".into();
+    r.findings[0].evidence =
+        "line 90 checks the deadline before the sleep on line 94; cc @admin, see #123".into();
+    let mut removed = r.findings[0].clone();
+    removed.revision = Revision::Base;
+    removed.citations[0].revision = Revision::Base;
+    removed.start_line = 40;
+    removed.end_line = 44;
+    removed.citations[0].start_line = 40;
+    removed.citations[0].end_line = 44;
+    removed.severity = Severity::Medium;
+    removed.claim = "the removed refill() call leaves the bucket empty for good".into();
+    removed.evidence = "<details><summary>raw</summary>model text</details>".into();
+    removed.provenance.candidate_ids = vec!["generic-investigator #1/1".into()];
+    r.findings.push(removed);
+    let mut candidate = r.candidates[0].clone();
+    candidate.candidate.id = "generic-investigator #1/1".into();
+    candidate.candidate.claim = r.findings[1].claim.clone();
+    candidate.candidate.revision = Revision::Base;
+    candidate.candidate.start_line = 40;
+    candidate.candidate.end_line = 44;
+    candidate.candidate.severity = Severity::Medium;
+    r.candidates.push(candidate);
+    // The verifier read the removed lines it cites.
+    r.stages[1].ledger.push(FileLines {
+        revision: Revision::Base,
+        path: "ratelimit/bucket.py".into(),
+        lines: vec![(40, 44)],
+    });
+    // More than five citations fold into `<details>` in the comment.
+    r.findings[0].citations = (0..6)
+        .map(|i| window("ratelimit/bucket.py", 88 + i, 94 + i))
+        .collect();
+    r.summary = vouch_report::summary_line(&r);
+    r.final_report =
+        vouch_report::embedded_final_report(&r, "vouch review --repo /src/ratelimit").unwrap();
+    r
+}
+
+/// Writes the documents that real consumers read (SARIF for code scanning, the
+/// pull-request comment's Markdown) into `$VOUCH_CONSUMER_DOCS`, after checking each
+/// report's own consistency; `scripts/check-consumers` then runs the real tools on them.
+#[test]
+#[ignore = "run by scripts/check-consumers, which sets VOUCH_CONSUMER_DOCS"]
+fn write_documents_for_real_consumers() {
+    let dir = std::path::PathBuf::from(
+        std::env::var("VOUCH_CONSUMER_DOCS").expect("VOUCH_CONSUMER_DOCS names the folder"),
+    );
+    std::fs::create_dir_all(&dir).unwrap();
+    let reviews = [
+        ("findings", findings_report()),
+        ("limited", limited_report()),
+        ("incomplete", report(false)),
+    ];
+    for (name, mut review) in reviews {
+        check_report(&mut review).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let sarif = render_sarif(&review);
+        assert_valid(&sarif_schema(), &sarif, name);
+        let text = serde_json::to_string_pretty(&sarif).unwrap();
+        std::fs::write(dir.join(format!("{name}.sarif")), text).unwrap();
+        let comment = render_markdown_with(&review, &MarkdownOptions::comment());
+        std::fs::write(dir.join(format!("{name}.comment.md")), comment).unwrap();
+    }
+    assert_eq!(limited_report().opinion.outcome, Outcome::NoFindings);
+    let failure = RunFailure::new(
+        FailureClass::Usage,
+        "no model endpoint is configured: set OPENAI_BASE_URL",
+    );
+    let failure_sarif = render_failure(&failure, Format::Sarif);
+    std::fs::write(dir.join("failure.sarif"), failure_sarif).unwrap();
+}

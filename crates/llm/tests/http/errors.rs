@@ -52,10 +52,17 @@ async fn api_key_never_appears_in_errors() {
         "{unauthorized:?}"
     );
     assert_no_marker(&unauthorized);
-    // The echoed header is still visible, redacted: the test would see a leak.
+    // The echoed header is still in the kept body, redacted: the test would see a leak.
+    // The message says only what the provider's error says.
     assert!(
-        unauthorized.to_string().contains("Bearer [redacted]"),
-        "{unauthorized}"
+        unauthorized
+            .response_body()
+            .is_some_and(|body| body.contains("Bearer [redacted]")),
+        "{unauthorized:?}"
+    );
+    assert_eq!(
+        unauthorized.to_string(),
+        "model endpoint answered HTTP 401: echo"
     );
 
     // The key was really sent, so the assertions above could have failed.
@@ -82,16 +89,24 @@ async fn no_key_sends_no_authorization_header() {
 
 #[tokio::test]
 async fn non_json_success_body_is_a_decode_error() {
-    let server = ScriptedServer::start(
-        Script::new().on(Match::any(), [Reply::raw(200, "<html>proxy</html>")]),
-    )
+    let server = ScriptedServer::start(Script::new().on(
+        Match::any(),
+        [Reply::raw(
+            200,
+            "<html><head><title>Sign in</title></head><body><p>proxy</p></body></html>",
+        )],
+    ))
     .await;
     let error = client(&server, |_| {})
         .complete(ask("hi"), &CancellationToken::new())
         .await
         .unwrap_err();
     assert!(matches!(error, LlmError::Decode { .. }), "{error:?}");
-    assert!(error.to_string().contains("proxy"), "{error}");
+    assert_eq!(
+        error.to_string(),
+        "could not read the model endpoint's reply: the reply body is not JSON: \
+         an HTML page: \"Sign in\" — proxy"
+    );
 }
 
 #[test]
@@ -110,4 +125,44 @@ async fn unusable_base_url_is_a_config_error_not_retried() {
         .await
         .unwrap_err();
     assert!(matches!(error, LlmError::Config { .. }), "{error:?}");
+}
+
+/// A gateway's HTML error page is said by its status, title and first line of text, a
+/// provider's JSON error by its message and code; the raw body is kept, bounded, for
+/// the failure's detail, and never quoted in the message.
+#[tokio::test]
+async fn error_bodies_are_summarised_and_kept_bounded() {
+    let padding = "<!-- filler -->".repeat(100);
+    let nginx = format!(
+        "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>{padding}"
+    );
+    let provider = r#"{"error":{"message":"You exceeded your current quota.","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}"#;
+    let server = ScriptedServer::start(
+        Script::new()
+            .rule(Rule::when(Match::user_contains("gateway")).always(Reply::raw(404, nginx)))
+            .rule(Rule::when(Match::user_contains("quota")).always(Reply::raw(403, provider))),
+    )
+    .await;
+    let client = client(&server, |_| {});
+    let cancel = CancellationToken::new();
+
+    let gateway = client.complete(ask("gateway"), &cancel).await.unwrap_err();
+    assert_eq!(
+        gateway.to_string(),
+        "model endpoint answered HTTP 404: an HTML page: \"502 Bad Gateway\" — nginx"
+    );
+    let body = gateway.response_body().expect("the body is kept");
+    assert!(body.starts_with("<html>"), "{body}");
+    assert_eq!(
+        body.chars().count(),
+        vouch_llm::BODY_EXCERPT_CHARS + 1,
+        "bounded, with its ellipsis"
+    );
+
+    let quota = client.complete(ask("quota"), &cancel).await.unwrap_err();
+    assert_eq!(
+        quota.to_string(),
+        "model endpoint answered HTTP 403: You exceeded your current quota. (code: insufficient_quota)"
+    );
+    assert_eq!(quota.response_body(), Some(provider));
 }
