@@ -16,11 +16,11 @@ fn has(c: &SessionCommand, kind: Kind) -> bool {
 }
 
 fn location(c: &SessionCommand) -> Option<CommandLocation> {
-    c.entry.as_ref().map(|e| e.location)
+    c.entry.as_ref().and_then(|e| e.location)
 }
 
 fn phase(c: &SessionCommand) -> Option<CommandPhase> {
-    c.entry.as_ref().map(|e| e.phase)
+    c.entry.as_ref().and_then(|e| e.phase)
 }
 
 /// Rule 11. "Official validation marked passed is rejected when the ledger shows a
@@ -200,8 +200,12 @@ pub(super) fn whole_session_ledger(ctx: &Ctx) -> Vec<Violation> {
     out.extend(tool_classification(ctx));
     for c in ctx.session.iter().filter(|c| c.entry.is_some()) {
         let entry = c.entry.as_ref().expect("filtered");
+        // A phase the schema rejected was reported by rule 1 and is not judged again.
+        let Some(entry_phase) = entry.phase else {
+            continue;
+        };
         if has(c, Kind::ConfigInspection)
-            && (entry.phase != CommandPhase::LocalConfigInspection
+            && (entry_phase != CommandPhase::LocalConfigInspection
                 || entry
                     .justification
                     .as_deref()
@@ -214,7 +218,7 @@ pub(super) fn whole_session_ledger(ctx: &Ctx) -> Vec<Violation> {
             ));
         }
         if has(c, Kind::ProfileActivation)
-            && (entry.phase != CommandPhase::RuntimeSessionMutation
+            && (entry_phase != CommandPhase::RuntimeSessionMutation
                 || entry
                     .capability_proof
                     .as_deref()
@@ -258,7 +262,7 @@ pub(super) fn whole_session_ledger(ctx: &Ctx) -> Vec<Violation> {
             })
             .unwrap_or(ctx.session.len());
         for c in &ctx.session[..review_starts] {
-            if matches!(phase(c), None | Some(CommandPhase::Unclassified)) {
+            if c.entry.is_none() || phase(c) == Some(CommandPhase::Unclassified) {
                 out.push(Violation::new(
                     ViolationCode::StrictComplianceUnproven,
                     c.pointer(),
@@ -279,7 +283,7 @@ fn entries_without_a_line(ctx: &Ctx) -> Vec<Violation> {
         return Vec::new();
     };
     let used: Vec<usize> = ctx.session.iter().filter_map(|c| c.ledger_index).collect();
-    let is_tool_line = |entry: &crate::model::CommandEntry| {
+    let is_tool_line = |entry: &super::LedgerCommand| {
         transcript.iter().any(|t| match t {
             TranscriptEntry::Tool { seq, name, .. } => {
                 entry.seq == Some(*seq)
@@ -370,7 +374,9 @@ fn location_contradictions(ctx: &Ctx) -> Vec<String> {
             .flatten()
             .filter_map(|d| place_of(d))
             .collect();
-        let said = entry.location;
+        let Some(said) = entry.location else {
+            continue;
+        };
         if !places.is_empty() && !places.contains(&said) && said != CommandLocation::Other {
             out.push(format!(
                 "`{}` ({}) is recorded in the {} but ran in {dir}",
@@ -402,11 +408,13 @@ fn tool_classification(ctx: &Ctx) -> Vec<Violation> {
         .filter(|a| a.route == Route::Tool && a.kind == Kind::ProfileActivation)
     {
         let entry = ctx.ledger_entry_for(a.seq, a.tool.as_deref());
+        // A phase the schema rejected was reported by rule 1 and is not judged again.
         let ok = entry.as_ref().is_some_and(|(_, e)| {
-            e.phase == CommandPhase::RuntimeSessionMutation
-                && e.capability_proof
-                    .as_deref()
-                    .is_some_and(|p| !p.trim().is_empty())
+            e.phase.is_none()
+                || e.phase == Some(CommandPhase::RuntimeSessionMutation)
+                    && e.capability_proof
+                        .as_deref()
+                        .is_some_and(|p| !p.trim().is_empty())
         });
         if !ok {
             out.push(Violation::new(
@@ -418,11 +426,13 @@ fn tool_classification(ctx: &Ctx) -> Vec<Violation> {
     }
     for r in model.config_reads.iter().filter(|r| r.tool) {
         let entry = ctx.ledger_entry_for(r.seq, Some(&r.text));
+        // A phase the schema rejected was reported by rule 1 and is not judged again.
         let ok = entry.as_ref().is_some_and(|(_, e)| {
-            e.phase == CommandPhase::LocalConfigInspection
-                && e.justification
-                    .as_deref()
-                    .is_some_and(|j| !j.trim().is_empty())
+            e.phase.is_none()
+                || e.phase == Some(CommandPhase::LocalConfigInspection)
+                    && e.justification
+                        .as_deref()
+                        .is_some_and(|j| !j.trim().is_empty())
         });
         if !ok {
             out.push(Violation::new(

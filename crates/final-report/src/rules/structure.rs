@@ -90,6 +90,12 @@ fn map_error(error: &ValidationError<'_>, schema: &Value, out: &mut Vec<Violatio
                 });
             }
         }
+        ValidationErrorKind::AnyOf { .. } | ValidationErrorKind::OneOfNotValid { .. }
+            if error.instance().is_string() && !allowed_values(schema, &path).is_empty() =>
+        {
+            let allowed = allowed_values(schema, &path);
+            out.push(not_allowed(&path, error.instance(), &allowed, schema));
+        }
         ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } => {
             // Report the branch the value was closest to (fewest errors; on a tie, the
             // last branch, which is the applicable value rather than `notApplicable`).
@@ -140,31 +146,30 @@ fn invalid(path: &str, error: &ValidationError<'_>, schema: &Value) -> Violation
     )
 }
 
-/// The schema description of the field at an instance pointer, following `$ref`,
-/// `items` and `anyOf` branches.
-fn describe(schema: &Value, pointer: &str) -> Option<String> {
-    let resolve = |node: &Value| -> Value {
-        let mut node = node.clone();
-        for _ in 0..8 {
-            match node.get("$ref").and_then(Value::as_str) {
-                Some(r) => match schema.pointer(r.trim_start_matches('#')) {
-                    Some(target) => node = target.clone(),
-                    None => break,
-                },
+/// `node` with its `$ref`s followed (a few levels at most).
+fn resolve(schema: &Value, node: &Value) -> Value {
+    let mut node = node.clone();
+    for _ in 0..8 {
+        match node.get("$ref").and_then(Value::as_str) {
+            Some(r) => match schema.pointer(r.trim_start_matches('#')) {
+                Some(target) => node = target.clone(),
                 None => break,
-            }
+            },
+            None => break,
         }
-        node
-    };
+    }
+    node
+}
+
+/// The schema node of the field at an instance pointer, following `$ref`, `items` and
+/// `anyOf` branches (unresolved, so that its own description is kept).
+fn field_node(schema: &Value, pointer: &str) -> Option<Value> {
     let mut node = schema.clone();
-    let mut description = None;
     for token in pointer.split('/').skip(1) {
         let token = token.replace("~1", "/").replace("~0", "~");
-        let here = resolve(&node);
-        let next = here
-            .get("properties")
-            .and_then(|p| p.get(&token))
-            .cloned()
+        let here = resolve(schema, &node);
+        let property = |n: &Value| n.get("properties").and_then(|p| p.get(&token)).cloned();
+        node = property(&here)
             .or_else(|| {
                 here.get("items")
                     .cloned()
@@ -174,23 +179,67 @@ fn describe(schema: &Value, pointer: &str) -> Option<String> {
                 here.get("anyOf")
                     .and_then(Value::as_array)
                     .and_then(|branches| {
-                        branches.iter().find_map(|b| {
-                            resolve(b)
-                                .get("properties")
-                                .and_then(|p| p.get(&token))
-                                .cloned()
-                        })
+                        branches.iter().find_map(|b| property(&resolve(schema, b)))
                     })
             })?;
-        let resolved = resolve(&next);
-        description = next
-            .get("description")
-            .or_else(|| resolved.get("description"))
-            .and_then(Value::as_str)
-            .map(|d| d.split("\n\n").next().unwrap_or(d).replace('\n', " "));
-        node = next;
     }
-    description
+    Some(node)
+}
+
+/// The schema description of the field at an instance pointer.
+fn describe(schema: &Value, pointer: &str) -> Option<String> {
+    let node = field_node(schema, pointer)?;
+    let resolved = resolve(schema, &node);
+    node.get("description")
+        .or_else(|| resolved.get("description"))
+        .and_then(Value::as_str)
+        .map(|d| d.split("\n\n").next().unwrap_or(d).replace('\n', " "))
+}
+
+/// The string values the schema allows for the field at an instance pointer (its
+/// `const`s and `enum`s, through `anyOf`/`oneOf` branches); empty when it is not an
+/// enumeration.
+pub(crate) fn allowed_values(schema: &Value, pointer: &str) -> Vec<String> {
+    fn collect(schema: &Value, node: &Value, out: &mut Vec<String>, depth: u8) {
+        let node = resolve(schema, node);
+        if let Some(c) = node.get("const").and_then(Value::as_str) {
+            out.push(c.to_owned());
+        }
+        let listed = node
+            .get("enum")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten();
+        out.extend(listed.filter_map(Value::as_str).map(str::to_owned));
+        let branches = ["anyOf", "oneOf"]
+            .into_iter()
+            .filter_map(|k| node.get(k).and_then(Value::as_array))
+            .flatten();
+        for branch in branches.filter(|_| depth < 4) {
+            collect(schema, branch, out, depth + 1);
+        }
+    }
+    let mut out = Vec::new();
+    if let Some(node) = field_node(schema, pointer) {
+        collect(schema, &node, &mut out, 0);
+    }
+    out
+}
+
+/// A value outside an enumeration: one violation naming the allowed values.
+fn not_allowed(path: &str, value: &Value, allowed: &[String], schema: &Value) -> Violation {
+    let what = describe(schema, path)
+        .map(|d| format!(" ({d})"))
+        .unwrap_or_default();
+    let list: Vec<String> = allowed.iter().map(|a| format!("`{a}`")).collect();
+    Violation::new(
+        ViolationCode::InvalidField,
+        path,
+        format!(
+            "`{path}` is invalid: {value} is not one of {}{what}",
+            list.join(", ")
+        ),
+    )
 }
 
 /// Rule 1. "Every required canonical field present."
