@@ -13,6 +13,7 @@
 
 mod classify;
 mod evidence;
+mod field_table;
 mod input;
 mod local_range;
 pub mod model;
@@ -29,6 +30,7 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
+pub use field_table::{FieldRow, field_reference, field_rows};
 pub use input::{ReportParseError, parse_report, render_markdown};
 pub use local_range::{
     LocalRangeReview, ReviewOutcome, SelfCheckError, UnknownOutcome,

@@ -19,7 +19,8 @@ pub use record::{
     Baseline, Concurrency, ConcurrentReviewer, Coverage, DiffReview, DiffReviewStatus,
     IgnoredTests, InterruptionKind, Inventory, InventoryStatus, LinkedIssue, McpInterruption,
     MergeRecord, MergeResult, PaginationProof, ReviewRecord, ReviewState, ReviewSubmission,
-    SelectedPrStale, TargetBranchStale, TestCounts, ValidationRecord, ValidationStatus,
+    SelectedPrStale, TargetBranchStale, TerminalDisposition, TestCounts, ValidationRecord,
+    ValidationStatus,
 };
 
 use schemars::JsonSchema;
