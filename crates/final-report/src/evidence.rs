@@ -29,7 +29,7 @@ const MAX_ENVELOPES: usize = 4;
 /// GraphQL `data` down through single-key objects (`data.repository.issue`), and an
 /// `issue` object. Nothing else is searched: a `state` inside a timeline event or a
 /// list of comments is not the issue's.
-fn payloads(result: &Value) -> Vec<Value> {
+pub(crate) fn payloads(result: &Value) -> Vec<Value> {
     let mut out = Vec::new();
     collect_payloads(result, 0, &mut out);
     out

@@ -18,6 +18,7 @@ mod input;
 mod local_range;
 pub mod model;
 mod narrative;
+mod observed;
 mod rules;
 mod session;
 mod strict_json;

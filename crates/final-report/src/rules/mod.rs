@@ -6,6 +6,7 @@ mod handoff;
 mod ledger;
 mod read;
 mod recorded;
+mod stale_state;
 mod staleness;
 mod structure;
 
@@ -40,6 +41,7 @@ const RULES: &[Rule] = &[
     claims::inventory_completeness_proven,
     claims::baseline_mismatch_explained,
     staleness::collision_fails_closed,
+    stale_state::stale_state_agrees,
     ledger::whole_session_ledger,
     staleness::ready_state_reverified,
     ledger::ledgers_agree,
