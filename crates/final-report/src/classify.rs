@@ -581,99 +581,6 @@ fn is_config_read(program: &str, args: &[&str]) -> bool {
         .any(|a| config_path_class(a).is_some())
 }
 
-/// The test filter of a test run, if it selects a subset by name: cargo's positional
-/// `TESTNAME` (and `--skip`/`--exact` after `--`), pytest's `-k`/`-m`/`--deselect`/
-/// `--lf`, go's `-run`/`-skip`, jest/vitest's `-t`/`--testNamePattern`.
-pub(crate) fn test_filter(words: &[&str]) -> Option<String> {
-    let at = (0..words.len()).find(|i| {
-        let program = words[*i].rsplit('/').next().unwrap_or_default();
-        is_test_run(program, &words[i + 1..])
-    })?;
-    // The runner's own arguments: a launcher's (`npx`, `uv run`) and an interpreter's
-    // (`python -W error -m`) options are not the runner's.
-    let (program, args) = runner(words[at], &words[at + 1..]);
-    let named = |flags: &[&str]| {
-        args.iter()
-            .find(|a| {
-                flags
-                    .iter()
-                    .any(|f| *a == f || a.starts_with(&format!("{f}=")))
-            })
-            .map(|a| (*a).to_owned())
-    };
-    match program {
-        "cargo" | "cargo-nextest" => cargo_filter(args),
-        "pytest" | "py.test" => named(&["-k", "-m", "--deselect", "--lf", "--last-failed"]),
-        "unittest" => named(&["-k"]),
-        "go" => named(&["-run", "--run", "-skip", "--skip"]),
-        "jest" | "vitest" | "npm" | "pnpm" | "yarn" => {
-            named(&["-t", "--testNamePattern", "--test-name-pattern"])
-        }
-        _ => None,
-    }
-}
-
-/// cargo test's name filter: a positional word after the subcommand that is not an
-/// option's value, or `--skip`/`--exact`/a positional word after `--`; and `--exclude`,
-/// which leaves packages out. (`-p X` is no filter: in a single-crate repository it
-/// is the whole suite.)
-fn cargo_filter(args: &[&str]) -> Option<String> {
-    const WITH_VALUE: &[&str] = &[
-        "-p",
-        "--package",
-        "-j",
-        "--jobs",
-        "-F",
-        "--features",
-        "--target",
-        "--target-dir",
-        "--manifest-path",
-        "--test",
-        "--bench",
-        "--bin",
-        "--example",
-        "--profile",
-        "--color",
-        "--message-format",
-        "--config",
-        "-Z",
-        "--lockfile-path",
-    ];
-    const HARNESS_WITH_VALUE: &[&str] = &[
-        "--test-threads",
-        "--format",
-        "--color",
-        "-Z",
-        "--logfile",
-        "--shuffle-seed",
-    ];
-    // `cargo nextest run`: the subcommand has a subcommand of its own.
-    let skip = if args.first() == Some(&"nextest") {
-        2
-    } else {
-        1
-    };
-    let mut rest = args.iter().skip(skip);
-    let mut harness = false;
-    while let Some(a) = rest.next() {
-        if *a == "--" {
-            harness = true;
-        } else if !harness && (*a == "--exclude" || a.starts_with("--exclude=")) {
-            // `--workspace --exclude X` leaves a package's tests out.
-            return Some("--exclude".to_owned());
-        } else if harness && HARNESS_WITH_VALUE.contains(a) {
-            rest.next();
-        } else if harness && matches!(*a, "--skip" | "--exact") {
-            return Some((*a).to_owned());
-        } else if !harness && WITH_VALUE.contains(a) {
-            rest.next();
-        } else if !a.starts_with('-') {
-            return Some((*a).to_owned());
-        }
-    }
-    None
-}
-
 /// Whether `sed` or `perl` edits its files in place: `--in-place[=SUFFIX]`, or `i` in a
 /// cluster of short options (`-i`, `-i.bak`, `-Ei`, `-ni`, `-pi`, `-0pi`, `-pie`).
 ///
@@ -823,7 +730,7 @@ fn python_module<'a, 'w>(args: &'a [&'w str]) -> Option<(&'w str, &'a [&'w str])
 
 /// The test runner a command runs, looking through launchers ([`launched`]), and its
 /// own arguments.
-fn runner<'a, 'w>(program: &'w str, args: &'a [&'w str]) -> (&'w str, &'a [&'w str]) {
+pub(crate) fn runner<'a, 'w>(program: &'w str, args: &'a [&'w str]) -> (&'w str, &'a [&'w str]) {
     let mut current = (program.rsplit('/').next().unwrap_or(program), args);
     for _ in 0..4 {
         match launched(current.0, current.1) {
@@ -834,7 +741,7 @@ fn runner<'a, 'w>(program: &'w str, args: &'a [&'w str]) -> (&'w str, &'a [&'w s
     current
 }
 
-fn is_test_run(program: &str, args: &[&str]) -> bool {
+pub(crate) fn is_test_run(program: &str, args: &[&str]) -> bool {
     let (program, args) = runner(program, args);
     let first = args.first().copied().unwrap_or("");
     match program {
@@ -1065,8 +972,39 @@ fn classify_http(args: &[&str]) -> Vec<Kind> {
     vec![write_by_path(args)]
 }
 
-/// `gh api`: a write when a method other than GET is given or fields are sent.
+/// The operation a GraphQL call sends in its `query` field: `query { … }` (or a bare
+/// `{ … }`) reads; `mutation { … }` writes (a merge, a review, or another write, by the
+/// mutation's name). `None` when no query text is given inline.
+fn graphql_operation(args: &[&str]) -> Option<Vec<Kind>> {
+    let text = args.iter().find_map(|a| a.strip_prefix("query="))?.trim();
+    if text.starts_with('{') || text.starts_with("query") {
+        return Some(vec![]);
+    }
+    let body = text.strip_prefix("mutation")?.to_lowercase();
+    Some(vec![
+        if body.contains("mergepullrequest") || body.contains("mergemergerequest") {
+            Kind::ForgeMerge
+        } else if body.contains("pullrequestreview") {
+            Kind::ForgeReview {
+                approve: body.contains("approve"),
+            }
+        } else {
+            Kind::ForgeWrite
+        },
+    ])
+}
+
+/// `gh api`/`glab api`: a write when a method other than GET is given or fields are
+/// sent, except a GraphQL query, which reads ([`graphql_operation`]).
 fn classify_api_call(args: &[&str]) -> Vec<Kind> {
+    let endpoint = args
+        .iter()
+        .find(|a| !a.starts_with('-') && !a.contains('='));
+    if endpoint == Some(&"graphql")
+        && let Some(kinds) = graphql_operation(args)
+    {
+        return kinds;
+    }
     let method = http_method(args);
     let has_fields = args
         .iter()
@@ -1415,51 +1353,46 @@ mod tests {
     }
 
     #[test]
-    fn test_runs_that_select_a_subset_by_name_have_a_filter() {
-        let table: &[(&str, Option<&str>)] = &[
-            ("cargo test --workspace", None),
-            ("cargo test --workspace round", Some("round")),
-            ("cargo test -p vouch-core --features x", None),
-            ("cargo test --workspace --exclude slow", Some("--exclude")),
-            ("cargo test --workspace --exclude=slow", Some("--exclude")),
+    fn forge_clis_by_their_effect() {
+        let merge = Some(Kind::ForgeMerge);
+        let write = Some(Kind::ForgeWrite);
+        let approve = Some(Kind::ForgeReview { approve: true });
+        let table: &[(&str, Option<Kind>)] = &[
             (
-                "cargo nextest run --workspace --exclude slow",
-                Some("--exclude"),
+                "gh api graphql -f 'query=query { repository(owner: \"o\", name: \"r\") { issue(number: 1) { state } } }'",
+                None,
             ),
-            ("cargo test -- --exclude-should-panic", None),
-            ("cargo test --workspace -- --skip slow", Some("--skip")),
-            ("cargo test -- --nocapture", None),
+            ("gh api graphql -f 'query={ viewer { login } }'", None),
             (
-                "cargo test -- --test-threads 1 --exact a::b",
-                Some("--exact"),
+                "gh api graphql -f 'query=mutation { mergePullRequest(input: {pullRequestId: \"x\"}) { clientMutationId } }'",
+                merge,
             ),
-            ("cargo test -- --test-threads 1", None),
-            ("timeout 600 cargo test round", Some("round")),
-            ("cargo nextest run", None),
-            ("cargo nextest run -p x round", Some("round")),
-            ("pytest -q", None),
-            ("pytest -k 'not slow'", Some("-k")),
-            ("python -m pytest -m fast", Some("-m")),
-            ("go test ./... -run TestRound", Some("-run")),
-            ("npx jest", None),
-            // An interpreter's `-m MODULE` is not pytest's marker filter.
-            ("python -m pytest", None),
-            ("python3 -m pytest -q", None),
-            ("python -m unittest", None),
-            ("python3.12 -u -m pytest", None),
-            ("python -X dev -m pytest -m 'not slow'", Some("-m")),
-            ("python -m unittest -k round", Some("-k")),
-            // A launcher's own options are not the runner's.
-            ("uv run pytest", None),
-            ("uv run --with pytest-xdist pytest -k round", Some("-k")),
-            ("poetry run pytest -m fast", Some("-m")),
-            ("npx vitest run", None),
-            ("npx jest -t round", Some("-t")),
-            ("pnpm exec vitest run -t round", Some("-t")),
+            (
+                "gh api graphql -f 'query=mutation { addPullRequestReview(input: {event: APPROVE}) { clientMutationId } }'",
+                approve,
+            ),
+            (
+                "gh api graphql -f 'query=mutation { closeIssue(input: {issueId: \"x\"}) { clientMutationId } }'",
+                write,
+            ),
+            ("gh api repos/o/r/pulls/4", None),
+            ("gh api -X PUT repos/o/r/pulls/4/merge", merge),
+            ("gh api repos/o/r/issues/4/comments -f body=hi", write),
+            ("tea pulls approve 4", approve),
+            ("tea pr merge 4", merge),
+            ("tea comment 4 looks-good", write),
+            ("tea issues close 4", write),
+            ("tea pr list", None),
+            ("glab mr approve 4", approve),
+            ("glab mr merge 4", merge),
+            ("glab mr note 4 -m hi", write),
+            ("glab mr view 4", None),
+            ("glab api -X PUT projects/1/merge_requests/4/merge", merge),
+            ("glab api projects/1/merge_requests/4", None),
         ];
         for (cmd, expected) in table {
-            let words: Vec<&str> = cmd.split_whitespace().collect();
-            assert_eq!(test_filter(&words).as_deref(), *expected, "{cmd}");
+            let kinds = classify_command(cmd);
+            assert_eq!(kinds.first().copied(), *expected, "{cmd}");
         }
     }
 

@@ -22,6 +22,7 @@ mod observed;
 mod rules;
 mod session;
 mod strict_json;
+mod test_scope;
 mod transcript;
 mod unicode;
 mod verdict;

@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use crate::classify::{self, Kind, SimpleCommand};
 use crate::model::TestCounts;
+use crate::test_scope::{self, Scope};
 use crate::transcript::TranscriptEntry;
 
 /// How an action reached its directory.
@@ -94,6 +95,9 @@ pub(crate) struct TestRun {
     /// How it selected a subset of the tests (a name filter in the command, or
     /// "N filtered out"/"N deselected" in its output), if it did.
     pub filter: Option<String>,
+    /// The one package it ran (`cargo test -p X`): a subset when the directory is a
+    /// workspace ([`Session::build`] decides at the end).
+    pub package: Option<String>,
 }
 
 /// A read of configuration, credential or profile material.
@@ -131,6 +135,10 @@ pub(crate) struct Session {
     pub command_dirs: BTreeMap<u64, String>,
     /// The directory each command entry ended in (after `cd`/`pushd`), by seq.
     pub command_end_dirs: BTreeMap<u64, String>,
+    /// Variables the session exported (`export A=1`), in order.
+    pub exported: Vec<(String, String)>,
+    /// Directories the session showed to be cargo workspaces.
+    pub workspace_dirs: Vec<String>,
 }
 
 impl Session {
@@ -181,7 +189,27 @@ impl Session {
                 _ => {}
             }
         }
+        s.package_runs_in_workspaces();
         s
+    }
+
+    /// A package run (`cargo test -p X`) in a directory the session showed to be a
+    /// workspace (or where it ran another package) selected a subset.
+    fn package_runs_in_workspaces(&mut self) {
+        let runs = self.tests.clone();
+        for run in self.tests.iter_mut().filter(|r| r.filter.is_none()) {
+            let (Some(package), Some(dir)) = (&run.package, &run.dir) else {
+                continue;
+            };
+            let other_package = runs
+                .iter()
+                .any(|r| r.dir == run.dir && r.package.as_ref().is_some_and(|p| p != package));
+            if other_package || self.workspace_dirs.contains(dir) {
+                run.filter = Some(format!(
+                    "`-p {package}` runs one package of the workspace {dir}"
+                ));
+            }
+        }
     }
 
     /// Where a directory is.
@@ -308,6 +336,13 @@ impl Session {
         if program == "git" {
             self.git_effects(seq, &words[1..], dir.as_deref(), exit_code);
         }
+        self.exported.extend(test_scope::exported(&words));
+        let output = self.results.get(&seq).and_then(result_text);
+        if let Some(d) = &dir
+            && test_scope::shows_workspace(&words, output.as_deref())
+        {
+            self.workspace_dirs.push(d.clone());
+        }
         // `gh pr checkout N` / `tea pr checkout N` check out the PR head.
         if matches!(program, "gh" | "tea" | "glab")
             && matches!(words.get(1).copied(), Some("pr" | "pulls" | "mr"))
@@ -342,10 +377,12 @@ impl Session {
                             (st.head.clone(), st.pending.clone())
                         })
                         .unwrap_or_default();
-                    let output = self.results.get(&seq).and_then(result_text);
-                    let filter = classify::test_filter(&words)
-                        .map(|f| format!("the command filters by `{f}`"))
-                        .or_else(|| output.as_deref().and_then(output_filter));
+                    let (filter, package) = match test_scope::test_scope(&words, &self.exported) {
+                        Some(Scope::Filtered(f)) => (Some(f.describe()), None),
+                        Some(Scope::Package(p)) => (None, Some(p)),
+                        _ => (None, None),
+                    };
+                    let filter = filter.or_else(|| output.as_deref().and_then(output_filter));
                     self.tests.push(TestRun {
                         recorded: self.results.contains_key(&seq),
                         filter,
@@ -356,6 +393,7 @@ impl Session {
                         pending,
                         counts: output.as_deref().and_then(parse_counts),
                         exit_code,
+                        package,
                     });
                 }
                 Kind::ConfigInspection => {
