@@ -241,6 +241,15 @@ impl Session {
             .unwrap_or_else(|| dir.to_owned())
     }
 
+    /// The innermost directory the model already tracks that contains `path`.
+    fn known_dir(&self, path: &str) -> Option<String> {
+        self.dirs
+            .keys()
+            .filter(|d| path == d.as_str() || path.starts_with(&format!("{d}/")))
+            .max_by_key(|d| d.len())
+            .cloned()
+    }
+
     fn state(&mut self, dir: &str) -> &mut DirState {
         let key = self.key_for(dir);
         self.dirs.entry(key).or_default()
@@ -409,9 +418,19 @@ impl Session {
                     });
                 }
                 Kind::FileEdit if program != "git" && simple.writes_to.is_empty() => {
-                    // Edits by program (sed -i, cp, touch, ...) change their directory.
-                    if let Some(d) = &dir {
-                        self.state(d).pending.push(Pending {
+                    // Edits by program (sed -i, cp, touch, ...) change their directory,
+                    // and any known directory a path they write lies in.
+                    let mut touched: Vec<String> = dir.iter().cloned().collect();
+                    for path in edited_paths(program, &words[1..]) {
+                        if let Some(known) = resolve(dir.as_deref(), path)
+                            .and_then(|p| self.known_dir(&p))
+                            .filter(|k| !touched.iter().any(|t| self.key_for(t) == *k))
+                        {
+                            touched.push(known);
+                        }
+                    }
+                    for d in touched {
+                        self.state(&d).pending.push(Pending {
                             seq,
                             what: format!("`{text}` edited files"),
                             committed: false,
@@ -642,6 +661,22 @@ impl Session {
     /// The recorded result of the call at `seq`.
     pub(crate) fn result(&self, seq: u64) -> Option<&Value> {
         self.results.get(&seq)
+    }
+}
+
+/// The paths an editing program writes, as written: the destination of `cp`,
+/// `install`, `ln` and `rsync` (their last argument), every other argument of the rest
+/// (`sed -i`, `perl -pi`, `touch`, `rm`, `mv`, `tee`, `truncate`, `chmod`). Options
+/// are skipped; a sed/perl script names no known directory and falls away.
+fn edited_paths<'a>(program: &str, args: &[&'a str]) -> Vec<&'a str> {
+    let operands: Vec<&str> = args
+        .iter()
+        .copied()
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    match program {
+        "cp" | "install" | "ln" | "rsync" => operands.last().copied().into_iter().collect(),
+        _ => operands,
     }
 }
 

@@ -86,7 +86,9 @@ fn transcript_head(ctx: &Ctx) -> Vec<Violation> {
         .filter(|r| official.contains(&r.seq))
         .find_map(|r| {
             let head = r.head.as_deref()?;
-            (head_matches(head, claimed) == Some(false)).then(|| {
+            let other = head_matches(head, claimed) == Some(false)
+                || names_another_commit(head, ctx.text("/target/targetBranch/name"));
+            other.then(|| {
                 Violation::new(
                     ViolationCode::ReviewedHeadUnproven,
                     "/validation/worktreeHead",
@@ -101,6 +103,23 @@ fn transcript_head(ctx: &Ctx) -> Vec<Violation> {
         })
         .into_iter()
         .collect()
+}
+
+/// Whether a HEAD the model holds as a ref name is certainly not the candidate: the
+/// target branch (`main`, `origin/main`, `refs/heads/main`, `refs/remotes/origin/main`)
+/// or a ref relative to another commit (`HEAD~1`, `HEAD^`, `@{-1}`, `ORIG_HEAD`).
+/// Other names (`FETCH_HEAD` after fetching the PR, `gh pr checkout 42`) stay unknown.
+fn names_another_commit(head: &str, target_branch: Option<&str>) -> bool {
+    let relative =
+        head.contains('~') || head.contains('^') || head.contains("@{") || head == "ORIG_HEAD";
+    let branch = target_branch.is_some_and(|name| {
+        let short = head
+            .trim_start_matches("refs/")
+            .trim_start_matches("heads/")
+            .trim_start_matches("remotes/");
+        short == name || short.split_once('/').is_some_and(|(_, b)| b == name)
+    });
+    relative || branch
 }
 
 /// Rule 5. "\"Merged\" rejected without a merge result and target-ancestry proof."
@@ -838,4 +857,27 @@ pub(super) fn baseline_mismatch_explained(ctx: &Ctx) -> Vec<Violation> {
         )];
     }
     Vec::new()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::names_another_commit;
+
+    #[test]
+    fn heads_that_are_certainly_not_the_candidate() {
+        let table = [
+            ("origin/main", true),
+            ("main", true),
+            ("refs/remotes/upstream/main", true),
+            ("HEAD~1", true),
+            ("@{-1}", true),
+            ("ORIG_HEAD", true),
+            ("FETCH_HEAD", false),
+            ("gh pr checkout 42", false),
+            ("origin/pr/42", false),
+        ];
+        for (head, other) in table {
+            assert_eq!(names_another_commit(head, Some("main")), other, "{head}");
+        }
+    }
 }

@@ -11,6 +11,7 @@ use crate::observed::{
     BranchObservation, PrObservation, PrState, branch_reads, pull_request_reads,
 };
 use crate::session::head_matches;
+use crate::transcript::EventName;
 use crate::violation::{Violation, ViolationCode};
 
 /// The reads of the selected PR and of the target branch before the session's merge.
@@ -87,9 +88,20 @@ fn pr_change(ctx: &Ctx, reads: &[PrObservation]) -> Option<String> {
     })
 }
 
+/// Whether an `external-mutation` event of one of `scopes` (or of none) is in the
+/// transcript: rule 15's event check then already reports the missing flag, once.
+fn event_reports(ctx: &Ctx, scopes: &[Option<&str>]) -> bool {
+    ctx.events(&EventName::ExternalMutation)
+        .iter()
+        .any(|(_, d)| scopes.contains(&d.get("scope").and_then(serde_json::Value::as_str)))
+}
+
 fn selected_pr(ctx: &Ctx, seen: &Observed) -> Vec<Violation> {
     let number = seen.number.map(|n| format!(" #{n}")).unwrap_or_default();
     if !ctx.flag("/concurrency/selectedPrStale/stale") {
+        if event_reports(ctx, &[None, Some("pull-request")]) {
+            return Vec::new();
+        }
         return pr_change(ctx, &seen.pr)
             .map(|how| {
                 Violation::new(
@@ -134,6 +146,9 @@ fn target_branch(ctx: &Ctx, reads: &[BranchObservation]) -> Vec<Violation> {
     }
     let name = ctx.text("/target/targetBranch/name").unwrap_or_default();
     if !ctx.flag("/concurrency/targetBranchStale/stale") {
+        if event_reports(ctx, &[Some("target-branch")]) {
+            return Vec::new();
+        }
         return vec![Violation::new(
             ViolationCode::StalenessNotRecorded,
             "/concurrency/targetBranchStale/stale",

@@ -3,6 +3,7 @@
 
 use super::Ctx;
 use crate::classify;
+use crate::evidence::{Outcome, outcome};
 use crate::model::McpInterruption;
 use crate::narrative::Claim;
 use crate::transcript::{EventName, TranscriptEntry};
@@ -163,9 +164,16 @@ pub(super) fn ready_state_reverified(ctx: &Ctx) -> Vec<Violation> {
     let code = ViolationCode::StaleReadyState;
     let recorded: Vec<McpInterruption> =
         ctx.get("/concurrency/mcpInterruptions").unwrap_or_default();
+    // A read whose recorded result failed verified nothing.
+    let failed = |seq: u64| {
+        ctx.cited(seq)
+            .and_then(|c| c.result)
+            .is_some_and(|r| matches!(outcome(r), Outcome::Failed(_)))
+    };
     let action_at = |seq: u64| {
         ctx.transcript
             .is_none_or(|t| t.iter().any(|e| e.seq() == seq && verifies(e)))
+            && !failed(seq)
     };
     let reverified = |x: &McpInterruption| {
         x.reverified_at_seq
