@@ -39,6 +39,7 @@ pub use local_range::{
     checked_local_range_review_report, local_range_review_report,
 };
 pub use model::{FinalReport, SCHEMA_ID, SCHEMA_VERSION};
+pub use rules::{Evidence, RuleInfo, rule_table};
 pub use strict_json::DuplicateKey;
 pub use transcript::{
     EventName, TranscriptEntry, TranscriptError, entry_from_value, parse_transcript,

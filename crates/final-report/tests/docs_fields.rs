@@ -80,3 +80,41 @@ fn every_enumeration_value_of_the_schema_is_in_the_reference() {
     assert_eq!(terminal.kind, "boolean or non-empty string");
     assert!(reference.contains("| `commands[].phase` | one of `pre-review-diagnostics`"));
 }
+
+/// The rows of the docs' rule table: number, rule sentence, codes, and whether the
+/// "What the transcript must show" column says anything.
+fn docs_rules(docs: &str) -> Vec<(u8, String, Vec<String>, bool)> {
+    let start = docs.find("### The rules").expect("the rules section");
+    docs[start..]
+        .lines()
+        .filter_map(|line| {
+            let cells: Vec<&str> = line.strip_prefix("| ")?.split(" | ").collect();
+            let number: u8 = cells.first()?.parse().ok()?;
+            let codes = cells[2]
+                .split(", ")
+                .map(|c| c.trim_matches('`').to_owned())
+                .collect();
+            let transcript = cells.last()?.trim_end_matches(" |").trim() != "—";
+            Some((number, cells[1].to_owned(), codes, transcript))
+        })
+        .collect()
+}
+
+#[test]
+fn the_docs_rule_table_is_the_rule_table() {
+    let docs = std::fs::read_to_string(docs_path()).expect("docs/final-report.md");
+    let documented = docs_rules(&docs);
+    let table: Vec<(u8, String, Vec<String>, bool)> = vouch_final_report::rule_table()
+        .into_iter()
+        .map(|r| {
+            (
+                r.number,
+                r.sentence.to_owned(),
+                r.codes.iter().map(|c| c.as_str().to_owned()).collect(),
+                r.evidence == vouch_final_report::Evidence::ReportAndTranscript,
+            )
+        })
+        .collect();
+    assert_eq!(table.len(), 18);
+    assert_eq!(documented, table);
+}

@@ -9,6 +9,9 @@ mod recorded;
 mod stale_state;
 mod staleness;
 mod structure;
+mod table;
+
+pub use table::{Evidence, RuleInfo, rule_table};
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -23,29 +26,6 @@ use read::{Excluded, LedgerCommand};
 
 /// A rule: the context in, every violation it finds out.
 type Rule = fn(&Ctx) -> Vec<Violation>;
-
-/// All rules, in rule-number order.
-const RULES: &[Rule] = &[
-    structure::required_fields,
-    structure::legacy_fields,
-    structure::mutation_categories_explicit,
-    claims::reviewed_head_proven,
-    claims::merge_proven,
-    claims::issue_closure_verified,
-    claims::full_suite_claim_proven,
-    handoff::blocked_handoff_without_replays,
-    handoff::narrative_agrees_with_handoff,
-    handoff::review_states_distinct,
-    ledger::validation_not_after_local_merge,
-    ledger::merge_simulation_recorded,
-    claims::inventory_completeness_proven,
-    claims::baseline_mismatch_explained,
-    staleness::collision_fails_closed,
-    stale_state::stale_state_agrees,
-    ledger::whole_session_ledger,
-    staleness::ready_state_reverified,
-    ledger::ledgers_agree,
-];
 
 /// Run every rule and return all violations, de-duplicated, in rule order.
 pub(crate) fn run_all(report: &Value, transcript: Option<&[TranscriptEntry]>) -> Vec<Violation> {
@@ -75,7 +55,7 @@ pub(crate) fn run_with_warnings(
 
 fn violations(ctx: &Ctx) -> Vec<Violation> {
     let mut out: Vec<Violation> = Vec::new();
-    for rule in RULES {
+    for rule in table::RULE_TABLE.iter().flat_map(|row| row.checks) {
         for v in rule(ctx) {
             if !out.contains(&v) {
                 out.push(v);
