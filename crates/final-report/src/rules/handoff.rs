@@ -25,7 +25,7 @@ pub(super) fn blocked_handoff_without_replays(ctx: &Ctx) -> Vec<Violation> {
         return Vec::new();
     };
     let mut out = Vec::new();
-    super::claims::walk_strings(handoff, "/handoff", &mut |pointer, text| {
+    super::counts::walk_strings(handoff, "/handoff", &mut |pointer, text| {
         let replay = pointer.starts_with("/handoff/replayCommands/");
         let found = if replay {
             approves_or_merges(text).then(|| text.to_owned())

@@ -2,7 +2,9 @@
 //! violations it finds; its docstring quotes the rule sentence it enforces.
 
 mod claims;
+mod counts;
 mod handoff;
+mod inventory;
 mod ledger;
 mod read;
 mod recorded;

@@ -3,7 +3,7 @@
 //! that implement it. A rule's codes are the [`ViolationCode`]s of its number. A test
 //! keeps the docs' rule table equal to this one.
 
-use super::{Rule, claims, handoff, ledger, stale_state, staleness, structure};
+use super::{Rule, claims, counts, handoff, inventory, ledger, stale_state, staleness, structure};
 use crate::violation::ViolationCode;
 
 /// What a rule judges a report by.
@@ -68,7 +68,7 @@ pub(crate) const RULE_TABLE: &[RuleRow] = &[
         number: 7,
         sentence: "Pass claims carry counts; \"passed\" with nothing executed, failures, or unnamed skips is rejected wherever it appears.",
         evidence: ReportAndTranscript,
-        checks: &[claims::full_suite_claim_proven],
+        checks: &[counts::full_suite_claim_proven],
     },
     RuleRow {
         number: 8,
@@ -104,13 +104,13 @@ pub(crate) const RULE_TABLE: &[RuleRow] = &[
         number: 13,
         sentence: "\"Inventory complete\" needs a structured proof; a count compared with a page size is never proof. `INVENTORY_PAGINATION_UNPROVEN` is accepted.",
         evidence: ReportAndTranscript,
-        checks: &[claims::inventory_completeness_proven],
+        checks: &[inventory::inventory_completeness_proven],
     },
     RuleRow {
         number: 14,
         sentence: "\"Failure is pre-existing / same as master\" is rejected when baseline and PR counts differ without an explanation.",
         evidence: Report,
-        checks: &[claims::baseline_mismatch_explained],
+        checks: &[counts::baseline_mismatch_explained],
     },
     RuleRow {
         number: 15,
