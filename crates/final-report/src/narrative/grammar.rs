@@ -38,6 +38,7 @@ pub(super) const PATTERNS: &[Pattern] = &[
     p(Claim::ReadyState, &["ready", "approval"], 2),
     p(Claim::ReadyState, &["ready", "land"], 2),
     p(Claim::ReadyState, &["ready", "ship"], 2),
+    p(Claim::ReadyState, &["safe", "land"], 1),
     p(Claim::ReadyState, &["safe", "merge"], 1),
     p(Claim::ReadyState, &["good", "merge"], 1),
     p(Claim::ReadyState, &["ok", "merge"], 1),
