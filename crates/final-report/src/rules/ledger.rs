@@ -1,7 +1,7 @@
 //! Rules about the command and mutation ledgers: validation after a local merge (11),
 //! merge simulations (12), the whole session (16), ledger agreement (18).
 
-use super::{Ctx, SessionCommand, entry_records};
+use super::{Ctx, SessionCommand, ToolMutation, entry_records};
 use crate::classify::{self, Kind};
 use crate::model::{
     CommandLocation, CommandPhase, MergeResult, MutationCategory, ValidationStatus,
@@ -182,93 +182,122 @@ pub(super) fn merge_simulation_recorded(ctx: &Ctx) -> Vec<Violation> {
 /// capability/policy proof; a \"strict compliance\" statement is rejected when any
 /// pre-review command is unclassified."
 pub(super) fn whole_session_ledger(ctx: &Ctx) -> Vec<Violation> {
-    let mut out = Vec::new();
-    if ctx.transcript.is_some() {
-        for c in ctx.session.iter().filter(|c| c.ledger_index.is_none()) {
-            out.push(Violation::new(
-                ViolationCode::CommandLedgerIncomplete,
-                "/commands",
-                format!("the command ledger omits `{}` ({})", c.text, c.origin()),
-            ));
-        }
-    }
+    let mut out = omitted_commands(ctx);
     out.extend(entries_without_a_line(ctx));
     let isolation = ctx.narrative.claim(Claim::IsolatedWorktreeOnly);
     if ctx.flag("/validation/isolatedWorktreeOnly") || isolation.is_some() {
         out.extend(isolation_violations(ctx));
     }
     out.extend(tool_classification(ctx));
-    for c in ctx.session.iter().filter(|c| c.entry.is_some()) {
-        let entry = c.entry.as_ref().expect("filtered");
-        // A phase the schema rejected was reported by rule 1 and is not judged again.
-        let Some(entry_phase) = entry.phase else {
-            continue;
-        };
-        if has(c, Kind::ConfigInspection)
-            && (entry_phase != CommandPhase::LocalConfigInspection
-                || entry
-                    .justification
-                    .as_deref()
-                    .is_none_or(|j| j.trim().is_empty()))
-        {
-            out.push(Violation::new(
-                ViolationCode::ConfigInspectionUnjustified,
-                c.pointer(),
-                format!("`{}` inspects local config/profile/auth files; classify it as `local-config-inspection` with a justification", c.text),
-            ));
-        }
-        if has(c, Kind::ProfileActivation)
-            && (entry_phase != CommandPhase::RuntimeSessionMutation
-                || entry
-                    .capability_proof
-                    .as_deref()
-                    .is_none_or(|p| p.trim().is_empty()))
-        {
-            out.push(Violation::new(
-                ViolationCode::ProfileActivationUnclassified,
-                c.pointer(),
-                format!("`{}` activates a profile; classify it as `runtime-session-mutation` with capability/policy proof", c.text),
-            ));
-        }
-    }
+    out.extend(ctx.session.iter().flat_map(command_classification));
     let strict = ctx.narrative.claim(Claim::StrictCompliance);
     if ctx.flag("/strictCompliance") || strict.is_some() {
-        let mut breaches: Vec<String> = out.iter().map(|v| v.message.clone()).collect();
-        breaches.extend(ledgers_agree(ctx).into_iter().map(|v| v.message));
-        breaches.extend(location_contradictions(ctx));
-        if !breaches.is_empty() {
+        let strict = strict_compliance(ctx, &out);
+        out.extend(strict);
+    }
+    out
+}
+
+/// Rule 16 with a transcript: every transcript command is in the command ledger.
+fn omitted_commands(ctx: &Ctx) -> Vec<Violation> {
+    if ctx.transcript.is_none() {
+        return Vec::new();
+    }
+    ctx.session
+        .iter()
+        .filter(|c| c.ledger_index.is_none())
+        .map(|c| {
+            Violation::new(
+                ViolationCode::CommandLedgerIncomplete,
+                "/commands",
+                format!("the command ledger omits `{}` ({})", c.text, c.origin()),
+            )
+        })
+        .collect()
+}
+
+/// Whether a ledger entry's `field` is missing or blank.
+fn blank(field: &Option<String>) -> bool {
+    field.as_deref().is_none_or(|t| t.trim().is_empty())
+}
+
+/// Rule 16: a config read is `local-config-inspection` with a justification, a profile
+/// activation `runtime-session-mutation` with capability proof. A phase the schema
+/// rejected was reported by rule 1 and is not judged again.
+fn command_classification(c: &SessionCommand) -> Vec<Violation> {
+    let Some(entry) = c.entry.as_ref() else {
+        return Vec::new();
+    };
+    let Some(entry_phase) = entry.phase else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    if has(c, Kind::ConfigInspection)
+        && (entry_phase != CommandPhase::LocalConfigInspection || blank(&entry.justification))
+    {
+        out.push(Violation::new(
+            ViolationCode::ConfigInspectionUnjustified,
+            c.pointer(),
+            format!("`{}` inspects local config/profile/auth files; classify it as `local-config-inspection` with a justification", c.text),
+        ));
+    }
+    if has(c, Kind::ProfileActivation)
+        && (entry_phase != CommandPhase::RuntimeSessionMutation || blank(&entry.capability_proof))
+    {
+        out.push(Violation::new(
+            ViolationCode::ProfileActivationUnclassified,
+            c.pointer(),
+            format!("`{}` activates a profile; classify it as `runtime-session-mutation` with capability/policy proof", c.text),
+        ));
+    }
+    out
+}
+
+/// Rule 16: a strict-compliance claim fails on any other rule 16 problem (`found`),
+/// any rule 18 problem, a ledger location the transcript contradicts, and any
+/// unclassified command before the review starts.
+fn strict_compliance(ctx: &Ctx, found: &[Violation]) -> Vec<Violation> {
+    let mut out = Vec::new();
+    let mut breaches: Vec<String> = found.iter().map(|v| v.message.clone()).collect();
+    breaches.extend(ledgers_agree(ctx).into_iter().map(|v| v.message));
+    breaches.extend(location_contradictions(ctx));
+    if !breaches.is_empty() {
+        out.push(Violation::new(
+            ViolationCode::StrictComplianceUnproven,
+            "/strictCompliance",
+            format!(
+                "strict compliance is claimed but the session shows otherwise: {}",
+                breaches.join("; ")
+            ),
+        ));
+    }
+    let review = |c: &SessionCommand| {
+        matches!(
+            phase(c),
+            Some(
+                CommandPhase::Review
+                    | CommandPhase::OfficialPrHeadValidation
+                    | CommandPhase::MergeSimulation
+                    | CommandPhase::Merge
+            )
+        )
+    };
+    let starts = ctx
+        .session
+        .iter()
+        .position(review)
+        .unwrap_or(ctx.session.len());
+    for c in &ctx.session[..starts] {
+        if c.entry.is_none() || phase(c) == Some(CommandPhase::Unclassified) {
             out.push(Violation::new(
                 ViolationCode::StrictComplianceUnproven,
-                "/strictCompliance",
+                c.pointer(),
                 format!(
-                    "strict compliance is claimed but the session shows otherwise: {}",
-                    breaches.join("; ")
+                    "strict compliance is claimed but pre-review command `{}` ({}) is unclassified",
+                    c.text,
+                    c.origin()
                 ),
             ));
-        }
-        let review_starts = ctx
-            .session
-            .iter()
-            .position(|c| {
-                matches!(
-                    phase(c),
-                    Some(
-                        CommandPhase::Review
-                            | CommandPhase::OfficialPrHeadValidation
-                            | CommandPhase::MergeSimulation
-                            | CommandPhase::Merge
-                    )
-                )
-            })
-            .unwrap_or(ctx.session.len());
-        for c in &ctx.session[..review_starts] {
-            if c.entry.is_none() || phase(c) == Some(CommandPhase::Unclassified) {
-                out.push(Violation::new(
-                    ViolationCode::StrictComplianceUnproven,
-                    c.pointer(),
-                    format!("strict compliance is claimed but pre-review command `{}` ({}) is unclassified", c.text, c.origin()),
-                ));
-            }
         }
     }
     out
@@ -468,71 +497,92 @@ fn unrecorded(cats: &[MutationCategory], all_empty: bool) -> String {
 /// recorded in a category that fits it; a read-only diagnostic must not mutate; a
 /// `merged` result needs a merge mutation.
 pub(super) fn ledgers_agree(ctx: &Ctx) -> Vec<Violation> {
-    let code = ViolationCode::MutationLedgerDisagrees;
-    let mut out = Vec::new();
-    for c in &ctx.session {
-        for kind in &c.kinds {
-            let cats = kind.categories();
-            if cats.is_empty() {
-                continue;
-            }
-            let recorded = cats
-                .iter()
-                .any(|cat| ctx.category(*cat).iter().any(|e| entry_records(e, &c.text)));
-            if !recorded {
-                let all_empty = cats.iter().all(|cat| ctx.category(*cat).is_empty());
-                out.push(Violation::new(
-                    code,
-                    format!("/mutations/{}", cats[0].key()),
-                    format!(
-                        "`{}` ({}) is {} but {}",
-                        c.text,
-                        c.origin(),
-                        kind.describe(),
-                        unrecorded(cats, all_empty)
-                    ),
-                ));
-            }
-        }
+    let mut out: Vec<Violation> = ctx
+        .session
+        .iter()
+        .flat_map(|c| unrecorded_command(ctx, c))
+        .collect();
+    out.extend(ctx.tools.iter().filter_map(|t| unrecorded_tool(ctx, t)));
+    out.extend(mutating_diagnostics(ctx));
+    if ctx.get::<MergeResult>("/merge/result") == Some(MergeResult::Merged)
+        && ctx.category(MutationCategory::MergeMutations).is_empty()
+    {
+        out.push(Violation::new(
+            ViolationCode::MutationLedgerDisagrees,
+            "/mutations/mergeMutations",
+            "merge.result is `merged` but Merge mutations is empty",
+        ));
     }
-    for t in &ctx.tools {
-        let cats = t.kind.categories();
+    out
+}
+
+/// Rule 18: each mutating kind of a session command is recorded in a fitting category.
+fn unrecorded_command(ctx: &Ctx, c: &SessionCommand) -> Vec<Violation> {
+    let mut out = Vec::new();
+    for kind in &c.kinds {
+        let cats = kind.categories();
         if cats.is_empty() {
             continue;
         }
-        let recorded = cats.iter().any(|cat| {
-            ctx.category(*cat)
-                .iter()
-                .any(|e| e.tool.as_deref().is_some_and(|name| name == t.name))
-        });
+        let recorded = cats
+            .iter()
+            .any(|cat| ctx.category(*cat).iter().any(|e| entry_records(e, &c.text)));
         if !recorded {
-            let place = ctx
-                .model
-                .as_ref()
-                .and_then(|m| m.actions.iter().find(|a| a.seq == t.seq))
-                .map(|a| match &a.dir {
-                    Some(dir) => format!(", a {} on {dir}", a.route.describe()),
-                    None => format!(", a {}", a.route.describe()),
-                })
-                .unwrap_or_default();
+            let all_empty = cats.iter().all(|cat| ctx.category(*cat).is_empty());
             out.push(Violation::new(
-                code,
+                ViolationCode::MutationLedgerDisagrees,
                 format!("/mutations/{}", cats[0].key()),
                 format!(
-                    "tool call `{}` (transcript seq {}{place}) is {} but {}",
-                    t.name,
-                    t.seq,
-                    t.kind.describe(),
-                    unrecorded(cats, false)
+                    "`{}` ({}) is {} but {}",
+                    c.text,
+                    c.origin(),
+                    kind.describe(),
+                    unrecorded(cats, all_empty)
                 ),
             ));
         }
     }
-    for (i, entry) in ctx
-        .category(MutationCategory::ReadOnlyDiagnostics)
-        .iter()
-        .enumerate()
-    {
+    out
+}
+
+/// Rule 18: a mutating tool call is recorded (by `tool`) in a fitting category.
+fn unrecorded_tool(ctx: &Ctx, t: &ToolMutation) -> Option<Violation> {
+    let cats = t.kind.categories();
+    let recorded = cats.iter().any(|cat| {
+        ctx.category(*cat)
+            .iter()
+            .any(|e| e.tool.as_deref().is_some_and(|name| name == t.name))
+    });
+    if cats.is_empty() || recorded {
+        return None;
+    }
+    let place = ctx
+        .model
+        .as_ref()
+        .and_then(|m| m.actions.iter().find(|a| a.seq == t.seq))
+        .map(|a| match &a.dir {
+            Some(dir) => format!(", a {} on {dir}", a.route.describe()),
+            None => format!(", a {}", a.route.describe()),
+        })
+        .unwrap_or_default();
+    Some(Violation::new(
+        ViolationCode::MutationLedgerDisagrees,
+        format!("/mutations/{}", cats[0].key()),
+        format!(
+            "tool call `{}` (transcript seq {}{place}) is {} but {}",
+            t.name,
+            t.seq,
+            t.kind.describe(),
+            unrecorded(cats, false)
+        ),
+    ))
+}
+
+/// Rule 18: a read-only diagnostic does not mutate.
+fn mutating_diagnostics(ctx: &Ctx) -> Vec<Violation> {
+    let diagnostics = ctx.category(MutationCategory::ReadOnlyDiagnostics);
+    let mut out = Vec::new();
+    for (i, entry) in diagnostics.iter().enumerate() {
         let Some(command) = entry.command.as_deref() else {
             continue;
         };
@@ -541,7 +591,7 @@ pub(super) fn ledgers_agree(ctx: &Ctx) -> Vec<Violation> {
             .find(|k| !k.categories().is_empty())
         {
             out.push(Violation::new(
-                code,
+                ViolationCode::MutationLedgerDisagrees,
                 format!("/mutations/readOnlyDiagnostics/{i}"),
                 format!(
                     "`{command}` is {} but is listed as a read-only diagnostic",
@@ -549,15 +599,6 @@ pub(super) fn ledgers_agree(ctx: &Ctx) -> Vec<Violation> {
                 ),
             ));
         }
-    }
-    if ctx.get::<MergeResult>("/merge/result") == Some(MergeResult::Merged)
-        && ctx.category(MutationCategory::MergeMutations).is_empty()
-    {
-        out.push(Violation::new(
-            code,
-            "/mutations/mergeMutations",
-            "merge.result is `merged` but Merge mutations is empty",
-        ));
     }
     out
 }
