@@ -6,6 +6,7 @@ mod counts;
 mod handoff;
 mod inventory;
 mod ledger;
+mod mutations;
 mod read;
 mod recorded;
 mod stale_state;

@@ -3,7 +3,9 @@
 //! that implement it. A rule's codes are the [`ViolationCode`]s of its number. A test
 //! keeps the docs' rule table equal to this one.
 
-use super::{Rule, claims, counts, handoff, inventory, ledger, stale_state, staleness, structure};
+use super::{
+    Rule, claims, counts, handoff, inventory, ledger, mutations, stale_state, staleness, structure,
+};
 use crate::violation::ViolationCode;
 
 /// What a rule judges a report by.
@@ -137,7 +139,7 @@ pub(crate) const RULE_TABLE: &[RuleRow] = &[
         number: 18,
         sentence: "Every mutation is in the mutation ledger under a fitting category.",
         evidence: ReportAndTranscript,
-        checks: &[ledger::ledgers_agree],
+        checks: &[mutations::ledgers_agree],
     },
 ];
 
