@@ -20,7 +20,6 @@ const LONG_FUNCTIONS: &[(&str, &str, usize)] = &[
     ("rules/handoff.rs", "narrative_agrees_with_handoff", 115),
     ("rules/handoff.rs", "review_states_distinct", 90),
     ("rules/inventory.rs", "inventory_completeness_proven", 70),
-    ("rules/inventory.rs", "proves_last_page", 102),
     ("rules/structure.rs", "map_error", 94),
     ("session/commands.rs", "simple", 117),
     ("session/git.rs", "git_effects", 132),

@@ -1,6 +1,9 @@
 //! Rule 13: an inventory claimed complete needs a recorded proof of the last page.
 
+use serde_json::Value;
+
 use super::Ctx;
+use crate::evidence::payloads;
 use crate::model::PaginationProof;
 use crate::narrative::{Claim, words};
 use crate::transcript::TranscriptEntry;
@@ -223,14 +226,23 @@ fn norm_key(k: &str) -> String {
 
 /// Whether a recorded listing response proves it is the last page: a false has-next
 /// flag, a present-but-empty next link or cursor, a Link header without `rel="next"`,
-/// or a total no larger than the items fetched up to this page.
-pub(super) fn proves_last_page(
-    arguments: &serde_json::Value,
-    result: &serde_json::Value,
-) -> Result<(), String> {
-    use serde_json::Value;
-    let mut scopes = vec![result];
-    for key in [
+/// or a total no larger than the items fetched up to this page. The response is read
+/// with the envelopes it may come in ([`payloads`]: MCP `structuredContent` and
+/// `content[].text`, a REST `body`, GraphQL `data` down to the connection whose
+/// `pageInfo` says `hasNextPage`), the nearest that says anything.
+pub(super) fn proves_last_page(arguments: &Value, result: &Value) -> Result<(), String> {
+    payloads(result)
+        .iter()
+        .find_map(|payload| page_signal(arguments, payload))
+        .unwrap_or_else(|| {
+            Err("it has no has-next flag, next link, Link header or total".to_owned())
+        })
+}
+
+/// The objects of one payload that carry paging metadata: the payload and its
+/// metadata members.
+fn paging_scopes(payload: &Value) -> Vec<&Value> {
+    let members = [
         "metadata",
         "meta",
         "pagination",
@@ -238,65 +250,70 @@ pub(super) fn proves_last_page(
         "page_info",
         "headers",
         "paging",
-    ] {
-        if let Some(v) = result.get(key) {
-            scopes.push(v);
-        }
-    }
+    ];
+    std::iter::once(payload)
+        .chain(members.iter().filter_map(|k| payload.get(*k)))
+        .collect()
+}
+
+/// What one payload says about the next page, if anything.
+fn page_signal(arguments: &Value, payload: &Value) -> Option<Result<(), String>> {
     let mut total: Option<u64> = None;
-    for scope in &scopes {
-        let Some(map) = scope.as_object() else {
-            continue;
-        };
-        for (k, v) in map {
-            match norm_key(k).as_str() {
-                "hasnextpage" | "hasmore" | "hasnext" | "morepages" => {
-                    if v == &Value::Bool(false) {
-                        return Ok(());
-                    }
-                    if v == &Value::Bool(true) {
-                        return Err(format!("`{k}` is true: there is a next page"));
-                    }
-                }
-                "next" | "nextpage" | "nextlink" | "nexturl" | "nextcursor" | "nextpagetoken"
-                | "nextpageurl" => {
-                    if v.is_null() || v.as_str().is_some_and(str::is_empty) {
-                        return Ok(());
-                    }
-                    return Err(format!("`{k}` names a next page"));
-                }
-                "link" => {
-                    if let Some(link) = v.as_str() {
-                        if link
-                            .to_lowercase()
-                            .replace(' ', "")
-                            .contains("rel=\"next\"")
-                        {
-                            return Err("the Link header has rel=\"next\"".to_owned());
-                        }
-                        return Ok(());
-                    }
-                }
-                "total" | "totalcount" | "xtotalcount" | "totalitems" | "totalresults" => {
-                    total = v
-                        .as_u64()
-                        .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()));
-                }
-                _ => {}
+    let entries = paging_scopes(payload)
+        .into_iter()
+        .filter_map(Value::as_object)
+        .flatten();
+    for (k, v) in entries {
+        match norm_key(k).as_str() {
+            "hasnextpage" | "hasmore" | "hasnext" | "morepages" => match v.as_bool() {
+                Some(false) => return Some(Ok(())),
+                Some(true) => return Some(Err(format!("`{k}` is true: there is a next page"))),
+                None => {}
+            },
+            "next" | "nextpage" | "nextlink" | "nexturl" | "nextcursor" | "nextpagetoken"
+            | "nextpageurl" => {
+                let last = v.is_null() || v.as_str().is_some_and(str::is_empty);
+                return Some(if last {
+                    Ok(())
+                } else {
+                    Err(format!("`{k}` names a next page"))
+                });
             }
+            "link" => {
+                if let Some(link) = v.as_str() {
+                    let next = link
+                        .to_lowercase()
+                        .replace(' ', "")
+                        .contains("rel=\"next\"");
+                    return Some(if next {
+                        Err("the Link header has rel=\"next\"".to_owned())
+                    } else {
+                        Ok(())
+                    });
+                }
+            }
+            "total" | "totalcount" | "xtotalcount" | "totalitems" | "totalresults" => {
+                total = v
+                    .as_u64()
+                    .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()));
+            }
+            _ => {}
         }
     }
-    let Some(total) = total else {
-        return Err("it has no has-next flag, next link, Link header or total".to_owned());
-    };
+    total.map(|total| total_covers(arguments, payload, total))
+}
+
+/// Whether a total is no larger than the items fetched up to this page
+/// (`(page-1)·limit + items`).
+fn total_covers(arguments: &Value, payload: &Value, total: u64) -> Result<(), String> {
     let items = [
-        result.get("items"),
-        result.get("data"),
-        result.get("body"),
-        result.get("results"),
-        result.get("values"),
-        result.get("nodes"),
-        Some(result),
+        payload.get("items"),
+        payload.get("data"),
+        payload.get("body"),
+        payload.get("results"),
+        payload.get("values"),
+        payload.get("nodes"),
+        Some(payload),
     ]
     .into_iter()
     .flatten()
