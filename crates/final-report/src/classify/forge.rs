@@ -178,6 +178,29 @@ pub(super) fn write_by_path(args: &[&str]) -> Kind {
     }
 }
 
+/// Branches a push to which lands a change: `main`, `master`, `trunk`.
+const TRUNKS: &[&str] = &["main", "master", "trunk"];
+
+/// `git push REMOTE …:main` (or `git push REMOTE main`): landing a change on a trunk
+/// branch without the forge's merge.
+fn pushes_to_a_trunk(simple: &SimpleCommand) -> bool {
+    let words: Vec<&str> = simple.words.iter().map(String::as_str).collect();
+    if words.first() != Some(&"git") {
+        return false;
+    }
+    let (sub, args) = git_subcommand(&words[1..]);
+    let refspecs = args.iter().filter(|a| !a.starts_with('-')).skip(1);
+    sub == "push"
+        && refspecs.into_iter().any(|spec| {
+            let dest = spec
+                .rsplit(':')
+                .next()
+                .unwrap_or(spec)
+                .trim_start_matches('+');
+            TRUNKS.contains(&dest.trim_start_matches("refs/heads/"))
+        })
+}
+
 /// Whether a replay command would approve or merge directly (shell commands, HTTP
 /// calls, or tool-call notation such as `merge_pull_request(owner=..)`).
 pub(crate) fn is_direct_approve_or_merge(command: &str) -> bool {
@@ -187,7 +210,8 @@ pub(crate) fn is_direct_approve_or_merge(command: &str) -> bool {
             k,
             Kind::ForgeMerge | Kind::LocalMerge | Kind::ForgeReview { approve: true }
         )
-    }) {
+    }) || split_shell(command).iter().any(pushes_to_a_trunk)
+    {
         return true;
     }
     let head = command

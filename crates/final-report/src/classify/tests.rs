@@ -396,3 +396,19 @@ fn direct_approve_or_merge_replays_are_recognised() {
         assert!(!is_direct_approve_or_merge(c), "{c}");
     }
 }
+
+#[test]
+fn pushes_to_a_trunk_land_a_change() {
+    let table = [
+        ("git push origin pr-88:main", true),
+        ("git push origin HEAD:refs/heads/master", true),
+        ("git push --force origin +topic:trunk", true),
+        ("git push origin main", true),
+        ("git push origin review/88", false),
+        ("git push origin main:review-88", false),
+        ("git push", false),
+    ];
+    for (cmd, lands) in table {
+        assert_eq!(is_direct_approve_or_merge(cmd), lands, "{cmd}");
+    }
+}
