@@ -6,7 +6,8 @@
 //! (read-only diagnostics, and optionally an unrecorded file edit) runs in the
 //! worktree between the diff review and the merge simulation, in a generated order.
 //! Renaming the worktree or reordering those commands never changes the verdict, and
-//! the verdict is a rejection exactly when the unrecorded edit is among them.
+//! the verdict is a rejection exactly when the unrecorded edit is among them. Every
+//! phrasing the claim grammar has for one claim is judged alike.
 
 use std::path::PathBuf;
 
@@ -111,5 +112,54 @@ proptest! {
         }
         prop_assert_eq!(verdict(&name, &shuffled), base.clone());
         prop_assert_eq!(!base.is_empty(), edit, "{:?}", base);
+    }
+}
+
+/// Phrasings of one claim in the grammar: a ready state, and this session's merge.
+const READY_SYNONYMS: &[&str] = &[
+    "The change is ready to merge.",
+    "It is safe to merge.",
+    "Honestly it is good to go.",
+    "LGTM.",
+    "The patch is mergeable as it stands.",
+    "On its merits it is safe to land.",
+    "Nothing blocks it.",
+];
+
+/// The verdict of the accepted stopped collision report with `sentence` appended to
+/// its narrative.
+fn stopped_with(sentence: &str) -> Vec<(String, String)> {
+    let mut report: Value = serde_json::from_str(&fixture("collision-stop.json")).expect("report");
+    let narrative = format!(
+        "{}\n\n{sentence}",
+        report["narrative"].as_str().expect("narrative")
+    );
+    report["narrative"] = Value::String(narrative);
+    let transcript: Vec<_> = fixture("collision-stop.transcript.jsonl")
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| entry_from_value(serde_json::from_str(l).expect("line")).expect("entry"))
+        .collect();
+    let mut out: Vec<(String, String)> = validate(&report, Some(&transcript))
+        .into_iter()
+        .map(|v| (v.code.as_str().to_owned(), v.pointer))
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn rewording_a_claim_by_a_synonym_of_the_grammar_keeps_the_verdict() {
+    // Every phrasing, exhaustively: a ready claim in a stopped handoff's narrative is
+    // rejected the same way in any wording of the grammar.
+    for sentence in READY_SYNONYMS {
+        assert_eq!(
+            stopped_with(sentence),
+            vec![(
+                "NARRATIVE_HANDOFF_MISMATCH".to_owned(),
+                "/handoff/disposition".to_owned()
+            )],
+            "{sentence}"
+        );
     }
 }
