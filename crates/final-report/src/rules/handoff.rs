@@ -299,92 +299,109 @@ pub(super) fn narrative_agrees_with_handoff(ctx: &Ctx) -> Vec<Violation> {
 /// `dry-run-only` needs state NONE and no review mutation. Dispositions `approved`,
 /// `changes-requested` and `commented` need the matching submitted state.
 pub(super) fn review_states_distinct(ctx: &Ctx) -> Vec<Violation> {
-    let code = ViolationCode::ReviewStateConflated;
-    let mut out = Vec::new();
     let (Some(submission), Some(state)) = (
         ctx.get::<ReviewSubmission>("/review/submission"),
         ctx.get::<ReviewState>("/review/state"),
     ) else {
-        return out;
+        return Vec::new();
     };
+    let mut out: Vec<Violation> = submission_problems(ctx, submission, state)
+        .into_iter()
+        .map(|(pointer, message)| {
+            Violation::new(ViolationCode::ReviewStateConflated, pointer, message)
+        })
+        .collect();
+    out.extend(disposition_needs_state(ctx, submission, state));
+    out
+}
+
+/// What a review submission requires of its state, id, reason and review mutations:
+/// `(pointer, message)` for each requirement it misses.
+fn submission_problems(
+    ctx: &Ctx,
+    submission: ReviewSubmission,
+    state: ReviewState,
+) -> Vec<(&'static str, String)> {
     let sub = ctx.text("/review/submission").unwrap_or_default();
     let st = ctx.text("/review/state").unwrap_or_default();
-    let review_mutations = ctx.category(MutationCategory::ReviewMutations);
-    match submission {
-        ReviewSubmission::OfficialReviewSubmitted => {
-            if matches!(state, ReviewState::Pending | ReviewState::None) {
-                out.push(Violation::new(
-                    code,
-                    "/review/state",
-                    format!("`{sub}` with state `{st}`: a {st} review was not submitted"),
-                ));
-            }
-            if ctx.text("/review/reviewId").is_none() {
-                out.push(Violation::new(
-                    code,
-                    "/review/reviewId",
-                    "an official review submission needs the forge review id as proof",
-                ));
-            }
-            if review_mutations.is_empty() {
-                out.push(Violation::new(
-                    code,
-                    "/mutations/reviewMutations",
-                    "an official review was submitted but the review-mutation ledger is empty",
-                ));
-            }
-        }
-        ReviewSubmission::FindingReadyNotSubmitted | ReviewSubmission::MutationBlocked => {
-            if !matches!(state, ReviewState::Pending | ReviewState::None) {
-                out.push(Violation::new(
-                    code,
-                    "/review/state",
-                    format!("`{sub}` cannot have the submitted state `{st}`"),
-                ));
-            }
-            if submission == ReviewSubmission::MutationBlocked
-                && ctx.text("/review/blockedReason").is_none()
-            {
-                out.push(Violation::new(
-                    code,
-                    "/review/blockedReason",
-                    "`mutation-blocked` needs the reason the review mutation was blocked",
-                ));
-            }
-        }
-        ReviewSubmission::DryRunOnly => {
-            if state != ReviewState::None {
-                out.push(Violation::new(
-                    code,
-                    "/review/state",
-                    format!("`dry-run-only` cannot have review state `{st}`; nothing was posted"),
-                ));
-            }
-            if !review_mutations.is_empty() {
-                out.push(Violation::new(
-                    code,
-                    "/mutations/reviewMutations",
-                    "`dry-run-only` but the review-mutation ledger records review mutations",
-                ));
-            }
-        }
-    }
-    let needs = match ctx.disposition() {
-        Some(Disposition::Approved) => Some(ReviewState::Approved),
-        Some(Disposition::ChangesRequested) => Some(ReviewState::RequestChanges),
-        Some(Disposition::Commented) => Some(ReviewState::Comment),
-        _ => None,
+    let unsubmitted = matches!(state, ReviewState::Pending | ReviewState::None);
+    let mutations = !ctx.category(MutationCategory::ReviewMutations).is_empty();
+    let checks: Vec<(bool, &'static str, String)> = match submission {
+        ReviewSubmission::OfficialReviewSubmitted => vec![
+            (
+                unsubmitted,
+                "/review/state",
+                format!("`{sub}` with state `{st}`: a {st} review was not submitted"),
+            ),
+            (
+                ctx.text("/review/reviewId").is_none(),
+                "/review/reviewId",
+                "an official review submission needs the forge review id as proof".to_owned(),
+            ),
+            (
+                !mutations,
+                "/mutations/reviewMutations",
+                "an official review was submitted but the review-mutation ledger is empty"
+                    .to_owned(),
+            ),
+        ],
+        ReviewSubmission::FindingReadyNotSubmitted | ReviewSubmission::MutationBlocked => vec![
+            (
+                !unsubmitted,
+                "/review/state",
+                format!("`{sub}` cannot have the submitted state `{st}`"),
+            ),
+            (
+                submission == ReviewSubmission::MutationBlocked
+                    && ctx.text("/review/blockedReason").is_none(),
+                "/review/blockedReason",
+                "`mutation-blocked` needs the reason the review mutation was blocked".to_owned(),
+            ),
+        ],
+        ReviewSubmission::DryRunOnly => vec![
+            (
+                state != ReviewState::None,
+                "/review/state",
+                format!("`dry-run-only` cannot have review state `{st}`; nothing was posted"),
+            ),
+            (
+                mutations,
+                "/mutations/reviewMutations",
+                "`dry-run-only` but the review-mutation ledger records review mutations".to_owned(),
+            ),
+        ],
     };
-    if let Some(needed) = needs {
-        let submitted = submission == ReviewSubmission::OfficialReviewSubmitted;
-        if state != needed || !submitted {
-            let d = ctx.text("/handoff/disposition").unwrap_or_default();
-            out.push(Violation::new(
-                code,
-                "/handoff/disposition",
-                format!("disposition `{d}` needs an officially submitted review in that state, but the review is `{sub}` / `{st}`"),
-            ));
-        }
+    checks
+        .into_iter()
+        .filter(|(failed, _, _)| *failed)
+        .map(|(_, pointer, message)| (pointer, message))
+        .collect()
+}
+
+/// Dispositions `approved`/`changes-requested`/`commented` need that state, submitted.
+fn disposition_needs_state(
+    ctx: &Ctx,
+    submission: ReviewSubmission,
+    state: ReviewState,
+) -> Option<Violation> {
+    let needed = match ctx.disposition()? {
+        Disposition::Approved => ReviewState::Approved,
+        Disposition::ChangesRequested => ReviewState::RequestChanges,
+        Disposition::Commented => ReviewState::Comment,
+        _ => return None,
+    };
+    let submitted = submission == ReviewSubmission::OfficialReviewSubmitted;
+    if state == needed && submitted {
+        return None;
     }
-    out
+    let d = ctx.text("/handoff/disposition").unwrap_or_default();
+    let sub = ctx.text("/review/submission").unwrap_or_default();
+    let st = ctx.text("/review/state").unwrap_or_default();
+    Some(Violation::new(
+        ViolationCode::ReviewStateConflated,
+        "/handoff/disposition",
+        format!(
+            "disposition `{d}` needs an officially submitted review in that state, but the review is `{sub}` / `{st}`"
+        ),
+    ))
 }
