@@ -17,7 +17,6 @@ const LONG_FUNCTIONS: &[(&str, &str, usize)] = &[
     ("local_range.rs", "local_range_review_report", 145),
     ("narrative/grammar.rs", "claims_in_sentence", 113),
     ("rules/counts.rs", "full_suite_claim_proven", 71),
-    ("rules/handoff.rs", "narrative_agrees_with_handoff", 115),
     ("rules/inventory.rs", "inventory_completeness_proven", 70),
     ("rules/structure.rs", "map_error", 94),
     ("session/commands.rs", "simple", 117),

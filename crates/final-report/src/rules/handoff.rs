@@ -175,53 +175,23 @@ fn disposition_in(value: &str) -> Option<Disposition> {
 /// dispositions; "blocked/stopped/failed closed" contradicts merged, approved or ready
 /// dispositions; a `Files reviewed:` list (or count) equals `diffReview.filesReviewed`.
 pub(super) fn narrative_agrees_with_handoff(ctx: &Ctx) -> Vec<Violation> {
-    let code = ViolationCode::NarrativeHandoffMismatch;
-    let mut out = Vec::new();
-    let disposition = ctx.disposition();
-    let handoff = disposition.map(Disposition::as_str).unwrap_or("(missing)");
-    if let Some(label) =
-        ctx.narrative
-            .label(&["disposition", "final disposition", "handoff disposition"])
-        && (disposition_in(&label.value) != disposition || disposition.is_none())
-    {
-        out.push(Violation::new(
-            code,
-            "/handoff/disposition",
-            format!(
-                "the narrative says `Disposition: {}` but the handoff disposition is `{handoff}`",
-                label.value
-            ),
-        ));
-    }
-    if let Some(hit) = ctx.narrative.claim(Claim::Merged)
-        && disposition != Some(Disposition::Merged)
-    {
-        out.push(Violation::new(
-            code,
-            "/handoff/disposition",
-            format!(
-                "the narrative says \"{}\" but the handoff disposition is `{handoff}`",
-                hit.sentence
-            ),
-        ));
-    }
-    if let Some(hit) = ctx.narrative.claim(Claim::Approved) {
-        let state: Option<ReviewState> = ctx.get("/review/state");
-        if state != Some(ReviewState::Approved) {
-            out.push(Violation::new(
-                code,
-                "/review/state",
-                format!(
-                    "the narrative says \"{}\" but the review state is `{}`",
-                    hit.sentence,
-                    ctx.text("/review/state").unwrap_or("(missing)")
-                ),
-            ));
-        }
-    }
-    if let Some(hit) = ctx.narrative.claim(Claim::ReadyState)
-        && matches!(
-            disposition,
+    let mut out: Vec<Violation> = disposition_label(ctx).into_iter().collect();
+    out.extend(claims_against_disposition(ctx, &CLAIM_CONTRADICTS[..1]));
+    out.extend(approval_claim(ctx));
+    out.extend(claims_against_disposition(ctx, &CLAIM_CONTRADICTS[1..]));
+    out.extend(files_reviewed_claim(ctx));
+    out
+}
+
+/// A claim in words and the dispositions it contradicts.
+type ClaimRow = (Claim, fn(Option<Disposition>) -> bool);
+
+/// The claims checked against the handoff disposition.
+const CLAIM_CONTRADICTS: &[ClaimRow] = &[
+    (Claim::Merged, |d| d != Some(Disposition::Merged)),
+    (Claim::ReadyState, |d| {
+        matches!(
+            d,
             Some(
                 Disposition::Blocked
                     | Disposition::Stopped
@@ -229,19 +199,10 @@ pub(super) fn narrative_agrees_with_handoff(ctx: &Ctx) -> Vec<Violation> {
                     | Disposition::ChangesRequested
             )
         )
-    {
-        out.push(Violation::new(
-            code,
-            "/handoff/disposition",
-            format!(
-                "the narrative says \"{}\" but the handoff disposition is `{handoff}`",
-                hit.sentence
-            ),
-        ));
-    }
-    if let Some(hit) = ctx.narrative.claim(Claim::BlockedOrStopped)
-        && matches!(
-            disposition,
+    }),
+    (Claim::BlockedOrStopped, |d| {
+        matches!(
+            d,
             Some(
                 Disposition::Merged
                     | Disposition::Approved
@@ -249,45 +210,101 @@ pub(super) fn narrative_agrees_with_handoff(ctx: &Ctx) -> Vec<Violation> {
                     | Disposition::ReadyToApprove
             )
         )
-    {
-        out.push(Violation::new(
-            code,
+    }),
+];
+
+/// The handoff disposition as messages name it.
+fn handoff_name(ctx: &Ctx) -> &'static str {
+    ctx.disposition()
+        .map(Disposition::as_str)
+        .unwrap_or("(missing)")
+}
+
+/// A `Disposition:` label names the handoff's disposition.
+fn disposition_label(ctx: &Ctx) -> Option<Violation> {
+    let disposition = ctx.disposition();
+    let label =
+        ctx.narrative
+            .label(&["disposition", "final disposition", "handoff disposition"])?;
+    (disposition_in(&label.value) != disposition || disposition.is_none()).then(|| {
+        Violation::new(
+            ViolationCode::NarrativeHandoffMismatch,
             "/handoff/disposition",
             format!(
-                "the narrative says \"{}\" but the handoff disposition is `{handoff}`",
-                hit.sentence
+                "the narrative says `Disposition: {}` but the handoff disposition is `{}`",
+                label.value,
+                handoff_name(ctx)
             ),
-        ));
-    }
-    if let Some(files) = ctx.narrative.files_reviewed() {
-        let recorded: Vec<String> = ctx.get("/diffReview/filesReviewed").unwrap_or_default();
-        match files {
-            FilesClaim::Count(n) if n != recorded.len() => out.push(Violation::new(
+        )
+    })
+}
+
+/// Each claim of `rows` the narrative makes whose dispositions include the handoff's.
+fn claims_against_disposition(ctx: &Ctx, rows: &[ClaimRow]) -> Vec<Violation> {
+    rows.iter()
+        .filter(|(_, contradicts)| contradicts(ctx.disposition()))
+        .filter_map(|(claim, _)| ctx.narrative.claim(*claim))
+        .map(|hit| {
+            Violation::new(
+                ViolationCode::NarrativeHandoffMismatch,
+                "/handoff/disposition",
+                format!(
+                    "the narrative says \"{}\" but the handoff disposition is `{}`",
+                    hit.sentence,
+                    handoff_name(ctx)
+                ),
+            )
+        })
+        .collect()
+}
+
+/// An approval claim needs the review state `APPROVED`.
+fn approval_claim(ctx: &Ctx) -> Option<Violation> {
+    let hit = ctx.narrative.claim(Claim::Approved)?;
+    let state: Option<ReviewState> = ctx.get("/review/state");
+    (state != Some(ReviewState::Approved)).then(|| {
+        Violation::new(
+            ViolationCode::NarrativeHandoffMismatch,
+            "/review/state",
+            format!(
+                "the narrative says \"{}\" but the review state is `{}`",
+                hit.sentence,
+                ctx.text("/review/state").unwrap_or("(missing)")
+            ),
+        )
+    })
+}
+
+/// A `Files reviewed:` count or list equals `diffReview.filesReviewed`.
+fn files_reviewed_claim(ctx: &Ctx) -> Option<Violation> {
+    let code = ViolationCode::NarrativeHandoffMismatch;
+    let recorded: Vec<String> = ctx.get("/diffReview/filesReviewed").unwrap_or_default();
+    match ctx.narrative.files_reviewed()? {
+        FilesClaim::Count(n) if n != recorded.len() => Some(Violation::new(
+            code,
+            "/diffReview/filesReviewed",
+            format!(
+                "the narrative says {n} files were reviewed but diffReview.filesReviewed lists {}",
+                recorded.len()
+            ),
+        )),
+        FilesClaim::List(listed) => {
+            let said: BTreeSet<&str> = listed.iter().map(String::as_str).collect();
+            let kept: BTreeSet<&str> = recorded.iter().map(String::as_str).collect();
+            let only_said: Vec<&str> = said.difference(&kept).copied().collect();
+            let only_kept: Vec<&str> = kept.difference(&said).copied().collect();
+            (said != kept).then(|| Violation::new(
                 code,
                 "/diffReview/filesReviewed",
-                format!("the narrative says {n} files were reviewed but diffReview.filesReviewed lists {}", recorded.len()),
-            )),
-            FilesClaim::List(listed) => {
-                let said: BTreeSet<&str> = listed.iter().map(String::as_str).collect();
-                let kept: BTreeSet<&str> = recorded.iter().map(String::as_str).collect();
-                if said != kept {
-                    let only_said: Vec<&str> = said.difference(&kept).copied().collect();
-                    let only_kept: Vec<&str> = kept.difference(&said).copied().collect();
-                    out.push(Violation::new(
-                        code,
-                        "/diffReview/filesReviewed",
-                        format!(
-                            "the narrative's files-reviewed list differs from diffReview.filesReviewed (only in narrative: [{}]; only in handoff: [{}])",
-                            only_said.join(", "),
-                            only_kept.join(", ")
-                        ),
-                    ));
-                }
-            }
-            FilesClaim::Count(_) => {}
+                format!(
+                    "the narrative's files-reviewed list differs from diffReview.filesReviewed (only in narrative: [{}]; only in handoff: [{}])",
+                    only_said.join(", "),
+                    only_kept.join(", ")
+                ),
+            ))
         }
+        FilesClaim::Count(_) => None,
     }
-    out
 }
 
 /// Rule 10. "Official review submitted, finding ready but not submitted, dry-run only,
