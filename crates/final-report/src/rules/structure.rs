@@ -41,54 +41,16 @@ fn map_error(error: &ValidationError<'_>, schema: &Value, out: &mut Vec<Violatio
     let path = error.instance_path().as_str().to_owned();
     match error.kind() {
         ValidationErrorKind::Required { property } => {
-            let name = property.as_str().unwrap_or_default();
-            let pointer = format!("{path}/{}", escape_token(name));
-            let code = if is_ledger_level(&pointer) {
-                ViolationCode::MutationLedgerNotExplicit
-            } else {
-                ViolationCode::MissingField
-            };
-            let what = describe(schema, &pointer)
-                .map(|d| format!(" ({d})"))
-                .unwrap_or_default();
-            let message = if pointer == "/mutations" {
-                "the mutation ledger is missing; it must list all nine categories explicitly, `[]` when empty".to_owned()
-            } else if code == ViolationCode::MutationLedgerNotExplicit {
-                format!(
-                    "mutation category `{name}` is missing; every category must be an explicit list, `[]` when empty"
-                )
-            } else {
-                format!("required field `{pointer}` is missing{what}")
-            };
-            out.push(Violation::new(code, pointer, message));
+            out.push(missing(
+                &path,
+                property.as_str().unwrap_or_default(),
+                schema,
+            ));
         }
         ValidationErrorKind::AdditionalProperties { unexpected } => {
-            for name in unexpected {
-                let pointer = format!("{path}/{}", escape_token(name));
-                if is_legacy_key(name) {
-                    // Rule 2 names it.
-                    continue;
-                }
-                let folded = crate::unicode::skeleton(name);
-                let hint = if folded != *name {
-                    format!(" (it reads as `{folded}` after Unicode normalisation)")
-                } else {
-                    String::new()
-                };
-                out.push(if is_ledger_level(&pointer) {
-                    Violation::new(
-                        ViolationCode::MutationLedgerNotExplicit,
-                        pointer,
-                        format!("`{name}` is not one of the nine mutation categories{hint}"),
-                    )
-                } else {
-                    Violation::new(
-                        ViolationCode::UnknownField,
-                        pointer,
-                        format!("`{name}` is not a field of the schema here{hint}; unknown keys are rejected, not ignored"),
-                    )
-                });
-            }
+            // A legacy key is named by rule 2.
+            let names = unexpected.iter().filter(|name| !is_legacy_key(name));
+            out.extend(names.map(|name| unknown(&path, name)));
         }
         ValidationErrorKind::AnyOf { .. } | ValidationErrorKind::OneOfNotValid { .. }
             if error.instance().is_string() && !allowed_values(schema, &path).is_empty() =>
@@ -113,23 +75,69 @@ fn map_error(error: &ValidationError<'_>, schema: &Value, out: &mut Vec<Violatio
                 _ => out.push(invalid(&path, error, schema)),
             }
         }
-        _ => {
-            let v = invalid(&path, error, schema);
-            let v = if is_ledger_level(&path) {
-                Violation::new(
-                    ViolationCode::MutationLedgerNotExplicit,
-                    v.pointer,
-                    format!(
-                        "{}; the ledger must be an object of nine explicit lists",
-                        v.message
-                    ),
-                )
-            } else {
-                v
-            };
-            out.push(v);
-        }
+        _ => out.push(invalid_value(&path, error, schema)),
     }
+}
+
+/// A required key that is missing: a mutation category (rule 3) or a field (rule 1).
+fn missing(path: &str, name: &str, schema: &Value) -> Violation {
+    let pointer = format!("{path}/{}", escape_token(name));
+    if pointer == "/mutations" {
+        return Violation::new(
+            ViolationCode::MutationLedgerNotExplicit,
+            pointer,
+            "the mutation ledger is missing; it must list all nine categories explicitly, `[]` when empty",
+        );
+    }
+    if is_ledger_level(&pointer) {
+        let message = format!(
+            "mutation category `{name}` is missing; every category must be an explicit list, `[]` when empty"
+        );
+        return Violation::new(ViolationCode::MutationLedgerNotExplicit, pointer, message);
+    }
+    let what = describe(schema, &pointer)
+        .map(|d| format!(" ({d})"))
+        .unwrap_or_default();
+    let message = format!("required field `{pointer}` is missing{what}");
+    Violation::new(ViolationCode::MissingField, pointer, message)
+}
+
+/// A key the schema does not define: an unknown category (rule 3) or field (rule 1).
+fn unknown(path: &str, name: &str) -> Violation {
+    let pointer = format!("{path}/{}", escape_token(name));
+    let folded = crate::unicode::skeleton(name);
+    let hint = if folded != name {
+        format!(" (it reads as `{folded}` after Unicode normalisation)")
+    } else {
+        String::new()
+    };
+    if is_ledger_level(&pointer) {
+        let message = format!("`{name}` is not one of the nine mutation categories{hint}");
+        return Violation::new(ViolationCode::MutationLedgerNotExplicit, pointer, message);
+    }
+    Violation::new(
+        ViolationCode::UnknownField,
+        pointer,
+        format!(
+            "`{name}` is not a field of the schema here{hint}; unknown keys are rejected, not ignored"
+        ),
+    )
+}
+
+/// Any other schema error: an invalid value (rule 1), or a malformed ledger (rule 3).
+fn invalid_value(path: &str, error: &ValidationError<'_>, schema: &Value) -> Violation {
+    let v = invalid(path, error, schema);
+    if !is_ledger_level(path) {
+        return v;
+    }
+    Violation::new(
+        ViolationCode::MutationLedgerNotExplicit,
+        v.pointer,
+        format!(
+            "{}; the ledger must be an object of nine explicit lists",
+            v.message
+        ),
+    )
 }
 
 fn invalid(path: &str, error: &ValidationError<'_>, schema: &Value) -> Violation {
