@@ -16,7 +16,6 @@ const LONG_FUNCTIONS: &[(&str, &str, usize)] = &[
     ("classify/tools.rs", "classify_tool", 92),
     ("local_range.rs", "local_range_review_report", 145),
     ("narrative/grammar.rs", "claims_in_sentence", 113),
-    ("rules/counts.rs", "full_suite_claim_proven", 71),
     ("rules/inventory.rs", "inventory_completeness_proven", 70),
     ("session/commands.rs", "simple", 117),
     ("session/git.rs", "git_effects", 132),

@@ -6,6 +6,41 @@ use crate::model::{IgnoredTests, TestCounts, ValidationStatus};
 use crate::narrative::Claim;
 use crate::violation::{Violation, ViolationCode};
 
+/// What recorded counts say against a pass claim: nothing passed, failures, or skipped
+/// and ignored tests that `validation.ignored` does not all name.
+fn count_problems(ctx: &Ctx, counts: &TestCounts, source: &str) -> Vec<Violation> {
+    let code = ViolationCode::FullSuiteClaimUnproven;
+    let mut out = Vec::new();
+    if counts.passed == 0 {
+        out.push(Violation::new(
+            code,
+            "/validation/counts/passed",
+            format!("{source} but no test executed and passed (counts: passed 0, failed {}, skipped {}, ignored {})", counts.failed, counts.skipped, counts.ignored),
+        ));
+    }
+    if counts.failed > 0 {
+        out.push(Violation::new(
+            code,
+            "/validation/counts/failed",
+            format!("{source} but {} tests failed", counts.failed),
+        ));
+    }
+    let not_run = counts.skipped + counts.ignored;
+    let listed: Vec<IgnoredTests> = ctx.get("/validation/ignored").unwrap_or_default();
+    let listed_count: u64 = listed.iter().map(|x| x.count).sum();
+    if not_run > 0 && listed_count != not_run {
+        out.push(Violation::new(
+            code,
+            "/validation/ignored",
+            format!(
+                "{source} but {} skipped and {} ignored tests are not all named: validation.ignored accounts for {listed_count} of {not_run}",
+                counts.skipped, counts.ignored
+            ),
+        ));
+    }
+    out
+}
+
 /// Rule 7. "\"Full suite passed\" rejected when tests were ignored or skipped, unless
 /// the report says exactly what was ignored."
 ///
@@ -53,35 +88,7 @@ pub(super) fn full_suite_claim_proven(ctx: &Ctx) -> Vec<Violation> {
         }
         return out;
     };
-    if counts.passed == 0 {
-        out.push(Violation::new(
-            code,
-            "/validation/counts/passed",
-            format!("{source} but no test executed and passed (counts: passed 0, failed {}, skipped {}, ignored {})", counts.failed, counts.skipped, counts.ignored),
-        ));
-    }
-    if counts.failed > 0 {
-        out.push(Violation::new(
-            code,
-            "/validation/counts/failed",
-            format!("{source} but {} tests failed", counts.failed),
-        ));
-    }
-    let not_run = counts.skipped + counts.ignored;
-    if not_run > 0 {
-        let listed: Vec<IgnoredTests> = ctx.get("/validation/ignored").unwrap_or_default();
-        let listed_count: u64 = listed.iter().map(|x| x.count).sum();
-        if listed_count != not_run {
-            out.push(Violation::new(
-                code,
-                "/validation/ignored",
-                format!(
-                    "{source} but {} skipped and {} ignored tests are not all named: validation.ignored accounts for {listed_count} of {not_run}",
-                    counts.skipped, counts.ignored
-                ),
-            ));
-        }
-    }
+    out.extend(count_problems(ctx, &counts, &source));
     out.extend(transcript_counts(ctx, &counts, &source));
     out.extend(recorded::official_lines(ctx, &source, worded));
     out
