@@ -297,20 +297,29 @@ impl<'a> Ctx<'a> {
     /// The entries of one mutation category, each with the fields the schema
     /// accepted (see [`read`]).
     pub(crate) fn category(&self, category: MutationCategory) -> Vec<MutationEntry> {
+        self.indexed_category(category)
+            .into_iter()
+            .map(|(_, e)| e)
+            .collect()
+    }
+
+    /// [`Ctx::category`] with each entry's index in the report's list (an entry the
+    /// schema rejected as a whole is left out, so indices may skip).
+    pub(crate) fn indexed_category(
+        &self,
+        category: MutationCategory,
+    ) -> Vec<(usize, MutationEntry)> {
         let base = format!("/mutations/{}", category.key());
-        self.report
-            .pointer(&base)
-            .and_then(Value::as_array)
-            .map(|items| {
-                items
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, v)| {
-                        read::mutation_entry(v, &format!("{base}/{i}"), &self.excluded)
-                    })
-                    .collect()
+        let Some(items) = self.report.pointer(&base).and_then(Value::as_array) else {
+            return Vec::new();
+        };
+        items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, v)| {
+                read::mutation_entry(v, &format!("{base}/{i}"), &self.excluded).map(|e| (i, e))
             })
-            .unwrap_or_default()
+            .collect()
     }
 
     /// The transcript events of the given name, in order.

@@ -111,9 +111,9 @@ fn unrecorded_tool(ctx: &Ctx, t: &ToolMutation) -> Option<Violation> {
 
 /// Rule 18: a read-only diagnostic does not mutate.
 fn mutating_diagnostics(ctx: &Ctx) -> Vec<Violation> {
-    let diagnostics = ctx.category(MutationCategory::ReadOnlyDiagnostics);
+    let diagnostics = ctx.indexed_category(MutationCategory::ReadOnlyDiagnostics);
     let mut out = Vec::new();
-    for (i, entry) in diagnostics.iter().enumerate() {
+    for (i, entry) in &diagnostics {
         let Some(command) = entry.command.as_deref() else {
             continue;
         };
