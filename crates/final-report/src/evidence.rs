@@ -29,7 +29,7 @@ const MAX_ENVELOPES: usize = 4;
 /// GraphQL `data` down through single-key objects (`data.repository.issue`), and an
 /// `issue` object. Nothing else is searched: a `state` inside a timeline event or a
 /// list of comments is not the issue's.
-fn payloads(result: &Value) -> Vec<Value> {
+pub(crate) fn payloads(result: &Value) -> Vec<Value> {
     let mut out = Vec::new();
     collect_payloads(result, 0, &mut out);
     out
@@ -89,16 +89,19 @@ pub(crate) fn outcome(result: &Value) -> Outcome {
     let Some(map) = result.as_object() else {
         return Outcome::Unknown;
     };
-    if let Some(code) = map.get("exitCode").and_then(Value::as_i64) {
-        return match code {
-            0 => Outcome::Succeeded,
-            c => Outcome::Failed(format!("it exited {c}")),
-        };
+    let exit_code = map.get("exitCode").and_then(Value::as_i64);
+    if let Some(c) = exit_code.filter(|c| *c != 0) {
+        return Outcome::Failed(format!("it exited {c}"));
     }
+    // A command that exited 0 can still print a failure (curl prints an HTTP error
+    // body and exits 0): its JSON output is one of the payloads.
     let payloads = payloads(result);
     let maps = payloads.iter().filter_map(Value::as_object);
     if let Some(why) = maps.clone().find_map(failure_signal) {
         return Outcome::Failed(why);
+    }
+    if exit_code == Some(0) {
+        return Outcome::Succeeded;
     }
     let succeeded = maps.clone().any(|map| {
         ["merged", "ok", "success"]
@@ -246,9 +249,43 @@ fn seq_tokens(text: &str) -> Vec<Token> {
 
 #[cfg(test)]
 mod tests {
+
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn a_command_that_exited_0_but_printed_a_json_failure_failed() {
+        let table = [
+            (
+                json!({"exitCode": 0, "output": "{\"message\": \"Not mergeable\", \"status\": \"405\"}"}),
+                false,
+            ),
+            (
+                json!({"exitCode": 0, "output": "{\"merged\": false}"}),
+                false,
+            ),
+            (
+                json!({"exitCode": 0, "output": "{\"merged\": true, \"sha\": \"5eed\"}"}),
+                true,
+            ),
+            (
+                json!({"exitCode": 0, "output": "test result: ok. 3 passed"}),
+                true,
+            ),
+            (
+                json!({"exitCode": 1, "output": "{\"merged\": true}"}),
+                false,
+            ),
+        ];
+        for (result, succeeded) in table {
+            assert_eq!(
+                outcome(&result) == Outcome::Succeeded,
+                succeeded,
+                "{result}"
+            );
+        }
+    }
 
     #[test]
     fn recorded_results_say_whether_the_call_succeeded() {

@@ -13,13 +13,16 @@
 
 mod classify;
 mod evidence;
+mod field_table;
 mod input;
 mod local_range;
 pub mod model;
 mod narrative;
+mod observed;
 mod rules;
 mod session;
 mod strict_json;
+mod test_scope;
 mod transcript;
 mod unicode;
 mod verdict;
@@ -29,12 +32,14 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
+pub use field_table::{FieldRow, field_reference, field_rows};
 pub use input::{ReportParseError, parse_report, render_markdown};
 pub use local_range::{
     LocalRangeReview, ReviewOutcome, SelfCheckError, UnknownOutcome,
     checked_local_range_review_report, local_range_review_report,
 };
 pub use model::{FinalReport, SCHEMA_ID, SCHEMA_VERSION};
+pub use rules::{Evidence, RuleInfo, rule_table};
 pub use strict_json::DuplicateKey;
 pub use transcript::{
     EventName, TranscriptEntry, TranscriptError, entry_from_value, parse_transcript,

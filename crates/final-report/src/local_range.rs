@@ -10,7 +10,8 @@ use crate::model::{
     CommandEntry, CommandLocation, CommandPhase, Concurrency, ConcurrentReviewer, Coverage,
     DiffReview, DiffReviewStatus, Disposition, FinalReport, Handoff, MutationEntry, MutationLedger,
     NotApplicable, NotApplicableOr, ReviewRecord, ReviewState, ReviewSubmission, SchemaVersion,
-    SelectedPrStale, Target, TargetBranchStale, ValidationRecord, ValidationStatus,
+    SelectedPrStale, Target, TargetBranchStale, TerminalDisposition, ValidationRecord,
+    ValidationStatus,
 };
 use crate::violation::Violation;
 
@@ -240,7 +241,7 @@ pub fn local_range_review_report(input: &LocalRangeReview) -> FinalReport {
                 new_sha: None,
             },
             ready_state_reusable: false,
-            terminal_disposition: true,
+            terminal_disposition: TerminalDisposition::Flag(true),
             mcp_interruptions: Vec::new(),
         },
         strict_compliance: false,

@@ -99,6 +99,8 @@ codes! {
     ReusableStateAfterExternalMutation = "REUSABLE_STATE_AFTER_EXTERNAL_MUTATION", rule 15;
     /// Rule 15: an external mutation without the staleness/concurrency fields.
     StalenessNotRecorded = "STALENESS_NOT_RECORDED", rule 15;
+    /// Rule 15: a stale-state field the session's recorded reads contradict.
+    StaleStateContradicted = "STALE_STATE_CONTRADICTED", rule 15;
     /// Rule 16: the command ledger omits session commands.
     CommandLedgerIncomplete = "COMMAND_LEDGER_INCOMPLETE", rule 16;
     /// Rule 16: a command-ledger entry that matches no transcript line.

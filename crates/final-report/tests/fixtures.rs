@@ -308,3 +308,22 @@ fn a_non_object_report_is_one_invalid_field() {
     assert_eq!(violations[0].code, ViolationCode::InvalidField);
     assert_eq!(violations[0].pointer, "");
 }
+
+#[test]
+fn a_value_outside_an_enumeration_is_one_violation_naming_the_allowed_values() {
+    let mut report = read_json(&data().join("accept/approved-after-simulation.json"));
+    report["mutations"]["worktreeIndexMutations"][0]["location"] = json!("/src/widgets");
+    let violations = validate(&report, None);
+    assert_eq!(violations.len(), 1, "{violations:?}");
+    let v = &violations[0];
+    assert_eq!(v.code, ViolationCode::InvalidField);
+    assert_eq!(v.pointer, "/mutations/worktreeIndexMutations/0/location");
+    for allowed in [
+        "`main-checkout`",
+        "`review-worktree`",
+        "`other`",
+        "\"/src/widgets\"",
+    ] {
+        assert!(v.message.contains(allowed), "{}", v.message);
+    }
+}

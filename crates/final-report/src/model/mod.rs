@@ -19,7 +19,8 @@ pub use record::{
     Baseline, Concurrency, ConcurrentReviewer, Coverage, DiffReview, DiffReviewStatus,
     IgnoredTests, InterruptionKind, Inventory, InventoryStatus, LinkedIssue, McpInterruption,
     MergeRecord, MergeResult, PaginationProof, ReviewRecord, ReviewState, ReviewSubmission,
-    SelectedPrStale, TargetBranchStale, TestCounts, ValidationRecord, ValidationStatus,
+    SelectedPrStale, TargetBranchStale, TerminalDisposition, TestCounts, ValidationRecord,
+    ValidationStatus,
 };
 
 use schemars::JsonSchema;
@@ -78,7 +79,9 @@ pub struct FinalReport {
     /// Concurrency and staleness observations.
     pub concurrency: Concurrency,
     /// Claim: the session complied strictly with its policy. Rejected when any
-    /// pre-review command is unclassified. Absent means no claim.
+    /// pre-review command is unclassified, when any other whole-session (rule 16) or
+    /// mutation-ledger (rule 18) problem exists, or when a command-ledger location
+    /// contradicts the directory the command ran in. Absent means no claim.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub strict_compliance: bool,
 }

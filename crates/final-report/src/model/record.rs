@@ -289,11 +289,37 @@ pub struct Concurrency {
     /// Whether a controller may reuse this report's ready-to-approve/merge state later.
     pub ready_state_reusable: bool,
     /// Whether the disposition is terminal: a controller must re-select rather than
-    /// resume from this report's state.
-    pub terminal_disposition: bool,
+    /// resume from this report's state. `true`/`false`, or the terminal disposition in
+    /// words (which means terminal).
+    pub terminal_disposition: TerminalDisposition,
     /// MCP failures and restarts during the session, with the re-verification after each.
     #[serde(default)]
     pub mcp_interruptions: Vec<McpInterruption>,
+}
+
+/// Whether a session's disposition is terminal.
+///
+/// JSON: a boolean, or a non-empty sentence stating the terminal disposition (e.g.
+/// "stopped due to an external reviewer mutation, not approved or merged by this
+/// session"), which means terminal. Both forms are schema version 1: the sentence form
+/// widens what v1 accepts, so every earlier v1 report stays valid.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum TerminalDisposition {
+    /// `true`: terminal; `false`: a controller may resume from this report's state.
+    Flag(bool),
+    /// The terminal disposition in words: terminal.
+    Stated(#[schemars(length(min = 1))] String),
+}
+
+impl TerminalDisposition {
+    /// Whether the disposition is terminal.
+    pub fn is_terminal(&self) -> bool {
+        match self {
+            Self::Flag(terminal) => *terminal,
+            Self::Stated(_) => true,
+        }
+    }
 }
 
 /// A concurrent reviewer observation.

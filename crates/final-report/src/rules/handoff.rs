@@ -25,7 +25,7 @@ pub(super) fn blocked_handoff_without_replays(ctx: &Ctx) -> Vec<Violation> {
         return Vec::new();
     };
     let mut out = Vec::new();
-    super::claims::walk_strings(handoff, "/handoff", &mut |pointer, text| {
+    super::counts::walk_strings(handoff, "/handoff", &mut |pointer, text| {
         let replay = pointer.starts_with("/handoff/replayCommands/");
         let found = if replay {
             approves_or_merges(text).then(|| text.to_owned())
@@ -175,53 +175,23 @@ fn disposition_in(value: &str) -> Option<Disposition> {
 /// dispositions; "blocked/stopped/failed closed" contradicts merged, approved or ready
 /// dispositions; a `Files reviewed:` list (or count) equals `diffReview.filesReviewed`.
 pub(super) fn narrative_agrees_with_handoff(ctx: &Ctx) -> Vec<Violation> {
-    let code = ViolationCode::NarrativeHandoffMismatch;
-    let mut out = Vec::new();
-    let disposition = ctx.disposition();
-    let handoff = disposition.map(Disposition::as_str).unwrap_or("(missing)");
-    if let Some(label) =
-        ctx.narrative
-            .label(&["disposition", "final disposition", "handoff disposition"])
-        && (disposition_in(&label.value) != disposition || disposition.is_none())
-    {
-        out.push(Violation::new(
-            code,
-            "/handoff/disposition",
-            format!(
-                "the narrative says `Disposition: {}` but the handoff disposition is `{handoff}`",
-                label.value
-            ),
-        ));
-    }
-    if let Some(hit) = ctx.narrative.claim(Claim::Merged)
-        && disposition != Some(Disposition::Merged)
-    {
-        out.push(Violation::new(
-            code,
-            "/handoff/disposition",
-            format!(
-                "the narrative says \"{}\" but the handoff disposition is `{handoff}`",
-                hit.sentence
-            ),
-        ));
-    }
-    if let Some(hit) = ctx.narrative.claim(Claim::Approved) {
-        let state: Option<ReviewState> = ctx.get("/review/state");
-        if state != Some(ReviewState::Approved) {
-            out.push(Violation::new(
-                code,
-                "/review/state",
-                format!(
-                    "the narrative says \"{}\" but the review state is `{}`",
-                    hit.sentence,
-                    ctx.text("/review/state").unwrap_or("(missing)")
-                ),
-            ));
-        }
-    }
-    if let Some(hit) = ctx.narrative.claim(Claim::ReadyState)
-        && matches!(
-            disposition,
+    let mut out: Vec<Violation> = disposition_label(ctx).into_iter().collect();
+    out.extend(claims_against_disposition(ctx, &CLAIM_CONTRADICTS[..1]));
+    out.extend(approval_claim(ctx));
+    out.extend(claims_against_disposition(ctx, &CLAIM_CONTRADICTS[1..]));
+    out.extend(files_reviewed_claim(ctx));
+    out
+}
+
+/// A claim in words and the dispositions it contradicts.
+type ClaimRow = (Claim, fn(Option<Disposition>) -> bool);
+
+/// The claims checked against the handoff disposition.
+const CLAIM_CONTRADICTS: &[ClaimRow] = &[
+    (Claim::Merged, |d| d != Some(Disposition::Merged)),
+    (Claim::ReadyState, |d| {
+        matches!(
+            d,
             Some(
                 Disposition::Blocked
                     | Disposition::Stopped
@@ -229,19 +199,10 @@ pub(super) fn narrative_agrees_with_handoff(ctx: &Ctx) -> Vec<Violation> {
                     | Disposition::ChangesRequested
             )
         )
-    {
-        out.push(Violation::new(
-            code,
-            "/handoff/disposition",
-            format!(
-                "the narrative says \"{}\" but the handoff disposition is `{handoff}`",
-                hit.sentence
-            ),
-        ));
-    }
-    if let Some(hit) = ctx.narrative.claim(Claim::BlockedOrStopped)
-        && matches!(
-            disposition,
+    }),
+    (Claim::BlockedOrStopped, |d| {
+        matches!(
+            d,
             Some(
                 Disposition::Merged
                     | Disposition::Approved
@@ -249,45 +210,101 @@ pub(super) fn narrative_agrees_with_handoff(ctx: &Ctx) -> Vec<Violation> {
                     | Disposition::ReadyToApprove
             )
         )
-    {
-        out.push(Violation::new(
-            code,
+    }),
+];
+
+/// The handoff disposition as messages name it.
+fn handoff_name(ctx: &Ctx) -> &'static str {
+    ctx.disposition()
+        .map(Disposition::as_str)
+        .unwrap_or("(missing)")
+}
+
+/// A `Disposition:` label names the handoff's disposition.
+fn disposition_label(ctx: &Ctx) -> Option<Violation> {
+    let disposition = ctx.disposition();
+    let label =
+        ctx.narrative
+            .label(&["disposition", "final disposition", "handoff disposition"])?;
+    (disposition_in(&label.value) != disposition || disposition.is_none()).then(|| {
+        Violation::new(
+            ViolationCode::NarrativeHandoffMismatch,
             "/handoff/disposition",
             format!(
-                "the narrative says \"{}\" but the handoff disposition is `{handoff}`",
-                hit.sentence
+                "the narrative says `Disposition: {}` but the handoff disposition is `{}`",
+                label.value,
+                handoff_name(ctx)
             ),
-        ));
-    }
-    if let Some(files) = ctx.narrative.files_reviewed() {
-        let recorded: Vec<String> = ctx.get("/diffReview/filesReviewed").unwrap_or_default();
-        match files {
-            FilesClaim::Count(n) if n != recorded.len() => out.push(Violation::new(
+        )
+    })
+}
+
+/// Each claim of `rows` the narrative makes whose dispositions include the handoff's.
+fn claims_against_disposition(ctx: &Ctx, rows: &[ClaimRow]) -> Vec<Violation> {
+    rows.iter()
+        .filter(|(_, contradicts)| contradicts(ctx.disposition()))
+        .filter_map(|(claim, _)| ctx.narrative.claim(*claim))
+        .map(|hit| {
+            Violation::new(
+                ViolationCode::NarrativeHandoffMismatch,
+                "/handoff/disposition",
+                format!(
+                    "the narrative says \"{}\" but the handoff disposition is `{}`",
+                    hit.sentence,
+                    handoff_name(ctx)
+                ),
+            )
+        })
+        .collect()
+}
+
+/// An approval claim needs the review state `APPROVED`.
+fn approval_claim(ctx: &Ctx) -> Option<Violation> {
+    let hit = ctx.narrative.claim(Claim::Approved)?;
+    let state: Option<ReviewState> = ctx.get("/review/state");
+    (state != Some(ReviewState::Approved)).then(|| {
+        Violation::new(
+            ViolationCode::NarrativeHandoffMismatch,
+            "/review/state",
+            format!(
+                "the narrative says \"{}\" but the review state is `{}`",
+                hit.sentence,
+                ctx.text("/review/state").unwrap_or("(missing)")
+            ),
+        )
+    })
+}
+
+/// A `Files reviewed:` count or list equals `diffReview.filesReviewed`.
+fn files_reviewed_claim(ctx: &Ctx) -> Option<Violation> {
+    let code = ViolationCode::NarrativeHandoffMismatch;
+    let recorded: Vec<String> = ctx.get("/diffReview/filesReviewed").unwrap_or_default();
+    match ctx.narrative.files_reviewed()? {
+        FilesClaim::Count(n) if n != recorded.len() => Some(Violation::new(
+            code,
+            "/diffReview/filesReviewed",
+            format!(
+                "the narrative says {n} files were reviewed but diffReview.filesReviewed lists {}",
+                recorded.len()
+            ),
+        )),
+        FilesClaim::List(listed) => {
+            let said: BTreeSet<&str> = listed.iter().map(String::as_str).collect();
+            let kept: BTreeSet<&str> = recorded.iter().map(String::as_str).collect();
+            let only_said: Vec<&str> = said.difference(&kept).copied().collect();
+            let only_kept: Vec<&str> = kept.difference(&said).copied().collect();
+            (said != kept).then(|| Violation::new(
                 code,
                 "/diffReview/filesReviewed",
-                format!("the narrative says {n} files were reviewed but diffReview.filesReviewed lists {}", recorded.len()),
-            )),
-            FilesClaim::List(listed) => {
-                let said: BTreeSet<&str> = listed.iter().map(String::as_str).collect();
-                let kept: BTreeSet<&str> = recorded.iter().map(String::as_str).collect();
-                if said != kept {
-                    let only_said: Vec<&str> = said.difference(&kept).copied().collect();
-                    let only_kept: Vec<&str> = kept.difference(&said).copied().collect();
-                    out.push(Violation::new(
-                        code,
-                        "/diffReview/filesReviewed",
-                        format!(
-                            "the narrative's files-reviewed list differs from diffReview.filesReviewed (only in narrative: [{}]; only in handoff: [{}])",
-                            only_said.join(", "),
-                            only_kept.join(", ")
-                        ),
-                    ));
-                }
-            }
-            FilesClaim::Count(_) => {}
+                format!(
+                    "the narrative's files-reviewed list differs from diffReview.filesReviewed (only in narrative: [{}]; only in handoff: [{}])",
+                    only_said.join(", "),
+                    only_kept.join(", ")
+                ),
+            ))
         }
+        FilesClaim::Count(_) => None,
     }
-    out
 }
 
 /// Rule 10. "Official review submitted, finding ready but not submitted, dry-run only,
@@ -299,92 +316,109 @@ pub(super) fn narrative_agrees_with_handoff(ctx: &Ctx) -> Vec<Violation> {
 /// `dry-run-only` needs state NONE and no review mutation. Dispositions `approved`,
 /// `changes-requested` and `commented` need the matching submitted state.
 pub(super) fn review_states_distinct(ctx: &Ctx) -> Vec<Violation> {
-    let code = ViolationCode::ReviewStateConflated;
-    let mut out = Vec::new();
     let (Some(submission), Some(state)) = (
         ctx.get::<ReviewSubmission>("/review/submission"),
         ctx.get::<ReviewState>("/review/state"),
     ) else {
-        return out;
+        return Vec::new();
     };
+    let mut out: Vec<Violation> = submission_problems(ctx, submission, state)
+        .into_iter()
+        .map(|(pointer, message)| {
+            Violation::new(ViolationCode::ReviewStateConflated, pointer, message)
+        })
+        .collect();
+    out.extend(disposition_needs_state(ctx, submission, state));
+    out
+}
+
+/// What a review submission requires of its state, id, reason and review mutations:
+/// `(pointer, message)` for each requirement it misses.
+fn submission_problems(
+    ctx: &Ctx,
+    submission: ReviewSubmission,
+    state: ReviewState,
+) -> Vec<(&'static str, String)> {
     let sub = ctx.text("/review/submission").unwrap_or_default();
     let st = ctx.text("/review/state").unwrap_or_default();
-    let review_mutations = ctx.category(MutationCategory::ReviewMutations);
-    match submission {
-        ReviewSubmission::OfficialReviewSubmitted => {
-            if matches!(state, ReviewState::Pending | ReviewState::None) {
-                out.push(Violation::new(
-                    code,
-                    "/review/state",
-                    format!("`{sub}` with state `{st}`: a {st} review was not submitted"),
-                ));
-            }
-            if ctx.text("/review/reviewId").is_none() {
-                out.push(Violation::new(
-                    code,
-                    "/review/reviewId",
-                    "an official review submission needs the forge review id as proof",
-                ));
-            }
-            if review_mutations.is_empty() {
-                out.push(Violation::new(
-                    code,
-                    "/mutations/reviewMutations",
-                    "an official review was submitted but the review-mutation ledger is empty",
-                ));
-            }
-        }
-        ReviewSubmission::FindingReadyNotSubmitted | ReviewSubmission::MutationBlocked => {
-            if !matches!(state, ReviewState::Pending | ReviewState::None) {
-                out.push(Violation::new(
-                    code,
-                    "/review/state",
-                    format!("`{sub}` cannot have the submitted state `{st}`"),
-                ));
-            }
-            if submission == ReviewSubmission::MutationBlocked
-                && ctx.text("/review/blockedReason").is_none()
-            {
-                out.push(Violation::new(
-                    code,
-                    "/review/blockedReason",
-                    "`mutation-blocked` needs the reason the review mutation was blocked",
-                ));
-            }
-        }
-        ReviewSubmission::DryRunOnly => {
-            if state != ReviewState::None {
-                out.push(Violation::new(
-                    code,
-                    "/review/state",
-                    format!("`dry-run-only` cannot have review state `{st}`; nothing was posted"),
-                ));
-            }
-            if !review_mutations.is_empty() {
-                out.push(Violation::new(
-                    code,
-                    "/mutations/reviewMutations",
-                    "`dry-run-only` but the review-mutation ledger records review mutations",
-                ));
-            }
-        }
-    }
-    let needs = match ctx.disposition() {
-        Some(Disposition::Approved) => Some(ReviewState::Approved),
-        Some(Disposition::ChangesRequested) => Some(ReviewState::RequestChanges),
-        Some(Disposition::Commented) => Some(ReviewState::Comment),
-        _ => None,
+    let unsubmitted = matches!(state, ReviewState::Pending | ReviewState::None);
+    let mutations = !ctx.category(MutationCategory::ReviewMutations).is_empty();
+    let checks: Vec<(bool, &'static str, String)> = match submission {
+        ReviewSubmission::OfficialReviewSubmitted => vec![
+            (
+                unsubmitted,
+                "/review/state",
+                format!("`{sub}` with state `{st}`: a {st} review was not submitted"),
+            ),
+            (
+                ctx.text("/review/reviewId").is_none(),
+                "/review/reviewId",
+                "an official review submission needs the forge review id as proof".to_owned(),
+            ),
+            (
+                !mutations,
+                "/mutations/reviewMutations",
+                "an official review was submitted but the review-mutation ledger is empty"
+                    .to_owned(),
+            ),
+        ],
+        ReviewSubmission::FindingReadyNotSubmitted | ReviewSubmission::MutationBlocked => vec![
+            (
+                !unsubmitted,
+                "/review/state",
+                format!("`{sub}` cannot have the submitted state `{st}`"),
+            ),
+            (
+                submission == ReviewSubmission::MutationBlocked
+                    && ctx.text("/review/blockedReason").is_none(),
+                "/review/blockedReason",
+                "`mutation-blocked` needs the reason the review mutation was blocked".to_owned(),
+            ),
+        ],
+        ReviewSubmission::DryRunOnly => vec![
+            (
+                state != ReviewState::None,
+                "/review/state",
+                format!("`dry-run-only` cannot have review state `{st}`; nothing was posted"),
+            ),
+            (
+                mutations,
+                "/mutations/reviewMutations",
+                "`dry-run-only` but the review-mutation ledger records review mutations".to_owned(),
+            ),
+        ],
     };
-    if let Some(needed) = needs {
-        let submitted = submission == ReviewSubmission::OfficialReviewSubmitted;
-        if state != needed || !submitted {
-            let d = ctx.text("/handoff/disposition").unwrap_or_default();
-            out.push(Violation::new(
-                code,
-                "/handoff/disposition",
-                format!("disposition `{d}` needs an officially submitted review in that state, but the review is `{sub}` / `{st}`"),
-            ));
-        }
+    checks
+        .into_iter()
+        .filter(|(failed, _, _)| *failed)
+        .map(|(_, pointer, message)| (pointer, message))
+        .collect()
+}
+
+/// Dispositions `approved`/`changes-requested`/`commented` need that state, submitted.
+fn disposition_needs_state(
+    ctx: &Ctx,
+    submission: ReviewSubmission,
+    state: ReviewState,
+) -> Option<Violation> {
+    let needed = match ctx.disposition()? {
+        Disposition::Approved => ReviewState::Approved,
+        Disposition::ChangesRequested => ReviewState::RequestChanges,
+        Disposition::Commented => ReviewState::Comment,
+        _ => return None,
+    };
+    let submitted = submission == ReviewSubmission::OfficialReviewSubmitted;
+    if state == needed && submitted {
+        return None;
     }
-    out
+    let d = ctx.text("/handoff/disposition").unwrap_or_default();
+    let sub = ctx.text("/review/submission").unwrap_or_default();
+    let st = ctx.text("/review/state").unwrap_or_default();
+    Some(Violation::new(
+        ViolationCode::ReviewStateConflated,
+        "/handoff/disposition",
+        format!(
+            "disposition `{d}` needs an officially submitted review in that state, but the review is `{sub}` / `{st}`"
+        ),
+    ))
 }

@@ -1,11 +1,9 @@
-//! Rules about the command and mutation ledgers: validation after a local merge (11),
-//! merge simulations (12), the whole session (16), ledger agreement (18).
+//! Rules about the command ledger: validation after a local merge (11), merge
+//! simulations (12), the whole session (16).
 
 use super::{Ctx, SessionCommand, entry_records};
 use crate::classify::{self, Kind};
-use crate::model::{
-    CommandLocation, CommandPhase, MergeResult, MutationCategory, ValidationStatus,
-};
+use crate::model::{CommandLocation, CommandPhase, MutationCategory, ValidationStatus};
 use crate::narrative::Claim;
 use crate::session::{Place, Route, Session};
 use crate::transcript::TranscriptEntry;
@@ -16,11 +14,11 @@ fn has(c: &SessionCommand, kind: Kind) -> bool {
 }
 
 fn location(c: &SessionCommand) -> Option<CommandLocation> {
-    c.entry.as_ref().map(|e| e.location)
+    c.entry.as_ref().and_then(|e| e.location)
 }
 
 fn phase(c: &SessionCommand) -> Option<CommandPhase> {
-    c.entry.as_ref().map(|e| e.phase)
+    c.entry.as_ref().and_then(|e| e.phase)
 }
 
 /// Rule 11. "Official validation marked passed is rejected when the ledger shows a
@@ -182,89 +180,126 @@ pub(super) fn merge_simulation_recorded(ctx: &Ctx) -> Vec<Violation> {
 /// capability/policy proof; a \"strict compliance\" statement is rejected when any
 /// pre-review command is unclassified."
 pub(super) fn whole_session_ledger(ctx: &Ctx) -> Vec<Violation> {
-    let mut out = Vec::new();
-    if ctx.transcript.is_some() {
-        for c in ctx.session.iter().filter(|c| c.ledger_index.is_none()) {
-            out.push(Violation::new(
-                ViolationCode::CommandLedgerIncomplete,
-                "/commands",
-                format!("the command ledger omits `{}` ({})", c.text, c.origin()),
-            ));
-        }
-    }
+    let mut out = omitted_commands(ctx);
     out.extend(entries_without_a_line(ctx));
     let isolation = ctx.narrative.claim(Claim::IsolatedWorktreeOnly);
     if ctx.flag("/validation/isolatedWorktreeOnly") || isolation.is_some() {
         out.extend(isolation_violations(ctx));
     }
     out.extend(tool_classification(ctx));
-    for c in ctx.session.iter().filter(|c| c.entry.is_some()) {
-        let entry = c.entry.as_ref().expect("filtered");
-        if has(c, Kind::ConfigInspection)
-            && (entry.phase != CommandPhase::LocalConfigInspection
-                || entry
-                    .justification
-                    .as_deref()
-                    .is_none_or(|j| j.trim().is_empty()))
-        {
-            out.push(Violation::new(
-                ViolationCode::ConfigInspectionUnjustified,
-                c.pointer(),
-                format!("`{}` inspects local config/profile/auth files; classify it as `local-config-inspection` with a justification", c.text),
-            ));
-        }
-        if has(c, Kind::ProfileActivation)
-            && (entry.phase != CommandPhase::RuntimeSessionMutation
-                || entry
-                    .capability_proof
-                    .as_deref()
-                    .is_none_or(|p| p.trim().is_empty()))
-        {
-            out.push(Violation::new(
-                ViolationCode::ProfileActivationUnclassified,
-                c.pointer(),
-                format!("`{}` activates a profile; classify it as `runtime-session-mutation` with capability/policy proof", c.text),
-            ));
-        }
-    }
+    out.extend(ctx.session.iter().flat_map(command_classification));
     let strict = ctx.narrative.claim(Claim::StrictCompliance);
     if ctx.flag("/strictCompliance") || strict.is_some() {
-        let mut breaches: Vec<String> = out.iter().map(|v| v.message.clone()).collect();
-        breaches.extend(ledgers_agree(ctx).into_iter().map(|v| v.message));
-        breaches.extend(location_contradictions(ctx));
-        if !breaches.is_empty() {
+        let strict = strict_compliance(ctx, &out);
+        out.extend(strict);
+    }
+    out
+}
+
+/// Rule 16 with a transcript: every transcript command is in the command ledger.
+fn omitted_commands(ctx: &Ctx) -> Vec<Violation> {
+    if ctx.transcript.is_none() {
+        return Vec::new();
+    }
+    ctx.session
+        .iter()
+        .filter(|c| c.ledger_index.is_none())
+        .map(|c| {
+            Violation::new(
+                ViolationCode::CommandLedgerIncomplete,
+                "/commands",
+                format!("the command ledger omits `{}` ({})", c.text, c.origin()),
+            )
+        })
+        .collect()
+}
+
+/// Whether a ledger entry's `field` is missing or blank.
+fn blank(field: &Option<String>) -> bool {
+    field.as_deref().is_none_or(|t| t.trim().is_empty())
+}
+
+/// Rule 16: a config read is `local-config-inspection` with a justification, a profile
+/// activation `runtime-session-mutation` with capability proof. A phase the schema
+/// rejected was reported by rule 1 and is not judged again.
+fn command_classification(c: &SessionCommand) -> Vec<Violation> {
+    let Some(entry) = c.entry.as_ref() else {
+        return Vec::new();
+    };
+    let Some(entry_phase) = entry.phase else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    if has(c, Kind::ConfigInspection)
+        && (entry_phase != CommandPhase::LocalConfigInspection || blank(&entry.justification))
+    {
+        out.push(Violation::new(
+            ViolationCode::ConfigInspectionUnjustified,
+            c.pointer(),
+            format!("`{}` inspects local config/profile/auth files; classify it as `local-config-inspection` with a justification", c.text),
+        ));
+    }
+    if has(c, Kind::ProfileActivation)
+        && (entry_phase != CommandPhase::RuntimeSessionMutation || blank(&entry.capability_proof))
+    {
+        out.push(Violation::new(
+            ViolationCode::ProfileActivationUnclassified,
+            c.pointer(),
+            format!("`{}` activates a profile; classify it as `runtime-session-mutation` with capability/policy proof", c.text),
+        ));
+    }
+    out
+}
+
+/// Rule 16: a strict-compliance claim fails on any other rule 16 problem (`found`),
+/// any rule 18 problem, a ledger location the transcript contradicts, and any
+/// unclassified command before the review starts.
+fn strict_compliance(ctx: &Ctx, found: &[Violation]) -> Vec<Violation> {
+    let mut out = Vec::new();
+    let mut breaches: Vec<String> = found.iter().map(|v| v.message.clone()).collect();
+    breaches.extend(
+        super::mutations::ledgers_agree(ctx)
+            .into_iter()
+            .map(|v| v.message),
+    );
+    breaches.extend(location_contradictions(ctx));
+    if !breaches.is_empty() {
+        out.push(Violation::new(
+            ViolationCode::StrictComplianceUnproven,
+            "/strictCompliance",
+            format!(
+                "strict compliance is claimed but the session shows otherwise: {}",
+                breaches.join("; ")
+            ),
+        ));
+    }
+    let review = |c: &SessionCommand| {
+        matches!(
+            phase(c),
+            Some(
+                CommandPhase::Review
+                    | CommandPhase::OfficialPrHeadValidation
+                    | CommandPhase::MergeSimulation
+                    | CommandPhase::Merge
+            )
+        )
+    };
+    let starts = ctx
+        .session
+        .iter()
+        .position(review)
+        .unwrap_or(ctx.session.len());
+    for c in &ctx.session[..starts] {
+        if c.entry.is_none() || phase(c) == Some(CommandPhase::Unclassified) {
             out.push(Violation::new(
                 ViolationCode::StrictComplianceUnproven,
-                "/strictCompliance",
+                c.pointer(),
                 format!(
-                    "strict compliance is claimed but the session shows otherwise: {}",
-                    breaches.join("; ")
+                    "strict compliance is claimed but pre-review command `{}` ({}) is unclassified",
+                    c.text,
+                    c.origin()
                 ),
             ));
-        }
-        let review_starts = ctx
-            .session
-            .iter()
-            .position(|c| {
-                matches!(
-                    phase(c),
-                    Some(
-                        CommandPhase::Review
-                            | CommandPhase::OfficialPrHeadValidation
-                            | CommandPhase::MergeSimulation
-                            | CommandPhase::Merge
-                    )
-                )
-            })
-            .unwrap_or(ctx.session.len());
-        for c in &ctx.session[..review_starts] {
-            if matches!(phase(c), None | Some(CommandPhase::Unclassified)) {
-                out.push(Violation::new(
-                    ViolationCode::StrictComplianceUnproven,
-                    c.pointer(),
-                    format!("strict compliance is claimed but pre-review command `{}` ({}) is unclassified", c.text, c.origin()),
-                ));
-            }
         }
     }
     out
@@ -279,7 +314,7 @@ fn entries_without_a_line(ctx: &Ctx) -> Vec<Violation> {
         return Vec::new();
     };
     let used: Vec<usize> = ctx.session.iter().filter_map(|c| c.ledger_index).collect();
-    let is_tool_line = |entry: &crate::model::CommandEntry| {
+    let is_tool_line = |entry: &super::LedgerCommand| {
         transcript.iter().any(|t| match t {
             TranscriptEntry::Tool { seq, name, .. } => {
                 entry.seq == Some(*seq)
@@ -370,7 +405,9 @@ fn location_contradictions(ctx: &Ctx) -> Vec<String> {
             .flatten()
             .filter_map(|d| place_of(d))
             .collect();
-        let said = entry.location;
+        let Some(said) = entry.location else {
+            continue;
+        };
         if !places.is_empty() && !places.contains(&said) && said != CommandLocation::Other {
             out.push(format!(
                 "`{}` ({}) is recorded in the {} but ran in {dir}",
@@ -402,11 +439,13 @@ fn tool_classification(ctx: &Ctx) -> Vec<Violation> {
         .filter(|a| a.route == Route::Tool && a.kind == Kind::ProfileActivation)
     {
         let entry = ctx.ledger_entry_for(a.seq, a.tool.as_deref());
+        // A phase the schema rejected was reported by rule 1 and is not judged again.
         let ok = entry.as_ref().is_some_and(|(_, e)| {
-            e.phase == CommandPhase::RuntimeSessionMutation
-                && e.capability_proof
-                    .as_deref()
-                    .is_some_and(|p| !p.trim().is_empty())
+            e.phase.is_none()
+                || e.phase == Some(CommandPhase::RuntimeSessionMutation)
+                    && e.capability_proof
+                        .as_deref()
+                        .is_some_and(|p| !p.trim().is_empty())
         });
         if !ok {
             out.push(Violation::new(
@@ -418,11 +457,13 @@ fn tool_classification(ctx: &Ctx) -> Vec<Violation> {
     }
     for r in model.config_reads.iter().filter(|r| r.tool) {
         let entry = ctx.ledger_entry_for(r.seq, Some(&r.text));
+        // A phase the schema rejected was reported by rule 1 and is not judged again.
         let ok = entry.as_ref().is_some_and(|(_, e)| {
-            e.phase == CommandPhase::LocalConfigInspection
-                && e.justification
-                    .as_deref()
-                    .is_some_and(|j| !j.trim().is_empty())
+            e.phase.is_none()
+                || e.phase == Some(CommandPhase::LocalConfigInspection)
+                    && e.justification
+                        .as_deref()
+                        .is_some_and(|j| !j.trim().is_empty())
         });
         if !ok {
             out.push(Violation::new(
@@ -431,123 +472,6 @@ fn tool_classification(ctx: &Ctx) -> Vec<Violation> {
                 format!("tool call `{}` (transcript seq {}) reads {}; record it in the command ledger (seq {}) as `local-config-inspection` with a justification", r.text, r.seq, r.class, r.seq),
             ));
         }
-    }
-    out
-}
-
-/// "X is empty" / "neither X nor Y records it" for a message.
-fn unrecorded(cats: &[MutationCategory], all_empty: bool) -> String {
-    let labels: Vec<&str> = cats.iter().map(|c| c.label()).collect();
-    match (labels.as_slice(), all_empty) {
-        ([one], true) => format!("{one} is empty"),
-        ([one], false) => format!("{one} does not record it"),
-        ([a, b], true) => format!("{a} and {b} are empty"),
-        ([a, b], false) => format!("neither {a} nor {b} records it"),
-        (_, true) => format!("{} are all empty", labels.join(", ")),
-        (_, false) => format!("none of {} records it", labels.join(", ")),
-    }
-}
-
-/// Rule 18. "Ledgers agree: a report that says a mutation category is empty while its
-/// command ledger or the transcript shows a command of that kind (creating or editing
-/// files, `git worktree add/remove`, `git merge`, `git pull`, `git commit`, `git
-/// push`, ref updates, review/merge tool calls) is rejected; a `git pull`/`git merge`
-/// in the main checkout is a mutation too and must be classified as one."
-///
-/// Every mutating command (ledger or transcript) and mutating tool call must be
-/// recorded in a category that fits it; a read-only diagnostic must not mutate; a
-/// `merged` result needs a merge mutation.
-pub(super) fn ledgers_agree(ctx: &Ctx) -> Vec<Violation> {
-    let code = ViolationCode::MutationLedgerDisagrees;
-    let mut out = Vec::new();
-    for c in &ctx.session {
-        for kind in &c.kinds {
-            let cats = kind.categories();
-            if cats.is_empty() {
-                continue;
-            }
-            let recorded = cats
-                .iter()
-                .any(|cat| ctx.category(*cat).iter().any(|e| entry_records(e, &c.text)));
-            if !recorded {
-                let all_empty = cats.iter().all(|cat| ctx.category(*cat).is_empty());
-                out.push(Violation::new(
-                    code,
-                    format!("/mutations/{}", cats[0].key()),
-                    format!(
-                        "`{}` ({}) is {} but {}",
-                        c.text,
-                        c.origin(),
-                        kind.describe(),
-                        unrecorded(cats, all_empty)
-                    ),
-                ));
-            }
-        }
-    }
-    for t in &ctx.tools {
-        let cats = t.kind.categories();
-        if cats.is_empty() {
-            continue;
-        }
-        let recorded = cats.iter().any(|cat| {
-            ctx.category(*cat)
-                .iter()
-                .any(|e| e.tool.as_deref().is_some_and(|name| name == t.name))
-        });
-        if !recorded {
-            let place = ctx
-                .model
-                .as_ref()
-                .and_then(|m| m.actions.iter().find(|a| a.seq == t.seq))
-                .map(|a| match &a.dir {
-                    Some(dir) => format!(", a {} on {dir}", a.route.describe()),
-                    None => format!(", a {}", a.route.describe()),
-                })
-                .unwrap_or_default();
-            out.push(Violation::new(
-                code,
-                format!("/mutations/{}", cats[0].key()),
-                format!(
-                    "tool call `{}` (transcript seq {}{place}) is {} but {}",
-                    t.name,
-                    t.seq,
-                    t.kind.describe(),
-                    unrecorded(cats, false)
-                ),
-            ));
-        }
-    }
-    for (i, entry) in ctx
-        .category(MutationCategory::ReadOnlyDiagnostics)
-        .iter()
-        .enumerate()
-    {
-        let Some(command) = entry.command.as_deref() else {
-            continue;
-        };
-        if let Some(kind) = classify::classify_command(command)
-            .into_iter()
-            .find(|k| !k.categories().is_empty())
-        {
-            out.push(Violation::new(
-                code,
-                format!("/mutations/readOnlyDiagnostics/{i}"),
-                format!(
-                    "`{command}` is {} but is listed as a read-only diagnostic",
-                    kind.describe()
-                ),
-            ));
-        }
-    }
-    if ctx.get::<MergeResult>("/merge/result") == Some(MergeResult::Merged)
-        && ctx.category(MutationCategory::MergeMutations).is_empty()
-    {
-        out.push(Violation::new(
-            code,
-            "/mutations/mergeMutations",
-            "merge.result is `merged` but Merge mutations is empty",
-        ));
     }
     out
 }

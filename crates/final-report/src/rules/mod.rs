@@ -2,47 +2,33 @@
 //! violations it finds; its docstring quotes the rule sentence it enforces.
 
 mod claims;
+mod counts;
 mod handoff;
+mod inventory;
 mod ledger;
+mod mutations;
+mod read;
 mod recorded;
+mod stale_state;
 mod staleness;
 mod structure;
+mod table;
 
-use serde::Deserialize;
+pub use table::{Evidence, RuleInfo, rule_table};
+
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::classify::{self, Kind};
-use crate::model::{CommandEntry, Disposition, MutationCategory, MutationEntry};
+use crate::model::{Disposition, MutationCategory, MutationEntry};
 use crate::narrative::Narrative;
 use crate::session::Session;
 use crate::transcript::{EventName, TranscriptEntry};
 use crate::violation::Violation;
+use read::{Excluded, LedgerCommand};
 
 /// A rule: the context in, every violation it finds out.
 type Rule = fn(&Ctx) -> Vec<Violation>;
-
-/// All rules, in rule-number order.
-const RULES: &[Rule] = &[
-    structure::required_fields,
-    structure::legacy_fields,
-    structure::mutation_categories_explicit,
-    claims::reviewed_head_proven,
-    claims::merge_proven,
-    claims::issue_closure_verified,
-    claims::full_suite_claim_proven,
-    handoff::blocked_handoff_without_replays,
-    handoff::narrative_agrees_with_handoff,
-    handoff::review_states_distinct,
-    ledger::validation_not_after_local_merge,
-    ledger::merge_simulation_recorded,
-    claims::inventory_completeness_proven,
-    claims::baseline_mismatch_explained,
-    staleness::collision_fails_closed,
-    ledger::whole_session_ledger,
-    staleness::ready_state_reverified,
-    ledger::ledgers_agree,
-];
 
 /// Run every rule and return all violations, de-duplicated, in rule order.
 pub(crate) fn run_all(report: &Value, transcript: Option<&[TranscriptEntry]>) -> Vec<Violation> {
@@ -72,7 +58,7 @@ pub(crate) fn run_with_warnings(
 
 fn violations(ctx: &Ctx) -> Vec<Violation> {
     let mut out: Vec<Violation> = Vec::new();
-    for rule in RULES {
+    for rule in table::RULE_TABLE.iter().flat_map(|row| row.checks) {
         for v in rule(ctx) {
             if !out.contains(&v) {
                 out.push(v);
@@ -92,7 +78,7 @@ pub(crate) struct SessionCommand {
     /// Index of the matching command-ledger entry, if any.
     pub ledger_index: Option<usize>,
     /// The matching command-ledger entry, if any.
-    pub entry: Option<CommandEntry>,
+    pub entry: Option<LedgerCommand>,
     /// What the command does.
     pub kinds: Vec<Kind>,
 }
@@ -144,6 +130,8 @@ pub(crate) struct Ctx<'a> {
     pub tools: Vec<ToolMutation>,
     /// Schema violations (rules 1 and 3).
     pub schema: Vec<Violation>,
+    /// The values those violations reject, excluded from every later rule.
+    pub excluded: Excluded,
     /// What the transcript shows the session did (only with a transcript).
     pub model: Option<Session>,
 }
@@ -161,7 +149,9 @@ impl<'a> Ctx<'a> {
                     .and_then(Value::as_u64),
             },
         );
-        let ledger = ledger_of(report);
+        let schema = structure::schema_violations(report);
+        let excluded = Excluded::from_schema(&schema);
+        let ledger = read::command_ledger(report, &excluded);
         let session = session_commands(&ledger, transcript);
         let tools = transcript
             .unwrap_or_default()
@@ -185,7 +175,7 @@ impl<'a> Ctx<'a> {
             // A directory the report itself calls the main checkout is one.
             for c in &session {
                 if let (Some(seq), Some(entry)) = (c.seq, &c.entry)
-                    && entry.location == crate::model::CommandLocation::MainCheckout
+                    && entry.location == Some(crate::model::CommandLocation::MainCheckout)
                     && let Some(dir) = model.command_dirs.get(&seq).cloned()
                 {
                     model.add_main_dir(&dir);
@@ -199,7 +189,8 @@ impl<'a> Ctx<'a> {
             narrative,
             session,
             tools,
-            schema: structure::schema_violations(report),
+            schema,
+            excluded,
             model,
         }
     }
@@ -217,31 +208,26 @@ impl<'a> Ctx<'a> {
             .iter()
             .filter(|c| {
                 listed.contains(&c.text)
-                    || c.entry.as_ref().map(|e| e.phase)
+                    || c.entry.as_ref().and_then(|e| e.phase)
                         == Some(crate::model::CommandPhase::OfficialPrHeadValidation)
             })
             .filter_map(|c| c.seq)
             .collect()
     }
 
-    /// The command-ledger entry recording the transcript action at `seq`: same `seq`,
-    /// or (for tool calls) a command naming the tool.
-    /// The parseable command-ledger entries with their indices.
-    pub(crate) fn ledger(&self) -> Vec<(usize, CommandEntry)> {
-        ledger_of(self.report)
+    /// The readable command-ledger entries with their indices.
+    pub(crate) fn ledger(&self) -> Vec<(usize, LedgerCommand)> {
+        read::command_ledger(self.report, &self.excluded)
     }
 
+    /// The command-ledger entry recording the transcript action at `seq`: same `seq`,
+    /// or (for tool calls) a command naming the tool.
     pub(crate) fn ledger_entry_for(
         &self,
         seq: u64,
         tool: Option<&str>,
-    ) -> Option<(usize, CommandEntry)> {
-        let items = self.report.get("commands").and_then(Value::as_array)?;
-        let entries: Vec<(usize, CommandEntry)> = items
-            .iter()
-            .enumerate()
-            .filter_map(|(i, v)| CommandEntry::deserialize(v).ok().map(|e| (i, e)))
-            .collect();
+    ) -> Option<(usize, LedgerCommand)> {
+        let entries = self.ledger();
         entries
             .iter()
             .find(|(_, e)| e.seq == Some(seq))
@@ -308,18 +294,32 @@ impl<'a> Ctx<'a> {
         self.get("/handoff/disposition")
     }
 
-    /// The parseable entries of one mutation category.
+    /// The entries of one mutation category, each with the fields the schema
+    /// accepted (see [`read`]).
     pub(crate) fn category(&self, category: MutationCategory) -> Vec<MutationEntry> {
-        self.report
-            .pointer(&format!("/mutations/{}", category.key()))
-            .and_then(Value::as_array)
-            .map(|items| {
-                items
-                    .iter()
-                    .filter_map(|v| MutationEntry::deserialize(v).ok())
-                    .collect()
+        self.indexed_category(category)
+            .into_iter()
+            .map(|(_, e)| e)
+            .collect()
+    }
+
+    /// [`Ctx::category`] with each entry's index in the report's list (an entry the
+    /// schema rejected as a whole is left out, so indices may skip).
+    pub(crate) fn indexed_category(
+        &self,
+        category: MutationCategory,
+    ) -> Vec<(usize, MutationEntry)> {
+        let base = format!("/mutations/{}", category.key());
+        let Some(items) = self.report.pointer(&base).and_then(Value::as_array) else {
+            return Vec::new();
+        };
+        items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, v)| {
+                read::mutation_entry(v, &format!("{base}/{i}"), &self.excluded).map(|e| (i, e))
             })
-            .unwrap_or_default()
+            .collect()
     }
 
     /// The transcript events of the given name, in order.
@@ -345,10 +345,10 @@ impl<'a> Ctx<'a> {
 /// The session's commands: transcript commands in seq order matched to ledger entries
 /// (same normalised text, each ledger entry used once), or the ledger itself.
 fn session_commands(
-    ledger: &[(usize, CommandEntry)],
+    ledger: &[(usize, LedgerCommand)],
     transcript: Option<&[TranscriptEntry]>,
 ) -> Vec<SessionCommand> {
-    let from_ledger = |i: usize, e: &CommandEntry| SessionCommand {
+    let from_ledger = |i: usize, e: &LedgerCommand| SessionCommand {
         text: classify::normalize(&e.command),
         seq: e.seq,
         ledger_index: Some(i),
@@ -402,19 +402,4 @@ pub(crate) fn entry_records(entry: &MutationEntry, command: &str) -> bool {
         || [&entry.clean_before, &entry.clean_after]
             .into_iter()
             .any(|proof| norm(proof).is_some_and(|p| p.contains(command)))
-}
-
-/// The parseable command-ledger entries of `report` with their indices.
-fn ledger_of(report: &Value) -> Vec<(usize, CommandEntry)> {
-    report
-        .get("commands")
-        .and_then(Value::as_array)
-        .map(|items| {
-            items
-                .iter()
-                .enumerate()
-                .filter_map(|(i, v)| CommandEntry::deserialize(v).ok().map(|e| (i, e)))
-                .collect()
-        })
-        .unwrap_or_default()
 }

@@ -3,6 +3,7 @@
 
 use super::Ctx;
 use crate::classify;
+use crate::evidence::{Outcome, outcome};
 use crate::model::McpInterruption;
 use crate::narrative::Claim;
 use crate::transcript::{EventName, TranscriptEntry};
@@ -20,81 +21,106 @@ use crate::violation::{Violation, ViolationCode};
 /// a stale branch needs old/new SHA. An event with `"scope": "pull-request"` or
 /// `"target-branch"` needs that staleness recorded; without a scope, either.
 pub(super) fn collision_fails_closed(ctx: &Ctx) -> Vec<Violation> {
-    let mut out = Vec::new();
     let events = ctx.events(&EventName::ExternalMutation);
     let detected = ctx.flag("/concurrency/concurrentReviewer/detected");
     let pr_stale = ctx.flag("/concurrency/selectedPrStale/stale");
     let branch_stale = ctx.flag("/concurrency/targetBranchStale/stale");
-    let missing = ViolationCode::StalenessNotRecorded;
-    let require = |flag: bool, fields: &[&str], why: &str, out: &mut Vec<Violation>| {
-        if !flag {
-            return;
+    let mut out = Vec::new();
+    for (flag, fields, why) in STALE_DETAILS {
+        if ctx.flag(flag) {
+            out.extend(unrecorded_details(ctx, fields, why));
         }
-        for field in fields {
-            if ctx.text(field).is_none() {
-                out.push(Violation::new(
-                    missing,
-                    *field,
-                    format!("{why} but `{field}` is not recorded"),
-                ));
-            }
-        }
-    };
-    require(
-        detected,
+    }
+    out.extend(
+        events
+            .iter()
+            .filter_map(|(seq, details)| unmarked_event(*seq, details, pr_stale, branch_stale)),
+    );
+    if events.is_empty() && !detected && !pr_stale && !branch_stale {
+        return out;
+    }
+    out.extend(reusable_after_mutation(ctx));
+    out
+}
+
+/// Each observation flag, the fields it needs, and why, for messages.
+const STALE_DETAILS: &[(&str, &[&str], &str)] = &[
+    (
+        "/concurrency/concurrentReviewer/detected",
         &[
             "/concurrency/concurrentReviewer/evidenceSource",
             "/concurrency/concurrentReviewer/actor",
         ],
         "a concurrent reviewer was detected",
-        &mut out,
-    );
-    require(
-        pr_stale,
+    ),
+    (
+        "/concurrency/selectedPrStale/stale",
         &[
             "/concurrency/selectedPrStale/oldState",
             "/concurrency/selectedPrStale/newState",
             "/concurrency/selectedPrStale/observedAt",
         ],
         "the selected PR is stale",
-        &mut out,
-    );
-    require(
-        branch_stale,
+    ),
+    (
+        "/concurrency/targetBranchStale/stale",
         &[
             "/concurrency/targetBranchStale/oldSha",
             "/concurrency/targetBranchStale/newSha",
         ],
         "the target branch is stale",
-        &mut out,
-    );
-    for (seq, details) in &events {
-        let scope = details.get("scope").and_then(serde_json::Value::as_str);
-        let (ok, pointer, what) = match scope {
-            Some("pull-request") => (pr_stale, "/concurrency/selectedPrStale", "the selected PR"),
-            Some("target-branch") => (
-                branch_stale,
-                "/concurrency/targetBranchStale",
-                "the target branch",
-            ),
-            _ => (
-                pr_stale || branch_stale,
-                "/concurrency/selectedPrStale",
-                "the selected PR or the target branch",
-            ),
-        };
-        if !ok {
-            out.push(Violation::new(
-                missing,
-                pointer,
-                format!("transcript seq {seq} records an external mutation but the report does not mark {what} stale"),
-            ));
-        }
-    }
-    if events.is_empty() && !detected && !pr_stale && !branch_stale {
-        return out;
-    }
+    ),
+];
+
+/// The detail fields of a raised observation flag that are not recorded.
+fn unrecorded_details(ctx: &Ctx, fields: &[&str], why: &str) -> Vec<Violation> {
+    fields
+        .iter()
+        .filter(|field| ctx.text(field).is_none())
+        .map(|field| {
+            Violation::new(
+                ViolationCode::StalenessNotRecorded,
+                *field,
+                format!("{why} but `{field}` is not recorded"),
+            )
+        })
+        .collect()
+}
+
+/// An `external-mutation` event needs the stale flag of its scope (either without).
+fn unmarked_event(
+    seq: u64,
+    details: &serde_json::Map<String, serde_json::Value>,
+    pr_stale: bool,
+    branch_stale: bool,
+) -> Option<Violation> {
+    let scope = details.get("scope").and_then(serde_json::Value::as_str);
+    let (ok, pointer, what) = match scope {
+        Some("pull-request") => (pr_stale, "/concurrency/selectedPrStale", "the selected PR"),
+        Some("target-branch") => (
+            branch_stale,
+            "/concurrency/targetBranchStale",
+            "the target branch",
+        ),
+        _ => (
+            pr_stale || branch_stale,
+            "/concurrency/selectedPrStale",
+            "the selected PR or the target branch",
+        ),
+    };
+    (!ok).then(|| {
+        Violation::new(
+            ViolationCode::StalenessNotRecorded,
+            pointer,
+            format!("transcript seq {seq} records an external mutation but the report does not mark {what} stale"),
+        )
+    })
+}
+
+/// After external evidence, the ready state is neither reusable nor the disposition.
+fn reusable_after_mutation(ctx: &Ctx) -> Vec<Violation> {
     let reusable = ViolationCode::ReusableStateAfterExternalMutation;
+    let mut out = Vec::new();
     if ctx.flag("/concurrency/readyStateReusable") {
         out.push(Violation::new(
             reusable,
@@ -163,9 +189,16 @@ pub(super) fn ready_state_reverified(ctx: &Ctx) -> Vec<Violation> {
     let code = ViolationCode::StaleReadyState;
     let recorded: Vec<McpInterruption> =
         ctx.get("/concurrency/mcpInterruptions").unwrap_or_default();
+    // A read whose recorded result failed verified nothing.
+    let failed = |seq: u64| {
+        ctx.cited(seq)
+            .and_then(|c| c.result)
+            .is_some_and(|r| matches!(outcome(r), Outcome::Failed(_)))
+    };
     let action_at = |seq: u64| {
         ctx.transcript
             .is_none_or(|t| t.iter().any(|e| e.seq() == seq && verifies(e)))
+            && !failed(seq)
     };
     let reverified = |x: &McpInterruption| {
         x.reverified_at_seq

@@ -41,54 +41,22 @@ fn map_error(error: &ValidationError<'_>, schema: &Value, out: &mut Vec<Violatio
     let path = error.instance_path().as_str().to_owned();
     match error.kind() {
         ValidationErrorKind::Required { property } => {
-            let name = property.as_str().unwrap_or_default();
-            let pointer = format!("{path}/{}", escape_token(name));
-            let code = if is_ledger_level(&pointer) {
-                ViolationCode::MutationLedgerNotExplicit
-            } else {
-                ViolationCode::MissingField
-            };
-            let what = describe(schema, &pointer)
-                .map(|d| format!(" ({d})"))
-                .unwrap_or_default();
-            let message = if pointer == "/mutations" {
-                "the mutation ledger is missing; it must list all nine categories explicitly, `[]` when empty".to_owned()
-            } else if code == ViolationCode::MutationLedgerNotExplicit {
-                format!(
-                    "mutation category `{name}` is missing; every category must be an explicit list, `[]` when empty"
-                )
-            } else {
-                format!("required field `{pointer}` is missing{what}")
-            };
-            out.push(Violation::new(code, pointer, message));
+            out.push(missing(
+                &path,
+                property.as_str().unwrap_or_default(),
+                schema,
+            ));
         }
         ValidationErrorKind::AdditionalProperties { unexpected } => {
-            for name in unexpected {
-                let pointer = format!("{path}/{}", escape_token(name));
-                if is_legacy_key(name) {
-                    // Rule 2 names it.
-                    continue;
-                }
-                let folded = crate::unicode::skeleton(name);
-                let hint = if folded != *name {
-                    format!(" (it reads as `{folded}` after Unicode normalisation)")
-                } else {
-                    String::new()
-                };
-                out.push(if is_ledger_level(&pointer) {
-                    Violation::new(
-                        ViolationCode::MutationLedgerNotExplicit,
-                        pointer,
-                        format!("`{name}` is not one of the nine mutation categories{hint}"),
-                    )
-                } else {
-                    Violation::new(
-                        ViolationCode::UnknownField,
-                        pointer,
-                        format!("`{name}` is not a field of the schema here{hint}; unknown keys are rejected, not ignored"),
-                    )
-                });
-            }
+            // A legacy key is named by rule 2.
+            let names = unexpected.iter().filter(|name| !is_legacy_key(name));
+            out.extend(names.map(|name| unknown(&path, name)));
+        }
+        ValidationErrorKind::AnyOf { .. } | ValidationErrorKind::OneOfNotValid { .. }
+            if error.instance().is_string() && !allowed_values(schema, &path).is_empty() =>
+        {
+            let allowed = allowed_values(schema, &path);
+            out.push(not_allowed(&path, error.instance(), &allowed, schema));
         }
         ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } => {
             // Report the branch the value was closest to (fewest errors; on a tie, the
@@ -107,23 +75,69 @@ fn map_error(error: &ValidationError<'_>, schema: &Value, out: &mut Vec<Violatio
                 _ => out.push(invalid(&path, error, schema)),
             }
         }
-        _ => {
-            let v = invalid(&path, error, schema);
-            let v = if is_ledger_level(&path) {
-                Violation::new(
-                    ViolationCode::MutationLedgerNotExplicit,
-                    v.pointer,
-                    format!(
-                        "{}; the ledger must be an object of nine explicit lists",
-                        v.message
-                    ),
-                )
-            } else {
-                v
-            };
-            out.push(v);
-        }
+        _ => out.push(invalid_value(&path, error, schema)),
     }
+}
+
+/// A required key that is missing: a mutation category (rule 3) or a field (rule 1).
+fn missing(path: &str, name: &str, schema: &Value) -> Violation {
+    let pointer = format!("{path}/{}", escape_token(name));
+    if pointer == "/mutations" {
+        return Violation::new(
+            ViolationCode::MutationLedgerNotExplicit,
+            pointer,
+            "the mutation ledger is missing; it must list all nine categories explicitly, `[]` when empty",
+        );
+    }
+    if is_ledger_level(&pointer) {
+        let message = format!(
+            "mutation category `{name}` is missing; every category must be an explicit list, `[]` when empty"
+        );
+        return Violation::new(ViolationCode::MutationLedgerNotExplicit, pointer, message);
+    }
+    let what = describe(schema, &pointer)
+        .map(|d| format!(" ({d})"))
+        .unwrap_or_default();
+    let message = format!("required field `{pointer}` is missing{what}");
+    Violation::new(ViolationCode::MissingField, pointer, message)
+}
+
+/// A key the schema does not define: an unknown category (rule 3) or field (rule 1).
+fn unknown(path: &str, name: &str) -> Violation {
+    let pointer = format!("{path}/{}", escape_token(name));
+    let folded = crate::unicode::skeleton(name);
+    let hint = if folded != name {
+        format!(" (it reads as `{folded}` after Unicode normalisation)")
+    } else {
+        String::new()
+    };
+    if is_ledger_level(&pointer) {
+        let message = format!("`{name}` is not one of the nine mutation categories{hint}");
+        return Violation::new(ViolationCode::MutationLedgerNotExplicit, pointer, message);
+    }
+    Violation::new(
+        ViolationCode::UnknownField,
+        pointer,
+        format!(
+            "`{name}` is not a field of the schema here{hint}; unknown keys are rejected, not ignored"
+        ),
+    )
+}
+
+/// Any other schema error: an invalid value (rule 1), or a malformed ledger (rule 3).
+fn invalid_value(path: &str, error: &ValidationError<'_>, schema: &Value) -> Violation {
+    let v = invalid(path, error, schema);
+    if !is_ledger_level(path) {
+        return v;
+    }
+    Violation::new(
+        ViolationCode::MutationLedgerNotExplicit,
+        v.pointer,
+        format!(
+            "{}; the ledger must be an object of nine explicit lists",
+            v.message
+        ),
+    )
 }
 
 fn invalid(path: &str, error: &ValidationError<'_>, schema: &Value) -> Violation {
@@ -140,31 +154,30 @@ fn invalid(path: &str, error: &ValidationError<'_>, schema: &Value) -> Violation
     )
 }
 
-/// The schema description of the field at an instance pointer, following `$ref`,
-/// `items` and `anyOf` branches.
-fn describe(schema: &Value, pointer: &str) -> Option<String> {
-    let resolve = |node: &Value| -> Value {
-        let mut node = node.clone();
-        for _ in 0..8 {
-            match node.get("$ref").and_then(Value::as_str) {
-                Some(r) => match schema.pointer(r.trim_start_matches('#')) {
-                    Some(target) => node = target.clone(),
-                    None => break,
-                },
+/// `node` with its `$ref`s followed (a few levels at most).
+fn resolve(schema: &Value, node: &Value) -> Value {
+    let mut node = node.clone();
+    for _ in 0..8 {
+        match node.get("$ref").and_then(Value::as_str) {
+            Some(r) => match schema.pointer(r.trim_start_matches('#')) {
+                Some(target) => node = target.clone(),
                 None => break,
-            }
+            },
+            None => break,
         }
-        node
-    };
+    }
+    node
+}
+
+/// The schema node of the field at an instance pointer, following `$ref`, `items` and
+/// `anyOf` branches (unresolved, so that its own description is kept).
+fn field_node(schema: &Value, pointer: &str) -> Option<Value> {
     let mut node = schema.clone();
-    let mut description = None;
     for token in pointer.split('/').skip(1) {
         let token = token.replace("~1", "/").replace("~0", "~");
-        let here = resolve(&node);
-        let next = here
-            .get("properties")
-            .and_then(|p| p.get(&token))
-            .cloned()
+        let here = resolve(schema, &node);
+        let property = |n: &Value| n.get("properties").and_then(|p| p.get(&token)).cloned();
+        node = property(&here)
             .or_else(|| {
                 here.get("items")
                     .cloned()
@@ -174,23 +187,67 @@ fn describe(schema: &Value, pointer: &str) -> Option<String> {
                 here.get("anyOf")
                     .and_then(Value::as_array)
                     .and_then(|branches| {
-                        branches.iter().find_map(|b| {
-                            resolve(b)
-                                .get("properties")
-                                .and_then(|p| p.get(&token))
-                                .cloned()
-                        })
+                        branches.iter().find_map(|b| property(&resolve(schema, b)))
                     })
             })?;
-        let resolved = resolve(&next);
-        description = next
-            .get("description")
-            .or_else(|| resolved.get("description"))
-            .and_then(Value::as_str)
-            .map(|d| d.split("\n\n").next().unwrap_or(d).replace('\n', " "));
-        node = next;
     }
-    description
+    Some(node)
+}
+
+/// The schema description of the field at an instance pointer.
+fn describe(schema: &Value, pointer: &str) -> Option<String> {
+    let node = field_node(schema, pointer)?;
+    let resolved = resolve(schema, &node);
+    node.get("description")
+        .or_else(|| resolved.get("description"))
+        .and_then(Value::as_str)
+        .map(|d| d.split("\n\n").next().unwrap_or(d).replace('\n', " "))
+}
+
+/// The string values the schema allows for the field at an instance pointer (its
+/// `const`s and `enum`s, through `anyOf`/`oneOf` branches); empty when it is not an
+/// enumeration.
+pub(crate) fn allowed_values(schema: &Value, pointer: &str) -> Vec<String> {
+    fn collect(schema: &Value, node: &Value, out: &mut Vec<String>, depth: u8) {
+        let node = resolve(schema, node);
+        if let Some(c) = node.get("const").and_then(Value::as_str) {
+            out.push(c.to_owned());
+        }
+        let listed = node
+            .get("enum")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten();
+        out.extend(listed.filter_map(Value::as_str).map(str::to_owned));
+        let branches = ["anyOf", "oneOf"]
+            .into_iter()
+            .filter_map(|k| node.get(k).and_then(Value::as_array))
+            .flatten();
+        for branch in branches.filter(|_| depth < 4) {
+            collect(schema, branch, out, depth + 1);
+        }
+    }
+    let mut out = Vec::new();
+    if let Some(node) = field_node(schema, pointer) {
+        collect(schema, &node, &mut out, 0);
+    }
+    out
+}
+
+/// A value outside an enumeration: one violation naming the allowed values.
+fn not_allowed(path: &str, value: &Value, allowed: &[String], schema: &Value) -> Violation {
+    let what = describe(schema, path)
+        .map(|d| format!(" ({d})"))
+        .unwrap_or_default();
+    let list: Vec<String> = allowed.iter().map(|a| format!("`{a}`")).collect();
+    Violation::new(
+        ViolationCode::InvalidField,
+        path,
+        format!(
+            "`{path}` is invalid: {value} is not one of {}{what}",
+            list.join(", ")
+        ),
+    )
 }
 
 /// Rule 1. "Every required canonical field present."

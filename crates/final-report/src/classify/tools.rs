@@ -1,0 +1,243 @@
+//! MCP and agent tool calls by their names' verbs and their arguments.
+
+use super::*;
+use serde_json::Value;
+
+pub(super) const READ_VERBS: &[&str] = &[
+    "get", "list", "search", "read", "view", "show", "find", "query", "describe", "check",
+    "status", "diff", "download", "whoami", "compare",
+];
+pub(super) const WRITE_VERBS: &[&str] = &[
+    "create", "update", "delete", "add", "edit", "close", "reopen", "set", "remove", "write",
+    "post", "comment", "label", "assign", "lock", "unlock", "dismiss", "submit", "request", "push",
+    "fork", "transfer", "rerun", "cancel", "trigger", "dispatch", "upload", "approve", "merge",
+    "activate", "switch",
+];
+pub(super) const LOCAL_EDIT_TOOLS: &[&str] = &[
+    "write",
+    "edit",
+    "multiedit",
+    "notebookedit",
+    "apply_patch",
+    "str_replace_based_edit_tool",
+    "str_replace_editor",
+    "create_file",
+    "write_file",
+    "edit_file",
+    "delete_file",
+    "move_file",
+    "create_directory",
+];
+
+/// Split a tool name into lower-case words (`mcp__gitea__createPullReview` →
+/// `create`, `pull`, `review`), and say whether it names a forge server.
+pub(super) fn tool_words(name: &str) -> (Vec<String>, bool, String) {
+    let base = name.rsplit("__").next().unwrap_or(name);
+    let base = base.rsplit(['.', '/']).next().unwrap_or(base);
+    let mut spaced = String::new();
+    let mut prev_lower = false;
+    for c in base.chars() {
+        if c.is_uppercase() && prev_lower {
+            spaced.push('_');
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        spaced.push(c.to_ascii_lowercase());
+    }
+    let words = spaced
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_owned)
+        .collect();
+    let lower = name.to_lowercase();
+    let forge = FORGES.iter().any(|f| lower.contains(f));
+    (words, forge, spaced)
+}
+
+/// Names that mark a tool as a forge's.
+pub(super) const FORGES: &[&str] = &[
+    "gitea",
+    "github",
+    "gitlab",
+    "forgejo",
+    "codeberg",
+    "bitbucket",
+];
+
+/// The MCP server part of `mcp__server__tool`, lower-case.
+pub(super) fn tool_server(name: &str) -> Option<String> {
+    let mut parts = name.split("__");
+    (parts.next() == Some("mcp"))
+        .then(|| parts.next().map(str::to_lowercase))
+        .flatten()
+}
+
+/// The file path argument of a file tool (`file_path`, `path`, ...).
+pub(crate) fn tool_path(arguments: &Value) -> Option<&str> {
+    [
+        "file_path",
+        "filePath",
+        "path",
+        "filename",
+        "file",
+        "notebook_path",
+        "target",
+    ]
+    .iter()
+    .find_map(|k| arguments.get(*k).and_then(Value::as_str))
+}
+
+/// The repository directory argument of a local git tool.
+pub(crate) fn tool_repo_dir(arguments: &Value) -> Option<&str> {
+    [
+        "repo_path",
+        "repoPath",
+        "repository_path",
+        "cwd",
+        "directory",
+        "working_dir",
+        "workdir",
+        "path",
+    ]
+    .iter()
+    .find_map(|k| arguments.get(*k).and_then(Value::as_str))
+}
+
+/// Whether a tool's name has a read verb (`get_pull_request`, `pull_request_read`).
+pub(crate) fn is_read_tool(name: &str) -> bool {
+    let (words, _, _) = tool_words(name);
+    words.iter().any(|w| READ_VERBS.contains(&w.as_str()))
+}
+
+/// Whether a tool is a local git tool (`mcp__git__git_merge`, `git_checkout`).
+pub(crate) fn is_local_git_tool(name: &str) -> bool {
+    let (words, forge, _) = tool_words(name);
+    !forge
+        && (tool_server(name).as_deref() == Some("git")
+            || words.first().is_some_and(|w| w == "git"))
+}
+
+/// What a local git tool does, by its git verb (`git_merge` → a local merge).
+pub(super) fn classify_git_tool(words: &[String], arguments: &Value) -> Option<Kind> {
+    let verbs: Vec<&str> = words
+        .iter()
+        .map(String::as_str)
+        .filter(|w| *w != "git")
+        .collect();
+    let flag = |k: &str| arguments.get(k).and_then(Value::as_bool).unwrap_or(false);
+    let mode = arguments
+        .get("mode")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_lowercase();
+    let verb = verbs.first().copied().unwrap_or("");
+    let has = |w: &str| verbs.contains(&w);
+    Some(match verb {
+        "merge" if has("abort") || flag("abort") => Kind::MergeRestore,
+        "merge" | "pull" => Kind::LocalMerge,
+        "reset" if has("hard") || mode == "hard" || flag("hard") => Kind::MergeRestore,
+        "checkout" | "switch" | "reset" | "add" | "rm" | "restore" | "stash" | "clean"
+        | "rebase" | "cherry" | "revert" | "apply" | "unstage" => Kind::WorktreeChange,
+        "commit" | "fetch" | "tag" | "branch" | "create" | "delete" | "update" => Kind::RefUpdate,
+        "worktree" if has("add") || has("remove") || has("prune") => Kind::WorktreeAddRemove,
+        "push" => Kind::Push,
+        _ => return None,
+    })
+}
+
+/// What an MCP/agent tool call does. `None` for reads and unknown tools.
+///
+/// Local git tools are classified by their git verb; profile/login activation and
+/// reads of configuration material are classified before the forge verbs; forge tools
+/// by their verb words; local file tools as file edits.
+pub(crate) fn classify_tool(name: &str, arguments: &Value) -> Option<Kind> {
+    let (words, forge, base) = tool_words(name);
+    let has = |w: &str| words.iter().any(|x| x == w);
+    let first = words.first().map(String::as_str).unwrap_or("");
+    if is_local_git_tool(name) {
+        return classify_git_tool(&words, arguments);
+    }
+    let path_class = tool_path(arguments).and_then(config_path_class);
+    const READ_TOOLS: &[&str] = &[
+        "read",
+        "read_file",
+        "read_text_file",
+        "view",
+        "cat",
+        "open",
+        "get_file_contents",
+        "read_multiple_files",
+    ];
+    if !forge && READ_TOOLS.contains(&base.as_str()) {
+        return path_class.map(|_| Kind::ConfigInspection);
+    }
+    if [
+        "profile",
+        "login",
+        "account",
+        "credential",
+        "credentials",
+        "identity",
+        "context",
+    ]
+    .iter()
+    .any(|w| has(w))
+        && [
+            "activate", "switch", "use", "set", "select", "login", "default", "add",
+        ]
+        .iter()
+        .any(|w| has(w))
+        && !READ_VERBS.contains(&first)
+    {
+        return Some(Kind::ProfileActivation);
+    }
+    // "pull request" and "merge request" are nouns: neither word is a verb there.
+    let noun_at = |i: usize| {
+        let w = words[i].as_str();
+        let next = words.get(i + 1).map(String::as_str);
+        let prev = i.checked_sub(1).map(|p| words[p].as_str());
+        (matches!(w, "pull" | "merge") && matches!(next, Some("request" | "requests")))
+            || (matches!(w, "request" | "requests") && matches!(prev, Some("pull" | "merge")))
+    };
+    let verbs: Vec<&str> = (0..words.len())
+        .filter(|&i| !noun_at(i))
+        .map(|i| words[i].as_str())
+        .collect();
+    let writes = verbs.iter().any(|w| WRITE_VERBS.contains(w));
+    let reads = verbs.iter().any(|w| READ_VERBS.contains(w));
+    if READ_VERBS.contains(&first) || (reads && !writes) {
+        return None;
+    }
+    let has_verb = |w: &str| verbs.contains(&w);
+    if has_verb("merge")
+        && !["base", "status", "check", "mergeable", "can"]
+            .iter()
+            .any(|w| has(w))
+    {
+        return Some(Kind::ForgeMerge);
+    }
+    if has("approve") {
+        return Some(Kind::ForgeReview { approve: true });
+    }
+    if (has("review") || has("reviews")) && writes {
+        let event = arguments
+            .get("event")
+            .or_else(|| arguments.get("state"))
+            .and_then(Value::as_str);
+        let approve = event.is_some_and(|e| {
+            e.eq_ignore_ascii_case("APPROVE") || e.eq_ignore_ascii_case("APPROVED")
+        });
+        return Some(Kind::ForgeReview { approve });
+    }
+    if !forge && LOCAL_EDIT_TOOLS.contains(&base.as_str()) {
+        let command = arguments.get("command").and_then(Value::as_str);
+        return if command == Some("view") {
+            path_class.map(|_| Kind::ConfigInspection)
+        } else {
+            Some(Kind::FileEdit)
+        };
+    }
+    if writes {
+        return Some(Kind::ForgeWrite);
+    }
+    None
+}

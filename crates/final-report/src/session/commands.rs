@@ -1,0 +1,202 @@
+//! Shell commands in the session model: the directory each simple command acts on
+//! (`cwd`, `cd`, `pushd`/`popd`, `git -C`), and what it does there.
+
+use super::*;
+
+impl Session {
+    /// One command entry; returns the working directory after it.
+    pub(super) fn command(
+        &mut self,
+        seq: u64,
+        line: &str,
+        cwd: Option<String>,
+        stack: &mut Vec<Option<String>>,
+    ) -> Option<String> {
+        let text = classify::normalize(line);
+        if let Some(start) = &cwd {
+            self.command_dirs.insert(seq, start.clone());
+        }
+        let mut here = cwd;
+        let mut moved = false;
+        let exit_code = self
+            .results
+            .get(&seq)
+            .and_then(|r| r.get("exitCode"))
+            .and_then(Value::as_i64);
+        for simple in classify::split_shell(line) {
+            let words: Vec<&str> = simple.words.iter().map(String::as_str).collect();
+            match words.first().copied() {
+                Some("cd") => {
+                    here = resolve(here.as_deref(), words.get(1).copied().unwrap_or("~"));
+                    moved = true;
+                    continue;
+                }
+                Some("pushd") => {
+                    stack.push(here.clone());
+                    here = resolve(here.as_deref(), words.get(1).copied().unwrap_or("~"));
+                    moved = true;
+                    continue;
+                }
+                Some("popd") => {
+                    here = stack.pop().flatten();
+                    continue;
+                }
+                _ => {}
+            }
+            let git_c = git_c_dir(&words).map(|d| resolve(here.as_deref(), d));
+            let (dir, route) = match git_c {
+                Some(d) => (d, Route::GitC),
+                None if moved => (here.clone(), Route::CdAnd),
+                None => (here.clone(), Route::Shell),
+            };
+            self.simple(seq, &text, &simple, dir, route, exit_code);
+        }
+        if let Some(end) = &here {
+            self.command_end_dirs.insert(seq, end.clone());
+        }
+        here
+    }
+
+    pub(super) fn simple(
+        &mut self,
+        seq: u64,
+        text: &str,
+        simple: &SimpleCommand,
+        dir: Option<String>,
+        route: Route,
+        exit_code: Option<i64>,
+    ) {
+        let kinds = classify::classify_simple(simple);
+        let words: Vec<&str> = simple.words.iter().map(String::as_str).collect();
+        let program = words
+            .first()
+            .map(|w| w.rsplit('/').next().unwrap_or(w))
+            .unwrap_or("");
+        if program == "git" {
+            self.git_effects(seq, &words[1..], dir.as_deref(), exit_code);
+        }
+        self.exported.extend(test_scope::exported(&words));
+        let output = self.results.get(&seq).and_then(result_text);
+        if let Some(d) = &dir
+            && test_scope::shows_workspace(&words, output.as_deref())
+        {
+            self.workspace_dirs.push(d.clone());
+        }
+        // `gh pr checkout N` / `tea pr checkout N` check out the PR head.
+        if matches!(program, "gh" | "tea" | "glab")
+            && matches!(words.get(1).copied(), Some("pr" | "pulls" | "mr"))
+            && words.get(2) == Some(&"checkout")
+            && let Some(d) = dir.as_deref()
+        {
+            let st = self.state(d);
+            st.head = words.get(3).map(|n| format!("{program} pr checkout {n}"));
+            st.pending.clear();
+        }
+        for target in &simple.writes_to {
+            if let Some(d) = resolve(dir.as_deref(), target).and_then(|p| parent(&p)) {
+                self.state(&d).pending.push(Pending {
+                    seq,
+                    what: format!("`{text}` wrote {target}"),
+                    committed: false,
+                });
+            }
+        }
+        for kind in &kinds {
+            match kind {
+                Kind::TestRun => {
+                    // A runner pointed at another directory tests that directory.
+                    let dir = match classify::runner_dir(&words) {
+                        Some(target) => resolve(dir.as_deref(), &target),
+                        None => dir.clone(),
+                    };
+                    let (head, pending) = dir
+                        .as_deref()
+                        .map(|d| {
+                            let st = self.state(d);
+                            (st.head.clone(), st.pending.clone())
+                        })
+                        .unwrap_or_default();
+                    let (filter, package) = match test_scope::test_scope(&words, &self.exported) {
+                        Some(Scope::Filtered(f)) => (Some(f.describe()), None),
+                        Some(Scope::Package(p)) => (None, Some(p)),
+                        _ => (None, None),
+                    };
+                    let filter = filter.or_else(|| output.as_deref().and_then(output_filter));
+                    self.tests.push(TestRun {
+                        recorded: self.results.contains_key(&seq),
+                        filter,
+                        seq,
+                        command: text.to_owned(),
+                        dir,
+                        head,
+                        pending,
+                        counts: output.as_deref().and_then(parse_counts),
+                        exit_code,
+                        package,
+                    });
+                }
+                Kind::ConfigInspection => {
+                    let class = words
+                        .iter()
+                        .find_map(|a| classify::config_path_class(a))
+                        .unwrap_or("configuration/profile query");
+                    self.config_reads.push(ConfigRead {
+                        seq,
+                        text: text.to_owned(),
+                        class,
+                        tool: false,
+                    });
+                }
+                Kind::FileEdit if program != "git" && simple.writes_to.is_empty() => {
+                    // Edits by program (sed -i, cp, touch, ...) change their directory,
+                    // and any known directory a path they write lies in.
+                    let mut touched: Vec<String> = dir.iter().cloned().collect();
+                    for path in edited_paths(program, &words[1..]) {
+                        if let Some(known) = resolve(dir.as_deref(), path)
+                            .and_then(|p| self.known_dir(&p))
+                            .filter(|k| !touched.iter().any(|t| self.key_for(t) == *k))
+                        {
+                            touched.push(known);
+                        }
+                    }
+                    for d in touched {
+                        self.state(&d).pending.push(Pending {
+                            seq,
+                            what: format!("`{text}` edited files"),
+                            committed: false,
+                        });
+                    }
+                }
+                _ => {}
+            }
+            if !kind.categories().is_empty() || *kind == Kind::ProfileActivation {
+                self.push_action(seq, dir.clone(), route, *kind, text, None);
+            }
+        }
+    }
+}
+
+/// The paths an editing program writes, as written: the destination of `cp`,
+/// `install`, `ln` and `rsync` (their last argument), every other argument of the rest
+/// (`sed -i`, `perl -pi`, `touch`, `rm`, `mv`, `tee`, `truncate`, `chmod`). Options
+/// are skipped; a sed/perl script names no known directory and falls away.
+pub(super) fn edited_paths<'a>(program: &str, args: &[&'a str]) -> Vec<&'a str> {
+    let operands: Vec<&str> = args
+        .iter()
+        .copied()
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    match program {
+        "cp" | "install" | "ln" | "rsync" => operands.last().copied().into_iter().collect(),
+        _ => operands,
+    }
+}
+
+/// `git -C DIR` (the last one wins, relative ones chain; here the first suffices).
+pub(super) fn git_c_dir<'a>(words: &[&'a str]) -> Option<&'a str> {
+    let program = words.first()?;
+    if program.rsplit('/').next() != Some("git") {
+        return None;
+    }
+    words.windows(2).find(|w| w[0] == "-C").map(|w| w[1])
+}

@@ -1,0 +1,253 @@
+//! git commands and tool calls in the session model: HEADs, pending mutations,
+//! worktrees and clones.
+
+use super::*;
+
+impl Session {
+    /// HEAD and pending-mutation effects of one git command in `dir`.
+    pub(super) fn git_effects(
+        &mut self,
+        seq: u64,
+        args: &[&str],
+        dir: Option<&str>,
+        exit_code: Option<i64>,
+    ) {
+        let (sub, rest) = classify::git_subcommand(args);
+        let positional: Vec<&str> = rest
+            .iter()
+            .copied()
+            .filter(|a| !a.starts_with('-'))
+            .collect();
+        let has = |f: &str| rest.contains(&f);
+        let Some(dir) = dir else {
+            return;
+        };
+        let what = format!("`git {}`", args.join(" "));
+        let pend = |s: &mut Self, committed: bool| {
+            s.state(dir).pending.push(Pending {
+                seq,
+                what: what.clone(),
+                committed,
+            })
+        };
+        match sub {
+            "worktree" => match positional.first().copied() {
+                Some("add") => {
+                    let values = values_skipping_flags(&rest[1..], &["-b", "-B", "--reason"]);
+                    if let Some(path) = values.first().and_then(|p| resolve(Some(dir), p)) {
+                        let head = values.get(1).map(|h| (*h).to_owned());
+                        self.dirs.insert(
+                            path,
+                            DirState {
+                                head,
+                                pending: Vec::new(),
+                                isolated: true,
+                            },
+                        );
+                        if !self.main_dirs.iter().any(|d| d == dir)
+                            && self.place(dir) != Place::Isolated
+                        {
+                            self.main_dirs.push(dir.to_owned());
+                        }
+                    }
+                }
+                // A removed worktree stays known: commands that ran there still did.
+                Some("remove") => {}
+                _ => {}
+            },
+            "clone" => {
+                let values =
+                    values_skipping_flags(rest, &["-b", "--branch", "--depth", "-o", "--origin"]);
+                let target = values.get(1).map(|t| (*t).to_owned()).or_else(|| {
+                    values.first().map(|u| {
+                        u.trim_end_matches('/')
+                            .rsplit('/')
+                            .next()
+                            .unwrap_or(u)
+                            .trim_end_matches(".git")
+                            .to_owned()
+                    })
+                });
+                if let Some(path) = target.and_then(|t| resolve(Some(dir), &t)) {
+                    self.dirs.insert(
+                        path,
+                        DirState {
+                            head: None,
+                            pending: Vec::new(),
+                            isolated: true,
+                        },
+                    );
+                }
+            }
+            "checkout" | "switch" => {
+                if let Some(dash) = rest.iter().position(|a| *a == "--") {
+                    if dash + 1 < rest.len() {
+                        pend(self, false);
+                    }
+                    return;
+                }
+                let target = values_skipping_flags(rest, &["-b", "-B", "-c", "-C", "--orphan"]);
+                if let Some(t) = target.first() {
+                    let st = self.state(dir);
+                    st.head = Some((*t).to_owned());
+                    st.pending.clear();
+                }
+            }
+            "reset" if has("--hard") || has("--merge") || has("--keep") => {
+                let st = self.state(dir);
+                match positional.first().copied() {
+                    None | Some("HEAD") => st.pending.retain(|p| p.committed),
+                    Some(t) if t.starts_with("HEAD") || t.starts_with("ORIG_HEAD") => {
+                        st.pending.clear()
+                    }
+                    Some(t) => {
+                        st.head = Some(t.to_owned());
+                        st.pending.clear();
+                    }
+                }
+            }
+            "merge" | "rebase" | "cherry-pick" | "revert" | "am"
+                if has("--abort") || has("--quit") =>
+            {
+                self.state(dir).pending.retain(|p| p.committed);
+            }
+            "merge" | "pull" => {
+                let committed =
+                    !(has("--no-commit") || has("--squash")) && exit_code.is_none_or(|c| c == 0);
+                pend(self, committed);
+            }
+            "rebase" | "cherry-pick" | "revert" | "am" | "commit" => pend(self, true),
+            "stash" => match positional.first().copied() {
+                Some("pop" | "apply") => pend(self, false),
+                Some("list" | "show") => {}
+                _ => self.state(dir).pending.retain(|p| p.committed),
+            },
+            "restore" | "rm" | "mv" | "clean" | "apply" | "add" => pend(self, false),
+            "rev-parse" if positional.first() == Some(&"HEAD") => {
+                if let Some(sha) = self
+                    .results
+                    .get(&seq)
+                    .and_then(result_text)
+                    .map(|o| o.trim().to_owned())
+                    .filter(|o| is_sha(o))
+                {
+                    self.state(dir).head = Some(sha);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// One tool call.
+    pub(super) fn tool(&mut self, seq: u64, name: &str, arguments: &Value, cwd: Option<&str>) {
+        let Some(kind) = classify::classify_tool(name, arguments) else {
+            return;
+        };
+        let local_git = classify::is_local_git_tool(name);
+        let dir = if local_git {
+            classify::tool_repo_dir(arguments).and_then(|d| resolve(cwd, d))
+        } else {
+            classify::tool_path(arguments).and_then(|p| resolve(cwd, p))
+        };
+        match kind {
+            Kind::ConfigInspection => {
+                let class = classify::tool_path(arguments)
+                    .and_then(classify::config_path_class)
+                    .unwrap_or("configuration");
+                self.config_reads.push(ConfigRead {
+                    seq,
+                    text: name.to_owned(),
+                    class,
+                    tool: true,
+                });
+                return;
+            }
+            Kind::FileEdit => {
+                if let Some(d) = dir.as_deref().and_then(parent) {
+                    self.state(&d).pending.push(Pending {
+                        seq,
+                        what: format!("tool `{name}` wrote {}", dir.as_deref().unwrap_or("")),
+                        committed: false,
+                    });
+                }
+            }
+            _ if local_git => {
+                if let Some(d) = dir.as_deref() {
+                    self.git_tool_effects(seq, name, kind, arguments, d);
+                }
+            }
+            _ => {}
+        }
+        self.push_action(seq, dir, Route::Tool, kind, name, Some(name));
+    }
+
+    pub(super) fn git_tool_effects(
+        &mut self,
+        seq: u64,
+        name: &str,
+        kind: Kind,
+        arguments: &Value,
+        dir: &str,
+    ) {
+        let target = [
+            "branch_name",
+            "branch",
+            "target",
+            "revision",
+            "ref",
+            "commit",
+            "sha",
+        ]
+        .iter()
+        .find_map(|k| arguments.get(*k).and_then(Value::as_str))
+        .map(str::to_owned);
+        let checkout =
+            name.to_lowercase().contains("checkout") || name.to_lowercase().contains("switch");
+        let st = self.state(dir);
+        match kind {
+            Kind::MergeRestore => {
+                if let Some(t) = target {
+                    st.head = Some(t);
+                    st.pending.clear();
+                } else {
+                    st.pending.retain(|p| p.committed);
+                }
+            }
+            Kind::WorktreeChange if checkout && target.is_some() => {
+                st.head = target;
+                st.pending.clear();
+            }
+            Kind::LocalMerge | Kind::WorktreeChange | Kind::RefUpdate
+                if !name.contains("fetch") =>
+            {
+                st.pending.push(Pending {
+                    seq,
+                    what: format!("tool `{name}`"),
+                    committed: kind != Kind::WorktreeChange,
+                });
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Positional values, skipping flags and the values of the listed flags.
+pub(super) fn values_skipping_flags<'a>(args: &[&'a str], with_value: &[&str]) -> Vec<&'a str> {
+    let mut out = Vec::new();
+    let mut skip = false;
+    for a in args {
+        if skip {
+            skip = false;
+            continue;
+        }
+        if with_value.contains(a) {
+            skip = true;
+            continue;
+        }
+        if a.starts_with('-') {
+            continue;
+        }
+        out.push(*a);
+    }
+    out
+}
