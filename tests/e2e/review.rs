@@ -454,44 +454,53 @@ async fn auto_tools_fall_back_to_inline_context_when_the_endpoint_rejects_them()
     assert!(out.stderr.contains("tools-fallback"));
 }
 
+/// A 2,000-line added file under a small budget without tools: its patch is cut at the
+/// `diff` bound, so the host gives its one hunk in line windows across shards (issue
+/// 28); together they show every line and the file is reviewed. Capped at one shard,
+/// it cannot be given whole: it is named `over-budget` and coverage is limited, never
+/// full.
 #[tokio::test(flavor = "multi_thread")]
-async fn a_patch_cut_at_its_bound_is_a_coverage_gap_not_full_coverage() {
+async fn a_patch_cut_at_its_bound_is_given_in_windows_and_never_full_coverage_when_capped() {
     let repo = TestRepo::new();
     repo.write("README.md", "# big\n");
     let base = repo.commit("base");
     let big: String = (1..=2_000).map(|i| format!("line {i}\n")).collect();
     repo.write("data/big.txt", big);
     let head = repo.commit("add a big file");
-    let script = Script::new().rule(stage(
-        GENERIC,
-        "investigator",
-        [receipt(json!([]), &["data/big.txt"])],
-    ));
-    let server = ScriptedServer::start(script).await;
-    let out = review_with(
-        &repo,
-        &base,
-        &head,
-        &server,
-        "tests/data/e2e/tools-off-small-budget.toml",
-        "m",
-        &[],
-    )
-    .await;
-    assert_eq!(out.code, 0, "{}", out.stdout);
-    let report = out.json();
-    assert_eq!(report["opinion"]["outcome"], "no-findings");
-    assert_eq!(
-        report["opinion"]["coverage"], "limited",
-        "the model saw 400 of 2,000 added lines: {report:#}"
-    );
-    let gap = report["limitations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|l| l["kind"] == "source-lookup-gap")
-        .expect("a gap");
-    assert!(gap["detail"].as_str().unwrap().contains("data/big.txt"));
+    for (manifest, shards_cap) in [
+        ("tests/data/e2e/tools-off-small-budget.toml", false),
+        ("tests/data/e2e/tools-off-one-shard.toml", true),
+    ] {
+        let script = Script::new().rule(
+            Rule::when(Match::user_contains(GENERIC))
+                .named("investigator")
+                .always(Reply::content(candidates_reply(
+                    json!([]),
+                    true,
+                    &["data/big.txt"],
+                ))),
+        );
+        let server = ScriptedServer::start(script).await;
+        let out = review_with(&repo, &base, &head, &server, manifest, "m", &[]).await;
+        assert_eq!(out.code, 0, "{manifest}: {}", out.stdout);
+        let report = out.json();
+        assert_eq!(report["opinion"]["outcome"], "no-findings");
+        let shards = server.served_by("investigator").len();
+        if shards_cap {
+            // The file's windows need more shards than allowed: none of it is given.
+            assert_eq!(shards, 0, "{manifest}");
+            assert_eq!(report["opinion"]["coverage"], "limited", "{report:#}");
+            assert_eq!(report["filesNotReviewed"][0]["path"], "data/big.txt");
+            assert_eq!(report["filesNotReviewed"][0]["reason"], "over-budget");
+        } else {
+            assert!(
+                shards >= 2,
+                "{manifest}: the hunk arrived in windows ({shards})"
+            );
+            assert_eq!(report["opinion"]["coverage"], "full", "{report:#}");
+            assert_eq!(report["filesReviewed"], json!(["data/big.txt"]));
+        }
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]
