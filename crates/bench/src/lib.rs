@@ -13,7 +13,9 @@ pub mod critical;
 pub mod model;
 pub mod run;
 pub mod table;
+pub mod windows;
 
+pub use model::Reader;
 pub use run::{Config, Row, bench_manifest, run};
 pub use table::{COLUMNS, markdown_table};
 

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use clap::Parser;
-use vouch_bench::{Config, DEFAULT_MANIFEST, bench_manifest, markdown_table, run};
+use vouch_bench::{Config, DEFAULT_MANIFEST, Reader, bench_manifest, markdown_table, run};
 
 /// Measures vouch on generated repositories against a scripted model and prints the
 /// table of BENCHMARKS.md.
@@ -28,6 +28,13 @@ struct Args {
     /// Stage instances at once (vouch review --concurrency, and the critical path's).
     #[arg(long, default_value_t = 4)]
     concurrency: usize,
+    /// Whether the review offers tools (`vouch review --tools on|off`).
+    #[arg(long, value_enum, default_value_t = OnOff::On)]
+    tools: OnOff,
+    /// How the perfect model reads a file it was not given inline, with tools on: one
+    /// `diff` call, or `read_file` in 200-line windows at head and base.
+    #[arg(long, value_enum, default_value_t = ReaderArg::Diff)]
+    reader: ReaderArg,
     /// Snapshot and git diff runs per size (the fastest counts).
     #[arg(long, default_value_t = 3)]
     repeats: usize,
@@ -43,6 +50,20 @@ struct Args {
     /// Folder for generated repositories (default: target/tmp/vouch-bench).
     #[arg(long)]
     work_dir: Option<PathBuf>,
+}
+
+/// `--tools`.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum OnOff {
+    On,
+    Off,
+}
+
+/// `--reader`.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum ReaderArg {
+    Diff,
+    ReadFile,
 }
 
 #[tokio::main]
@@ -75,13 +96,27 @@ async fn main() -> Result<()> {
         vouch,
         work_dir,
         concurrency: args.concurrency.max(1),
+        tools: matches!(args.tools, OnOff::On),
+        reader: match args.reader {
+            ReaderArg::Diff => Reader::Diff,
+            ReaderArg::ReadFile => Reader::ReadFile,
+        },
         repeats: args.repeats,
         review_limit: Duration::from_secs(args.review_limit_secs),
         keep: args.keep,
         measurer: Some(std::env::current_exe()?),
     };
     let rows = run(&config, |step| eprintln!("vouch-bench: {step}")).await?;
-    println!("{}", markdown_table(&rows));
+    let reader = if config.tools {
+        config.reader.name()
+    } else {
+        "none (tools off)"
+    };
+    println!(
+        "Tools {}, reader {reader}:\n\n{}",
+        if config.tools { "on" } else { "off" },
+        markdown_table(&rows)
+    );
     Ok(())
 }
 

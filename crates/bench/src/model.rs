@@ -1,7 +1,8 @@
 //! The instant, perfect scripted model: it answers every stage with a complete receipt
 //! listing exactly the request's expected files, no candidate, and — when the request
-//! offers tools — first reads (with `diff`) every file the host says it did not give
-//! inline or asks it to inspect.
+//! offers tools — first reads every file the host says it did not give inline or asks it
+//! to inspect, as its [`Reader`] does: one `diff` call per file, or `read_file` in
+//! line windows at head and base.
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -12,10 +13,35 @@ use vouch_testkit::openai::{Match, Reply, Rule, Script};
 /// Most tool calls the model asks for in one turn.
 pub const READS_PER_TURN: usize = 8;
 
-/// A script whose one rule answers every chat request as [`perfect_reply`] does, each
-/// reply sent `latency` after its request arrived.
-pub fn perfect_script(latency: Duration) -> Script {
-    let reply = Reply::computed(perfect_reply);
+/// Lines the `read_file` reader asks for per call.
+pub const WINDOW_LINES: u32 = 200;
+
+/// How the perfect model reads a file it was not given inline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Reader {
+    /// One `diff` call per file.
+    #[default]
+    Diff,
+    /// `read_file` in windows of [`WINDOW_LINES`] lines, the whole file at head and at
+    /// base (where the deleted lines are), following the tool's notes for a line too
+    /// long to show whole (byte windows).
+    ReadFile,
+}
+
+impl Reader {
+    /// The name used on the command line and in the table.
+    pub fn name(self) -> &'static str {
+        match self {
+            Reader::Diff => "diff",
+            Reader::ReadFile => "read_file",
+        }
+    }
+}
+
+/// A script whose one rule answers every chat request as [`perfect_reply`] does with
+/// `reader`, each reply sent `latency` after its request arrived.
+pub fn perfect_script(latency: Duration, reader: Reader) -> Script {
+    let reply = Reply::computed(move |request| perfect_reply(request, reader));
     let reply = if latency.is_zero() {
         reply
     } else {
@@ -29,20 +55,20 @@ pub fn perfect_script(latency: Duration) -> Script {
 pub enum Answer {
     /// The endpoint check's one-token probe.
     Pong,
-    /// Read these files with `diff` first.
-    Read(Vec<String>),
+    /// Call these tools first (name, JSON arguments).
+    Read(Vec<(String, Value)>),
     /// The final answer (a JSON object of the stage's contract).
     Final(Value),
 }
 
 /// The perfect model's reply to one chat-completion request body.
-pub fn perfect_reply(request: &Value) -> Reply {
-    match decide(request) {
+pub fn perfect_reply(request: &Value, reader: Reader) -> Reply {
+    match decide(request, reader) {
         Answer::Pong => Reply::content("pong"),
-        Answer::Read(paths) => Reply::tool_calls(
-            paths
+        Answer::Read(calls) => Reply::tool_calls(
+            calls
                 .into_iter()
-                .map(|path| ("diff".to_owned(), json!({"path": path}).to_string())),
+                .map(|(name, args)| (name, args.to_string())),
         ),
         Answer::Final(answer) => Reply::content(answer.to_string()),
     }
@@ -50,9 +76,10 @@ pub fn perfect_reply(request: &Value) -> Reply {
 
 /// Rule: a probe gets `pong`; a verifier gets no decision (the model proposes no
 /// candidate); with tools, every file the host did not give inline or names as missing
-/// is read first ([`READS_PER_TURN`] per turn); then the answer is a complete receipt
-/// with exactly the last expected-files array of the conversation and no candidate.
-pub fn decide(request: &Value) -> Answer {
+/// is read first as `reader` reads ([`READS_PER_TURN`] calls per turn); then the answer
+/// is a complete receipt with exactly the last expected-files array of the conversation
+/// and no candidate.
+pub fn decide(request: &Value, reader: Reader) -> Answer {
     if request.get("max_tokens").and_then(Value::as_u64) == Some(1) {
         return Answer::Pong;
     }
@@ -66,9 +93,18 @@ pub fn decide(request: &Value) -> Answer {
         .and_then(Value::as_array)
         .is_some_and(|t| !t.is_empty());
     if offers_tools {
-        let unread = files_to_read(&all, &requested_paths(request));
-        if !unread.is_empty() {
-            return Answer::Read(unread.into_iter().take(READS_PER_TURN).collect());
+        let calls = match reader {
+            Reader::Diff => files_to_read(&all, &requested_paths(request))
+                .into_iter()
+                .map(|path| ("diff".to_owned(), json!({"path": path})))
+                .collect(),
+            Reader::ReadFile => crate::windows::next_reads(
+                &files_to_read(&all, &BTreeSet::new()),
+                &crate::windows::tool_results(request),
+            ),
+        };
+        if !calls.is_empty() {
+            return Answer::Read(calls.into_iter().take(READS_PER_TURN).collect());
         }
     }
     let mut answer = json!({
@@ -173,13 +209,16 @@ mod tests {
 
     #[test]
     fn reads_what_was_not_given_then_answers_with_the_exact_receipt() {
-        let first = decide(&request(USER, true, vec![]));
-        assert_eq!(first, Answer::Read(vec!["b.rs".to_owned()]));
+        let first = decide(&request(USER, true, vec![]), Reader::Diff);
+        assert_eq!(
+            first,
+            Answer::Read(vec![("diff".to_owned(), json!({"path": "b.rs"}))])
+        );
         let history = vec![
             json!({"role": "assistant", "content": null, "tool_calls": [{"id": "c", "type": "function", "function": {"name": "diff", "arguments": "{\"path\":\"b.rs\"}"}}]}),
             json!({"role": "tool", "tool_call_id": "c", "content": "@@ -1 +1 @@"}),
         ];
-        let Answer::Final(answer) = decide(&request(USER, true, history)) else {
+        let Answer::Final(answer) = decide(&request(USER, true, history), Reader::Diff) else {
             panic!("a final answer once every file was read");
         };
         assert_eq!(answer["coverage"]["complete"], true);
@@ -191,11 +230,11 @@ mod tests {
     fn the_probe_gets_pong_and_the_receipt_follows_the_last_list() {
         let mut probe = request(USER, false, vec![]);
         probe["max_tokens"] = json!(1);
-        assert_eq!(decide(&probe), Answer::Pong);
+        assert_eq!(decide(&probe, Reader::Diff), Answer::Pong);
         let retry = vec![
             json!({"role": "user", "content": "## Coverage retry\n<expected-files>\n[\"c.rs\"]\n</expected-files>\n"}),
         ];
-        let Answer::Final(answer) = decide(&request(USER, false, retry)) else {
+        let Answer::Final(answer) = decide(&request(USER, false, retry), Reader::ReadFile) else {
             panic!("a final answer");
         };
         assert_eq!(answer["coverage"]["reviewedFiles"], json!(["c.rs"]));
@@ -203,7 +242,7 @@ mod tests {
 
     #[test]
     fn without_tools_answers_at_once() {
-        let Answer::Final(answer) = decide(&request(USER, false, vec![])) else {
+        let Answer::Final(answer) = decide(&request(USER, false, vec![]), Reader::ReadFile) else {
             panic!("no tools: a final answer at once");
         };
         assert_eq!(answer["coverage"]["reviewedFiles"], json!(["a.rs", "b.rs"]));

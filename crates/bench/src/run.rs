@@ -13,7 +13,7 @@ use vouch_testkit::synth::SynthSpec;
 
 use crate::child::{ChildError, measure, measure_via};
 use crate::critical::{Phase, Step, critical_path};
-use crate::model::perfect_script;
+use crate::model::{Reader, perfect_script};
 
 /// What to measure.
 #[derive(Debug, Clone)]
@@ -32,6 +32,11 @@ pub struct Config {
     pub work_dir: PathBuf,
     /// Stage instances at once (`vouch review --concurrency`, and the critical path's).
     pub concurrency: usize,
+    /// Whether the review offers the model tools: on is the composition's `auto`, which
+    /// the scripted server accepts; off is `vouch review --tools off`.
+    pub tools: bool,
+    /// How the perfect model reads what it was not given inline (with tools on).
+    pub reader: Reader,
     /// Snapshot and `git diff` runs per size (the fastest counts).
     pub repeats: usize,
     /// A review still running after this is stopped and reported as timed out.
@@ -283,7 +288,7 @@ async fn review(
     head: &str,
     latency: Duration,
 ) -> Result<(ReviewRun, Vec<RecordedRequest>), BenchError> {
-    let server = ScriptedServer::start(perfect_script(latency)).await;
+    let server = ScriptedServer::start(perfect_script(latency, config.reader)).await;
     let report = if latency.is_zero() {
         repo.with_extension("report.json")
     } else {
@@ -361,6 +366,11 @@ fn vouch_command(
             "--no-cache",
         ])
         .args(["--concurrency", &config.concurrency.to_string()])
+        .args(if config.tools {
+            &[][..]
+        } else {
+            &["--tools", "off"][..]
+        })
         .stdout(Stdio::null())
         .stderr(Stdio::null());
     for (key, _) in std::env::vars() {

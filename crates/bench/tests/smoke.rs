@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use vouch_bench::{COLUMNS, Config, DEFAULT_MANIFEST, bench_manifest, markdown_table, run};
+use vouch_bench::{COLUMNS, Config, DEFAULT_MANIFEST, Reader, bench_manifest, markdown_table, run};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tiny_run_fills_every_column() {
@@ -21,6 +21,8 @@ async fn a_tiny_run_fills_every_column() {
         vouch,
         work_dir: work.path().to_path_buf(),
         concurrency: 4,
+        tools: true,
+        reader: Reader::Diff,
         repeats: 1,
         review_limit: Duration::from_secs(600),
         keep: false,
@@ -52,4 +54,24 @@ async fn a_tiny_run_fills_every_column() {
     }
     // The generated repository is deleted after measuring.
     assert_eq!(std::fs::read_dir(work.path()).unwrap().count(), 0);
+
+    // The other modes: tools off, and tools on with the `read_file` reader.
+    for (tools, reader) in [(false, Reader::Diff), (true, Reader::ReadFile)] {
+        let config = Config {
+            tools,
+            reader,
+            latency_sizes: vec![],
+            ..config.clone()
+        };
+        let rows = run(&config, |_| {}).await.expect("the benchmark runs");
+        let review = rows[0].review.as_ref().expect("the instant review ran");
+        assert!(
+            review.requests > 0,
+            "{tools} {reader:?}: the review asked the model"
+        );
+        assert!(
+            review.files_reviewed.is_some() && review.coverage != "-",
+            "{tools} {reader:?}: the review wrote its report: {review:?}"
+        );
+    }
 }
