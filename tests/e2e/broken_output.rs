@@ -467,3 +467,37 @@ async fn an_incomplete_prior_receipt_is_never_repaired_into_full_coverage() {
         "{observations}"
     );
 }
+
+/// A gateway's HTML error page is said in one line (status, title, first text line) in
+/// the failure's message, never quoted whole; the page itself stays in the failure's
+/// `detail`, bounded.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_gateway_error_page_is_summarised_and_its_body_kept_in_the_failure_detail() {
+    let page = format!(
+        "<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1>\
+         <hr><center>nginx</center>{}</body></html>",
+        "<!-- padding -->".repeat(200)
+    );
+    let script = Script::new().rule(audit_passes()).rule(
+        Rule::when(Match::user_contains(INVESTIGATOR))
+            .named("investigator")
+            .always(Reply::raw(502, page.clone()).header("Retry-After", "0")),
+    );
+    let server = ScriptedServer::start(script).await;
+    let (out, report) = review(&server).await;
+    assert_eq!(out.code, 2, "{}\n{}", out.stdout, out.stderr);
+    let failure = &report["failures"][0];
+    assert_eq!(failure["kind"], "provider-error", "{report:#}");
+    let message = failure["message"].as_str().unwrap();
+    assert!(message.contains("502 Bad Gateway"), "{message}");
+    assert!(
+        !message.contains("<html>"),
+        "the page is not quoted: {message}"
+    );
+    let detail = failure["detail"].as_str().expect("the body is kept");
+    assert!(detail.starts_with("<html><head><title>502"), "{detail}");
+    assert!(
+        detail.chars().count() < page.chars().count(),
+        "bounded: {detail}"
+    );
+}

@@ -145,6 +145,10 @@ pub struct Failure {
     pub stage: Option<String>,
     /// Human message (e.g. the exact coverage-mismatch text).
     pub message: String,
+    /// For a provider error: what the endpoint answered, as it answered it (its body,
+    /// bounded), beside the message's one-line summary of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
 }
 
 /// Whether the clean-result audit has what a clean opinion needs.
@@ -419,6 +423,7 @@ mod tests {
             kind: FailureKind::ProviderError,
             stage: None,
             message: "x".into(),
+            detail: None,
         };
         let gap = Limitation {
             kind: LimitationKind::SourceLookupGap,

@@ -249,6 +249,7 @@ fn report(with_finding: bool) -> ReviewReport {
                 stage: Some("bug-review #2".into()),
                 message: "bug-review #2 coverage mismatch after retry.\nMissing files: README.md"
                     .into(),
+                detail: None,
             }]
         },
         limitations: vec![limitation.clone()],

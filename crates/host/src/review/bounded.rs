@@ -46,6 +46,7 @@ impl NotRun {
                 kind: FailureKind::PluginError,
                 stage: Some(label.clone()),
                 message: format!("{label}: {reason}"),
+                detail: None,
             }
         });
         (record, failure)

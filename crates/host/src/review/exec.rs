@@ -244,13 +244,17 @@ impl Failed {
 /// allowlisted reason code and the message for the report. `None` for a cancellation
 /// (the review is aborted, not failed).
 pub fn failure_of(label: &str, e: ExchangeError) -> Option<(Failure, ReasonCode)> {
+    let mut detail = None;
     let (kind, message, reason) = match e {
         ExchangeError::Cancelled => return None,
-        ExchangeError::Provider(err) => (
-            FailureKind::ProviderError,
-            format!("{label}: the model endpoint failed: {err}"),
-            ReasonCode::ProviderError,
-        ),
+        ExchangeError::Provider(err) => {
+            detail = err.response_body().map(str::to_owned);
+            (
+                FailureKind::ProviderError,
+                format!("{label}: the model endpoint failed: {err}"),
+                ReasonCode::ProviderError,
+            )
+        }
         ExchangeError::Plugin(err) => (
             FailureKind::PluginError,
             format!("{label}: {err}"),
@@ -272,6 +276,7 @@ pub fn failure_of(label: &str, e: ExchangeError) -> Option<(Failure, ReasonCode)
             kind,
             stage: Some(label.to_string()),
             message,
+            detail,
         },
         reason,
     ))

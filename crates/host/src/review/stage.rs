@@ -418,6 +418,7 @@ async fn drive(
         kind: FailureKind::CoverageMismatch,
         stage: Some(plan.label.clone()),
         message: message.clone(),
+        detail: None,
     });
     run.message = Some(message);
     Ok(())

@@ -425,6 +425,7 @@ fn invalid_decision(
         kind: FailureKind::InvalidDecision,
         stage: Some(stage.to_string()),
         message: problem.to_string(),
+        detail: None,
     });
 }
 
