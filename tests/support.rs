@@ -15,7 +15,7 @@ mod script;
 
 pub use script::{
     AUDIT, CONVENTIONS, FOCUSED, GENERIC, OUTCOME, ScriptedVerifier, VERIFIER, decisions,
-    read_lines, receipt, stage,
+    expected_list, perfect, read_lines, receipt, stage,
 };
 
 /// The `vouch` binary of this test's profile (built on first use).

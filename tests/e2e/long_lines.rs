@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 use vouch_testkit::openai::{Match, Reply, Rule, Script, ScriptedServer};
 use vouch_testkit::synth::{MINIFIED_PATH, SynthRepo, SynthSpec, generate_temp};
-use vouch_workspace_tests::{candidates_reply, review_json, workspace};
+use vouch_workspace_tests::{candidates_reply, perfect, review_json, workspace};
 
 const INVESTIGATOR: &str = "Instance: generic-investigator #1\n";
 const AUDIT: &str = "Instance: clean-result-audit #1\n";
@@ -106,26 +106,8 @@ async fn a_long_line_whose_edits_were_read_by_bytes_is_seen_and_may_be_clean() {
 async fn without_tools_a_long_lines_changed_bytes_are_given_in_byte_windows() {
     let (_dir, repo) = minified();
     // Every stage answers a complete receipt of exactly its expected list.
-    let perfect = Reply::content_from(|body| {
-        let user = body["messages"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find(|m| m["role"] == "user")
-            .and_then(|m| m["content"].as_str())
-            .unwrap_or_default()
-            .to_string();
-        let list: Vec<String> = user
-            .find("<expected-files>\n")
-            .map(|at| &user[at + "<expected-files>\n".len()..])
-            .and_then(|rest| rest.find("\n</expected-files>").map(|end| &rest[..end]))
-            .and_then(|text| serde_json::from_str(text).ok())
-            .unwrap_or_default();
-        let paths: Vec<&str> = list.iter().map(String::as_str).collect();
-        candidates_reply(json!([]), true, &paths)
-    });
     let server =
-        ScriptedServer::start(Script::new().rule(Rule::when(Match::any()).always(perfect))).await;
+        ScriptedServer::start(Script::new().rule(Rule::when(Match::any()).always(perfect()))).await;
     let manifest = workspace()
         .join("tests/data/e2e/sharded-no-tools.toml")
         .display()

@@ -7,40 +7,13 @@ use std::collections::BTreeSet;
 use serde_json::{Value, json};
 use vouch_testkit::git::TestRepo;
 use vouch_testkit::openai::{Match, RecordedRequest, Reply, Rule, Script, ScriptedServer};
-use vouch_workspace_tests::{Output, ScriptedReview, candidates_reply};
+use vouch_workspace_tests::{Output, ScriptedReview, candidates_reply, expected_list, perfect};
 
 const RETRY: &str = "## Coverage retry";
 /// The sharded test compositions, relative to the workspace.
 const SHARDED: &str = "tests/data/e2e/sharded.toml";
 const SHARDED_MAX2: &str = "tests/data/e2e/sharded-max2.toml";
 const GENERIC: &str = "generic-investigator #1";
-
-/// The expected list of a request (the `<expected-files>` array of its first user turn).
-fn expected_list(body: &Value) -> Vec<String> {
-    let user = body["messages"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|m| m["role"] == "user")
-        .and_then(|m| m["content"].as_str())
-        .unwrap_or_default();
-    let Some(at) = user.find("<expected-files>\n") else {
-        return vec![];
-    };
-    let rest = &user[at + "<expected-files>\n".len()..];
-    let end = rest.find("\n</expected-files>").unwrap_or(0);
-    serde_json::from_str(&rest[..end]).unwrap_or_default()
-}
-
-/// A model that reviews instantly and perfectly: no candidates, the receipt exactly the
-/// request's expected list.
-fn perfect() -> Reply {
-    Reply::content_from(|body| {
-        let list = expected_list(body);
-        let paths: Vec<&str> = list.iter().map(String::as_str).collect();
-        candidates_reply(json!([]), true, &paths)
-    })
-}
 
 /// A model whose receipt leaves out the last expected path (claiming completeness).
 fn forgets_one() -> Reply {

@@ -8,26 +8,9 @@ use vouch_testkit::git::TestRepo;
 use vouch_testkit::openai::{
     Dialect, Match, RecordedRequest, Reply, Rule, Script, ScriptedServer, ServedBy,
 };
-use vouch_workspace_tests::{ScriptedReview, candidates_reply};
+use vouch_workspace_tests::{ScriptedReview, candidates_reply, expected_list};
 
 const GENERIC: &str = "generic-investigator #1";
-
-/// The expected list of a request (the `<expected-files>` array of its first user turn).
-fn expected_list(body: &Value) -> Vec<String> {
-    let user = body["messages"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|m| m["role"] == "user")
-        .and_then(|m| m["content"].as_str())
-        .unwrap_or_default();
-    let Some(at) = user.find("<expected-files>\n") else {
-        return vec![];
-    };
-    let rest = &user[at + "<expected-files>\n".len()..];
-    let end = rest.find("\n</expected-files>").unwrap_or(0);
-    serde_json::from_str(&rest[..end]).unwrap_or_default()
-}
 
 /// A model that reviews instantly and perfectly, saying that `cached` of its 1,000
 /// prompt tokens came from its prompt cache.

@@ -19,6 +19,33 @@ pub const VERIFIER: &str = "Instance: verifier";
 /// The start of the `Instance:` line of a focused verification pass.
 pub const FOCUSED: &str = "Instance: verifier (focused";
 
+/// The expected list of a request (the `<expected-files>` array of its first user turn).
+pub fn expected_list(body: &Value) -> Vec<String> {
+    let user = body["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|m| m["role"] == "user")
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or_default();
+    let Some(at) = user.find("<expected-files>\n") else {
+        return vec![];
+    };
+    let rest = &user[at + "<expected-files>\n".len()..];
+    let end = rest.find("\n</expected-files>").unwrap_or(0);
+    serde_json::from_str(&rest[..end]).unwrap_or_default()
+}
+
+/// A model that reviews instantly and perfectly: no candidates, the receipt exactly the
+/// request's expected list.
+pub fn perfect() -> Reply {
+    Reply::content_from(|body| {
+        let list = expected_list(body);
+        let paths: Vec<&str> = list.iter().map(String::as_str).collect();
+        candidates_reply(json!([]), true, &paths)
+    })
+}
+
 /// A rule for the stage instance whose prompt says `instance`, named `name`, answering
 /// `replies` in order.
 pub fn stage(instance: &str, name: &str, replies: impl IntoIterator<Item = Reply>) -> Rule {

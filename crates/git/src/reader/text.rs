@@ -16,23 +16,10 @@ impl SourceReader {
     /// not a regular file, [`ReadError::Binary`] for binary or non-UTF-8 content or a file
     /// over [`MAX_BYTES`] bytes, [`ReadError::Git`].
     pub fn read_text(&self, revision: Revision, path: &str) -> Result<Option<String>, ReadError> {
-        let path = paths::normalize(path, false)?;
-        let repo = self.repo();
-        let tree = repo.find_tree(self.tree_id(revision))?;
-        let entry = match lookup(&tree, revision, &path) {
-            Ok(e) => e,
-            Err(ReadError::NotFound { .. }) => return Ok(None),
-            Err(e) => return Err(e),
+        let Some((path, id)) = self.regular_file(revision, path)? else {
+            return Ok(None);
         };
-        if entry.kind() != Some(ObjectType::Blob) || entry.filemode() == 0o120000 {
-            return Err(ReadError::WrongKind {
-                revision,
-                path,
-                actual: "not a regular file",
-                hint: "use list_dir",
-            });
-        }
-        self.with_blob(&repo, entry.id(), |content, binary| {
+        self.with_blob(&self.repo(), id, |content, binary| {
             // Size and binary first: a large file is refused without validating it.
             let text = (content.len() <= MAX_BYTES && !binary)
                 .then(|| std::str::from_utf8(content).ok())
@@ -53,22 +40,17 @@ impl SourceReader {
     /// host sizes what it gives inline without copying the text.
     ///
     /// # Errors
-    /// As [`SourceReader::read_text`], but a large file is read (through the large-blob
-    /// cache) and a binary one is [`ReadError::Binary`].
+    /// As [`SourceReader::read_text`], but a file of any size is read (through the
+    /// large-blob cache); a binary one is [`ReadError::Binary`].
     pub fn line_lengths(
         &self,
         revision: Revision,
         path: &str,
     ) -> Result<Option<Vec<u32>>, ReadError> {
-        let path = paths::normalize(path, false)?;
-        let repo = self.repo();
-        let tree = repo.find_tree(self.tree_id(revision))?;
-        let entry = match lookup(&tree, revision, &path) {
-            Ok(e) => e,
-            Err(ReadError::NotFound { .. }) => return Ok(None),
-            Err(e) => return Err(e),
+        let Some((path, id)) = self.regular_file(revision, path)? else {
+            return Ok(None);
         };
-        self.with_blob(&repo, entry.id(), |content, binary| {
+        self.with_blob(&self.repo(), id, |content, binary| {
             if binary {
                 return Err(ReadError::Binary {
                     revision,
@@ -82,5 +64,35 @@ impl SourceReader {
                     .collect(),
             ))
         })?
+    }
+
+    /// The normalised path and blob id of the regular file `path` at `revision`, or
+    /// `None` when nothing exists there.
+    ///
+    /// # Errors
+    /// [`ReadError::Refused`] for an invalid path, [`ReadError::WrongKind`] when it is
+    /// not a regular file, [`ReadError::Git`].
+    fn regular_file(
+        &self,
+        revision: Revision,
+        path: &str,
+    ) -> Result<Option<(String, git2::Oid)>, ReadError> {
+        let path = paths::normalize(path, false)?;
+        let repo = self.repo();
+        let tree = repo.find_tree(self.tree_id(revision))?;
+        let entry = match lookup(&tree, revision, &path) {
+            Ok(e) => e,
+            Err(ReadError::NotFound { .. }) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        if entry.kind() != Some(ObjectType::Blob) || entry.filemode() == 0o120000 {
+            return Err(ReadError::WrongKind {
+                revision,
+                path,
+                actual: "not a regular file",
+                hint: "use list_dir",
+            });
+        }
+        Ok(Some((path, entry.id())))
     }
 }

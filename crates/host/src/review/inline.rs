@@ -233,15 +233,7 @@ fn line_bytes(
         let Some(end) = shown.filter(|&e| e > next) else {
             break;
         };
-        block.push_str(read.text.trim_end());
-        block.push('\n');
-        *used += read.text.len();
-        if let Some(window) = read.window {
-            tools.record(window);
-        }
-        for span in read.spans {
-            tools.record_span(span);
-        }
+        append_read(tools, read, &mut block, used);
         next = end;
     }
     if next < to {
@@ -252,6 +244,20 @@ fn line_bytes(
     block.push_str("</line>");
     *used += 64;
     Some((block, next >= to))
+}
+
+/// Appends what `read` shows to `block` and records its window or spans in the ledger,
+/// exactly as shown.
+fn append_read(tools: &RepoTools, read: vouch_git::FileRead, block: &mut String, used: &mut usize) {
+    block.push_str(read.text.trim_end());
+    block.push('\n');
+    *used += read.text.len();
+    if let Some(window) = read.window {
+        tools.record(window);
+    }
+    for span in read.spans {
+        tools.record_span(span);
+    }
 }
 
 /// The attribute naming a window's place in its hunk (` lines="41-80 of 1-400"`), empty
@@ -307,15 +313,7 @@ fn read_lines_into(
         if *used + block.len() + read.text.len() > max_bytes {
             break;
         }
-        block.push_str(read.text.trim_end());
-        block.push('\n');
-        *used += read.text.len();
-        if let Some(window) = read.window {
-            tools.record(window);
-        }
-        for span in read.spans {
-            tools.record_span(span);
-        }
+        append_read(tools, read, block, used);
         next = last + 1;
     }
     Some(next)
