@@ -309,128 +309,60 @@ pub async fn review_report(
     args: &ReviewArgs,
     exchanges: Option<Arc<Exchanges>>,
 ) -> Result<ReviewReport> {
-    let repo = args.repo.clone();
     let user = crate::config::UserSettings::load(args.profile.as_deref())?;
     let mut composition = user.composition(args.manifest.as_ref())?;
-    if let Some(n) = args.concurrency {
-        composition.concurrency = usize::from(n);
-    }
+    composition.concurrency = args
+        .concurrency
+        .map_or(composition.concurrency, usize::from);
     // Register for SIGINT and SIGTERM before the change is prepared, so Ctrl-C or a
     // plain `kill` at any moment ends the review as `aborted`, with its report written.
     let cancel = CancellationToken::new();
     let ctrl_c = cancel_on_signals(&cancel)?;
-    let range = vouch_git::resolve_range(&repo, args.base.as_deref(), &args.head)
-        .map_err(|e| UsageError(e.to_string()))?;
-    let (snapshot, prepared) = prepare_change(&repo, range, &cancel).await?;
-    let snapshot = Arc::new(snapshot);
-    let reader =
-        Arc::new(SourceReader::open(&repo, &snapshot).map_err(|e| UsageError(e.to_string()))?);
+    let change = open_change(args, &cancel).await?;
     let mut notes = Vec::new();
     if !args.no_repo_config {
-        notes.extend(apply_repo_config(&mut composition, &reader)?);
+        notes.extend(apply_repo_config(&mut composition, &change.reader)?);
     }
-    let mut registry = Registry::new();
-    for table in builtins::tables() {
-        registry
-            .add_builtin(table)
-            .context("registering a built-in specialist (a bug in vouch)")?;
-    }
-    let mut plan =
-        build_plan(&composition, &mut registry).map_err(|e| UsageError(e.to_string()))?;
-    let given = vouch_host::manifest::EndpointFlags {
-        base_url: args.base_url.clone(),
-        model: args.model.clone(),
-        api_key_env: args.api_key_env.clone(),
-    };
-    let flags = exchange::endpoint_flags(given, exchanges.as_deref());
-    // An empty range needs no endpoint: no model is called.
-    let endpoint = if snapshot.is_empty() {
-        None
-    } else {
-        Some(user.endpoint(&flags, &composition.model)?)
-    };
-    let (mut config, url_note) = match &endpoint {
-        Some(e) => crate::endpoint::client_config(e),
-        None => (EndpointConfig::new("http://127.0.0.1:9/v1", "none"), None),
-    };
-    notes.extend(url_note);
-    if let Some(t) = args.timeout {
-        config.request_timeout = std::time::Duration::from_secs(t);
-    }
-    let requested = config.structured_outputs;
-    let client = Arc::new(exchange::attach(
-        ModelClient::new(config)
-            .map_err(|e| UsageError(format!("cannot configure the model client: {e}")))?,
-        exchanges.as_ref(),
-    ));
-    let (model_clients, planned_models) =
-        stage_models(&mut plan, &composition, endpoint.as_ref(), &client)?;
-    let intent = detect_intent(&pr_text(args)?, &snapshot);
-    let policy = collect_policy(&reader, &snapshot);
-    let interactive = std::io::stderr().is_terminal()
-        && std::env::var_os("CI").is_none()
-        && !crate::ui::get().quiet;
-    // On a terminal the progress display owns stderr: diagnostics wait for its end.
-    let held = Arc::new(crate::presenter::HeldDiagnostics::default());
-    let diagnostics: Arc<dyn DiagnosticSink> = if interactive {
-        held.clone()
-    } else {
-        Arc::new(JsonLines::new(std::io::stderr()))
-    };
-    // --quiet: only the lines that report a problem, and the final one.
-    let diagnostics: Arc<dyn DiagnosticSink> = if crate::ui::get().quiet {
-        Arc::new(vouch_host::diagnostics::Quiet(diagnostics))
-    } else {
-        diagnostics
-    };
+    let mut plan = review_plan(&composition)?;
+    let model = model_client(args, &user, &composition, &change.snapshot, &exchanges)?;
+    notes.extend(model.note.clone());
+    let (model_clients, planned_models) = stage_models(
+        &mut plan,
+        &composition,
+        model.endpoint.as_ref(),
+        &model.client,
+    )?;
+    let intent = detect_intent(&pr_text(args)?, &change.snapshot);
+    let sinks = Sinks::new();
     let job_id = job_id();
-    // A replay sends nothing, so there is no endpoint to check.
-    let replaying = matches!(exchanges.as_deref(), Some(Exchanges::Replay(_)));
-    let mut endpoint_messages = Vec::new();
-    if let Some(endpoint) = endpoint
-        .as_ref()
-        .filter(|_| !replaying && calls_a_model(&snapshot, &plan))
-    {
-        let client_for = |model: &str| {
-            model_clients
-                .get(model)
-                .cloned()
-                .unwrap_or_else(|| client.clone())
-        };
-        let checked = crate::endpoint::check(
-            &planned_models,
-            client_for,
-            endpoint,
-            &diagnostics,
-            &job_id,
-            &cancel,
-        )
-        .await;
-        held.flush();
-        let stated;
-        (endpoint_messages, stated) = checked?;
-        if let Some(resized) = resized_for(args, &user, &composition, &reader, stated)? {
-            vouch_host::review::resize(&mut plan, &resized);
-            composition = resized;
-        }
+    let endpoint_messages = EndpointCheck {
+        args,
+        user: &user,
+        change: &change,
+        model: &model,
+        model_clients: &model_clients,
+        planned_models: &planned_models,
+        diagnostics: &sinks.diagnostics,
+        job_id: &job_id,
+        cancel: &cancel,
+        replaying: matches!(exchanges.as_deref(), Some(Exchanges::Replay(_))),
     }
-    let presenter: Arc<dyn Presenter> = if interactive {
-        Arc::new(TerminalPresenter::new())
-    } else {
-        Arc::new(Silent)
-    };
+    .run(&mut composition, &mut plan)
+    .await;
+    sinks.held.flush();
+    let endpoint_messages = endpoint_messages?;
     let env = Arc::new(ReviewEnv {
-        snapshot: snapshot.clone(),
-        reader,
-        client: client.clone(),
+        snapshot: change.snapshot.clone(),
+        reader: change.reader.clone(),
+        client: model.client.clone(),
         model_clients,
         intent,
-        policy,
+        policy: collect_policy(&change.reader, &change.snapshot),
         tools: tools_mode(args, &composition),
         tools_rejected: Default::default(),
         inline_bytes: composition_inline_bytes(),
-        presenter,
-        diagnostics,
+        presenter: presenter(sinks.interactive),
+        diagnostics: sinks.diagnostics.clone(),
         job_id,
         cancel: cancel.clone(),
         prefetch: Default::default(),
@@ -439,8 +371,217 @@ pub async fn review_report(
     let mut run = run_review(env, &plan).await;
     crate::heap::release_free();
     ctrl_c.abort();
-    held.flush();
-    if !prepared {
+    sinks.held.flush();
+    closing_messages(args, &change, &model, endpoint_messages, &mut run);
+    // The window the budgets were sized for, when a model was to be called.
+    let window = model.endpoint.as_ref().map(|_| composition.window);
+    build_report(
+        &args.repo,
+        &plan.composition,
+        run,
+        model.requested,
+        notes,
+        window,
+    )
+}
+
+/// The change under review: its snapshot, whether it was prepared in full (`false`
+/// when the review was cancelled first), and the reader of its trees.
+struct Change {
+    snapshot: Arc<ChangeSnapshot>,
+    prepared: bool,
+    reader: Arc<SourceReader>,
+}
+
+/// Resolves the range `args` name and prepares its snapshot and reader.
+async fn open_change(args: &ReviewArgs, cancel: &CancellationToken) -> Result<Change> {
+    let range = vouch_git::resolve_range(&args.repo, args.base.as_deref(), &args.head)
+        .map_err(|e| UsageError(e.to_string()))?;
+    let (snapshot, prepared) = prepare_change(&args.repo, range, cancel).await?;
+    let snapshot = Arc::new(snapshot);
+    let reader =
+        SourceReader::open(&args.repo, &snapshot).map_err(|e| UsageError(e.to_string()))?;
+    Ok(Change {
+        snapshot,
+        prepared,
+        reader: Arc::new(reader),
+    })
+}
+
+/// The review's plan from `composition`, over the built-in specialists.
+fn review_plan(composition: &Composition) -> Result<ReviewPlan> {
+    let mut registry = Registry::new();
+    for table in builtins::tables() {
+        registry
+            .add_builtin(table)
+            .context("registering a built-in specialist (a bug in vouch)")?;
+    }
+    Ok(build_plan(composition, &mut registry).map_err(|e| UsageError(e.to_string()))?)
+}
+
+/// The run's endpoint (none for an empty range: no model is called), its client, whether
+/// structured outputs were requested, and a note on the base URL when it was adjusted.
+struct RunModel {
+    endpoint: Option<ResolvedEndpoint>,
+    client: Arc<ModelClient>,
+    requested: bool,
+    note: Option<String>,
+}
+
+/// The endpoint the flags, the user configuration and the manifest name, and its client
+/// (through the exchange layer when one is open).
+fn model_client(
+    args: &ReviewArgs,
+    user: &crate::config::UserSettings,
+    composition: &Composition,
+    snapshot: &ChangeSnapshot,
+    exchanges: &Option<Arc<Exchanges>>,
+) -> Result<RunModel> {
+    let given = vouch_host::manifest::EndpointFlags {
+        base_url: args.base_url.clone(),
+        model: args.model.clone(),
+        api_key_env: args.api_key_env.clone(),
+    };
+    let flags = exchange::endpoint_flags(given, exchanges.as_deref());
+    let endpoint = if snapshot.is_empty() {
+        None
+    } else {
+        Some(user.endpoint(&flags, &composition.model)?)
+    };
+    let (mut config, note) = match &endpoint {
+        Some(e) => crate::endpoint::client_config(e),
+        None => (EndpointConfig::new("http://127.0.0.1:9/v1", "none"), None),
+    };
+    if let Some(t) = args.timeout {
+        config.request_timeout = std::time::Duration::from_secs(t);
+    }
+    let requested = config.structured_outputs;
+    let client = ModelClient::new(config)
+        .map_err(|e| UsageError(format!("cannot configure the model client: {e}")))?;
+    Ok(RunModel {
+        endpoint,
+        client: Arc::new(exchange::attach(client, exchanges.as_ref())),
+        requested,
+        note,
+    })
+}
+
+/// Where a review's progress and diagnostics go.
+struct Sinks {
+    /// Whether the review shows its progress on a terminal.
+    interactive: bool,
+    /// On a terminal the progress display owns stderr: diagnostics wait here for its end.
+    held: Arc<crate::presenter::HeldDiagnostics>,
+    /// Held on a terminal, else JSON lines on stderr; with `--quiet`, only the lines
+    /// that report a problem.
+    diagnostics: Arc<dyn DiagnosticSink>,
+}
+
+impl Sinks {
+    fn new() -> Sinks {
+        let interactive = interactive();
+        let held = Arc::new(crate::presenter::HeldDiagnostics::default());
+        let diagnostics: Arc<dyn DiagnosticSink> = if interactive {
+            held.clone()
+        } else {
+            Arc::new(JsonLines::new(std::io::stderr()))
+        };
+        let diagnostics: Arc<dyn DiagnosticSink> = if crate::ui::get().quiet {
+            Arc::new(vouch_host::diagnostics::Quiet(diagnostics))
+        } else {
+            diagnostics
+        };
+        Sinks {
+            interactive,
+            held,
+            diagnostics,
+        }
+    }
+}
+
+/// The endpoint check before the review: every planned model is asked once, and the
+/// composition is sized again for the window the endpoint states.
+struct EndpointCheck<'a> {
+    args: &'a ReviewArgs,
+    user: &'a crate::config::UserSettings,
+    change: &'a Change,
+    model: &'a RunModel,
+    model_clients: &'a StageClients,
+    planned_models: &'a [PlannedModel],
+    diagnostics: &'a Arc<dyn DiagnosticSink>,
+    job_id: &'a str,
+    cancel: &'a CancellationToken,
+    /// A replay sends nothing, so there is no endpoint to check.
+    replaying: bool,
+}
+
+impl EndpointCheck<'_> {
+    /// Checks the endpoint when a model will be called; returns the check's messages for
+    /// the report, after resizing `composition` and `plan` when the endpoint stated a
+    /// window that changes them.
+    async fn run(
+        self,
+        composition: &mut Composition,
+        plan: &mut ReviewPlan,
+    ) -> Result<Vec<String>> {
+        let Some(endpoint) = self
+            .model
+            .endpoint
+            .as_ref()
+            .filter(|_| !self.replaying && calls_a_model(&self.change.snapshot, plan))
+        else {
+            return Ok(Vec::new());
+        };
+        let client_for = |model: &str| {
+            self.model_clients
+                .get(model)
+                .cloned()
+                .unwrap_or_else(|| self.model.client.clone())
+        };
+        let (messages, stated) = crate::endpoint::check(
+            self.planned_models,
+            client_for,
+            endpoint,
+            self.diagnostics,
+            self.job_id,
+            self.cancel,
+        )
+        .await?;
+        let reader = &self.change.reader;
+        if let Some(resized) = resized_for(self.args, self.user, composition, reader, stated)? {
+            vouch_host::review::resize(plan, &resized);
+            *composition = resized;
+        }
+        Ok(messages)
+    }
+}
+
+/// Whether the review shows its progress on a terminal (not in CI, not `--quiet`).
+fn interactive() -> bool {
+    std::io::stderr().is_terminal() && std::env::var_os("CI").is_none() && !crate::ui::get().quiet
+}
+
+/// The progress display: on a terminal when `interactive`, else none.
+fn presenter(interactive: bool) -> Arc<dyn Presenter> {
+    if interactive {
+        Arc::new(TerminalPresenter::new())
+    } else {
+        Arc::new(Silent)
+    }
+}
+
+/// The messages a run ends with besides its own: a cancellation before the change was
+/// prepared, an empty range on the default branch, the endpoint check's messages and a
+/// key the endpoint refused during the review.
+fn closing_messages(
+    args: &ReviewArgs,
+    change: &Change,
+    model: &RunModel,
+    endpoint_messages: Vec<String>,
+    run: &mut ReviewRun,
+) {
+    let snapshot = &change.snapshot;
+    if !change.prepared {
         run.messages.push(
             "The review was cancelled while the change was being prepared: no file was \
              reviewed."
@@ -448,7 +589,7 @@ pub async fn review_report(
         );
     }
     // Every request sent counts, failed and retried ones and the endpoint check too.
-    run.usage.requests = u64::from(client.requests_sent());
+    run.usage.requests = u64::from(model.client.requests_sent());
     if args.base.is_none() && snapshot.merge_base == snapshot.head.sha {
         run.messages.push(format!(
             "With no --base, the base is the default branch ({}), and its merge base with \
@@ -459,13 +600,10 @@ pub async fn review_report(
         ));
     }
     run.messages.extend(endpoint_messages);
-    if let (Some(status), Some(e)) = (client.refused_key(), &endpoint) {
+    if let (Some(status), Some(e)) = (model.client.refused_key(), &model.endpoint) {
         run.messages
             .push(crate::endpoint::refused_during_review(status, e));
     }
-    // The window the budgets were sized for, when a model was to be called.
-    let window = endpoint.as_ref().map(|_| composition.window);
-    build_report(&repo, &plan.composition, run, requested, notes, window)
 }
 
 /// The composition sized again for the window the endpoint stated (`stated`), with the
