@@ -268,97 +268,13 @@ serde_json = "1"
     )
 }
 
+/// The generated crate's `src/lib.rs`: `scaffold_template/lib.rs.txt` with the
+/// plugin's id, export symbol and type name filled in.
 fn lib_rs(name: &str) -> String {
-    let ty = type_name(name);
-    let symbol_id = name.replace('-', "_");
-    format!(
-        r##"//! `{name}`: a custom vouch specialist (role: reviewer).
-//!
-//! A plugin is pure and stateless: it renders its role prompt, declares its output
-//! contract and parses replies. The host does all IO and renders every policy section
-//! (expected files, output contract, repair and retry prompts) itself.
-//!
-//! Build and pin it:
-//!
-//! ```text
-//! cargo build --release
-//! sha256sum target/release/lib{symbol_id}.so
-//! ```
-//!
-//! then add it to your manifest (`--manifest`, never the reviewed repository's file):
-//!
-//! ```toml
-//! [[specialist]]
-//! id = "{name}"
-//! version = "0.1.0"
-//! role = "reviewer"
-//! library = "/absolute/path/to/target/release/lib{symbol_id}.so"
-//! sha256 = "<the sha256 printed above>"
-//! ```
-//!
-//! Rebuilding changes the sha256: update the pin with each build you deploy.
-
-use serde_json::Value;
-use vouch_specialist_kit::contract::{{ContractRequest, candidate_contract, parse_candidate_reply}};
-use vouch_specialist_kit::render::{{self, Blocks}};
-use vouch_abi::{{
-    Descriptor, PAYLOAD_VERSION, ParsedReply, PromptRequest, RenderedPrompt, Role, Specialist,
-}};
-
-/// Plugin id: names the export symbol, and manifests pin it.
-pub const ID: &str = "{name}";
-/// Plugin version: manifests pin it; bump it when the prompt or parsing changes.
-pub const VERSION: &str = "0.1.0";
-
-/// Who the model is and how it works. Edit this.
-const ROLE: &str = "\
-You are {name}, a reviewer of vouch, a code review tool whose candidates are verified \
-independently before anything is reported. Describe here what this specialist looks for \
-and how it reads the change.";
-
-/// What to do with this change. Edit this.
-const TASK: &str = "\
-Review this change for the problems your role describes and propose candidates for the \
-ones the source supports.";
-
-/// The `{name}` specialist. Stateless; one value serves every instance.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct {ty};
-
-impl Specialist for {ty} {{
-    fn describe(&self) -> Descriptor {{
-        Descriptor {{
-            id: ID.into(),
-            version: VERSION.into(),
-            role: Role::Reviewer,
-            payload_version: PAYLOAD_VERSION,
-            description: "Custom reviewer (describe it in one sentence).".into(),
-        }}
-    }}
-
-    fn render_prompt(&self, request: &PromptRequest) -> Result<RenderedPrompt, String> {{
-        let system = render::system_prompt(&[
-            ROLE,
-            render::tools_note(request.tools_available),
-            render::DEFECT_BOUNDARY,
-            render::CANDIDATE_FORMAT,
-        ]);
-        let user = render::user_prompt(request, Blocks::default(), TASK);
-        Ok(RenderedPrompt {{ system, user }})
-    }}
-
-    fn contract(&self, request: &ContractRequest) -> Value {{
-        candidate_contract(request)
-    }}
-
-    fn parse(&self, reply: &Value) -> Result<ParsedReply, String> {{
-        parse_candidate_reply(reply)
-    }}
-}}
-
-vouch_abi::export_specialist!({symbol_id}, {ty});
-"##
-    )
+    include_str!("scaffold_template/lib.rs.txt")
+        .replace("@NAME@", name)
+        .replace("@SYMBOL_ID@", &name.replace('-', "_"))
+        .replace("@TYPE@", &type_name(name))
 }
 
 /// Writes a new specialist plugin crate named `name` into `dir/name` and returns that
