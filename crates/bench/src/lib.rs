@@ -9,13 +9,14 @@
 //! critical path ([`critical`]). Never run in CI: only a small smoke test is.
 
 pub mod child;
+pub mod cost;
 pub mod critical;
 pub mod model;
 pub mod run;
 pub mod table;
 pub mod windows;
 
-pub use model::Reader;
+pub use model::{Reader, Usage};
 pub use run::{Config, Row, bench_manifest, run};
 pub use table::{COLUMNS, markdown_table};
 

@@ -101,6 +101,7 @@ async fn main() -> Result<()> {
             ReaderArg::Diff => Reader::Diff,
             ReaderArg::ReadFile => Reader::ReadFile,
         },
+        usage: vouch_bench::Usage::Scripted,
         repeats: args.repeats,
         review_limit: Duration::from_secs(args.review_limit_secs),
         keep: args.keep,

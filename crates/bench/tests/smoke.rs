@@ -5,7 +5,9 @@
 use std::path::Path;
 use std::time::Duration;
 
-use vouch_bench::{COLUMNS, Config, DEFAULT_MANIFEST, Reader, bench_manifest, markdown_table, run};
+use vouch_bench::{
+    COLUMNS, Config, DEFAULT_MANIFEST, Reader, Usage, bench_manifest, markdown_table, run,
+};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tiny_run_fills_every_column() {
@@ -23,6 +25,7 @@ async fn a_tiny_run_fills_every_column() {
         concurrency: 4,
         tools: true,
         reader: Reader::Diff,
+        usage: Usage::Scripted,
         repeats: 1,
         review_limit: Duration::from_secs(600),
         keep: false,
