@@ -10,15 +10,17 @@
 
 pub mod child;
 pub mod cost;
+pub mod cost_run;
 pub mod critical;
 pub mod model;
 pub mod run;
 pub mod table;
 pub mod windows;
 
+pub use cost_run::{Change, CostConfig, CostRow, run_cost};
 pub use model::{Reader, Usage};
 pub use run::{Config, Row, bench_manifest, run};
-pub use table::{COLUMNS, markdown_table};
+pub use table::{COLUMNS, cost_table, markdown_table};
 
 /// vouch's default composition, which the benchmark reviews with (see [`bench_manifest`]).
 pub const DEFAULT_MANIFEST: &str = include_str!("../../../manifests/default.toml");
