@@ -500,6 +500,45 @@ pub struct ContractRequest {
     /// `None` is the maximum), lowered with the candidate cap to fit the budget.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_dismissed: Option<u64>,
+    /// The receipt's bounds when they are the lane's rather than `expected_files`'
+    /// own: every shard of a lane asks with its lane's bound, so the shards get one
+    /// contract and their requests share a prefix a provider's prompt cache can serve.
+    /// A contract bounds the receipt by the larger of this and its own list.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receipt_bound: Option<ReceiptBound>,
+}
+
+/// The bounds of a coverage receipt's `reviewedFiles`: how many paths it may hold and how
+/// long the longest may be, in characters.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReceiptBound {
+    /// Most paths.
+    pub files: u64,
+    /// Characters of the longest path.
+    pub longest_path_chars: u64,
+}
+
+impl ReceiptBound {
+    /// The bound of `paths` themselves.
+    pub fn of(paths: &[String]) -> ReceiptBound {
+        ReceiptBound {
+            files: paths.len() as u64,
+            longest_path_chars: paths
+                .iter()
+                .map(|p| p.chars().count() as u64)
+                .max()
+                .unwrap_or(0),
+        }
+    }
+
+    /// The larger of both bounds, field by field.
+    pub fn max(self, other: ReceiptBound) -> ReceiptBound {
+        ReceiptBound {
+            files: self.files.max(other.files),
+            longest_path_chars: self.longest_path_chars.max(other.longest_path_chars),
+        }
+    }
 }
 
 impl ContractRequest {

@@ -6,6 +6,8 @@
 
 use std::ops::Range;
 
+use vouch_abi::ReceiptBound;
+
 /// Bytes counted as one token when the host estimates a prompt's size. Three is below
 /// the average of common tokenizers on source code and prose (about 3.5 to 4), so an
 /// estimate errs on the large side.
@@ -101,7 +103,29 @@ pub fn receipt_tokens<'a>(paths: impl IntoIterator<Item = &'a str>) -> u64 {
     let (n, longest) = paths.into_iter().fold((0u64, 0u64), |(n, l), p| {
         (n + 1, l.max(p.chars().count() as u64))
     });
+    bound_tokens(n, longest)
+}
+
+/// A receipt's output-token bound: `n` items of `longest` characters, quoted and
+/// separated, in brackets.
+fn bound_tokens(n: u64, longest: u64) -> u64 {
     2 + n * (longest + 3)
+}
+
+/// Rule (stable prefix, issue 28 item 6): the receipt bound every shard of a lane asks
+/// its contract with, so the shards get one contract and share a cacheable prefix: the
+/// most paths any shard holds and the lane's longest path. `None` (each shard keeps its
+/// own bound) for a lane of one shard, or when that common bound's receipt would not fit
+/// `max_receipt_tokens` (the bound [`plan_shards`] closed each shard by).
+pub fn lane_receipt_bound(shards: &[Vec<String>], max_receipt_tokens: u64) -> Option<ReceiptBound> {
+    if shards.len() < 2 {
+        return None;
+    }
+    let bound = shards
+        .iter()
+        .map(|paths| ReceiptBound::of(paths))
+        .fold(ReceiptBound::default(), ReceiptBound::max);
+    (bound_tokens(bound.files, bound.longest_path_chars) <= max_receipt_tokens).then_some(bound)
 }
 
 struct Unit {
@@ -614,6 +638,32 @@ mod tests {
                 prop_assert_eq!(mine, (start..start + n).collect::<Vec<_>>());
                 start += n;
             }
+        }
+    }
+
+    #[test]
+    fn a_lanes_shards_share_a_receipt_bound_only_when_it_fits() {
+        let shard = |paths: &[&str]| paths.iter().map(|p| p.to_string()).collect::<Vec<_>>();
+        let two = [shard(&["a.rs", "b.rs", "c.rs"]), shard(&["src/long/d.rs"])];
+        let bound = |files, longest_path_chars| ReceiptBound {
+            files,
+            longest_path_chars,
+        };
+        for (shards, cap, expected) in [
+            // One shard keeps its own bound.
+            (&two[..1], u64::MAX, None),
+            // The most paths of any shard, the lane's longest path.
+            (&two[..], u64::MAX, Some(bound(3, 13))),
+            // Exactly at the receipt cap: 2 + 3 * (13 + 3).
+            (&two[..], 50, Some(bound(3, 13))),
+            // Over it: each shard asks with its own list.
+            (&two[..], 49, None),
+        ] {
+            assert_eq!(
+                lane_receipt_bound(shards, cap),
+                expected,
+                "{shards:?} {cap}"
+            );
         }
     }
 }

@@ -13,7 +13,7 @@ pub enum GitError {
     Cancelled,
 
     /// The path is not inside a git repository (or the repository cannot be opened).
-    #[error("{} is not a git repository (or cannot be opened: {source}); pass --repo with the path of a git checkout", path.display())]
+    #[error("{} is not a git repository (or cannot be opened: {}); pass --repo with the path of a git checkout", path.display(), plain(source))]
     NotARepository {
         /// The path that was given.
         path: PathBuf,
@@ -77,7 +77,7 @@ pub enum GitError {
     },
 
     /// Any other libgit2 failure (a corrupt object, an IO error), with what vouch was doing.
-    #[error("git failed while {doing}: {source}")]
+    #[error("git failed while {doing}: {}", plain(source))]
     Git {
         /// What vouch was doing, e.g. `diffing the merge base against head`.
         doing: &'static str,
@@ -94,6 +94,13 @@ impl GitError {
     }
 }
 
+/// libgit2's reason in plain words: its message without the `; class=Repository (6);
+/// code=NotFound (-3)` codes its `Display` appends (they stay in `Debug` and the source
+/// chain).
+pub(crate) fn plain(error: &git2::Error) -> &str {
+    error.message().trim_end_matches('.')
+}
+
 /// The extra sentence for errors in shallow clones.
 fn shallow_hint(shallow: bool, why: &str) -> String {
     if shallow {
@@ -102,5 +109,38 @@ fn shallow_hint(shallow: bool, why: &str) -> String {
         )
     } else {
         String::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// libgit2's error codes never reach the message a user reads.
+    #[test]
+    fn libgit2_reasons_are_said_in_plain_words() {
+        let missing = std::env::temp_dir().join("vouch-no-such-repository-here");
+        let Err(source) = git2::Repository::open(&missing) else {
+            panic!("{} holds no repository", missing.display());
+        };
+        assert!(source.to_string().contains("class="), "{source}");
+        let reason = plain(&source).to_string();
+        for error in [
+            GitError::NotARepository {
+                path: missing.clone(),
+                source: git2::Error::from_str(source.message()),
+            },
+            GitError::Git {
+                doing: "reading the change",
+                source,
+            },
+        ] {
+            let text = error.to_string();
+            assert!(
+                !text.contains("class=") && !text.contains("code="),
+                "{text}"
+            );
+            assert!(!reason.is_empty() && text.contains(&reason), "{text}");
+        }
     }
 }

@@ -7,7 +7,8 @@
 use serde_json::Value;
 use vouch_core::CoverageComparison;
 
-/// Rule (coverage contract, "Reviewer task"): before the output contract, a dedicated
+/// Rule (coverage contract, "Reviewer task"): after the change's source, before the
+/// [`ANSWER_REMINDER`] (the output contract leads the message), a dedicated
 /// section `Expected changed files (copy these paths exactly into coverage.reviewedFiles):`
 /// then the JSON array verbatim inside `<expected-files>` … `</expected-files>`, and the
 /// instructions: inspect every listed file, `complete: true` with the exact array when all
@@ -32,13 +33,21 @@ pub fn expected_files_section(expected: &[String]) -> String {
 
 /// The output-contract section: the bounded JSON Schema the final answer must satisfy.
 pub fn output_contract_section(schema: &Value) -> String {
-    let schema = serde_json::to_string_pretty(schema).expect("a JSON value serialises");
+    // Compact: indentation would add about half again to every request's schema.
+    let schema = serde_json::to_string(schema).expect("a JSON value serialises");
     format!(
         "## Output contract\n\
          When you are done, answer with exactly one JSON object that satisfies this JSON \
          Schema, and no other text:\n<output-schema>\n{schema}\n</output-schema>\n"
     )
 }
+
+/// The last section of every stage's message: the output contract leads the message (it
+/// is part of the prefix the shards of a lane share), so the answer's form is recalled
+/// where the model reads last.
+pub const ANSWER_REMINDER: &str = "## Answer\n\
+When you are done, answer with exactly one JSON object that satisfies the output contract \
+above, and no other text.\n";
 
 /// The tool section: what the read-only repository tools do and their bounds.
 pub fn tools_section(max_lines: u32, max_bytes: u32, max_matches: u32) -> String {
@@ -81,10 +90,10 @@ pub fn inline_context_section(blocks: &[String], omitted: &[String]) -> String {
     out
 }
 
-/// The full user message of a stage instance: the host's stable sections (`prelude`,
-/// the same for every shard and lane of a review), the plugin's prompt (stable policy
-/// evidence first, then the change-specific part and its task), then the host's
-/// change-specific sections.
+/// The full user message of a stage instance: the host's stable sections (`prelude`:
+/// the tools section and the output contract, the same for every shard of a lane), the
+/// plugin's prompt (its stable part first — policy evidence and task — then the
+/// change-specific part), then the host's change-specific sections.
 pub fn compose_user_message(prelude: &[String], task: &str, sections: &[String]) -> String {
     let mut out = String::new();
     for s in prelude {

@@ -280,9 +280,11 @@ async fn reviewer_task_contains_the_expected_files_section() {
     let contract = task
         .find("## Output contract")
         .expect("the output contract");
+    let answer = task.find("## Answer").expect("the answer reminder");
     assert!(
-        at < contract,
-        "the section comes before the output contract"
+        contract < at && at < answer,
+        "the output contract leads the message (the lane's stable prefix); the section \
+         is near its end, before the answer reminder"
     );
     assert!(
         !task.contains(&repo.path().display().to_string()),

@@ -323,7 +323,7 @@ mod tests {
             let settings = Settings { task, ..SETTINGS };
             assert_eq!(settings.task_for(request), expected);
             let prompt = settings.render_prompt(request).unwrap();
-            assert!(prompt.user.ends_with(&format!("## Task\n{expected}\n")));
+            assert!(prompt.user.contains(&format!("## Task\n{expected}\n")));
         }
     }
 

@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 pub use vouch_abi::ContractRequest;
-use vouch_abi::{CandidateReply, ParsedReply, VerifierReply};
+use vouch_abi::{CandidateReply, ParsedReply, ReceiptBound, VerifierReply};
 
 /// Longest path accepted in a reply.
 pub const MAX_PATH_CHARS: u64 = 240;
@@ -86,18 +86,16 @@ pub fn candidate_contract(request: &ContractRequest) -> Value {
     // the schema repeats no path (a list of thousands of paths in the schema, sent in
     // the message and again as `response_format`, outgrows any context). Each entry is
     // bounded by the longest expected path, and the host compares the receipt exactly.
+    // A shard asks with its lane's bound (`receipt_bound`), so a lane's shards share one
+    // contract.
     let (file_item, max_files) = if request.expected_files.is_empty() {
         (string(MAX_PATH_CHARS), 1)
     } else {
-        let longest = request
-            .expected_files
-            .iter()
-            .map(|p| p.chars().count() as u64)
-            .max()
-            .unwrap_or(1);
-        let mut item = string(longest.max(1));
+        let own = ReceiptBound::of(&request.expected_files);
+        let bound = request.receipt_bound.map_or(own, |lane| lane.max(own));
+        let mut item = string(bound.longest_path_chars.max(1));
         item["description"] = json!(RECEIPT_PATH_RULE);
-        (item, request.expected_files.len() as u64)
+        (item, bound.files)
     };
     let coverage = object(json!({
         "complete": {"type": "boolean"},
@@ -401,6 +399,7 @@ mod tests {
             repair: true,
             max_candidates: None,
             max_dismissed: None,
+            receipt_bound: None,
         };
         walk(&candidate_contract(&req), "candidate");
         let many = ContractRequest {
@@ -554,5 +553,49 @@ mod tests {
             )
             .is_ok()
         );
+    }
+
+    /// A shard's receipt is bounded by its lane's bound or its own list, whichever is
+    /// larger, so the shards of a lane that ask with one bound get one contract.
+    #[test]
+    fn a_receipt_is_bounded_by_the_larger_of_the_lane_bound_and_its_own_list() {
+        let receipt = |files: &[&str], bound: Option<(u64, u64)>| {
+            let request = ContractRequest {
+                expected_files: files.iter().map(|f| f.to_string()).collect(),
+                receipt_bound: bound.map(|(files, longest_path_chars)| ReceiptBound {
+                    files,
+                    longest_path_chars,
+                }),
+                ..ContractRequest::default()
+            };
+            let c = candidate_contract(&request);
+            let list = &c["properties"]["coverage"]["properties"]["reviewedFiles"];
+            (
+                list["maxItems"].as_u64(),
+                list["items"]["maxLength"].as_u64(),
+            )
+        };
+        for (files, bound, expected) in [
+            (&["a.rs", "bb.rs"][..], None, (2, 5)),
+            (&["a.rs", "bb.rs"][..], Some((7, 30)), (7, 30)),
+            (&["a.rs", "bb.rs"][..], Some((1, 1)), (2, 5)),
+            (&["a.rs"][..], Some((3, 2)), (3, 4)),
+        ] {
+            assert_eq!(
+                receipt(files, bound),
+                (Some(expected.0), Some(expected.1)),
+                "{files:?} {bound:?}"
+            );
+        }
+        // Two shards of one lane, asking with the lane's bound, get the same contract.
+        let lane = ReceiptBound::of(&["src/a.rs".into(), "src/longer/b.rs".into()]);
+        let shard = |f: &str| {
+            candidate_contract(&ContractRequest {
+                expected_files: vec![f.into()],
+                receipt_bound: Some(lane),
+                ..ContractRequest::default()
+            })
+        };
+        assert_eq!(shard("src/a.rs"), shard("src/longer/b.rs"));
     }
 }

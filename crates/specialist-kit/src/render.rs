@@ -393,13 +393,15 @@ impl Blocks {
 
 /// The user message in the one order every built-in uses, stable content first so
 /// requests of every shard and lane instance share a prefix a provider's prompt cache can
-/// reuse: the policy evidence (the same for the whole review), then the change-specific
-/// part — the instance label, the change summary, the intent (only when `blocks.intent`
-/// and the request has one), the candidates and any dismissed concerns (only when
-/// `blocks.candidates`) — and `task` under `## Task`.
+/// reuse: the policy evidence (the same for the whole review) and `task` under
+/// `## Task` (the same for every shard of a lane), then the change-specific part — the
+/// instance label, the change summary, the intent (only when `blocks.intent` and the
+/// request has one), the candidates and any dismissed concerns (only when
+/// `blocks.candidates`).
 pub fn user_prompt(request: &PromptRequest, blocks: Blocks, task: &str) -> String {
     let mut parts = vec![
         policy_block(&request.policy_evidence),
+        format!("## Task\n{}\n", task.trim()),
         format!("Instance: {}\n", request.label),
         change_summary(&request.change),
     ];
@@ -412,7 +414,6 @@ pub fn user_prompt(request: &PromptRequest, blocks: Blocks, task: &str) -> Strin
             parts.push(dismissed_block(&request.dismissed_concerns));
         }
     }
-    parts.push(format!("## Task\n{}\n", task.trim()));
     parts.join("\n")
 }
 
@@ -549,7 +550,11 @@ mod tests {
         let bare = user_prompt(&request, Blocks::default(), "Do it.");
         assert!(!bare.contains(&intent.title));
         assert!(!bare.contains("<candidate"));
-        assert!(bare.ends_with("## Task\nDo it.\n"));
+        // The task is in the stable part, before the instance line that names the shard.
+        let task = bare
+            .find("## Task\nDo it.\n")
+            .expect("the task is rendered");
+        assert!(task < bare.find("Instance: ").expect("the instance is named"));
         let full = user_prompt(
             &request,
             Blocks {

@@ -187,6 +187,7 @@ pub fn contract_request() -> ContractRequest {
         repair: false,
         max_candidates: None,
         max_dismissed: None,
+        receipt_bound: None,
     }
 }
 

@@ -111,7 +111,10 @@ pub enum ReadError {
         path: String,
     },
     /// libgit2 failed (corrupt or missing objects).
-    #[error("git failed while reading the repository: {source}")]
+    #[error(
+        "git failed while reading the repository: {}",
+        crate::error::plain(source)
+    )]
     Git {
         /// libgit2's reason.
         #[from]

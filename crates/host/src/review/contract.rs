@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
+use vouch_abi::ReceiptBound;
 use vouch_specialist_kit::contract::{
     ContractRequest, MAX_CANDIDATES, MAX_DISMISSED_CONCERNS, token_bound,
 };
@@ -18,22 +19,16 @@ use crate::registry::PluginError;
 struct Shape {
     specialist: String,
     budget: u32,
-    files: usize,
-    longest_path: usize,
+    receipt: ReceiptBound,
 }
 
 impl Shape {
     fn of(plan: &StagePlan) -> Shape {
+        let own = ReceiptBound::of(&plan.assigned);
         Shape {
             specialist: plan.handle.label(),
             budget: plan.budget.max_output_tokens_per_request,
-            files: plan.assigned.len(),
-            longest_path: plan
-                .assigned
-                .iter()
-                .map(|p| p.chars().count())
-                .max()
-                .unwrap_or(0),
+            receipt: plan.receipt_bound.map_or(own, |lane| lane.max(own)),
         }
     }
 }
@@ -111,6 +106,7 @@ fn request(plan: &StagePlan, (candidates, dismissed): (u64, u64)) -> ContractReq
         repair: false,
         max_candidates: Some(candidates),
         max_dismissed: Some(dismissed),
+        receipt_bound: plan.receipt_bound,
     }
 }
 
@@ -144,6 +140,7 @@ mod tests {
             shards: ShardLimits::default(),
             split: vec![],
             inline_bytes: 0,
+            receipt_bound: None,
         }
     }
 

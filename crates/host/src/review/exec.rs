@@ -14,8 +14,8 @@ use super::reply::{Answer, Exchange, ExchangeError, Failed, ReplyKind, Spent, ex
 use super::stage::StagePlan;
 use crate::diagnostics::ReasonCode;
 use crate::policy::{
-    compose_user_message, expected_files_section, inline_context_section, output_contract_section,
-    tools_section,
+    ANSWER_REMINDER, compose_user_message, expected_files_section, inline_context_section,
+    output_contract_section, tools_section,
 };
 use crate::registry::SpecialistHandle;
 use crate::tools::RepoTools;
@@ -132,9 +132,10 @@ impl Contract {
 }
 
 /// Assembles an execution's messages once, stable content first (issue 10, "Prompt
-/// economy"): the tools section (when offered), the plugin's prompt (policy evidence,
-/// then instance, change and task), then the change-specific host sections — inline
-/// source, prefetched graph context, expected files (receipts only), output contract.
+/// economy"; issue 28 item 6, the prefix a lane's shards share): the tools section (when
+/// offered) and the output contract, the plugin's prompt (policy evidence and task, then
+/// instance and change), then the change-specific host sections — inline source,
+/// prefetched graph context, expected files (receipts only) — and [`ANSWER_REMINDER`].
 /// The expected list appears once; the contract repeats no path. The policy evidence
 /// windows join the ledger.
 pub fn prepare<'a>(
@@ -156,6 +157,7 @@ pub fn prepare<'a>(
             vouch_git::reader::MAX_GREP_MATCHES as u32,
         ));
     }
+    prelude.push(output_contract_section(&execution.contract.schema));
     let mut sections = vec![inline_context_section(
         &execution.inline.blocks,
         &execution.inline.omitted,
@@ -166,7 +168,7 @@ pub fn prepare<'a>(
     if execution.kind.reply() == ReplyKind::Candidates {
         sections.push(expected_files_section(&execution.plan.assigned));
     }
-    sections.push(output_contract_section(&execution.contract.schema));
+    sections.push(ANSWER_REMINDER.to_string());
     Ok(Prepared {
         user: compose_user_message(&prelude, &prompt.user, &sections),
         system: prompt.system,

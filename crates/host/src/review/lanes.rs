@@ -260,7 +260,7 @@ pub(super) fn shard_lanes(env: &ReviewEnv, lanes: Vec<Lane>, out: &mut Collected
     for lane in lanes {
         match lane {
             Lane::Skipped(record) => slots.push(Slot::Record(record)),
-            Lane::Run(stage_plan) => match shard_plans(env, stage_plan, out) {
+            Lane::Run(stage_plan) => match shard_plans(env, *stage_plan, out) {
                 Ok(shards) => {
                     slots.push(Slot::Shards(shards.len()));
                     plans.extend(shards);

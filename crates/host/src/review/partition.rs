@@ -101,7 +101,7 @@ pub(super) fn partition_files(
 /// One candidate lane instance of this review: skipped (with its record) or to run.
 pub(super) enum Lane {
     Skipped(Box<StageRecord>),
-    Run(StagePlan),
+    Run(Box<StagePlan>),
 }
 
 pub(super) fn plan_for(env: &ReviewEnv, spec: &InstanceSpec, assigned: Vec<String>) -> StagePlan {
@@ -116,6 +116,7 @@ pub(super) fn plan_for(env: &ReviewEnv, spec: &InstanceSpec, assigned: Vec<Strin
         shards: spec.shards,
         split: vec![],
         inline_bytes: env.inline_bytes.unwrap_or(usize::MAX),
+        receipt_bound: None,
     }
 }
 
@@ -182,6 +183,6 @@ fn assign(env: &ReviewEnv, spec: &InstanceSpec, expected: &[String]) -> Lane {
         let why = "no changed file matches its selection";
         Lane::Skipped(Box::new(skipped(spec, 0, why)))
     } else {
-        Lane::Run(plan_for(env, spec, assigned))
+        Lane::Run(Box::new(plan_for(env, spec, assigned)))
     }
 }

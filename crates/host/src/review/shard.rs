@@ -16,7 +16,7 @@ use super::contract::fitted_contract;
 use super::env::ReviewEnv;
 use super::stage::{HunkPiece, StagePlan, prompt_request};
 use crate::policy::{
-    FORCED_SYNTHESIS, RetrySource, coverage_retry_message, expected_files_section,
+    ANSWER_REMINDER, FORCED_SYNTHESIS, RetrySource, coverage_retry_message, expected_files_section,
     output_contract_section, tools_section, truncation_notice,
 };
 use crate::tools::RepoTools;
@@ -69,6 +69,7 @@ fn stable_tokens(env: &ReviewEnv, plan: &StagePlan) -> Result<u64, String> {
             plan.budget.max_output_tokens_per_request,
         ))
         + json_text_len(FORCED_SYNTHESIS)
+        + json_text_len(ANSWER_REMINDER)
         + json_text_len(&coverage_retry_message(
             &[],
             &serde_json::Value::Null,
@@ -421,17 +422,20 @@ fn plans(
         split: Vec::new(),
         ..plan.clone()
     };
+    let lists: Vec<Vec<String>> = shards.shards.iter().map(|s| s.paths()).collect();
+    let receipt_bound = vouch_core::lane_receipt_bound(&lists, budget.max_receipt_tokens);
     shards
         .shards
         .iter()
+        .zip(lists)
         .enumerate()
-        .map(|(k, shard)| StagePlan {
+        .map(|(k, (shard, assigned))| StagePlan {
             label: if n > 1 {
                 format!("{} [shard {}/{n}]", plan.lane, k + 1)
             } else {
                 plan.lane.clone()
             },
-            assigned: shard.paths(),
+            assigned,
             split: shard
                 .entries
                 .iter()
@@ -449,6 +453,7 @@ fn plans(
                 .collect(),
             inline_bytes,
             prefetch_tokens,
+            receipt_bound,
             ..template.clone()
         })
         .collect()

@@ -51,6 +51,9 @@ pub struct StagePlan {
     /// Most bytes of source given inline to this execution: its shard's budget, lowered
     /// by `VOUCH_INLINE_BYTES` when that is set.
     pub inline_bytes: usize,
+    /// The receipt bound its contract is asked with when it is one of several shards of a
+    /// lane ([`vouch_core::lane_receipt_bound`]); `None`: its own list's.
+    pub receipt_bound: Option<vouch_abi::ReceiptBound>,
 }
 
 /// The shard limits of a lane instance (manifest `[budget]` keys).

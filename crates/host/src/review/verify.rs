@@ -195,6 +195,7 @@ async fn pass(
             repair: false,
             max_candidates: None,
             max_dismissed: None,
+            receipt_bound: None,
         },
     )
     .map_err(ExchangeError::Plugin);
