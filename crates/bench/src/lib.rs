@@ -7,6 +7,12 @@
 //! requests, prompt bytes per changed line, the largest request, coverage and opinion;
 //! and, for the sizes asked, the same review with a fixed-latency model against its
 //! critical path ([`critical`]). Never run in CI: only a small smoke test is.
+//!
+//! `vouch-bench cost` ([`cost_run`]) reviews one given change instead (a real
+//! repository's range, e.g. the fixtures of `scripts/cost-fixture`) at each context
+//! window, and reports requests, prompt tokens per changed line, the share a prompt cache
+//! would serve and executions per lane, beside a one-prompt reviewer's request for the
+//! same change; its rules are in [`cost`].
 
 pub mod child;
 pub mod cost;
