@@ -243,91 +243,104 @@ fn revision_arg(args: &Value) -> Result<Revision, String> {
 impl ToolBox for RepoTools {
     fn specs(&self) -> Vec<ToolSpec> {
         let revision = json!({"type": "string", "enum": ["head", "base"], "description": "head (default) or base (the merge base)"});
-        vec![
-            ToolSpec {
-                name: "read_file".into(),
-                description: format!(
-                    "Read numbered lines of a file at head or base. At most {} lines or {} bytes per call; page with start_line/end_line.",
-                    vouch_git::reader::MAX_LINES,
-                    vouch_git::reader::MAX_BYTES
-                ),
-                parameters: json!({"type": "object", "properties": {
-                    "path": {"type": "string", "description": "repository-relative path"},
-                    "start_line": {"type": "integer", "minimum": 1},
-                    "end_line": {"type": "integer", "minimum": 1},
-                    "start_byte": {"type": "integer", "minimum": 0, "description": format!("for a line too long to show whole: read at most {} bytes of start_line from this byte offset", vouch_git::reader::MAX_LINE_WINDOW_BYTES)},
-                    "revision": revision
-                }, "required": ["path"]}),
-            },
-            ToolSpec {
-                name: "grep".into(),
-                description: format!(
-                    "Search text files for a regular expression (per line). At most {} matches.",
-                    vouch_git::reader::MAX_GREP_MATCHES
-                ),
-                parameters: json!({"type": "object", "properties": {
-                    "pattern": {"type": "string"},
-                    "path_glob": {"type": "string", "description": "optional glob such as src/**/*.rs"},
-                    "revision": revision
-                }, "required": ["pattern"]}),
-            },
-            ToolSpec {
-                name: "list_dir".into(),
-                description: "List a directory (\"\" for the repository root).".into(),
-                parameters: json!({"type": "object", "properties": {
-                    "path": {"type": "string"},
-                    "revision": revision
-                }, "required": ["path"]}),
-            },
-            ToolSpec {
-                name: "diff".into(),
-                description: "Show the unified patch of one changed file of this change.".into(),
-                parameters: json!({"type": "object", "properties": {
-                    "path": {"type": "string", "description": "current path of a changed file"}
-                }, "required": ["path"]}),
-            },
-            ToolSpec {
-                name: "definition".into(),
-                description: format!(
-                    "Find where a symbol (function, method, type, constant) is defined, from syntax trees of Rust, Python, JavaScript/TypeScript, Go, Java and C/C++ files; other languages are searched as text and marked so. Shows each definition whole with its parameters (keyword names included): at most {} definitions of at most {} lines, {} bytes per call.",
-                    vouch_graph::graph::MAX_DEFINITIONS,
-                    vouch_graph::graph::MAX_DEFINITION_LINES,
-                    vouch_graph::graph::MAX_BYTES
-                ),
-                parameters: json!({"type": "object", "properties": {
-                    "symbol": {"type": "string", "description": "a name such as parse_config, optionally qualified: Config::load or Mailer.deliver"},
-                    "path_hint": {"type": "string", "description": "optional part of a path; definitions in matching files come first"},
-                    "revision": revision
-                }, "required": ["symbol"]}),
-            },
-            ToolSpec {
-                name: "references".into(),
-                description: format!(
-                    "Find every use of a symbol across the repository, calls marked, then its callers (the functions that call it) with their signatures. Same languages as definition; others by text search, marked so. At most {} uses, {} callers, {} bytes per call.",
-                    vouch_graph::graph::MAX_REFERENCES,
-                    vouch_graph::graph::MAX_CALLERS,
-                    vouch_graph::graph::MAX_BYTES
-                ),
-                parameters: json!({"type": "object", "properties": {
-                    "symbol": {"type": "string", "description": "a name such as parse_config, optionally qualified"},
-                    "revision": revision
-                }, "required": ["symbol"]}),
-            },
-            ToolSpec {
-                name: "outline".into(),
-                description: format!(
-                    "List a file's top-level items (and the members of its classes, impls, traits and modules) with line ranges, parameters and signature lines. A file in a language without a grammar gets a text-search outline, marked so. At most {} items per call.",
-                    vouch_graph::graph::MAX_OUTLINE_ITEMS
-                ),
-                parameters: json!({"type": "object", "properties": {
-                    "path": {"type": "string", "description": "repository-relative path of a file"},
-                    "revision": revision
-                }, "required": ["path"]}),
-            },
-        ]
+        let mut specs = source_tool_specs(&revision);
+        specs.extend(graph_tool_specs(&revision));
+        specs
     }
 
     fn call(&self, name: &str, arguments: &Value, max_bytes: usize) -> Result<String, String> {
         self.dispatch(name, arguments, max_bytes)
     }
+}
+
+/// The source tools: `read_file`, `grep`, `list_dir` and `diff`.
+fn source_tool_specs(revision: &Value) -> Vec<ToolSpec> {
+    vec![
+        ToolSpec {
+            name: "read_file".into(),
+            description: format!(
+                "Read numbered lines of a file at head or base. At most {} lines or {} bytes per call; page with start_line/end_line.",
+                vouch_git::reader::MAX_LINES,
+                vouch_git::reader::MAX_BYTES
+            ),
+            parameters: json!({"type": "object", "properties": {
+                "path": {"type": "string", "description": "repository-relative path"},
+                "start_line": {"type": "integer", "minimum": 1},
+                "end_line": {"type": "integer", "minimum": 1},
+                "start_byte": {"type": "integer", "minimum": 0, "description": format!("for a line too long to show whole: read at most {} bytes of start_line from this byte offset", vouch_git::reader::MAX_LINE_WINDOW_BYTES)},
+                "revision": revision.clone()
+            }, "required": ["path"]}),
+        },
+        ToolSpec {
+            name: "grep".into(),
+            description: format!(
+                "Search text files for a regular expression (per line). At most {} matches.",
+                vouch_git::reader::MAX_GREP_MATCHES
+            ),
+            parameters: json!({"type": "object", "properties": {
+                "pattern": {"type": "string"},
+                "path_glob": {"type": "string", "description": "optional glob such as src/**/*.rs"},
+                "revision": revision.clone()
+            }, "required": ["pattern"]}),
+        },
+        ToolSpec {
+            name: "list_dir".into(),
+            description: "List a directory (\"\" for the repository root).".into(),
+            parameters: json!({"type": "object", "properties": {
+                "path": {"type": "string"},
+                "revision": revision.clone()
+            }, "required": ["path"]}),
+        },
+        ToolSpec {
+            name: "diff".into(),
+            description: "Show the unified patch of one changed file of this change.".into(),
+            parameters: json!({"type": "object", "properties": {
+                "path": {"type": "string", "description": "current path of a changed file"}
+            }, "required": ["path"]}),
+        },
+    ]
+}
+
+/// The repository graph's tools: `definition`, `references` and `outline`.
+fn graph_tool_specs(revision: &Value) -> Vec<ToolSpec> {
+    vec![
+        ToolSpec {
+            name: "definition".into(),
+            description: format!(
+                "Find where a symbol (function, method, type, constant) is defined, from syntax trees of Rust, Python, JavaScript/TypeScript, Go, Java and C/C++ files; other languages are searched as text and marked so. Shows each definition whole with its parameters (keyword names included): at most {} definitions of at most {} lines, {} bytes per call.",
+                vouch_graph::graph::MAX_DEFINITIONS,
+                vouch_graph::graph::MAX_DEFINITION_LINES,
+                vouch_graph::graph::MAX_BYTES
+            ),
+            parameters: json!({"type": "object", "properties": {
+                "symbol": {"type": "string", "description": "a name such as parse_config, optionally qualified: Config::load or Mailer.deliver"},
+                "path_hint": {"type": "string", "description": "optional part of a path; definitions in matching files come first"},
+                "revision": revision.clone()
+            }, "required": ["symbol"]}),
+        },
+        ToolSpec {
+            name: "references".into(),
+            description: format!(
+                "Find every use of a symbol across the repository, calls marked, then its callers (the functions that call it) with their signatures. Same languages as definition; others by text search, marked so. At most {} uses, {} callers, {} bytes per call.",
+                vouch_graph::graph::MAX_REFERENCES,
+                vouch_graph::graph::MAX_CALLERS,
+                vouch_graph::graph::MAX_BYTES
+            ),
+            parameters: json!({"type": "object", "properties": {
+                "symbol": {"type": "string", "description": "a name such as parse_config, optionally qualified"},
+                "revision": revision.clone()
+            }, "required": ["symbol"]}),
+        },
+        ToolSpec {
+            name: "outline".into(),
+            description: format!(
+                "List a file's top-level items (and the members of its classes, impls, traits and modules) with line ranges, parameters and signature lines. A file in a language without a grammar gets a text-search outline, marked so. At most {} items per call.",
+                vouch_graph::graph::MAX_OUTLINE_ITEMS
+            ),
+            parameters: json!({"type": "object", "properties": {
+                "path": {"type": "string", "description": "repository-relative path of a file"},
+                "revision": revision.clone()
+            }, "required": ["path"]}),
+        },
+    ]
 }

@@ -287,24 +287,14 @@ pub async fn run_agent(
     };
     let Some(toolbox) = toolbox else {
         let reply = complete(&run.messages, Vec::new()).await?;
-        run.record(&reply);
-        observe(AgentEvent::Replied {
-            usage: reply.usage,
-            model: reply.model.clone(),
-        });
-        observe(run.progress());
+        run.replied(&reply, &observe);
         return Ok(run.finish(reply, None));
     };
 
     let room = Room::new(&request, &turn(&[], specs.clone()), &turn(&[], Vec::new()));
     loop {
         let reply = complete(&run.messages, specs.clone()).await?;
-        run.record(&reply);
-        observe(AgentEvent::Replied {
-            usage: reply.usage,
-            model: reply.model.clone(),
-        });
-        observe(run.progress());
+        run.replied(&reply, &observe);
         if reply.tool_calls.is_empty() {
             return Ok(run.finish(reply, None));
         }
@@ -316,29 +306,29 @@ pub async fn run_agent(
             run.answer(call, answer);
             observe(run.progress());
         }
-        let hit = if run.turns >= max_turns {
-            Some(BudgetKind::Turns)
-        } else if run.executed >= budget.max_tool_calls {
-            Some(BudgetKind::ToolCalls)
-        } else if run.usage.total_tokens() >= budget.max_total_tokens {
-            Some(BudgetKind::TotalTokens)
-        } else if room.left(&run) < MIN_TOOL_ROOM {
-            Some(BudgetKind::RequestSize)
-        } else {
-            None
-        };
-        if let Some(kind) = hit {
+        if let Some(kind) = budget_hit(&run, &room, &budget, max_turns) {
             tracing::info!(budget = ?kind, turns = run.turns, "agent budget hit; forcing synthesis");
             run.push(ChatMessage::user(&request.forced_synthesis_prompt));
             let reply = complete(&run.messages, Vec::new()).await?;
-            run.record(&reply);
-            observe(AgentEvent::Replied {
-                usage: reply.usage,
-                model: reply.model.clone(),
-            });
-            observe(run.progress());
+            run.replied(&reply, &observe);
             return Ok(run.finish(reply, Some(kind)));
         }
+    }
+}
+
+/// The budget a tool turn has used up, if any, checked in this order: turns, tool calls,
+/// total tokens, then the room the next request has left for tool answers.
+fn budget_hit(run: &Run, room: &Room, budget: &Budget, max_turns: u32) -> Option<BudgetKind> {
+    if run.turns >= max_turns {
+        Some(BudgetKind::Turns)
+    } else if run.executed >= budget.max_tool_calls {
+        Some(BudgetKind::ToolCalls)
+    } else if run.usage.total_tokens() >= budget.max_total_tokens {
+        Some(BudgetKind::TotalTokens)
+    } else if room.left(run) < MIN_TOOL_ROOM {
+        Some(BudgetKind::RequestSize)
+    } else {
+        None
     }
 }
 
@@ -432,6 +422,17 @@ impl Run {
     fn push(&mut self, message: ChatMessage) {
         self.bytes += message_len(&message);
         self.messages.push(message);
+    }
+
+    /// Records `reply` and tells the observer: who replied and what it spent, then the
+    /// run's progress.
+    fn replied(&mut self, reply: &ChatReply, observe: &impl Fn(AgentEvent)) {
+        self.record(reply);
+        observe(AgentEvent::Replied {
+            usage: reply.usage,
+            model: reply.model.clone(),
+        });
+        observe(self.progress());
     }
 
     fn record(&mut self, reply: &ChatReply) {

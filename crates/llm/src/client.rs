@@ -48,6 +48,16 @@ impl fmt::Debug for ModelClient {
     }
 }
 
+/// What [`ModelClient::complete_observed`] does after a failed attempt.
+enum AfterFailure {
+    /// The endpoint rejected `response_format`: send again without it (not counted).
+    WithoutSchema,
+    /// Retry after this error (with the server's Retry-After, when it sent one).
+    Retry(LlmError, Option<std::time::Duration>),
+    /// Give up with this error.
+    Fail(LlmError),
+}
+
 /// One failed HTTP attempt, before it becomes an [`LlmError`].
 enum AttemptError {
     Status(StatusFailure),
@@ -237,35 +247,14 @@ impl ModelClient {
                 }
                 Err(failure) => failure,
             };
-            let (error, retry_after) = match failure {
-                AttemptError::Status(status) if send_schema && rejects_schema(&status) => {
-                    tracing::warn!(
-                        status = status.status,
-                        "endpoint rejected response_format json_schema; \
-                         continuing without structured outputs"
-                    );
-                    self.inner
-                        .structured_fell_back
-                        .store(true, Ordering::Relaxed);
+            let (error, retry_after) = match self.after_failure(failure, send_schema) {
+                AfterFailure::WithoutSchema => {
                     // The rejected attempt does not count against the retry budget.
                     attempts -= 1;
                     continue;
                 }
-                AttemptError::Status(status) => {
-                    self.inner.endpoint.note_status(status.status);
-                    let retryable = is_retryable_status(status.status);
-                    let wait = status.retry_after;
-                    let error = LlmError::Http {
-                        status: status.status,
-                        body: scrub(&status.body, None),
-                    };
-                    if !retryable {
-                        return Err(error);
-                    }
-                    (error, wait)
-                }
-                AttemptError::Retryable(error) => (error, None),
-                AttemptError::Final(error) => return Err(error),
+                AfterFailure::Retry(error, retry_after) => (error, retry_after),
+                AfterFailure::Fail(error) => return Err(error),
             };
             if attempts > config.max_retries {
                 return Err(LlmError::RetriesExhausted {
@@ -273,28 +262,77 @@ impl ModelClient {
                     last: Box::new(error),
                 });
             }
-            let wait = wait_before_retry(
-                attempts,
-                retry_after,
-                config.retry_base_delay,
-                config.max_retry_wait,
-            );
-            tracing::info!(
-                reason = error.reason_code(),
-                attempt = attempts,
-                wait_ms = wait.as_millis() as u64,
-                "model request failed; retrying"
-            );
-            let status = match &error {
-                LlmError::Http { status, .. } => Some(*status),
-                _ => None,
-            };
-            on_retry(attempts, status, wait);
-            tokio::select! {
-                biased;
-                _ = cancel.cancelled() => return Err(LlmError::Cancelled),
-                _ = tokio::time::sleep(wait) => {}
+            self.pause_before_retry(attempts, &error, retry_after, cancel, on_retry)
+                .await?;
+        }
+    }
+
+    /// What a failed attempt leads to: a `response_format` the endpoint rejected is
+    /// dropped for the rest of the review; a retryable status or transport error is
+    /// retried; anything else is final.
+    fn after_failure(&self, failure: AttemptError, send_schema: bool) -> AfterFailure {
+        match failure {
+            AttemptError::Status(status) if send_schema && rejects_schema(&status) => {
+                tracing::warn!(
+                    status = status.status,
+                    "endpoint rejected response_format json_schema; \
+                     continuing without structured outputs"
+                );
+                self.inner
+                    .structured_fell_back
+                    .store(true, Ordering::Relaxed);
+                AfterFailure::WithoutSchema
             }
+            AttemptError::Status(status) => {
+                self.inner.endpoint.note_status(status.status);
+                let error = LlmError::Http {
+                    status: status.status,
+                    body: scrub(&status.body, None),
+                };
+                if is_retryable_status(status.status) {
+                    AfterFailure::Retry(error, status.retry_after)
+                } else {
+                    AfterFailure::Fail(error)
+                }
+            }
+            AttemptError::Retryable(error) => AfterFailure::Retry(error, None),
+            AttemptError::Final(error) => AfterFailure::Fail(error),
+        }
+    }
+
+    /// Waits before retry number `attempts` (the server's `retry_after` when it sent one,
+    /// else backoff), after telling `on_retry`; a cancellation ends the wait with
+    /// [`LlmError::Cancelled`].
+    async fn pause_before_retry(
+        &self,
+        attempts: u32,
+        error: &LlmError,
+        retry_after: Option<std::time::Duration>,
+        cancel: &CancellationToken,
+        on_retry: &(dyn Fn(u32, Option<u16>, std::time::Duration) + Send + Sync),
+    ) -> Result<(), LlmError> {
+        let config = &self.inner.config;
+        let wait = wait_before_retry(
+            attempts,
+            retry_after,
+            config.retry_base_delay,
+            config.max_retry_wait,
+        );
+        tracing::info!(
+            reason = error.reason_code(),
+            attempt = attempts,
+            wait_ms = wait.as_millis() as u64,
+            "model request failed; retrying"
+        );
+        let status = match error {
+            LlmError::Http { status, .. } => Some(*status),
+            _ => None,
+        };
+        on_retry(attempts, status, wait);
+        tokio::select! {
+            biased;
+            _ = cancel.cancelled() => Err(LlmError::Cancelled),
+            _ = tokio::time::sleep(wait) => Ok(()),
         }
     }
 

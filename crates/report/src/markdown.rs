@@ -328,12 +328,31 @@ impl Renderer {
     }
 
     fn sections(&self, report: &ReviewReport) -> Vec<Section> {
+        vec![
+            self.messages(report),
+            self.failures(report),
+            self.findings(report),
+            self.limitations(report),
+            self.files(report),
+            self.stages(report),
+            self.candidates(report),
+            self.observations(report),
+        ]
+    }
+
+    /// The messages section: each message as a quoted block.
+    fn messages(&self, report: &ReviewReport) -> Section {
         let mut messages = Section::new("messages", "## Messages\n\n");
         messages.items = report
             .messages
             .iter()
             .map(|m| format!("{}\n\n", self.block(m)))
             .collect();
+        messages
+    }
+
+    /// The failures section: each failure's kind, stage and message.
+    fn failures(&self, report: &ReviewReport) -> Section {
         let mut failures = Section::new("failures", "## Failures\n\n");
         failures.items = report
             .failures
@@ -351,6 +370,11 @@ impl Renderer {
                 )
             })
             .collect();
+        failures
+    }
+
+    /// The findings section, each finding numbered.
+    fn findings(&self, report: &ReviewReport) -> Section {
         let mut findings = Section::new("findings", "## Findings\n\n");
         findings.items = report
             .findings
@@ -358,6 +382,12 @@ impl Renderer {
             .enumerate()
             .map(|(i, f)| self.finding(i, f))
             .collect();
+        findings
+    }
+
+    /// The coverage limitations section (collapsible): each limitation, then each
+    /// excluded file with its reason.
+    fn limitations(&self, report: &ReviewReport) -> Section {
         let mut limitations = Section::new("coverage limitations", "## Coverage limitations\n\n");
         limitations.collapsible = true;
         limitations.footer = "\n".into();
@@ -380,7 +410,11 @@ impl Renderer {
                 )
             }))
             .collect();
-        let files = self.files(report);
+        limitations
+    }
+
+    /// The stages table (collapsible; its header moves inside the fold when it folds).
+    fn stages(&self, report: &ReviewReport) -> Section {
         let mut stages = Section::new("stages", format!("## Stages\n\n{STAGES_TABLE_HEAD}"));
         stages.collapsible = true;
         stages.footer = "\n".into();
@@ -390,6 +424,11 @@ impl Renderer {
             stages.heading = "## Stages\n\n".into();
             stages.items.insert(0, STAGES_TABLE_HEAD.into());
         }
+        stages
+    }
+
+    /// The candidates section (collapsible): each candidate and its decision.
+    fn candidates(&self, report: &ReviewReport) -> Section {
         let mut candidates = Section::new("candidates", "## Candidates and decisions\n\n");
         candidates.collapsible = true;
         candidates.footer = "\n".into();
@@ -398,6 +437,11 @@ impl Renderer {
             .iter()
             .map(|c| self.candidate(c))
             .collect();
+        candidates
+    }
+
+    /// The observations section (collapsible).
+    fn observations(&self, report: &ReviewReport) -> Section {
         let mut observations = Section::new("observations", "## Observations\n\n");
         observations.collapsible = true;
         observations.footer = "\n".into();
@@ -406,16 +450,7 @@ impl Renderer {
             .iter()
             .map(|o| format!("- {}\n", self.text(o)))
             .collect();
-        vec![
-            messages,
-            failures,
-            findings,
-            limitations,
-            files,
-            stages,
-            candidates,
-            observations,
-        ]
+        observations
     }
 
     /// The files section: how many changed files were reviewed (in an accepted receipt

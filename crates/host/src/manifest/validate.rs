@@ -112,7 +112,6 @@ pub(crate) fn composition(
     let raw: RawDocument =
         toml::from_str(text).map_err(|e| reporter.serde(&e, UNKNOWN_KEY_HELP))?;
     let root = KeyPath::root();
-
     let header = raw.composition.unwrap_or(RawHeader {
         name: None,
         description: None,
@@ -120,23 +119,69 @@ pub(crate) fn composition(
         tools: None,
     });
     let header_path = root.key("composition");
-    let name = match header.name {
-        Some(name) if name.trim().is_empty() => {
-            return Err(reporter.at(
-                ErrorKind::BadValue,
-                &header_path.key("name"),
-                false,
-                "the composition name is empty",
-                "give the composition a short name, e.g. \"default\"",
-            ));
-        }
-        Some(name) => name,
-        None => origin
+    let name = composition_name(header.name, origin, &reporter, &header_path)?;
+    let concurrency = check_concurrency(header.concurrency, &reporter, &header_path)?;
+    let model = raw.model.unwrap_or_default();
+    check_model(&model, &reporter, &root.key("model"))?;
+    let budget = raw.budget.unwrap_or_default();
+    let defaults = defaults(&model, budget, window, &reporter, &root.key("budget"))?;
+    let files = raw.files.unwrap_or_default();
+    let exclusions = FileExclusions::default().extended(
+        &files.exclude.unwrap_or_default(),
+        &ExclusionSource::Composition(origin.to_owned()),
+        &reporter,
+        &root.key("files").key("exclude"),
+    )?;
+    let specialists = specialists(raw.specialist, &defaults, &reporter, origin)?;
+    let verifier = composition_verifier(raw.verifier, &defaults, &reporter, origin)?;
+    Ok(Composition {
+        origin: origin.to_owned(),
+        name,
+        description: header.description,
+        concurrency: concurrency as usize,
+        tools: header.tools.unwrap_or_default(),
+        model,
+        budget: defaults.budget,
+        budget_set: defaults.set,
+        window: defaults.window,
+        exclusions,
+        binary: files.binary.unwrap_or_default(),
+        specialists,
+        verifier,
+        instructions: None,
+    })
+}
+
+/// `[composition] name`, else the manifest file's stem; an empty name is an error.
+fn composition_name(
+    name: Option<String>,
+    origin: &Path,
+    reporter: &Reporter<'_>,
+    header_path: &KeyPath,
+) -> Result<String, ManifestError> {
+    match name {
+        Some(name) if name.trim().is_empty() => Err(reporter.at(
+            ErrorKind::BadValue,
+            &header_path.key("name"),
+            false,
+            "the composition name is empty",
+            "give the composition a short name, e.g. \"default\"",
+        )),
+        Some(name) => Ok(name),
+        None => Ok(origin
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "composition".to_owned()),
-    };
-    let concurrency = header.concurrency.unwrap_or(4);
+            .unwrap_or_else(|| "composition".to_owned())),
+    }
+}
+
+/// `[composition] concurrency` (default 4): from 1 to [`MAX_CONCURRENCY`].
+fn check_concurrency(
+    concurrency: Option<u32>,
+    reporter: &Reporter<'_>,
+    header_path: &KeyPath,
+) -> Result<u32, ManifestError> {
+    let concurrency = concurrency.unwrap_or(4);
     if concurrency == 0 {
         return Err(reporter.at(
             ErrorKind::ZeroConcurrency,
@@ -155,65 +200,51 @@ pub(crate) fn composition(
             format!("use a number from 1 to {MAX_CONCURRENCY}"),
         ));
     }
+    Ok(concurrency)
+}
 
-    let model = raw.model.unwrap_or_default();
-    check_model(&model, &reporter, &root.key("model"))?;
-
-    let budget_path = root.key("budget");
-    let budget_override = raw.budget.unwrap_or_default();
-    budget_override.check(&reporter, &budget_path)?;
+/// The composition's budget defaults: `[budget]` over the defaults, sized for the window
+/// (`window`, else `[model] context_tokens`, else the default) and checked.
+fn defaults(
+    model: &ModelSection,
+    set: BudgetOverride,
+    window: Option<ContextWindow>,
+    reporter: &Reporter<'_>,
+    budget_path: &KeyPath,
+) -> Result<Defaults, ManifestError> {
+    set.check(reporter, budget_path)?;
     let window = window
         .or(model.context_tokens.map(|tokens| ContextWindow {
             tokens,
             source: WindowSource::Manifest,
         }))
         .unwrap_or_default();
-    let budget = sized(
-        Budget::default().with(&budget_override),
-        window,
-        &budget_override,
-    );
-    check_effective(budget, &reporter, &budget_path)?;
-    let defaults = Defaults {
+    let budget = sized(Budget::default().with(&set), window, &set);
+    check_effective(budget, reporter, budget_path)?;
+    Ok(Defaults {
         budget,
-        set: budget_override,
+        set,
         window,
-    };
+    })
+}
 
-    let files = raw.files.unwrap_or_default();
-    let binary = files.binary.unwrap_or_default();
-    let exclude = files.exclude.unwrap_or_default();
-    let exclusions = FileExclusions::default().extended(
-        &exclude,
-        &ExclusionSource::Composition(origin.to_owned()),
-        &reporter,
-        &root.key("files").key("exclude"),
-    )?;
-
-    let mut specialists = Vec::with_capacity(raw.specialist.len());
+/// The `[[specialist]]` entries: each valid, labels unique, at least one enabled.
+fn specialists(
+    raw: Vec<RawSpecialist>,
+    defaults: &Defaults,
+    reporter: &Reporter<'_>,
+    origin: &Path,
+) -> Result<Vec<SpecialistEntry>, ManifestError> {
+    let root = KeyPath::root();
+    let mut specialists = Vec::with_capacity(raw.len());
     let mut labels: HashMap<String, usize> = HashMap::new();
-    for (i, entry) in raw.specialist.into_iter().enumerate() {
+    for (i, entry) in raw.into_iter().enumerate() {
         let path = root.key("specialist").index(i);
         let has_label = entry.label.is_some();
-        let entry = specialist(entry, &defaults, &reporter, &path, origin)?;
+        let entry = specialist(entry, defaults, reporter, &path, origin)?;
         if let Some(first) = labels.insert(entry.label.clone(), i) {
             let at = path.key(if has_label { "label" } else { "id" });
-            let first_line = reporter
-                .locator
-                .as_ref()
-                .and_then(|l| l.find(&root.key("specialist").index(first), true))
-                .map(|p| format!(" (line {})", p.line))
-                .unwrap_or_default();
-            return Err(reporter.at(
-                ErrorKind::DuplicateLabel,
-                &at,
-                false,
-                format!(
-                    "instance label `{}` is already used by specialist[{first}]{first_line}",
-                    entry.label
-                ),
-                "give one of the entries a distinct `label` (instances are labelled `<label> #1`, `<label> #2`, …), or raise `instances` on one entry instead",
-            ));
+            return Err(duplicate_label(reporter, &at, &entry.label, first));
         }
         specialists.push(entry);
     }
@@ -226,43 +257,64 @@ pub(crate) fn composition(
             "add a [[specialist]] entry (e.g. id = \"generic-investigator\") or set `enabled = true` on one",
         ));
     }
+    Ok(specialists)
+}
 
-    let Some(raw_verifier) = raw.verifier else {
+/// The error of a `[[specialist]]` entry at `at` whose instance label `label` entry
+/// `first` already uses.
+fn duplicate_label(
+    reporter: &Reporter<'_>,
+    at: &KeyPath,
+    label: &str,
+    first: usize,
+) -> ManifestError {
+    let first_line = reporter
+        .locator
+        .as_ref()
+        .and_then(|l| l.find(&KeyPath::root().key("specialist").index(first), true))
+        .map(|p| format!(" (line {})", p.line))
+        .unwrap_or_default();
+    reporter.at(
+        ErrorKind::DuplicateLabel,
+        at,
+        false,
+        format!("instance label `{label}` is already used by specialist[{first}]{first_line}"),
+        "give one of the entries a distinct `label` (instances are labelled `<label> #1`, `<label> #2`, …), or raise `instances` on one entry instead",
+    )
+}
+
+/// The `[verifier]` section, which every composition needs.
+fn composition_verifier(
+    raw: Option<RawVerifier>,
+    defaults: &Defaults,
+    reporter: &Reporter<'_>,
+    origin: &Path,
+) -> Result<VerifierEntry, ManifestError> {
+    let path = KeyPath::root().key("verifier");
+    let Some(raw) = raw else {
         return Err(reporter.at(
             ErrorKind::MissingVerifier,
-            &root.key("verifier"),
+            &path,
             true,
             "the composition has no [verifier] section; findings are only reported after verification",
             "add:\n      [verifier]\n      id = \"verifier\"\n      version = \"1.0.0\"",
         ));
     };
-    let verifier = verifier(
-        raw_verifier,
-        &defaults,
-        &reporter,
-        &root.key("verifier"),
-        origin,
-    )?;
-
-    Ok(Composition {
-        origin: origin.to_owned(),
-        name,
-        description: header.description,
-        concurrency: concurrency as usize,
-        tools: header.tools.unwrap_or_default(),
-        model,
-        budget,
-        budget_set: budget_override,
-        window,
-        exclusions,
-        binary,
-        specialists,
-        verifier,
-        instructions: None,
-    })
+    verifier(raw, defaults, reporter, &path, origin)
 }
 
 fn check_model(
+    model: &ModelSection,
+    reporter: &Reporter<'_>,
+    path: &KeyPath,
+) -> Result<(), ManifestError> {
+    check_endpoint_keys(model, reporter, path)?;
+    check_headers(model, reporter, path)?;
+    check_limits(model, reporter, path)
+}
+
+/// `base_url`, `model` and `api_key_env` of `[model]`.
+fn check_endpoint_keys(
     model: &ModelSection,
     reporter: &Reporter<'_>,
     path: &KeyPath,
@@ -298,6 +350,15 @@ fn check_model(
             "give the NAME of the variable holding the key (e.g. \"OPENAI_API_KEY\"), never the key itself",
         ));
     }
+    Ok(())
+}
+
+/// `[model.headers]`: valid names and one-line values, never a credential.
+fn check_headers(
+    model: &ModelSection,
+    reporter: &Reporter<'_>,
+    path: &KeyPath,
+) -> Result<(), ManifestError> {
     for (name, value) in &model.headers {
         let at = path.key("headers").key(name);
         if !is_header_name(name) || value.chars().any(char::is_control) {
@@ -319,6 +380,15 @@ fn check_model(
             ));
         }
     }
+    Ok(())
+}
+
+/// `api_version`, `request_timeout_secs` and `context_tokens` of `[model]`.
+fn check_limits(
+    model: &ModelSection,
+    reporter: &Reporter<'_>,
+    path: &KeyPath,
+) -> Result<(), ManifestError> {
     if model
         .api_version
         .as_deref()

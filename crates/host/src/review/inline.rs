@@ -20,6 +20,21 @@ pub struct InlineSource {
     pub failed: Vec<String>,
 }
 
+impl InlineSource {
+    /// Names `path` as not given whole (once).
+    fn omit(&mut self, path: &str) {
+        if !self.omitted.iter().any(|p| p == path) {
+            self.omitted.push(path.to_string());
+        }
+    }
+
+    /// Names `path` as a source lookup gap: a read of it failed.
+    fn fail(&mut self, path: &str) {
+        self.failed.push(path.to_string());
+        self.omit(path);
+    }
+}
+
 /// The patches of `paths`, in order, until `max_bytes` are used up. Each shown patch's
 /// windows are recorded in `tools`' ledger as given source.
 pub fn patches(
@@ -126,77 +141,87 @@ fn hunk_lines(
         return;
     };
     let base_path = file.previous_path.as_deref().unwrap_or(path);
+    let read_path = |revision| {
+        if revision == Revision::Head {
+            path
+        } else {
+            base_path
+        }
+    };
     for piece in pieces {
         let Some(hunk) = file.hunks.get(piece.hunk) else {
             continue;
         };
         if let (Some(bytes), Some(&(revision, line, _))) = (piece.bytes, piece.sides.first()) {
-            let at = if revision == Revision::Head {
-                path
-            } else {
-                base_path
-            };
-            let block = line_bytes(env, tools, (revision, at, line), bytes, max_bytes, used);
-            match block {
+            let at = (revision, read_path(revision), line);
+            match line_bytes(env, tools, at, bytes, max_bytes, used) {
                 Some((block, complete)) => {
                     out.blocks.push(block);
-                    if !complete && !out.omitted.iter().any(|p| p == path) {
-                        out.omitted.push(path.to_string());
+                    if !complete {
+                        out.omit(path);
                     }
                 }
-                None => {
-                    out.failed.push(path.to_string());
-                    if !out.omitted.iter().any(|p| p == path) {
-                        out.omitted.push(path.to_string());
-                    }
-                }
+                None => out.fail(path),
             }
             continue;
         }
         for &(revision, start, end) in &piece.sides {
-            let at = if revision == Revision::Head {
-                path
-            } else {
-                base_path
-            };
-            let mut block = format!(
-                "<hunk path={:?} header={:?} revision=\"{}\"{}>\n",
+            let side = HunkSide {
                 path,
-                hunk.header,
-                revision.as_str(),
-                window_note(hunk, piece.window, revision, start, end)
-            );
-            let next = read_lines_into(
-                env,
-                tools,
-                (revision, at, start, end),
-                max_bytes,
-                used,
-                &mut block,
-            );
-            match next {
-                None => {
-                    out.failed.push(path.to_string());
-                    if !out.omitted.iter().any(|p| p == path) {
-                        out.omitted.push(path.to_string());
-                    }
-                }
-                Some(next) if next <= end => {
-                    block.push_str(&format!(
-                        "[lines {next}-{end} at {} are not given inline: over the inline budget; read them with read_file]\n",
-                        revision.as_str()
-                    ));
-                    if !out.omitted.iter().any(|p| p == path) {
-                        out.omitted.push(path.to_string());
-                    }
-                }
-                Some(_) => {}
-            }
-            block.push_str("</hunk>");
-            *used += 64;
-            out.blocks.push(block);
+                read_path: read_path(revision),
+                hunk,
+                window: piece.window,
+                lines: (revision, start, end),
+            };
+            side_block(env, tools, &side, max_bytes, used, out);
         }
     }
+}
+
+/// One side of a hunk piece: the changed file's `path`, the path it is read at on that
+/// side (a renamed file's previous path at base), and its `lines`.
+struct HunkSide<'a> {
+    path: &'a str,
+    read_path: &'a str,
+    hunk: &'a vouch_core::Hunk,
+    window: bool,
+    lines: (Revision, u32, u32),
+}
+
+/// Gives one side of a hunk piece as a `<hunk>` block of numbered lines, read until
+/// `max_bytes` are used; lines that do not fit are named in the block and the file is
+/// named as not given whole.
+fn side_block(
+    env: &ReviewEnv,
+    tools: &RepoTools,
+    side: &HunkSide<'_>,
+    max_bytes: usize,
+    used: &mut usize,
+    out: &mut InlineSource,
+) {
+    let (revision, start, end) = side.lines;
+    let mut block = format!(
+        "<hunk path={:?} header={:?} revision=\"{}\"{}>\n",
+        side.path,
+        side.hunk.header,
+        revision.as_str(),
+        window_note(side.hunk, side.window, revision, start, end)
+    );
+    let at = (revision, side.read_path, start, end);
+    match read_lines_into(env, tools, at, max_bytes, used, &mut block) {
+        None => out.fail(side.path),
+        Some(next) if next <= end => {
+            block.push_str(&format!(
+                "[lines {next}-{end} at {} are not given inline: over the inline budget; read them with read_file]\n",
+                revision.as_str()
+            ));
+            out.omit(side.path);
+        }
+        Some(_) => {}
+    }
+    block.push_str("</hunk>");
+    *used += 64;
+    out.blocks.push(block);
 }
 
 /// Bytes `[from, to)` of long line `line` of `at` given inline as one block, read in

@@ -566,18 +566,59 @@ pub async fn exchange(env: &ReviewEnv, ex: Exchange<'_>) -> Result<Answer, Faile
 }
 
 /// [`exchange`], adding what it spends to `spent` as it goes (the answer's own `spent`
-/// is filled in by [`exchange`]).
+/// is filled in by [`exchange`]): a reply within the output limit, then its parse, then
+/// (when it does not parse) its repair.
 async fn spending(
     env: &ReviewEnv,
     ex: Exchange<'_>,
     spent: &mut Spent,
 ) -> Result<Answer, ExchangeError> {
+    let outcome = uncut_reply(env, &ex, spent).await?;
+    if outcome.budget_hit.is_some() {
+        env.diagnose(
+            Some(ex.label),
+            ex.stage,
+            Some(ex.tools.ledger().recorded() as u64),
+            ReasonCode::BudgetHit,
+        );
+    }
+    let prior_text = outcome.final_text;
+    let error = match extract_and_parse(ex.handle, ex.kind, &ex.contract.schema, &prior_text) {
+        Ok((value, reply)) => return Ok(Answer::of(reply, value, prior_text, false)),
+        Err(error) => error,
+    };
+    spent.issues.push(error.issue(IssueStep::Repair));
+    env.diagnose(Some(ex.label), "repair", None, ReasonCode::RepairAttempted);
+    repair(env, &ex, prior_text, error, spent).await
+}
+
+impl Answer {
+    /// An answer whose exchange's spending is filled in later, by [`exchange`].
+    fn of(reply: TypedReply, value: Value, prior_text: String, repaired: bool) -> Answer {
+        Answer {
+            reply,
+            value,
+            prior_text,
+            repaired,
+            spent: Spent::default(),
+        }
+    }
+}
+
+/// The stage's final reply, re-asked once with a shorter-answer notice when it was cut
+/// off at the output limit ([`truncation_step`]); a filtered reply, or one cut off again,
+/// is an error.
+async fn uncut_reply(
+    env: &ReviewEnv,
+    ex: &Exchange<'_>,
+    spent: &mut Spent,
+) -> Result<AgentOutcome, ExchangeError> {
     let mut budget = ex.budget;
     budget.max_output_tokens_per_request = output_tokens(&ex.contract.schema, &ex.budget);
     let mut cuts = 0;
     let mut user = ex.user.clone();
-    let outcome = loop {
-        let outcome = agent(env, &ex, &user, budget, spent).await?;
+    loop {
+        let outcome = agent(env, ex, &user, budget, spent).await?;
         spent.usage.add(usage_of(&outcome));
         // Of the reply the answer rests on: the last one.
         spent.forced_synthesis = outcome.forced_synthesis;
@@ -588,7 +629,7 @@ async fn spending(
         let used = spent.usage.prompt_tokens + spent.usage.completion_tokens;
         let left = ex.budget.max_total_tokens.saturating_sub(used);
         match truncation_step(outcome.is_truncated(), cuts, left > 0) {
-            TruncationStep::Parse => break outcome,
+            TruncationStep::Parse => return Ok(outcome),
             TruncationStep::ReAsk => {
                 env.diagnose(Some(ex.label), ex.stage, None, ReasonCode::TruncatedOutput);
                 cuts += 1;
@@ -612,39 +653,71 @@ async fn spending(
                 )));
             }
         }
-    };
-    if outcome.budget_hit.is_some() {
-        env.diagnose(
-            Some(ex.label),
-            ex.stage,
-            Some(ex.tools.ledger().recorded() as u64),
-            ReasonCode::BudgetHit,
-        );
     }
-    let prior_text = outcome.final_text.clone();
-    let answer = |reply, value, repaired| Answer {
-        reply,
-        value,
-        prior_text: prior_text.clone(),
-        repaired,
-        spent: Spent::default(),
-    };
-    let error = match extract_and_parse(ex.handle, ex.kind, &ex.contract.schema, &prior_text) {
-        Ok((value, reply)) => return Ok(answer(reply, value, false)),
-        Err(error) => error,
-    };
-    spent.issues.push(error.issue(IssueStep::Repair));
-    env.diagnose(Some(ex.label), "repair", None, ReasonCode::RepairAttempted);
+}
+
+/// The one isolated repair of a reply that did not parse (`error` says why): its result
+/// must parse and pass [`check_repair`] against `prior_text`, else the exchange fails
+/// naming both errors.
+async fn repair(
+    env: &ReviewEnv,
+    ex: &Exchange<'_>,
+    prior_text: String,
+    error: ReplyFault,
+    spent: &mut Spent,
+) -> Result<Answer, ExchangeError> {
     let repair_schema = ex
         .contract
         .repair(ex.handle)
         .map_err(ExchangeError::Plugin)?;
+    let repaired = ask_repair(env, ex, &repair_schema, &prior_text, &error, spent).await?;
+    if repaired.is_filtered() {
+        return Err(filtered(ex.label, "repair"));
+    }
+    if repaired.is_truncated() {
+        return Err(ExchangeError::Truncated(format!(
+            "{} returned no valid reply: {error}; its repair was cut off at the output limit \
+             (finish_reason: length)",
+            ex.label
+        )));
+    }
+    let checked = extract_and_parse(ex.handle, ex.kind, &repair_schema, &repaired.final_text)
+        .and_then(|(value, reply)| {
+            check_repair(&prior_text, &reply).map_err(ReplyFault::plain)?;
+            Ok((value, reply))
+        });
+    match checked {
+        Ok((value, reply)) => Ok(Answer::of(reply, value, prior_text, true)),
+        Err(repair_error) => {
+            spent
+                .issues
+                .push(repair_error.issue(IssueStep::RepairFailed));
+            env.diagnose(Some(ex.label), "repair", None, ReasonCode::InvalidOutput);
+            Err(ExchangeError::Invalid(format!(
+                "{} returned no valid reply: {error}; after repair: {repair_error}",
+                ex.label
+            )))
+        }
+    }
+}
+
+/// Sends the repair call: no tools, one turn, the repair contract as `response_format`,
+/// and only what [`repair_user_message`] shows (the contract, the canonical list for
+/// receipts, the prior reply and the parser error). What it spent joins `spent`.
+async fn ask_repair(
+    env: &ReviewEnv,
+    ex: &Exchange<'_>,
+    repair_schema: &Value,
+    prior_text: &str,
+    error: &ReplyFault,
+    spent: &mut Spent,
+) -> Result<AgentOutcome, ExchangeError> {
     let repair_user =
-        repair_user_message(&repair_schema, ex.expected, &prior_text, &error.to_string());
+        repair_user_message(repair_schema, ex.expected, prior_text, &error.to_string());
     let repair_budget = Budget {
         max_turns: 1,
         max_tool_calls: 0,
-        max_output_tokens_per_request: output_tokens(&repair_schema, &ex.budget),
+        max_output_tokens_per_request: output_tokens(repair_schema, &ex.budget),
         max_total_tokens: u64::MAX,
         max_request_bytes: None,
     };
@@ -670,34 +743,7 @@ async fn spending(
         ExchangeError::from(e)
     })?;
     spent.usage.add(usage_of(&repaired));
-    if repaired.is_filtered() {
-        return Err(filtered(ex.label, "repair"));
-    }
-    if repaired.is_truncated() {
-        return Err(ExchangeError::Truncated(format!(
-            "{} returned no valid reply: {error}; its repair was cut off at the output limit \
-             (finish_reason: length)",
-            ex.label
-        )));
-    }
-    let checked = extract_and_parse(ex.handle, ex.kind, &repair_schema, &repaired.final_text)
-        .and_then(|(value, reply)| {
-            check_repair(&prior_text, &reply).map_err(ReplyFault::plain)?;
-            Ok((value, reply))
-        });
-    match checked {
-        Ok((value, reply)) => Ok(answer(reply, value, true)),
-        Err(repair_error) => {
-            spent
-                .issues
-                .push(repair_error.issue(IssueStep::RepairFailed));
-            env.diagnose(Some(ex.label), "repair", None, ReasonCode::InvalidOutput);
-            Err(ExchangeError::Invalid(format!(
-                "{} returned no valid reply: {error}; after repair: {repair_error}",
-                ex.label
-            )))
-        }
-    }
+    Ok(repaired)
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use super::concerns;
 use super::contract::fitted_contract;
 use super::env::ReviewEnv;
 pub(super) use super::exec::stage_record;
-use super::exec::{Execution, StageKind, fail, note_answer, prepare};
+use super::exec::{Execution, Prepared, StageKind, fail, note_answer, prepare};
 use super::inline::{self, InlineSource};
 use super::prefetch;
 use super::reply::{Answer, CandidateAnswer, ExchangeError, ProposedDraft, TypedReply};
@@ -311,6 +311,8 @@ fn tools_off_gaps(env: &ReviewEnv, inline: &InlineSource) -> Vec<String> {
     gaps
 }
 
+/// Runs one stage execution: its contract, inline source and prefetch, the first
+/// exchange, and (when the receipt does not match) its one coverage retry.
 async fn drive(
     env: &ReviewEnv,
     plan: &StagePlan,
@@ -324,7 +326,7 @@ async fn drive(
     }
     let contract = fitted_contract(&env.fitted_caps, plan).map_err(ExchangeError::Plugin)?;
     let inline = super::env::off_the_runtime(|| inline::shard_source(env, tools, plan));
-    let mut gaps = tools_off_gaps(env, &inline);
+    let gaps = tools_off_gaps(env, &inline);
     if !gaps.is_empty() {
         // Which hunks the missing patches hold is unknown here: `hunkCount` is null.
         env.diagnose(
@@ -363,7 +365,74 @@ async fn drive(
     if env.cancel.is_cancelled() {
         return Err(ExchangeError::Cancelled);
     }
-    // One targeted retry of this instance only.
+    let first = FirstTry {
+        answer: &first,
+        comparison,
+        gaps,
+    };
+    retry(env, plan, tools, run, &prepared, first).await
+}
+
+/// What a stage's first exchange leaves for its coverage retry: its answer, the receipt's
+/// comparison and the files that could not be given without tools.
+struct FirstTry<'a> {
+    answer: &'a Answer,
+    comparison: CoverageComparison,
+    gaps: Vec<String>,
+}
+
+/// Rules 5–7 (coverage retry): one targeted retry of this instance only, after the
+/// first message; the retry's receipt must cover what could be given, else the instance
+/// fails ([`fail_after_retry`]).
+async fn retry(
+    env: &ReviewEnv,
+    plan: &StagePlan,
+    tools: &RepoTools,
+    run: &mut StageRun,
+    prepared: &Prepared<'_>,
+    first: FirstTry<'_>,
+) -> Result<(), ExchangeError> {
+    let FirstTry {
+        answer,
+        comparison,
+        mut gaps,
+    } = first;
+    note_retry(env, plan, tools, run, &comparison);
+    let source = retry_source(env, plan, tools, &comparison.missing_files, &mut gaps);
+    let retry_user = format!(
+        "{}\n\n{}",
+        prepared.user.trim_end(),
+        coverage_retry_message(&plan.assigned, &answer.value, &comparison, &source)
+    );
+    let second = prepared
+        .ask(env, retry_user)
+        .await
+        .map_err(|f| f.noted(&mut run.record))?;
+    // Files that could not be given without tools are a stated source gap, not part
+    // of what the retry's receipt must cover.
+    let coverable: Vec<String> = plan
+        .assigned
+        .iter()
+        .filter(|p| !gaps.contains(p))
+        .cloned()
+        .collect();
+    let (reply, comparison) = absorb(env, run, &second, plan, &coverable);
+    if comparison.complete {
+        return accept(run, plan, reply, &second, &gaps);
+    }
+    fail_after_retry(env, plan, tools, run, &comparison);
+    Ok(())
+}
+
+/// Says that the instance is retried, and why: progress, diagnostics and the record's
+/// reply issue (the receipt's mismatch).
+fn note_retry(
+    env: &ReviewEnv,
+    plan: &StagePlan,
+    tools: &RepoTools,
+    run: &mut StageRun,
+    comparison: &CoverageComparison,
+) {
     env.progress(ProgressEvent::ReviewerCoverageRetry {
         label: plan.label.clone(),
         missing: comparison.missing_files.len(),
@@ -383,32 +452,19 @@ async fn drive(
         &comparison.mismatch_summary(),
     ));
     run.record.first_coverage = Some(comparison.clone());
-    let source = retry_source(env, plan, tools, &comparison.missing_files, &mut gaps);
-    let retry_user = format!(
-        "{}\n\n{}",
-        prepared.user.trim_end(),
-        coverage_retry_message(&plan.assigned, &first.value, &comparison, &source)
-    );
-    let second = prepared
-        .ask(env, retry_user)
-        .await
-        .map_err(|f| f.noted(&mut run.record))?;
-    // Files that could not be given without tools are a stated source gap, not part
-    // of what the retry's receipt must cover.
-    let coverable: Vec<String> = plan
-        .assigned
-        .iter()
-        .filter(|p| !gaps.contains(p))
-        .cloned()
-        .collect();
-    let (reply, comparison) = absorb(env, run, &second, plan, &coverable);
-    if comparison.complete {
-        return accept(run, plan, reply, &second, &gaps);
-    }
-    // Rule 6 holds in every composition and whatever ended the retry: a receipt still
-    // mismatched after its one retry fails the instance (the review is incomplete and
-    // nothing is published), also when a budget forced the retry's final answer.
-    let message = mismatch_after_retry_message(&plan.label, &comparison);
+}
+
+/// Rule 6 holds in every composition and whatever ended the retry: a receipt still
+/// mismatched after its one retry fails the instance (the review is incomplete and
+/// nothing is published), also when a budget forced the retry's final answer.
+fn fail_after_retry(
+    env: &ReviewEnv,
+    plan: &StagePlan,
+    tools: &RepoTools,
+    run: &mut StageRun,
+    comparison: &CoverageComparison,
+) {
+    let message = mismatch_after_retry_message(&plan.label, comparison);
     env.diagnose_ledger(
         Some(&plan.label),
         "retry",
@@ -424,7 +480,6 @@ async fn drive(
         detail: None,
     });
     run.message = Some(message);
-    Ok(())
 }
 
 /// Rule (coverage retry, issue #9 item 12): with tools the retry asks the model to

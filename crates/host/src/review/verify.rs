@@ -160,6 +160,8 @@ fn pass_limitations(
     limitations
 }
 
+/// One verification pass over `candidates`: their source and prefetch given inline, one
+/// exchange, and its decisions accounted against the pass's ledger.
 async fn pass(
     env: &ReviewEnv,
     plan: &StagePlan,
@@ -187,18 +189,8 @@ async fn pass(
         focused_plan.budget.max_output_tokens_per_request = FOCUSED_OUTPUT_TOKENS;
         run_plan = &focused_plan;
     }
-    let contract = Contract::of(
-        &plan.handle,
-        ContractRequest {
-            expected_files: vec![],
-            candidate_ids: candidates.iter().map(|c| c.id.clone()).collect(),
-            repair: false,
-            max_candidates: None,
-            max_dismissed: None,
-            receipt_bound: None,
-        },
-    )
-    .map_err(ExchangeError::Plugin);
+    let contract =
+        Contract::of(&plan.handle, decisions_contract(candidates)).map_err(ExchangeError::Plugin);
     let prepared = contract.and_then(|contract| {
         prepare(
             env,
@@ -206,16 +198,7 @@ async fn pass(
                 kind,
                 label,
                 plan: run_plan,
-                request: PromptRequest {
-                    payload_version: PAYLOAD_VERSION,
-                    label: label.to_string(),
-                    change: env.change_summary(&candidate_files(plan, candidates)),
-                    intent: None,
-                    policy_evidence: env.policy.iter().map(|(p, _)| p.clone()).collect(),
-                    candidates: candidates.iter().map(payload).collect(),
-                    dismissed_concerns: dismissed.to_vec(),
-                    tools_available: env.tools_enabled(),
-                },
+                request: pass_request(env, plan, label, candidates, dismissed),
                 contract,
                 inline: &given,
                 prefetch: &prefetched.section,
@@ -258,6 +241,40 @@ async fn pass(
         stray: account.stray,
         limitations,
     })
+}
+
+/// The verifier's contract for `candidates`: one decision per candidate id, no receipt.
+fn decisions_contract(candidates: &[Candidate]) -> ContractRequest {
+    ContractRequest {
+        expected_files: vec![],
+        candidate_ids: candidates.iter().map(|c| c.id.clone()).collect(),
+        repair: false,
+        max_candidates: None,
+        max_dismissed: None,
+        receipt_bound: None,
+    }
+}
+
+/// What a verification pass's prompt is rendered from: the candidates, the concerns
+/// dismissed, the change summary of the candidates' files and the policy evidence;
+/// never the intent.
+fn pass_request(
+    env: &ReviewEnv,
+    plan: &StagePlan,
+    label: &str,
+    candidates: &[Candidate],
+    dismissed: &[DismissedForVerification],
+) -> PromptRequest {
+    PromptRequest {
+        payload_version: PAYLOAD_VERSION,
+        label: label.to_string(),
+        change: env.change_summary(&candidate_files(plan, candidates)),
+        intent: None,
+        policy_evidence: env.policy.iter().map(|(p, _)| p.clone()).collect(),
+        candidates: candidates.iter().map(payload).collect(),
+        dismissed_concerns: dismissed.to_vec(),
+        tools_available: env.tools_enabled(),
+    }
 }
 
 fn finding(c: &Candidate, decision: &Decision, verifier: &str, passes: u8) -> Finding {
