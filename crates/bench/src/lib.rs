@@ -7,17 +7,26 @@
 //! requests, prompt bytes per changed line, the largest request, coverage and opinion;
 //! and, for the sizes asked, the same review with a fixed-latency model against its
 //! critical path ([`critical`]). Never run in CI: only a small smoke test is.
+//!
+//! `vouch-bench cost` ([`cost_run`]) reviews one given change instead (a real
+//! repository's range, e.g. the fixtures of `scripts/cost-fixture`) at each context
+//! window, and reports requests, prompt tokens per changed line, the share a prompt cache
+//! would serve and executions per lane, beside a one-prompt reviewer's request for the
+//! same change; its rules are in [`cost`].
 
 pub mod child;
+pub mod cost;
+pub mod cost_run;
 pub mod critical;
 pub mod model;
 pub mod run;
 pub mod table;
 pub mod windows;
 
-pub use model::Reader;
+pub use cost_run::{Change, CostConfig, CostRow, run_cost};
+pub use model::{Reader, Usage};
 pub use run::{Config, Row, bench_manifest, run};
-pub use table::{COLUMNS, markdown_table};
+pub use table::{COLUMNS, cost_table, markdown_table};
 
 /// vouch's default composition, which the benchmark reviews with (see [`bench_manifest`]).
 pub const DEFAULT_MANIFEST: &str = include_str!("../../../manifests/default.toml");

@@ -2,6 +2,9 @@
 //!
 //! `cargo run --release -p vouch-bench` builds `vouch` in the same profile, then measures
 //! N = 100, 1,000 and 5,000 and prints the Markdown table.
+//!
+//! `vouch-bench cost --repo DIR --base REV --head REV` measures what reviews of one given
+//! change cost (BENCHMARKS.md "Cost on real code"; fixtures: `scripts/cost-fixture`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -9,7 +12,10 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use clap::Parser;
-use vouch_bench::{Config, DEFAULT_MANIFEST, Reader, bench_manifest, markdown_table, run};
+use vouch_bench::{
+    Config, CostConfig, DEFAULT_MANIFEST, Reader, Usage, bench_manifest, cost_table,
+    markdown_table, run, run_cost,
+};
 
 /// Measures vouch on generated repositories against a scripted model and prints the
 /// table of BENCHMARKS.md.
@@ -73,15 +79,11 @@ async fn main() -> Result<()> {
         vouch_bench::child::measuring_process(&argv[2..]).await?;
         return Ok(());
     }
+    if argv.get(1).map(String::as_str) == Some("cost") {
+        return cost(CostArgs::parse_from(&argv[1..])).await;
+    }
     let args = Args::parse();
-    let profile_dir = std::env::current_exe()?
-        .parent()
-        .context("the benchmark's own folder")?
-        .to_path_buf();
-    let vouch = match args.vouch {
-        Some(path) => path,
-        None => build_vouch(&profile_dir)?,
-    };
+    let (profile_dir, vouch) = vouch_binary(args.vouch)?;
     let work_dir = args
         .work_dir
         .unwrap_or_else(|| profile_dir.join("../tmp/vouch-bench"));
@@ -97,10 +99,8 @@ async fn main() -> Result<()> {
         work_dir,
         concurrency: args.concurrency.max(1),
         tools: matches!(args.tools, OnOff::On),
-        reader: match args.reader {
-            ReaderArg::Diff => Reader::Diff,
-            ReaderArg::ReadFile => Reader::ReadFile,
-        },
+        reader: args.reader.into(),
+        usage: Usage::Scripted,
         repeats: args.repeats,
         review_limit: Duration::from_secs(args.review_limit_secs),
         keep: args.keep,
@@ -116,6 +116,95 @@ async fn main() -> Result<()> {
         "Tools {}, reader {reader}:\n\n{}",
         if config.tools { "on" } else { "off" },
         markdown_table(&rows)
+    );
+    Ok(())
+}
+
+impl From<ReaderArg> for Reader {
+    fn from(reader: ReaderArg) -> Reader {
+        match reader {
+            ReaderArg::Diff => Reader::Diff,
+            ReaderArg::ReadFile => Reader::ReadFile,
+        }
+    }
+}
+
+/// This binary's profile folder, and `vouch`: `given`, else built next to this binary.
+fn vouch_binary(given: Option<PathBuf>) -> Result<(PathBuf, PathBuf)> {
+    let profile_dir = std::env::current_exe()?
+        .parent()
+        .context("the benchmark's own folder")?
+        .to_path_buf();
+    let vouch = match given {
+        Some(path) => path,
+        None => build_vouch(&profile_dir)?,
+    };
+    Ok((profile_dir, vouch))
+}
+
+/// Measures what reviews of one given change cost and prints the table of
+/// BENCHMARKS.md "Cost on real code".
+#[derive(Debug, Parser)]
+#[command(name = "vouch-bench cost")]
+struct CostArgs {
+    /// The repository.
+    #[arg(long)]
+    repo: PathBuf,
+    /// The base revision of the change.
+    #[arg(long)]
+    base: String,
+    /// The head revision of the change.
+    #[arg(long)]
+    head: String,
+    /// Context windows (`[model] context_tokens`), comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "32768,131072")]
+    window: Vec<u32>,
+    /// Tools on, off, or both (comma-separated), at each window.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "on,off")]
+    tools: Vec<OnOff>,
+    /// How the perfect model reads a file it was not given inline, with tools on.
+    #[arg(long, value_enum, default_value_t = ReaderArg::Diff)]
+    reader: ReaderArg,
+    /// Stage instances at once.
+    #[arg(long, default_value_t = 4)]
+    concurrency: usize,
+    /// A review still running after this many seconds is stopped and reported as such.
+    #[arg(long, default_value_t = 900)]
+    review_limit_secs: u64,
+    /// The vouch binary (default: built by cargo next to this one).
+    #[arg(long)]
+    vouch: Option<PathBuf>,
+    /// Keep each review's JSON report in this folder.
+    #[arg(long)]
+    reports: Option<PathBuf>,
+}
+
+async fn cost(args: CostArgs) -> Result<()> {
+    let (_, vouch) = vouch_binary(args.vouch)?;
+    let work_dir = tempfile::tempdir().context("a folder for the compositions")?;
+    let config = CostConfig {
+        repo: args.repo.canonicalize().context("the repository")?,
+        base: args.base,
+        head: args.head,
+        windows: args.window,
+        tools: args.tools.iter().map(|t| matches!(t, OnOff::On)).collect(),
+        reader: args.reader.into(),
+        manifest: DEFAULT_MANIFEST.to_owned(),
+        vouch,
+        work_dir: work_dir.path().to_path_buf(),
+        concurrency: args.concurrency.max(1),
+        review_limit: Duration::from_secs(args.review_limit_secs),
+        measurer: Some(std::env::current_exe()?),
+        reports: args.reports,
+    };
+    let (change, rows) = run_cost(&config, |step| eprintln!("vouch-bench cost: {step}")).await?;
+    println!(
+        "{}, {}..{}, reader {}:\n\n{}",
+        config.repo.display(),
+        config.base,
+        config.head,
+        config.reader.name(),
+        cost_table(&change, &rows)
     );
     Ok(())
 }

@@ -38,10 +38,23 @@ impl Reader {
     }
 }
 
+/// The `usage` the perfect model reports with each reply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Usage {
+    /// The scripted server's fixed default (`vouch_testkit::openai::DEFAULT_USAGE`).
+    #[default]
+    Scripted,
+    /// Prompt tokens estimated from the request as a provider tokenizes it
+    /// ([`crate::cost::provider_text`], [`crate::cost::tokens`]), completion tokens from
+    /// the reply's text: what a real endpoint would report, so vouch's token budgets
+    /// see the amounts they would.
+    Estimated,
+}
+
 /// A script whose one rule answers every chat request as [`perfect_reply`] does with
-/// `reader`, each reply sent `latency` after its request arrived.
-pub fn perfect_script(latency: Duration, reader: Reader) -> Script {
-    let reply = Reply::computed(move |request| perfect_reply(request, reader));
+/// `reader` and `usage`, each reply sent `latency` after its request arrived.
+pub fn perfect_script(latency: Duration, reader: Reader, usage: Usage) -> Script {
+    let reply = Reply::computed(move |request| perfect_reply(request, reader, usage));
     let reply = if latency.is_zero() {
         reply
     } else {
@@ -61,16 +74,30 @@ pub enum Answer {
     Final(Value),
 }
 
-/// The perfect model's reply to one chat-completion request body.
-pub fn perfect_reply(request: &Value, reader: Reader) -> Reply {
-    match decide(request, reader) {
-        Answer::Pong => Reply::content("pong"),
-        Answer::Read(calls) => Reply::tool_calls(
-            calls
+/// The perfect model's reply to one chat-completion request body, with `usage`.
+pub fn perfect_reply(request: &Value, reader: Reader, usage: Usage) -> Reply {
+    let (reply, completion_bytes) = match decide(request, reader) {
+        Answer::Pong => (Reply::content("pong"), 4),
+        Answer::Read(calls) => {
+            let calls: Vec<(String, String)> = calls
                 .into_iter()
-                .map(|(name, args)| (name, args.to_string())),
+                .map(|(name, args)| (name, args.to_string()))
+                .collect();
+            let bytes = calls.iter().map(|(n, a)| n.len() + a.len()).sum();
+            (Reply::tool_calls(calls), bytes)
+        }
+        Answer::Final(answer) => {
+            let text = answer.to_string();
+            let bytes = text.len();
+            (Reply::content(text), bytes)
+        }
+    };
+    match usage {
+        Usage::Scripted => reply,
+        Usage::Estimated => reply.with_usage(
+            crate::cost::tokens(crate::cost::provider_text(request).len()),
+            crate::cost::tokens(completion_bytes),
         ),
-        Answer::Final(answer) => Reply::content(answer.to_string()),
     }
 }
 

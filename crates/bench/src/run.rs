@@ -12,8 +12,9 @@ use vouch_testkit::openai::{RecordedRequest, ScriptedServer, ServedBy};
 use vouch_testkit::synth::SynthSpec;
 
 use crate::child::{ChildError, measure, measure_via};
+use crate::cost::numstat_totals;
 use crate::critical::{Phase, Step, critical_path};
-use crate::model::{Reader, perfect_script};
+use crate::model::{Reader, Usage, perfect_script};
 
 /// What to measure.
 #[derive(Debug, Clone)]
@@ -37,6 +38,8 @@ pub struct Config {
     pub tools: bool,
     /// How the perfect model reads what it was not given inline (with tools on).
     pub reader: Reader,
+    /// The usage the perfect model reports.
+    pub usage: Usage,
     /// Snapshot and `git diff` runs per size (the fastest counts).
     pub repeats: usize,
     /// A review still running after this is stopped and reported as timed out.
@@ -94,6 +97,8 @@ pub struct ReviewRun {
     pub coverage: String,
     /// The report's opinion (`no-findings (clean)`, `incomplete`, …) or `timeout`.
     pub opinion: String,
+    /// The JSON report, when the review wrote one.
+    pub report: Option<Value>,
 }
 
 /// A whole review with the fixed-latency model.
@@ -249,16 +254,11 @@ async fn time_git_diff(
         let usage = measure(command, Duration::from_secs(3600)).await?;
         best = best.min(usage.wall.as_secs_f64());
     }
-    let numstat = git(repo, &args)?;
-    let lines = numstat
-        .lines()
-        .flat_map(|l| l.split('\t').take(2))
-        .filter_map(|count| count.parse::<u64>().ok())
-        .sum();
+    let (_, lines) = numstat_totals(&git(repo, &args)?);
     Ok((best, lines))
 }
 
-fn git(repo: &Path, args: &[&str]) -> Result<String, BenchError> {
+pub(crate) fn git(repo: &Path, args: &[&str]) -> Result<String, BenchError> {
     let out = Command::new("git")
         .arg("-C")
         .arg(repo)
@@ -281,19 +281,18 @@ fn git(repo: &Path, args: &[&str]) -> Result<String, BenchError> {
 /// One whole review by the `vouch` binary against the perfect model answering after
 /// `latency`; its measurements (the endpoint check's probe not counted among its
 /// requests) and every chat request the model received, the probe included.
-async fn review(
+pub(crate) async fn review(
     config: &Config,
     repo: &Path,
     base: &str,
     head: &str,
     latency: Duration,
 ) -> Result<(ReviewRun, Vec<RecordedRequest>), BenchError> {
-    let server = ScriptedServer::start(perfect_script(latency, config.reader)).await;
-    let report = if latency.is_zero() {
-        repo.with_extension("report.json")
-    } else {
-        repo.with_extension("latency.report.json")
-    };
+    let server = ScriptedServer::start(perfect_script(latency, config.reader, config.usage)).await;
+    let report = repo.with_extension(match latency.is_zero() {
+        true => "report.json",
+        false => "latency.report.json",
+    });
     let command = vouch_command(config, repo, base, head, &server.base_url(), &report);
     let usage = match config.measurer.clone() {
         Some(measurer) => {
@@ -337,6 +336,7 @@ async fn review(
         not_reviewed: outcome.not_reviewed,
         coverage: outcome.coverage,
         opinion: outcome.opinion,
+        report: json,
     };
     Ok((run, chat))
 }
@@ -456,7 +456,7 @@ pub fn bench_manifest(default_manifest: &str, dir: &Path) -> Result<PathBuf, Ben
     Ok(path)
 }
 
-fn is_probe(request: &RecordedRequest) -> bool {
+pub(crate) fn is_probe(request: &RecordedRequest) -> bool {
     request.body.get("max_tokens").and_then(Value::as_u64) == Some(1)
 }
 
