@@ -13,8 +13,7 @@ use vouch_testkit::openai::{Match, Reply, Rule, Script};
 /// Most tool calls the model asks for in one turn.
 pub const READS_PER_TURN: usize = 8;
 
-/// Lines the `read_file` reader asks for per call.
-pub const WINDOW_LINES: u32 = 200;
+pub use crate::windows::WINDOW_LINES;
 
 /// How the perfect model reads a file it was not given inline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

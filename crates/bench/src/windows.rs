@@ -5,7 +5,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Value, json};
 
-use crate::model::WINDOW_LINES;
+/// Lines the `read_file` reader asks for per call.
+pub const WINDOW_LINES: u32 = 200;
 
 /// The two sides a file is read at: head (its lines now) and base (the deleted lines).
 const REVISIONS: [&str; 2] = ["head", "base"];

@@ -2,13 +2,14 @@
 //! dynamic plugins alike.
 
 use std::fmt;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use vouch_abi::ContractRequest;
+
+use super::Origin;
 use vouch_abi::table::{method, status};
 use vouch_abi::{
     ABI_MAJOR, CallError, CallResult, Descriptor, PAYLOAD_VERSION, ParsedReply, PluginTable,
@@ -23,29 +24,6 @@ pub const REQUIRED_ABI_MINOR: u32 = 0;
 /// The lowest payload version this host understands; the highest is
 /// [`vouch_abi::PAYLOAD_VERSION`].
 pub const MIN_PAYLOAD_VERSION: u32 = 1;
-
-/// Where a specialist's table came from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Origin {
-    /// Linked into the binary (an rlib) and handed to the registry.
-    BuiltIn,
-    /// Loaded with `dlopen` from a pinned library file.
-    Dynamic {
-        /// The library file as given in the pin.
-        path: PathBuf,
-        /// The file's sha256 (lowercase hex), checked before loading.
-        sha256: String,
-    },
-}
-
-impl fmt::Display for Origin {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Origin::BuiltIn => f.write_str("built-in plugin"),
-            Origin::Dynamic { path, .. } => write!(f, "plugin library {}", path.display()),
-        }
-    }
-}
 
 /// A checked specialist: its table, descriptor and origin. Cheap to clone (an `Arc`),
 /// `Send + Sync`; every method is safe and may be called from any thread.

@@ -8,10 +8,12 @@
 mod dynamic;
 mod error;
 mod handle;
+mod origin;
 
 pub use dynamic::{DynamicPin, inspect_dynamic, load_dynamic, sha256_file};
 pub use error::PluginError;
-pub use handle::{MIN_PAYLOAD_VERSION, Origin, REQUIRED_ABI_MINOR, SpecialistHandle};
+pub use handle::{MIN_PAYLOAD_VERSION, REQUIRED_ABI_MINOR, SpecialistHandle};
+pub use origin::Origin;
 
 use vouch_abi::PluginTable;
 

@@ -4,14 +4,49 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
+use serde_json::Value;
 use vouch_abi::ReceiptBound;
 use vouch_specialist_kit::contract::{
     ContractRequest, MAX_CANDIDATES, MAX_DISMISSED_CONCERNS, token_bound,
 };
 
-use super::exec::Contract;
-use super::stage::StagePlan;
-use crate::registry::PluginError;
+use super::stage_plan::StagePlan;
+use crate::registry::{PluginError, SpecialistHandle};
+
+/// An output contract: what the host asked a plugin for and the schema it answered.
+#[derive(Debug, Clone)]
+pub struct Contract {
+    /// The request (expected files, candidate ids, caps).
+    pub request: ContractRequest,
+    /// The plugin's bounded JSON Schema for it.
+    pub schema: Value,
+}
+
+impl Contract {
+    /// Asks `handle` for the contract of `request`.
+    ///
+    /// # Errors
+    /// The plugin's error.
+    pub fn of(
+        handle: &SpecialistHandle,
+        request: ContractRequest,
+    ) -> Result<Contract, PluginError> {
+        let schema = handle.contract(&request)?;
+        Ok(Contract { request, schema })
+    }
+
+    /// The repair variant of this contract (adds `fullCoverageQuote` for receipts), asked
+    /// for only when a reply needs repair.
+    ///
+    /// # Errors
+    /// The plugin's error.
+    pub fn repair(&self, handle: &SpecialistHandle) -> Result<Value, PluginError> {
+        handle.contract(&ContractRequest {
+            repair: true,
+            ..self.request.clone()
+        })
+    }
+}
 
 /// What decides a candidate contract's bound besides its caps: the specialist, the output
 /// budget, how many files a receipt may list and the longest of them.
@@ -114,7 +149,7 @@ fn request(plan: &StagePlan, (candidates, dismissed): (u64, u64)) -> ContractReq
 mod tests {
     use super::*;
     use crate::registry::{Registry, SpecialistHandle};
-    use crate::review::stage::ShardLimits;
+    use crate::review::stage_plan::ShardLimits;
     use proptest::prelude::*;
     use std::sync::LazyLock;
     use vouch_llm::Budget;

@@ -3,11 +3,10 @@
 //! loop, truncation rule, extraction, typed parse, repair and its rules) → ledger and
 //! record; and the one mapping from an exchange error to a failure kind and reason code.
 
-use serde_json::Value;
-use vouch_abi::ContractRequest;
 use vouch_abi::{PromptRequest, Role};
 use vouch_core::{BudgetKind, Failure, FailureKind, StageRecord, StageStatus};
 
+pub use super::contract::Contract;
 use super::env::ReviewEnv;
 use super::inline::InlineSource;
 use super::reply::{Answer, Exchange, ExchangeError, Failed, ReplyKind, Spent, exchange};
@@ -94,41 +93,6 @@ pub struct Prepared<'a> {
     system: String,
     /// The user message: the plugin's task, then the host's sections.
     pub user: String,
-}
-
-/// An output contract: what the host asked a plugin for and the schema it answered.
-#[derive(Debug, Clone)]
-pub struct Contract {
-    /// The request (expected files, candidate ids, caps).
-    pub request: ContractRequest,
-    /// The plugin's bounded JSON Schema for it.
-    pub schema: Value,
-}
-
-impl Contract {
-    /// Asks `handle` for the contract of `request`.
-    ///
-    /// # Errors
-    /// The plugin's error.
-    pub fn of(
-        handle: &SpecialistHandle,
-        request: ContractRequest,
-    ) -> Result<Contract, crate::registry::PluginError> {
-        let schema = handle.contract(&request)?;
-        Ok(Contract { request, schema })
-    }
-
-    /// The repair variant of this contract (adds `fullCoverageQuote` for receipts), asked
-    /// for only when a reply needs repair.
-    ///
-    /// # Errors
-    /// The plugin's error.
-    pub fn repair(&self, handle: &SpecialistHandle) -> Result<Value, crate::registry::PluginError> {
-        handle.contract(&ContractRequest {
-            repair: true,
-            ..self.request.clone()
-        })
-    }
 }
 
 /// Assembles an execution's messages once, stable content first (issue 10, "Prompt

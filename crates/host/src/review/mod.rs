@@ -20,6 +20,7 @@ mod prefetch;
 mod reply;
 mod shard;
 mod stage;
+mod stage_plan;
 mod verify;
 
 use std::sync::Arc;

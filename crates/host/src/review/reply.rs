@@ -21,8 +21,8 @@ use vouch_specialist_kit::contract::token_bound;
 
 use crate::progress::ProgressEvent;
 
+use super::contract::Contract;
 use super::env::{ReviewEnv, ToolsMode};
-use super::exec::Contract;
 use crate::diagnostics::ReasonCode;
 use crate::policy::{FORCED_SYNTHESIS, REPAIR_SYSTEM, repair_user_message, truncation_notice};
 use crate::registry::{PluginError, SpecialistHandle};
