@@ -80,22 +80,130 @@ async fn a_long_line_read_only_from_its_start_is_not_seen_and_the_review_is_not_
 async fn a_long_line_whose_edits_were_read_by_bytes_is_seen_and_may_be_clean() {
     let (_dir, repo) = minified();
     let snap = vouch_git::snapshot(&repo.path, Some(&repo.base), &repo.head).unwrap();
-    let long = &snap.file(MINIFIED_PATH).unwrap().long_lines[0];
-    assert_eq!(long.changed.len(), 3);
-    let calls: Vec<(&str, String)> = long
-        .changed
+    // The edited places, at head and (an in-place edit: the same places) at base: text
+    // replaced inside a long line is shown by the base line it was replaced in.
+    let calls: Vec<(&str, String)> = snap
+        .file(MINIFIED_PATH)
+        .unwrap()
+        .long_lines
         .iter()
-        .map(|&(start, _)| {
-            let args = json!({"path": MINIFIED_PATH, "start_line": 1, "start_byte": start - 100});
-            ("read_file", args.to_string())
+        .flat_map(|long| {
+            assert_eq!(long.changed.len(), 3);
+            let revision = long.revision.as_str();
+            long.changed.iter().map(move |&(start, _)| {
+                let args = json!({"path": MINIFIED_PATH, "start_line": 1,
+                    "start_byte": start - 100, "revision": revision});
+                ("read_file", args.to_string())
+            })
         })
         .collect();
-    let (report, _server) = review(&repo, calls).await;
+    assert_eq!(calls.len(), 6, "three places at head and at base");
+    let (report, _server) = review(&repo, calls.clone()).await;
     assert_eq!(report["opinion"]["coverage"], "full", "{report:#}");
     assert_eq!(report["limitations"], json!([]), "{report:#}");
     assert_eq!(
         report["stages"][0]["lineSpans"].as_array().unwrap().len(),
-        3
+        6
+    );
+    // The head places alone leave the replaced text unseen.
+    let head_only: Vec<(&str, String)> = calls
+        .into_iter()
+        .filter(|(_, args)| args.contains("\"head\""))
+        .collect();
+    assert_eq!(head_only.len(), 3);
+    let (report, _server) = review(&repo, head_only).await;
+    assert_eq!(report["opinion"]["coverage"], "limited", "{report:#}");
+    assert_eq!(report["opinion"]["clean"], false, "{report:#}");
+}
+
+/// A change that deletes text from inside a 300 KB one-line file, and one other file.
+fn deleted_inside_a_long_line() -> (vouch_testkit::git::TestRepo, String, String) {
+    let repo = vouch_testkit::git::TestRepo::new();
+    let body: String = (0..20_000).map(|i| format!("var v{i}={i};")).collect();
+    let middle = body.len() / 2;
+    repo.write(
+        "app.js",
+        format!("{}{REMOVED}{}\n", &body[..middle], &body[middle..]),
+    );
+    let base = repo.commit("base");
+    repo.write("app.js", format!("{body}\n"));
+    let head = repo.commit("drop the access checks");
+    (repo, base, head)
+}
+
+/// The text the change deletes from inside the long line.
+const REMOVED: &str = "checkAuth(user);requireAdmin(user);";
+
+/// Text deleted from inside a long line is shown from the base line (tools off): some
+/// request carries it, and only then is the file reviewed and the review clean.
+#[tokio::test(flavor = "multi_thread")]
+async fn without_tools_text_deleted_inside_a_long_line_is_shown_from_base() {
+    let (repo, base, head) = deleted_inside_a_long_line();
+    let server =
+        ScriptedServer::start(Script::new().rule(Rule::when(Match::any()).always(perfect()))).await;
+    let out = review_json(
+        repo.path(),
+        &base,
+        &head,
+        &server.base_url(),
+        "scripted",
+        &["--tools", "off"],
+        &[],
+    )
+    .await;
+    let report = out.json();
+    assert_eq!(out.code, 0, "{report:#}\n{}", out.stderr);
+    assert_eq!(report["filesReviewed"], json!(["app.js"]), "{report:#}");
+    assert_eq!(report["opinion"]["coverage"], "full", "{report:#}");
+    let shown = server
+        .chat_requests()
+        .iter()
+        .flat_map(|r| r.contents_of("user"))
+        .filter(|u| u.contains(REMOVED))
+        .count();
+    assert!(shown >= 1, "the deleted text was shown to the model");
+}
+
+/// With tools, a model that reads only the head side of the edit never sees the text
+/// that was deleted: the file is not fully seen and the review is not clean.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_long_line_read_only_at_head_leaves_text_deleted_from_it_unseen() {
+    let (repo, base, head) = deleted_inside_a_long_line();
+    let snap = vouch_git::snapshot(repo.path(), Some(&base), &head).unwrap();
+    let edit = snap.file("app.js").unwrap().long_lines[0].changed[0].0;
+    let read = json!({"path": "app.js", "start_line": 1, "start_byte": edit.saturating_sub(200)});
+    let calls = vec![("read_file", read.to_string())];
+    let script = Script::new().rule(Rule::when(Match::user_contains("<expected-files>")).always(
+        Reply::computed(move |body| {
+            let list = vouch_workspace_tests::expected_list(body);
+            let paths: Vec<&str> = list.iter().map(String::as_str).collect();
+            let answered = body["messages"]
+                .as_array()
+                .is_some_and(|m| m.iter().any(|m| m["role"] == "tool"));
+            if answered {
+                Reply::content(candidates_reply(json!([]), true, &paths))
+            } else {
+                Reply::tool_calls(calls.clone())
+            }
+        }),
+    ));
+    let server = ScriptedServer::start(script).await;
+    let out = review_json(
+        repo.path(),
+        &base,
+        &head,
+        &server.base_url(),
+        "scripted",
+        &["--tools", "on"],
+        &[],
+    )
+    .await;
+    let report = out.json();
+    assert_eq!(report["opinion"]["clean"], false, "{report:#}");
+    assert_eq!(report["opinion"]["coverage"], "limited", "{report:#}");
+    assert!(
+        report["filesNotReviewed"].to_string().contains("app.js"),
+        "{report:#}"
     );
 }
 

@@ -52,8 +52,40 @@ pub fn files_not_fully_seen<'a>(
         .collect()
 }
 
-/// Whether the changed lines of one hunk are covered (see [`files_not_fully_seen`]).
+/// Whether the changed lines of one hunk are covered (see [`files_not_fully_seen`]):
+/// its head lines (or base lines, when it only removes), and the changed bytes of every
+/// long base line it replaces ([`base_long_lines_seen`]).
 fn hunk_seen(f: &ChangedFile, h: &crate::snapshot::Hunk, ledger: &SourceLedger) -> bool {
+    lines_seen(f, h, ledger) && (h.new_lines == 0 || base_long_lines_seen(f, h, ledger))
+}
+
+/// Rule (issue 28, "the same holds for a file of one huge line"): text removed from
+/// inside a long line is shown only by the base line it was removed from, so a hunk that
+/// replaces a long base line is seen only when that line's changed bytes were shown at
+/// base too (the whole line, or byte windows covering each changed range).
+fn base_long_lines_seen(f: &ChangedFile, h: &crate::snapshot::Hunk, ledger: &SourceLedger) -> bool {
+    let path = f.previous_path.as_deref().unwrap_or(&f.path);
+    let lines = h.old_start..h.old_start.saturating_add(h.old_lines);
+    f.long_lines
+        .iter()
+        .filter(|l| l.revision == Revision::Base && lines.contains(&l.line))
+        .all(|l| {
+            let whole = SourceWindow {
+                revision: Revision::Base,
+                path: path.to_string(),
+                start_line: l.line,
+                end_line: l.line,
+            };
+            ledger.check(&whole).is_ok()
+                || l.changed
+                    .iter()
+                    .all(|&range| ledger.shows_bytes(Revision::Base, path, l.line, range))
+        })
+}
+
+/// Whether one hunk's head lines (base lines, for a hunk that only removes) are covered,
+/// a long line by the byte windows that show its changed ranges.
+fn lines_seen(f: &ChangedFile, h: &crate::snapshot::Hunk, ledger: &SourceLedger) -> bool {
     let old_path = f.previous_path.as_deref().unwrap_or(&f.path);
     let (revision, path, start, lines) = if h.new_lines > 0 {
         (Revision::Head, f.path.as_str(), h.new_start, h.new_lines)
@@ -382,6 +414,70 @@ mod tests {
             end_line: 1,
         });
         assert!(files_not_fully_seen([&f], &whole).is_empty());
+    }
+
+    /// Text deleted from inside a long line (the newcomer's `checkAuth(user);` case): the
+    /// head line keeps only the bytes around the deletion point, so the file is seen
+    /// only when the base line's removed bytes were shown too.
+    #[test]
+    fn text_removed_from_a_long_line_is_seen_only_at_base() {
+        use crate::snapshot::LongLineChange;
+        use crate::source::{LineSpan, Revision::*};
+        let mut f = file(false, EntryKind::File, 0);
+        f.path = "app.js".into();
+        f.hunks = vec![Hunk {
+            old_start: 1,
+            old_lines: 1,
+            new_start: 1,
+            new_lines: 1,
+            header: String::new(),
+        }];
+        f.long_lines = vec![
+            LongLineChange {
+                revision: Head,
+                line: 1,
+                len: 300_000,
+                changed: vec![(158_887, 158_889)],
+            },
+            LongLineChange {
+                revision: Base,
+                line: 1,
+                len: 300_036,
+                changed: vec![(158_888, 158_924)],
+            },
+        ];
+        let span = |rev, s, e| LineSpan {
+            revision: rev,
+            path: "app.js".into(),
+            line: 1,
+            start_byte: s,
+            end_byte: e,
+        };
+        let head = span(Head, 158_600, 159_200);
+        let base = span(Base, 158_600, 159_200);
+        let cases: Vec<(&str, Vec<LineSpan>, bool)> = vec![
+            (
+                "head only: the removed text was never shown",
+                vec![head.clone()],
+                false,
+            ),
+            (
+                "base only: the head edit was never shown",
+                vec![base.clone()],
+                false,
+            ),
+            ("both sides", vec![head.clone(), base], true),
+            (
+                "base missing one removed byte",
+                vec![head, span(Base, 158_600, 158_923)],
+                false,
+            ),
+        ];
+        for (name, spans, seen) in cases {
+            let mut l = SourceLedger::default();
+            spans.into_iter().for_each(|s| l.record_span(s));
+            assert_eq!(files_not_fully_seen([&f], &l).is_empty(), seen, "{name}");
+        }
     }
 
     proptest::proptest! {

@@ -422,10 +422,11 @@ impl BlobPair {
 }
 
 /// The changed lines of `patch` at or over [`LONG_LINE_BYTES`], each with the byte ranges
-/// that changed: an added line paired with the removed line it replaces (the k-th
-/// addition of a run with the k-th removal before it) gets [`changed_ranges`]; an added
-/// line with no partner is changed whole; a removed line counts (at base) only in a
-/// hunk that adds nothing, where "seen" is judged on base lines.
+/// that changed. Within a run of removals followed by additions, the k-th addition
+/// replaces the k-th removal: a long added line gets the [`changed_ranges`] of it against
+/// its partner (whole when it has none), and a long removed line gets, at base, the
+/// ranges of it that its partner does not keep (whole when it has none) — so text
+/// deleted from inside a long line is a change of the base line that must be shown.
 fn long_lines(patch: &Patch<'_>) -> Result<Vec<LongLineChange>, git2::Error> {
     let mut out = Vec::new();
     // A file smaller than a long line has none: skip the per-line walk (most files).
@@ -435,49 +436,80 @@ fn long_lines(patch: &Patch<'_>) -> Result<Vec<LongLineChange>, git2::Error> {
         return Ok(out);
     }
     for h in 0..patch.num_hunks() {
-        let (hunk, count) = patch.hunk(h)?;
-        let only_removes = hunk.new_lines() == 0;
-        let mut removed: Vec<Vec<u8>> = Vec::new();
-        let mut paired = 0usize;
+        let (_, count) = patch.hunk(h)?;
+        let mut run = Run::default();
         for l in 0..count {
             let line = patch.line_in_hunk(h, l)?;
             let body = trim_eol(line.content());
             match line.origin_value() {
                 DiffLineType::Deletion => {
-                    if paired > 0 {
-                        removed.clear();
-                        paired = 0;
+                    if run.paired > 0 {
+                        run.flush(&mut out);
                     }
-                    if only_removes && body.len() >= LONG_LINE_BYTES as usize {
-                        let n = line.old_lineno().unwrap_or(0);
-                        out.push(whole(Revision::Base, n, body.len()));
-                    }
-                    removed.push(body.to_vec());
+                    run.removed
+                        .push((line.old_lineno().unwrap_or(0), body.to_vec()));
                 }
                 DiffLineType::Addition => {
-                    if body.len() >= LONG_LINE_BYTES as usize {
-                        let n = line.new_lineno().unwrap_or(0);
-                        out.push(match removed.get(paired) {
-                            Some(old) => LongLineChange {
-                                revision: Revision::Head,
-                                line: n,
-                                len: body.len() as u32,
-                                changed: changed_ranges(old, body),
-                            },
-                            None => whole(Revision::Head, n, body.len()),
-                        });
-                    }
-                    paired += 1;
+                    run.added(line.new_lineno().unwrap_or(0), body, &mut out);
                 }
-                DiffLineType::Context => {
-                    removed.clear();
-                    paired = 0;
-                }
+                DiffLineType::Context => run.flush(&mut out),
                 _ => {}
             }
         }
+        run.flush(&mut out);
     }
     Ok(out)
+}
+
+/// One run of removed lines and the additions that replace them, in order.
+#[derive(Default)]
+struct Run {
+    /// The run's removed lines: base line number and text.
+    removed: Vec<(u32, Vec<u8>)>,
+    /// How many of them an addition has replaced so far.
+    paired: usize,
+}
+
+impl Run {
+    /// An added line `body` at head line `n`: paired with the next removed line, when
+    /// there is one, and recorded when either side is long.
+    fn added(&mut self, n: u32, body: &[u8], out: &mut Vec<LongLineChange>) {
+        let long = |b: &[u8]| b.len() >= LONG_LINE_BYTES as usize;
+        match self.removed.get(self.paired) {
+            Some((old_n, old)) => {
+                if long(body) {
+                    out.push(LongLineChange {
+                        revision: Revision::Head,
+                        line: n,
+                        len: body.len() as u32,
+                        changed: changed_ranges(old, body),
+                    });
+                }
+                if long(old) {
+                    out.push(LongLineChange {
+                        revision: Revision::Base,
+                        line: *old_n,
+                        len: old.len() as u32,
+                        changed: changed_ranges(body, old),
+                    });
+                }
+            }
+            None if long(body) => out.push(whole(Revision::Head, n, body.len())),
+            None => {}
+        }
+        self.paired += 1;
+    }
+
+    /// Ends the run: each long removed line no addition replaced changed whole.
+    fn flush(&mut self, out: &mut Vec<LongLineChange>) {
+        for (n, body) in self.removed.iter().skip(self.paired) {
+            if body.len() >= LONG_LINE_BYTES as usize {
+                out.push(whole(Revision::Base, *n, body.len()));
+            }
+        }
+        self.removed.clear();
+        self.paired = 0;
+    }
 }
 
 fn whole(revision: Revision, line: u32, len: usize) -> LongLineChange {

@@ -136,8 +136,12 @@ impl RepoTools {
                     Some(start_byte) => {
                         let line = start_line
                             .ok_or("start_byte needs start_line: the line whose bytes to read")?;
+                        // A window that fits what the request has left (its text may
+                        // double when escaped), so a late read shows less rather than
+                        // nothing.
+                        let window = (max_bytes / 2).min(vouch_git::reader::MAX_LINE_WINDOW_BYTES);
                         self.reader
-                            .read_line_bytes(revision, path, line, start_byte)
+                            .read_line_window(revision, path, line, start_byte, window)
                     }
                     None => self.reader.read_file(
                         revision,

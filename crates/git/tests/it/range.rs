@@ -142,3 +142,41 @@ fn a_subdirectory_of_the_checkout_finds_the_repository() {
     let snap = snapshot(&repo.path().join("nested/deeper"), Some("main"), "feature").unwrap();
     assert_eq!(snap.merge_base, fork);
 }
+
+/// Text deleted from inside a long line is named at base, where it is: the head line
+/// keeps only the bytes around the deletion point.
+#[test]
+fn text_deleted_from_a_long_line_is_a_change_of_the_base_line() {
+    use vouch_core::Revision;
+    let repo = TestRepo::new();
+    let body: String = (0..20_000).map(|i| format!("var v{i}={i};")).collect();
+    let middle = body.len() / 2;
+    let removed = "checkAuth(user);requireAdmin(user);";
+    let before = format!("{}{removed}{}\n", &body[..middle], &body[middle..]);
+    repo.write("app.js", &before);
+    let base = repo.commit("base");
+    repo.write("app.js", format!("{body}\n"));
+    let head = repo.commit("tidy");
+    let snap = snapshot(repo.path(), Some(&base), &head).unwrap();
+    let file = snap.file("app.js").expect("app.js changed");
+    let at = |revision| {
+        file.long_lines
+            .iter()
+            .find(|l| l.revision == revision && l.line == 1)
+            .unwrap_or_else(|| panic!("{revision:?} line 1 in {:?}", file.long_lines))
+    };
+    let start = middle as u32;
+    assert_eq!(
+        at(Revision::Base).changed,
+        vec![(start, start + removed.len() as u32)]
+    );
+    assert_eq!(at(Revision::Base).len as usize, before.len() - 1);
+    // At head, the bytes on each side of the deletion point.
+    let head_ranges = &at(Revision::Head).changed;
+    assert!(
+        head_ranges
+            .iter()
+            .all(|&(s, e)| s <= start && start <= e && e - s <= 2),
+        "{head_ranges:?}"
+    );
+}

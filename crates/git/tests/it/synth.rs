@@ -169,9 +169,19 @@ fn a_generated_change_matches_git_and_the_snapshot() {
     }
     let minified = snap.file(MINIFIED_PATH).expect("minified file changed");
     assert_eq!(minified.hunks.len(), 1, "one line, one hunk");
-    // The one changed line is long: its three edited places are named by byte range.
-    assert_eq!(minified.long_lines.len(), 1);
-    let long_line = &minified.long_lines[0];
+    // The one changed line is long: its three edited places are named by byte range, at
+    // head and (the same places: an in-place edit) at base.
+    let side = |revision| {
+        let lines: Vec<_> = minified
+            .long_lines
+            .iter()
+            .filter(|l| l.revision == revision)
+            .collect();
+        assert_eq!(lines.len(), 1, "{revision:?}: {:?}", minified.long_lines);
+        lines[0]
+    };
+    let long_line = side(vouch_core::Revision::Head);
+    assert_eq!(side(vouch_core::Revision::Base).changed, long_line.changed);
     assert_eq!(long_line.line, 1);
     assert_eq!(long_line.changed.len(), 3, "{:?}", long_line.changed);
     for (&(start, end), pct) in long_line.changed.iter().zip([10, 50, 90]) {

@@ -194,10 +194,10 @@ fn file_pieces(env: &ReviewEnv, file: &ChangedFile, window_tokens: u64) -> Vec<(
 /// One side of a hunk as pieces: its runs of ordinary lines in line windows
 /// ([`windows`]) and each long line among them (`long`) as byte windows of the bytes
 /// that changed ([`byte_windows`]), in order; with `long` `None` (tools on) in line
-/// windows only, a long line costed as what one read shows of it. A line of [`LONG_LINE_BYTES`] or more that
-/// `long` does not name (the base side of a rewritten long line, whose changed bytes the
-/// head side shows) is left out: no read shows it whole, and the "seen" rule asks for
-/// the head side's changed bytes.
+/// windows only, a long line costed as what one read shows of it. Both sides of a
+/// rewritten long line are named (text removed from inside it is shown only at base); a
+/// line of [`LONG_LINE_BYTES`] or more that `long` does not name is left out: no read
+/// shows it whole.
 fn side_pieces(
     hunk: usize,
     (revision, first): (Revision, u32),
