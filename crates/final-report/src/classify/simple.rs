@@ -7,6 +7,8 @@ pub(super) const PROFILE_VARS: &[&str] = &[
     "TOKEN", "PROFILE", "GH_HOST", "GITEA", "FORGEJO", "GITHUB", "GITLAB", "TEA_",
 ];
 
+/// What one simple command does: its redirects, profile assignments and the kinds of
+/// the program it runs after any wrappers.
 pub(crate) fn classify_simple(simple: &SimpleCommand) -> Vec<Kind> {
     let mut kinds = Vec::new();
     if !simple.writes_to.is_empty() {
