@@ -103,7 +103,72 @@ pub struct LocalRangeReview {
 /// under read-only diagnostics; every other mutation category is empty. Validation is
 /// `not-run`; the review is `dry-run-only` with state NONE.
 pub fn local_range_review_report(input: &LocalRangeReview) -> FinalReport {
-    let (disposition, diff_status, coverage, next_action) = match input.outcome {
+    let (disposition, diff_status, coverage, next_action) = outcome_shape(input);
+    let local = "local range review";
+    FinalReport {
+        schema_version: SchemaVersion::V1,
+        narrative: input.narrative.clone(),
+        handoff: Handoff {
+            disposition,
+            next_action: next_action.to_owned(),
+            replay_commands: vec![input.command_line.clone()],
+        },
+        target: local_target(input, local),
+        review: ReviewRecord {
+            submission: ReviewSubmission::DryRunOnly,
+            state: ReviewState::None,
+            review_id: None,
+            blocked_reason: None,
+        },
+        validation: not_run_validation(),
+        diff_review: DiffReview {
+            status: diff_status,
+            files_reviewed: input.files_reviewed.clone(),
+            coverage,
+        },
+        reviewed_head_sha: None,
+        merge: NotApplicableOr::NotApplicable(NotApplicable::because(format!(
+            "{local}: vouch does not merge"
+        ))),
+        linked_issues: NotApplicableOr::NotApplicable(NotApplicable::because(format!(
+            "{local}: no linked issues"
+        ))),
+        inventory: NotApplicableOr::NotApplicable(NotApplicable::because(format!(
+            "{local}: no pull-request queue"
+        ))),
+        mutations: MutationLedger {
+            read_only_diagnostics: vec![MutationEntry::command(
+                format!(
+                    "read-only review of {}..{} from git objects",
+                    input.base_sha, input.head_sha
+                ),
+                input.command_line.clone(),
+            )],
+            ..MutationLedger::default()
+        },
+        commands: vec![CommandEntry {
+            command: input.command_line.clone(),
+            location: CommandLocation::MainCheckout,
+            phase: CommandPhase::Review,
+            justification: None,
+            capability_proof: None,
+            seq: None,
+        }],
+        concurrency: quiet_concurrency(),
+        strict_compliance: false,
+    }
+}
+
+/// The disposition, diff-review status, coverage and next action an outcome reports.
+fn outcome_shape(
+    input: &LocalRangeReview,
+) -> (
+    Disposition,
+    DiffReviewStatus,
+    Option<Coverage>,
+    &'static str,
+) {
+    match input.outcome {
         ReviewOutcome::NothingToReview => (
             Disposition::ReviewReported,
             DiffReviewStatus::NotRun,
@@ -149,102 +214,65 @@ pub fn local_range_review_report(input: &LocalRangeReview) -> FinalReport {
             Some(c),
             "No verified findings; read the coverage statement before relying on the result.",
         ),
-    };
-    let local = "local range review";
-    FinalReport {
-        schema_version: SchemaVersion::V1,
-        narrative: input.narrative.clone(),
-        handoff: Handoff {
-            disposition,
-            next_action: next_action.to_owned(),
-            replay_commands: vec![input.command_line.clone()],
-        },
-        target: Target {
-            repository: input.repository.clone(),
-            pull_request: NotApplicableOr::NotApplicable(NotApplicable::because(format!(
-                "{local}: no pull request"
-            ))),
-            candidate_head_sha: input.head_sha.clone(),
-            base_sha: Some(input.base_sha.clone()),
-            target_branch: NotApplicableOr::NotApplicable(NotApplicable::because(format!(
-                "{local}: the base is commit {}",
-                input.base_sha
-            ))),
-        },
-        review: ReviewRecord {
-            submission: ReviewSubmission::DryRunOnly,
-            state: ReviewState::None,
-            review_id: None,
-            blocked_reason: None,
-        },
-        validation: ValidationRecord {
-            status: ValidationStatus::NotRun,
-            official: false,
-            ran_on_unmodified_pr_head: false,
-            worktree_head: None,
-            commands: Vec::new(),
-            counts: None,
-            ignored: Vec::new(),
-            baseline: None,
-            full_suite_passed: false,
-            failures_pre_existing: false,
-            isolated_worktree_only: false,
-        },
-        diff_review: DiffReview {
-            status: diff_status,
-            files_reviewed: input.files_reviewed.clone(),
-            coverage,
-        },
-        reviewed_head_sha: None,
-        merge: NotApplicableOr::NotApplicable(NotApplicable::because(format!(
-            "{local}: vouch does not merge"
+    }
+}
+
+/// The target of a local range: the repository and both SHAs, no pull request and no
+/// target branch.
+fn local_target(input: &LocalRangeReview, local: &str) -> Target {
+    Target {
+        repository: input.repository.clone(),
+        pull_request: NotApplicableOr::NotApplicable(NotApplicable::because(format!(
+            "{local}: no pull request"
         ))),
-        linked_issues: NotApplicableOr::NotApplicable(NotApplicable::because(format!(
-            "{local}: no linked issues"
+        candidate_head_sha: input.head_sha.clone(),
+        base_sha: Some(input.base_sha.clone()),
+        target_branch: NotApplicableOr::NotApplicable(NotApplicable::because(format!(
+            "{local}: the base is commit {}",
+            input.base_sha
         ))),
-        inventory: NotApplicableOr::NotApplicable(NotApplicable::because(format!(
-            "{local}: no pull-request queue"
-        ))),
-        mutations: MutationLedger {
-            read_only_diagnostics: vec![MutationEntry::command(
-                format!(
-                    "read-only review of {}..{} from git objects",
-                    input.base_sha, input.head_sha
-                ),
-                input.command_line.clone(),
-            )],
-            ..MutationLedger::default()
+    }
+}
+
+/// Validation was not run: vouch runs no tests.
+fn not_run_validation() -> ValidationRecord {
+    ValidationRecord {
+        status: ValidationStatus::NotRun,
+        official: false,
+        ran_on_unmodified_pr_head: false,
+        worktree_head: None,
+        commands: Vec::new(),
+        counts: None,
+        ignored: Vec::new(),
+        baseline: None,
+        full_suite_passed: false,
+        failures_pre_existing: false,
+        isolated_worktree_only: false,
+    }
+}
+
+/// No concurrent reviewer and nothing stale: a local range review is terminal on its own.
+fn quiet_concurrency() -> Concurrency {
+    Concurrency {
+        concurrent_reviewer: ConcurrentReviewer {
+            detected: false,
+            evidence_source: None,
+            actor: None,
         },
-        commands: vec![CommandEntry {
-            command: input.command_line.clone(),
-            location: CommandLocation::MainCheckout,
-            phase: CommandPhase::Review,
-            justification: None,
-            capability_proof: None,
-            seq: None,
-        }],
-        concurrency: Concurrency {
-            concurrent_reviewer: ConcurrentReviewer {
-                detected: false,
-                evidence_source: None,
-                actor: None,
-            },
-            selected_pr_stale: SelectedPrStale {
-                stale: false,
-                old_state: None,
-                new_state: None,
-                observed_at: None,
-            },
-            target_branch_stale: TargetBranchStale {
-                stale: false,
-                old_sha: None,
-                new_sha: None,
-            },
-            ready_state_reusable: false,
-            terminal_disposition: TerminalDisposition::Flag(true),
-            mcp_interruptions: Vec::new(),
+        selected_pr_stale: SelectedPrStale {
+            stale: false,
+            old_state: None,
+            new_state: None,
+            observed_at: None,
         },
-        strict_compliance: false,
+        target_branch_stale: TargetBranchStale {
+            stale: false,
+            old_sha: None,
+            new_sha: None,
+        },
+        ready_state_reusable: false,
+        terminal_disposition: TerminalDisposition::Flag(true),
+        mcp_interruptions: Vec::new(),
     }
 }
 

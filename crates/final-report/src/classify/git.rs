@@ -18,6 +18,7 @@ pub(crate) fn git_subcommand<'a>(args: &'a [&'a str]) -> (&'a str, &'a [&'a str]
     ("", &[])
 }
 
+/// What a git command (its arguments after `git`) does, by subcommand and flags.
 pub(super) fn classify_git(args: &[&str]) -> Vec<Kind> {
     let (sub, rest) = git_subcommand(args);
     let has = |flag: &str| rest.contains(&flag);
@@ -53,50 +54,61 @@ pub(super) fn classify_git(args: &[&str]) -> Vec<Kind> {
         },
         "commit" | "fetch" | "update-ref" | "replace" => vec![Kind::RefUpdate],
         "push" => vec![Kind::Push],
-        "branch" => {
-            const READ: &[&str] = &[
-                "--list",
-                "-l",
-                "-a",
-                "-r",
-                "--all",
-                "--remotes",
-                "--show-current",
-                "--contains",
-                "-v",
-                "-vv",
-                "--merged",
-                "--no-merged",
-                "--points-at",
-            ];
-            if positional == 0
-                || rest
-                    .iter()
-                    .any(|a| READ.contains(a) || a.starts_with("--format"))
-            {
-                vec![]
-            } else {
-                vec![Kind::RefUpdate]
-            }
-        }
+        "branch" => branch_kinds(rest, positional),
         "tag" if positional == 0 || has("-l") || has("--list") => vec![],
         "tag" => vec![Kind::RefUpdate],
         "symbolic-ref" if positional >= 2 => vec![Kind::RefUpdate],
-        "config" => {
-            const READ: &[&str] = &[
-                "--get",
-                "--get-all",
-                "--get-regexp",
-                "--list",
-                "-l",
-                "--show-origin",
-            ];
-            if rest.iter().any(|a| READ.contains(a)) || positional <= 1 {
-                vec![Kind::ConfigInspection]
-            } else {
-                vec![Kind::ProfileActivation]
-            }
-        }
+        "config" => config_kinds(rest, positional),
         _ => vec![],
+    }
+}
+
+/// `git branch` flags that only list or show branches.
+const BRANCH_READ_FLAGS: &[&str] = &[
+    "--list",
+    "-l",
+    "-a",
+    "-r",
+    "--all",
+    "--remotes",
+    "--show-current",
+    "--contains",
+    "-v",
+    "-vv",
+    "--merged",
+    "--no-merged",
+    "--points-at",
+];
+
+/// `git branch`: a listing (no name, or a read flag) does nothing; otherwise a ref update.
+fn branch_kinds(rest: &[&str], positional: usize) -> Vec<Kind> {
+    if positional == 0
+        || rest
+            .iter()
+            .any(|a| BRANCH_READ_FLAGS.contains(a) || a.starts_with("--format"))
+    {
+        vec![]
+    } else {
+        vec![Kind::RefUpdate]
+    }
+}
+
+/// `git config` flags that only read configuration.
+const CONFIG_READ_FLAGS: &[&str] = &[
+    "--get",
+    "--get-all",
+    "--get-regexp",
+    "--list",
+    "-l",
+    "--show-origin",
+];
+
+/// `git config`: a read (a read flag, or a key without a value) inspects configuration;
+/// setting a value activates a profile.
+fn config_kinds(rest: &[&str], positional: usize) -> Vec<Kind> {
+    if rest.iter().any(|a| CONFIG_READ_FLAGS.contains(a)) || positional <= 1 {
+        vec![Kind::ConfigInspection]
+    } else {
+        vec![Kind::ProfileActivation]
     }
 }

@@ -11,104 +11,127 @@ pub(crate) struct SimpleCommand {
 /// Split a command line into simple commands (quote-aware; `&&`, `||`, `;`, `|`, `&`,
 /// newlines and parentheses separate; `>`/`>>` targets are collected).
 pub(crate) fn split_shell(line: &str) -> Vec<SimpleCommand> {
-    let mut out = Vec::new();
-    let mut cur = SimpleCommand::default();
-    let mut word = String::new();
-    let mut in_word = false;
-    let mut redirect: Option<bool> = None; // Some(true): next word is an output target
+    let mut sp = Splitter::default();
     let mut chars = line.chars().peekable();
-    let mut quote: Option<char> = None;
-
-    let finish_word = |word: &mut String,
-                       in_word: &mut bool,
-                       cur: &mut SimpleCommand,
-                       redirect: &mut Option<bool>| {
-        if !*in_word {
-            return;
-        }
-        let w = std::mem::take(word);
-        *in_word = false;
-        match redirect.take() {
-            Some(true) => {
-                if !w.starts_with('&')
-                    && !matches!(w.as_str(), "/dev/null" | "/dev/stdout" | "/dev/stderr")
-                {
-                    cur.writes_to.push(w);
-                }
-            }
-            Some(false) => {}
-            None => cur.words.push(w),
-        }
-    };
-
     while let Some(c) = chars.next() {
-        if let Some(q) = quote {
-            if c == q {
-                quote = None;
-            } else if c == '\\' && q == '"' {
-                if let Some(n) = chars.next() {
-                    word.push(n);
-                }
-            } else {
-                word.push(c);
-            }
+        if let Some(q) = sp.quote {
+            sp.quoted(c, q, &mut chars);
             continue;
         }
         match c {
             '\'' | '"' => {
-                quote = Some(c);
-                in_word = true;
+                sp.quote = Some(c);
+                sp.in_word = true;
             }
             '\\' => {
                 if let Some(n) = chars.next() {
-                    word.push(n);
-                    in_word = true;
+                    sp.word.push(n);
+                    sp.in_word = true;
                 }
             }
-            ' ' | '\t' => finish_word(&mut word, &mut in_word, &mut cur, &mut redirect),
-            ';' | '|' | '&' | '\n' | '(' | ')' => {
-                // `&>` and `>&` are redirections, handled below via '>'.
-                if c == '&' && chars.peek() == Some(&'>') {
-                    continue;
-                }
-                finish_word(&mut word, &mut in_word, &mut cur, &mut redirect);
-                if !cur.words.is_empty() || !cur.writes_to.is_empty() {
-                    out.push(std::mem::take(&mut cur));
-                }
-                if matches!(chars.peek(), Some('&') | Some('|')) {
-                    chars.next();
-                }
-            }
-            '>' | '<' => {
-                // A bare fd number before '>' (`2>`) is not a word.
-                if in_word && word.chars().all(|d| d.is_ascii_digit()) {
-                    word.clear();
-                    in_word = false;
-                } else {
-                    finish_word(&mut word, &mut in_word, &mut cur, &mut redirect);
-                }
-                if c == '>' && chars.peek() == Some(&'>') {
-                    chars.next();
-                }
-                redirect = Some(c == '>');
-                // `>&2`: the target is a file descriptor, not a file.
-                if c == '>' && chars.peek() == Some(&'&') {
-                    chars.next();
-                    word.push('&');
-                    in_word = true;
-                }
-            }
+            ' ' | '\t' => sp.finish_word(),
+            ';' | '|' | '&' | '\n' | '(' | ')' => sp.separator(c, &mut chars),
+            '>' | '<' => sp.redirection(c, &mut chars),
             _ => {
-                word.push(c);
-                in_word = true;
+                sp.word.push(c);
+                sp.in_word = true;
             }
         }
     }
-    finish_word(&mut word, &mut in_word, &mut cur, &mut redirect);
-    if !cur.words.is_empty() || !cur.writes_to.is_empty() {
-        out.push(cur);
+    sp.finish_word();
+    sp.finish_command();
+    sp.out
+}
+
+/// The state of [`split_shell`] between characters.
+#[derive(Default)]
+struct Splitter {
+    out: Vec<SimpleCommand>,
+    cur: SimpleCommand,
+    word: String,
+    in_word: bool,
+    /// Some(true): the next word is an output target; Some(false): an input.
+    redirect: Option<bool>,
+    quote: Option<char>,
+}
+
+type Chars<'a> = std::iter::Peekable<std::str::Chars<'a>>;
+
+impl Splitter {
+    /// A character inside quote `q`: the closing quote ends it; in double quotes a
+    /// backslash escapes the next character.
+    fn quoted(&mut self, c: char, q: char, chars: &mut Chars) {
+        if c == q {
+            self.quote = None;
+        } else if c == '\\' && q == '"' {
+            if let Some(n) = chars.next() {
+                self.word.push(n);
+            }
+        } else {
+            self.word.push(c);
+        }
     }
-    out
+
+    /// Ends the current word: a redirect target (unless a descriptor or a device) or
+    /// a word of the command.
+    fn finish_word(&mut self) {
+        if !self.in_word {
+            return;
+        }
+        let w = std::mem::take(&mut self.word);
+        self.in_word = false;
+        match self.redirect.take() {
+            Some(true) => {
+                if !w.starts_with('&')
+                    && !matches!(w.as_str(), "/dev/null" | "/dev/stdout" | "/dev/stderr")
+                {
+                    self.cur.writes_to.push(w);
+                }
+            }
+            Some(false) => {}
+            None => self.cur.words.push(w),
+        }
+    }
+
+    /// Ends the current simple command, kept if it has words or targets.
+    fn finish_command(&mut self) {
+        if !self.cur.words.is_empty() || !self.cur.writes_to.is_empty() {
+            self.out.push(std::mem::take(&mut self.cur));
+        }
+    }
+
+    /// A separator (`;`, `|`, `&`, newline, parenthesis; `&&` and `||` as one) ends the
+    /// command; `&>` is a redirection, left to the `>` that follows.
+    fn separator(&mut self, c: char, chars: &mut Chars) {
+        if c == '&' && chars.peek() == Some(&'>') {
+            return;
+        }
+        self.finish_word();
+        self.finish_command();
+        if matches!(chars.peek(), Some('&') | Some('|')) {
+            chars.next();
+        }
+    }
+
+    /// `>`, `>>` or `<`: a bare fd number before it (`2>`) is not a word, and `>&2`'s
+    /// target is a file descriptor, not a file.
+    fn redirection(&mut self, c: char, chars: &mut Chars) {
+        if self.in_word && self.word.chars().all(|d| d.is_ascii_digit()) {
+            self.word.clear();
+            self.in_word = false;
+        } else {
+            self.finish_word();
+        }
+        if c == '>' && chars.peek() == Some(&'>') {
+            chars.next();
+        }
+        self.redirect = Some(c == '>');
+        if c == '>' && chars.peek() == Some(&'&') {
+            chars.next();
+            self.word.push('&');
+            self.in_word = true;
+        }
+    }
 }
 
 /// Programs that run the command after their own options (and, for `timeout`, its

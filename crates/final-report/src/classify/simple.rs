@@ -7,12 +7,14 @@ pub(super) const PROFILE_VARS: &[&str] = &[
     "TOKEN", "PROFILE", "GH_HOST", "GITEA", "FORGEJO", "GITHUB", "GITLAB", "TEA_",
 ];
 
+/// What one simple command does: its redirects, profile assignments and the kinds of
+/// the program it runs after any wrappers.
 pub(crate) fn classify_simple(simple: &SimpleCommand) -> Vec<Kind> {
     let mut kinds = Vec::new();
     if !simple.writes_to.is_empty() {
         kinds.push(Kind::FileEdit);
     }
-    let mut words: &[String] = &simple.words;
+    let words: &[String] = &simple.words;
     // A standalone assignment or `export` of a profile/credential variable activates it.
     let assigns_profile = |w: &[String]| {
         w.iter().any(|a| {
@@ -28,7 +30,36 @@ pub(crate) fn classify_simple(simple: &SimpleCommand) -> Vec<Kind> {
         }
         return kinds;
     }
-    // Skip wrappers and per-command assignments.
+    let Some(words) = unwrap_command(words, &mut kinds) else {
+        return kinds;
+    };
+    let Some(first) = words.first() else {
+        return kinds;
+    };
+    let program = first.rsplit('/').next().unwrap_or(first).to_owned();
+    let args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
+    let lower: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
+    if lower.iter().any(|w| w == "profile")
+        && lower
+            .iter()
+            .any(|w| matches!(w.as_str(), "activate" | "use" | "switch" | "select" | "set"))
+    {
+        kinds.push(Kind::ProfileActivation);
+    }
+    program_kinds(&program, &args, &mut kinds);
+    if is_test_run(&program, &args) {
+        kinds.push(Kind::TestRun);
+    }
+    if is_config_read(&program, &args) {
+        kinds.push(Kind::ConfigInspection);
+    }
+    kinds
+}
+
+/// The words of the command proper, after wrappers (`env`, `sudo`, ...), shell keywords
+/// and per-command assignments; `None` when `eval` ran them as a command line of its own,
+/// whose kinds are then in `kinds`.
+fn unwrap_command<'a>(mut words: &'a [String], kinds: &mut Vec<Kind>) -> Option<&'a [String]> {
     loop {
         match words.first().map(String::as_str) {
             Some(w) if is_assignment(w) => words = &words[1..],
@@ -45,30 +76,23 @@ pub(crate) fn classify_simple(simple: &SimpleCommand) -> Vec<Kind> {
             // `eval` runs its words, joined, as a command line of its own.
             Some("eval") => {
                 kinds.extend(classify_command(&words[1..].join(" ")));
-                return kinds;
+                return None;
             }
             _ => break,
         }
     }
-    let Some(first) = words.first() else {
-        return kinds;
-    };
-    let program = first.rsplit('/').next().unwrap_or(first).to_owned();
-    let args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
-    let lower: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
-    if lower.iter().any(|w| w == "profile")
-        && lower
-            .iter()
-            .any(|w| matches!(w.as_str(), "activate" | "use" | "switch" | "select" | "set"))
-    {
-        kinds.push(Kind::ProfileActivation);
-    }
-    match program.as_str() {
-        "git" => kinds.extend(classify_git(&args)),
-        "gh" => kinds.extend(classify_gh(&args)),
-        "tea" => kinds.extend(classify_tea(&args)),
-        "glab" => kinds.extend(classify_glab(&args)),
-        "curl" | "wget" | "http" | "https" | "xh" => kinds.extend(classify_http(&args)),
+    Some(words)
+}
+
+/// The kinds a program's own name and arguments make it: git, forge and HTTP clients,
+/// nested shells, sourced profiles, file editors and source rewriters.
+fn program_kinds(program: &str, args: &[&str], kinds: &mut Vec<Kind>) {
+    match program {
+        "git" => kinds.extend(classify_git(args)),
+        "gh" => kinds.extend(classify_gh(args)),
+        "tea" => kinds.extend(classify_tea(args)),
+        "glab" => kinds.extend(classify_glab(args)),
+        "curl" | "wget" | "http" | "https" | "xh" => kinds.extend(classify_http(args)),
         "bash" | "sh" | "zsh" => {
             let script = args
                 .iter()
@@ -92,21 +116,14 @@ pub(crate) fn classify_simple(simple: &SimpleCommand) -> Vec<Kind> {
         {
             kinds.push(Kind::FileEdit);
         }
-        "sed" | "perl" if edits_in_place(&program, &args) => kinds.push(Kind::FileEdit),
+        "sed" | "perl" if edits_in_place(program, args) => kinds.push(Kind::FileEdit),
         "dd" if args.iter().any(|a| a.starts_with("of=")) => kinds.push(Kind::FileEdit),
-        "find" => kinds.extend(find_actions(&args)),
-        "cargo" | "rustfmt" | "gofmt" | "go" if rewrites_sources(&program, &args) => {
+        "find" => kinds.extend(find_actions(args)),
+        "cargo" | "rustfmt" | "gofmt" | "go" if rewrites_sources(program, args) => {
             kinds.push(Kind::FileEdit)
         }
         _ => {}
     }
-    if is_test_run(&program, &args) {
-        kinds.push(Kind::TestRun);
-    }
-    if is_config_read(&program, &args) {
-        kinds.push(Kind::ConfigInspection);
-    }
-    kinds
 }
 
 /// What `find` does to the files it finds: `-delete` removes them, and each
@@ -180,6 +197,29 @@ pub(crate) fn config_path_class(arg: &str) -> Option<&'static str> {
     let path_like = lower.contains('/') || lower.starts_with('.') || lower.starts_with('~');
     let parts: Vec<&str> = lower.split('/').filter(|p| !p.is_empty()).collect();
     let name = parts.last().copied().unwrap_or("");
+    if !path_like && !matches!(name, "hosts.yml" | "mcp.json" | "auth.json" | "credentials") {
+        return None;
+    }
+    if is_credential_path(&parts, name) {
+        return Some("credentials");
+    }
+    if let Some(class) = client_config_class(&lower, &parts, name) {
+        return Some(class);
+    }
+    let home = lower.starts_with("~/")
+        || lower.starts_with("$home/")
+        || lower.starts_with("${home}/")
+        || lower.starts_with("/root/")
+        || (parts.first() == Some(&"home") && lower.starts_with('/'));
+    if parts.contains(&".config") || (home && parts.iter().skip(1).any(|p| p.starts_with('.'))) {
+        return Some("home configuration");
+    }
+    None
+}
+
+/// Whether a path (its lowercased `parts`, last one `name`) holds credentials: a
+/// credential directory or file, a key, or a non-source name with token/secret/credential.
+fn is_credential_path(parts: &[&str], name: &str) -> bool {
     const SOURCE: &[&str] = &[
         ".rs", ".py", ".go", ".ts", ".js", ".java", ".c", ".h", ".md", ".kt", ".rb", ".snap",
     ];
@@ -187,11 +227,7 @@ pub(crate) fn config_path_class(arg: &str) -> Option<&'static str> {
         .iter()
         .any(|w| name.contains(w))
         && !SOURCE.iter().any(|x| name.ends_with(x));
-    let has = |c: &str| parts.contains(&c);
-    if !path_like && !matches!(name, "hosts.yml" | "mcp.json" | "auth.json" | "credentials") {
-        return None;
-    }
-    if [
+    [
         ".netrc",
         "_netrc",
         ".git-credentials",
@@ -202,7 +238,7 @@ pub(crate) fn config_path_class(arg: &str) -> Option<&'static str> {
         ".kube",
     ]
     .iter()
-    .any(|c| has(c))
+    .any(|c| parts.contains(c))
         || named_secret
         || name == "auth.json"
         || name.starts_with("id_rsa")
@@ -210,9 +246,12 @@ pub(crate) fn config_path_class(arg: &str) -> Option<&'static str> {
         || [".pem", ".key", ".p12", ".pfx"]
             .iter()
             .any(|x| name.ends_with(x))
-    {
-        return Some("credentials");
-    }
+}
+
+/// The class of a tool's own configuration path: forge client, agent, git, environment
+/// file, package registry or profile.
+fn client_config_class(lower: &str, parts: &[&str], name: &str) -> Option<&'static str> {
+    let has = |c: &str| parts.contains(&c);
     let after_config = parts.windows(2).find(|w| w[0] == ".config").map(|w| w[1]);
     if matches!(
         after_config,
@@ -242,14 +281,6 @@ pub(crate) fn config_path_class(arg: &str) -> Option<&'static str> {
     }
     if name.contains("profile") {
         return Some("profile");
-    }
-    let home = lower.starts_with("~/")
-        || lower.starts_with("$home/")
-        || lower.starts_with("${home}/")
-        || lower.starts_with("/root/")
-        || (parts.first() == Some(&"home") && lower.starts_with('/'));
-    if has(".config") || (home && parts.iter().skip(1).any(|p| p.starts_with('.'))) {
-        return Some("home configuration");
     }
     None
 }

@@ -151,46 +151,77 @@ pub(super) fn classify_git_tool(words: &[String], arguments: &Value) -> Option<K
 /// by their verb words; local file tools as file edits.
 pub(crate) fn classify_tool(name: &str, arguments: &Value) -> Option<Kind> {
     let (words, forge, base) = tool_words(name);
-    let has = |w: &str| words.iter().any(|x| x == w);
     let first = words.first().map(String::as_str).unwrap_or("");
     if is_local_git_tool(name) {
         return classify_git_tool(&words, arguments);
     }
     let path_class = tool_path(arguments).and_then(config_path_class);
-    const READ_TOOLS: &[&str] = &[
-        "read",
-        "read_file",
-        "read_text_file",
-        "view",
-        "cat",
-        "open",
-        "get_file_contents",
-        "read_multiple_files",
-    ];
     if !forge && READ_TOOLS.contains(&base.as_str()) {
         return path_class.map(|_| Kind::ConfigInspection);
     }
-    if [
-        "profile",
-        "login",
-        "account",
-        "credential",
-        "credentials",
-        "identity",
-        "context",
-    ]
-    .iter()
-    .any(|w| has(w))
-        && [
-            "activate", "switch", "use", "set", "select", "login", "default", "add",
-        ]
-        .iter()
-        .any(|w| has(w))
-        && !READ_VERBS.contains(&first)
-    {
+    if activates_profile(&words) && !READ_VERBS.contains(&first) {
         return Some(Kind::ProfileActivation);
     }
-    // "pull request" and "merge request" are nouns: neither word is a verb there.
+    let verbs = tool_verbs(&words);
+    let writes = verbs.iter().any(|w| WRITE_VERBS.contains(w));
+    let reads = verbs.iter().any(|w| READ_VERBS.contains(w));
+    if READ_VERBS.contains(&first) || (reads && !writes) {
+        return None;
+    }
+    if let Some(kind) = merge_or_review(&words, &verbs, writes, arguments) {
+        return Some(kind);
+    }
+    if !forge && LOCAL_EDIT_TOOLS.contains(&base.as_str()) {
+        let command = arguments.get("command").and_then(Value::as_str);
+        return if command == Some("view") {
+            path_class.map(|_| Kind::ConfigInspection)
+        } else {
+            Some(Kind::FileEdit)
+        };
+    }
+    if writes {
+        return Some(Kind::ForgeWrite);
+    }
+    None
+}
+
+/// Local tools that read a file: a read of configuration material is an inspection.
+const READ_TOOLS: &[&str] = &[
+    "read",
+    "read_file",
+    "read_text_file",
+    "view",
+    "cat",
+    "open",
+    "get_file_contents",
+    "read_multiple_files",
+];
+
+/// Words naming an identity a tool may switch to.
+const PROFILE_NOUNS: &[&str] = &[
+    "profile",
+    "login",
+    "account",
+    "credential",
+    "credentials",
+    "identity",
+    "context",
+];
+
+/// Words that, with a [`PROFILE_NOUNS`] word, switch to that identity.
+const PROFILE_VERBS: &[&str] = &[
+    "activate", "switch", "use", "set", "select", "login", "default", "add",
+];
+
+/// Whether a tool's words name both an identity and switching to it.
+fn activates_profile(words: &[String]) -> bool {
+    let has = |w: &&str| words.iter().any(|x| x == w);
+    PROFILE_NOUNS.iter().any(has) && PROFILE_VERBS.iter().any(has)
+}
+
+/// A tool's words that may be verbs: "pull request" and "merge request" are nouns, so
+/// neither word is a verb there.
+fn tool_verbs(words: &[String]) -> Vec<&str> {
     let noun_at = |i: usize| {
         let w = words[i].as_str();
         let next = words.get(i + 1).map(String::as_str);
@@ -198,17 +229,22 @@ pub(crate) fn classify_tool(name: &str, arguments: &Value) -> Option<Kind> {
         (matches!(w, "pull" | "merge") && matches!(next, Some("request" | "requests")))
             || (matches!(w, "request" | "requests") && matches!(prev, Some("pull" | "merge")))
     };
-    let verbs: Vec<&str> = (0..words.len())
+    (0..words.len())
         .filter(|&i| !noun_at(i))
         .map(|i| words[i].as_str())
-        .collect();
-    let writes = verbs.iter().any(|w| WRITE_VERBS.contains(w));
-    let reads = verbs.iter().any(|w| READ_VERBS.contains(w));
-    if READ_VERBS.contains(&first) || (reads && !writes) {
-        return None;
-    }
-    let has_verb = |w: &str| verbs.contains(&w);
-    if has_verb("merge")
+        .collect()
+}
+
+/// A forge merge (the verb, not a merge-status query), an approval, or a written
+/// review (approving when its event or state says so).
+fn merge_or_review(
+    words: &[String],
+    verbs: &[&str],
+    writes: bool,
+    arguments: &Value,
+) -> Option<Kind> {
+    let has = |w: &str| words.iter().any(|x| x == w);
+    if verbs.contains(&"merge")
         && !["base", "status", "check", "mergeable", "can"]
             .iter()
             .any(|w| has(w))
@@ -227,17 +263,6 @@ pub(crate) fn classify_tool(name: &str, arguments: &Value) -> Option<Kind> {
             e.eq_ignore_ascii_case("APPROVE") || e.eq_ignore_ascii_case("APPROVED")
         });
         return Some(Kind::ForgeReview { approve });
-    }
-    if !forge && LOCAL_EDIT_TOOLS.contains(&base.as_str()) {
-        let command = arguments.get("command").and_then(Value::as_str);
-        return if command == Some("view") {
-            path_class.map(|_| Kind::ConfigInspection)
-        } else {
-            Some(Kind::FileEdit)
-        };
-    }
-    if writes {
-        return Some(Kind::ForgeWrite);
     }
     None
 }

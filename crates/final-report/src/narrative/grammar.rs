@@ -172,25 +172,7 @@ pub(super) fn claims_in_sentence(
     label: Option<&Label>,
     subject: Subject,
 ) -> SentenceClaims {
-    let tokens = words(sentence);
-    // Clause number of each token: a comma ends the scope of a preceding negation
-    // ("No findings, so I merged it" still claims a merge).
-    let clauses: Vec<usize> = sentence
-        .split([',', ';'])
-        .enumerate()
-        .flat_map(|(i, part)| std::iter::repeat_n(i, words(part).len()))
-        .collect();
-    let (named_other, simulation) = other_change(sentence, &tokens, subject);
-    let qualifiers = qualifiers(&tokens);
-    // Tokens of the label part, when this sentence begins with the line's label.
-    let label_len = label
-        .filter(|l| words(sentence).starts_with(&words(&l.raw)))
-        .map(|l| words(&l.raw).len());
-    let label_denied = label.is_some_and(|l| {
-        words(&l.value)
-            .first()
-            .is_some_and(|w| NEGATIVE_VALUES.contains(&w.as_str()))
-    });
+    let ctx = Sentence::new(sentence, label, subject);
     let mut claims = Vec::new();
     let mut any_match = false;
     let mut set_aside: Option<String> = None;
@@ -198,65 +180,14 @@ pub(super) fn claims_in_sentence(
         if claims.contains(&pattern.claim) {
             continue;
         }
-        let matches = find_matches(&tokens, pattern);
+        let matches = find_matches(&ctx.tokens, pattern);
         any_match |= !matches.is_empty();
-        let about_change = matches!(
-            pattern.claim,
-            Claim::Merged | Claim::Approved | Claim::ReadyState
-        );
-        let acts = matches!(pattern.claim, Claim::Merged | Claim::Approved);
-        let mut reasons = Vec::new();
-        let mut claimed = false;
-        for (first, last) in matches {
-            let in_label = label_len.is_some_and(|n| first < n);
-            let before = first.saturating_sub(4)..first;
-            let hedged = before.clone().any(|i| {
-                let t = tokens[i].as_str();
-                clauses[i] == clauses[first] && (NEGATORS.contains(&t) || HEDGES.contains(&t))
-            });
-            let negated_inside = (first..=last).any(|i| {
-                let t = tokens[i].as_str();
-                !pattern.words.iter().any(|w| matches_word(w, t)) && NEGATORS.contains(&t)
-            });
-            if hedged || negated_inside || (in_label && label_denied) {
-                continue;
+        match ctx.judge(pattern, matches) {
+            Ok(()) => claims.push(pattern.claim),
+            Err(Some(r)) => {
+                set_aside.get_or_insert(r);
             }
-            // "approved by @alice" attributes the act to someone else.
-            let by_other = acts
-                && tokens.get(last + 1).is_some_and(|t| t == "by")
-                && !tokens[last + 2..tokens.len().min(last + 4)]
-                    .iter()
-                    .any(|t| SELF_WORDS.contains(&t.as_str()));
-            let qualified = qualifiers.iter().find(|q| {
-                let applies = match q.kind {
-                    QualifierKind::External => acts,
-                    QualifierKind::Historical | QualifierKind::OtherChange => about_change,
-                };
-                applies && qualifies(q, &tokens, &clauses, first, last)
-            });
-            let reason = if by_other {
-                Some(QualifierKind::External.reason().to_owned())
-            } else if let Some(q) = qualified {
-                Some(q.kind.reason().to_owned())
-            } else if about_change && named_other.is_some() {
-                named_other.clone()
-            } else if pattern.claim == Claim::Merged && simulation {
-                Some("it describes a merge simulation, not a merge of the pull request".to_owned())
-            } else {
-                None
-            };
-            match reason {
-                Some(r) => reasons.push(r),
-                None => {
-                    claimed = true;
-                    break;
-                }
-            }
-        }
-        if claimed {
-            claims.push(pattern.claim);
-        } else if let Some(r) = reasons.into_iter().next() {
-            set_aside.get_or_insert(r);
+            Err(None) => {}
         }
     }
     let unrelated = set_aside
@@ -265,20 +196,152 @@ pub(super) fn claims_in_sentence(
             if any_match {
                 return None;
             }
-            // "212 passed, 0 failed" is a count, not an assertion of state.
-            tokens
-                .iter()
-                .enumerate()
-                .find(|(i, t)| {
-                    STATE_WORDS.contains(&t.as_str())
-                        && !i
-                            .checked_sub(1)
-                            .is_some_and(|p| tokens[p].chars().all(|c| c.is_ascii_digit()))
-                })
-                .map(|(_, t)| t)
-                .map(|w| format!("asserts state (`{w}`) but matches no claim of the grammar, so it is not checked against the handoff"))
+            unmatched_state(&ctx.tokens)
         });
     SentenceClaims { claims, unrelated }
+}
+
+/// A sentence as its pattern matches are judged: tokens, clauses, qualifiers, the
+/// other change it names and its line's label.
+struct Sentence {
+    tokens: Vec<String>,
+    /// Clause number of each token: a comma ends the scope of a preceding negation
+    /// ("No findings, so I merged it" still claims a merge).
+    clauses: Vec<usize>,
+    named_other: Option<String>,
+    simulation: bool,
+    qualifiers: Vec<Qualifier>,
+    /// Tokens of the label part, when this sentence begins with the line's label.
+    label_len: Option<usize>,
+    label_denied: bool,
+}
+
+/// How one match of a pattern reads.
+enum MatchReading {
+    /// Negated or hedged, or under a label whose value denies it: no claim.
+    Denied,
+    /// About something other than this change, for this reason.
+    SetAside(String),
+    /// A claim about this change.
+    Claimed,
+}
+
+impl Sentence {
+    /// Tokenizes `sentence` and finds what qualifies it.
+    fn new(sentence: &str, label: Option<&Label>, subject: Subject) -> Self {
+        let tokens = words(sentence);
+        let clauses: Vec<usize> = sentence
+            .split([',', ';'])
+            .enumerate()
+            .flat_map(|(i, part)| std::iter::repeat_n(i, words(part).len()))
+            .collect();
+        let (named_other, simulation) = other_change(sentence, &tokens, subject);
+        let qualifiers = qualifiers(&tokens);
+        let label_len = label
+            .filter(|l| words(sentence).starts_with(&words(&l.raw)))
+            .map(|l| words(&l.raw).len());
+        let label_denied = label.is_some_and(|l| {
+            words(&l.value)
+                .first()
+                .is_some_and(|w| NEGATIVE_VALUES.contains(&w.as_str()))
+        });
+        Sentence {
+            tokens,
+            clauses,
+            named_other,
+            simulation,
+            qualifiers,
+            label_len,
+            label_denied,
+        }
+    }
+
+    /// Whether `pattern` is claimed (`Ok`) through one of its `matches`; otherwise the
+    /// first reason a match was set aside, if any.
+    fn judge(&self, pattern: &Pattern, matches: Vec<(usize, usize)>) -> Result<(), Option<String>> {
+        let mut first_reason = None;
+        for (first, last) in matches {
+            match self.read_match(pattern, first, last) {
+                MatchReading::Denied => {}
+                MatchReading::SetAside(r) => {
+                    first_reason.get_or_insert(r);
+                }
+                MatchReading::Claimed => return Ok(()),
+            }
+        }
+        Err(first_reason)
+    }
+
+    /// Whether the match `first..=last` is negated or hedged in its clause, or denied by
+    /// the line's label.
+    fn denied(&self, pattern: &Pattern, first: usize, last: usize) -> bool {
+        let tokens = &self.tokens;
+        let in_label = self.label_len.is_some_and(|n| first < n);
+        let hedged = (first.saturating_sub(4)..first).any(|i| {
+            let t = tokens[i].as_str();
+            self.clauses[i] == self.clauses[first] && (NEGATORS.contains(&t) || HEDGES.contains(&t))
+        });
+        let negated_inside = (first..=last).any(|i| {
+            let t = tokens[i].as_str();
+            !pattern.words.iter().any(|w| matches_word(w, t)) && NEGATORS.contains(&t)
+        });
+        hedged || negated_inside || (in_label && self.label_denied)
+    }
+
+    /// How the match `first..=last` of `pattern` reads: denied, set aside as about
+    /// someone or something else, or claimed.
+    fn read_match(&self, pattern: &Pattern, first: usize, last: usize) -> MatchReading {
+        if self.denied(pattern, first, last) {
+            return MatchReading::Denied;
+        }
+        let tokens = &self.tokens;
+        let about_change = matches!(
+            pattern.claim,
+            Claim::Merged | Claim::Approved | Claim::ReadyState
+        );
+        let acts = matches!(pattern.claim, Claim::Merged | Claim::Approved);
+        // "approved by @alice" attributes the act to someone else.
+        let by_other = acts
+            && tokens.get(last + 1).is_some_and(|t| t == "by")
+            && !tokens[last + 2..tokens.len().min(last + 4)]
+                .iter()
+                .any(|t| SELF_WORDS.contains(&t.as_str()));
+        let qualified = self.qualifiers.iter().find(|q| {
+            let applies = match q.kind {
+                QualifierKind::External => acts,
+                QualifierKind::Historical | QualifierKind::OtherChange => about_change,
+            };
+            applies && qualifies(q, tokens, &self.clauses, first, last)
+        });
+        let reason = if by_other {
+            Some(QualifierKind::External.reason().to_owned())
+        } else if let Some(q) = qualified {
+            Some(q.kind.reason().to_owned())
+        } else if about_change && self.named_other.is_some() {
+            self.named_other.clone()
+        } else if pattern.claim == Claim::Merged && self.simulation {
+            Some("it describes a merge simulation, not a merge of the pull request".to_owned())
+        } else {
+            None
+        };
+        reason.map_or(MatchReading::Claimed, MatchReading::SetAside)
+    }
+}
+
+/// A state word in a sentence that matched no pattern; "212 passed, 0 failed" is a
+/// count, not an assertion of state.
+fn unmatched_state(tokens: &[String]) -> Option<String> {
+    tokens
+        .iter()
+        .enumerate()
+        .find(|(i, t)| {
+            STATE_WORDS.contains(&t.as_str())
+                && !i
+                    .checked_sub(1)
+                    .is_some_and(|p| tokens[p].chars().all(|c| c.is_ascii_digit()))
+        })
+        .map(|(_, t)| t)
+        .map(|w| format!("asserts state (`{w}`) but matches no claim of the grammar, so it is not checked against the handoff"))
 }
 
 /// Whether a token is a pattern word; `a|b` in a pattern accepts either word.

@@ -121,6 +121,16 @@ pub(super) fn inventory_completeness_proven(ctx: &Ctx) -> Vec<Violation> {
         ));
         return out;
     }
+    out.extend(proof_violations(ctx, &source));
+    out.extend(proof_entry(ctx));
+    out
+}
+
+/// Rule 13's proof of a claimed-complete inventory: a pagination proof, evidence that
+/// is more than a count below the page size, and no unproven status beside it.
+fn proof_violations(ctx: &Ctx, source: &str) -> Vec<Violation> {
+    let code = ViolationCode::InventoryCompletenessUnproven;
+    let mut out = Vec::new();
     let proof: Option<PaginationProof> = ctx.get("/inventory/paginationProof");
     if matches!(proof, None | Some(PaginationProof::None)) {
         out.push(Violation::new(
@@ -157,7 +167,6 @@ pub(super) fn inventory_completeness_proven(ctx: &Ctx) -> Vec<Violation> {
             "the inventory is claimed complete and unproven at once",
         ));
     }
-    out.extend(proof_entry(ctx));
     out
 }
 

@@ -57,6 +57,8 @@ impl Session {
         here
     }
 
+    /// One simple command of a command entry: its git, forge, redirect and per-kind
+    /// effects on the directory it acts in, and the actions it records.
     pub(super) fn simple(
         &mut self,
         seq: u64,
@@ -82,90 +84,23 @@ impl Session {
         {
             self.workspace_dirs.push(d.clone());
         }
-        // `gh pr checkout N` / `tea pr checkout N` check out the PR head.
-        if matches!(program, "gh" | "tea" | "glab")
-            && matches!(words.get(1).copied(), Some("pr" | "pulls" | "mr"))
-            && words.get(2) == Some(&"checkout")
-            && let Some(d) = dir.as_deref()
-        {
-            let st = self.state(d);
-            st.head = words.get(3).map(|n| format!("{program} pr checkout {n}"));
-            st.pending.clear();
-        }
-        for target in &simple.writes_to {
-            if let Some(d) = resolve(dir.as_deref(), target).and_then(|p| parent(&p)) {
-                self.state(&d).pending.push(Pending {
-                    seq,
-                    what: format!("`{text}` wrote {target}"),
-                    committed: false,
-                });
-            }
-        }
+        self.forge_pr_checkout(program, &words, dir.as_deref());
+        self.redirect_writes(seq, text, simple, dir.as_deref());
+        let cmd = Simple {
+            seq,
+            text,
+            words: &words,
+            program,
+            dir: &dir,
+            output: output.as_deref(),
+            exit_code,
+        };
         for kind in &kinds {
             match kind {
-                Kind::TestRun => {
-                    // A runner pointed at another directory tests that directory.
-                    let dir = match classify::runner_dir(&words) {
-                        Some(target) => resolve(dir.as_deref(), &target),
-                        None => dir.clone(),
-                    };
-                    let (head, pending) = dir
-                        .as_deref()
-                        .map(|d| {
-                            let st = self.state(d);
-                            (st.head.clone(), st.pending.clone())
-                        })
-                        .unwrap_or_default();
-                    let (filter, package) = match test_scope::test_scope(&words, &self.exported) {
-                        Some(Scope::Filtered(f)) => (Some(f.describe()), None),
-                        Some(Scope::Package(p)) => (None, Some(p)),
-                        _ => (None, None),
-                    };
-                    let filter = filter.or_else(|| output.as_deref().and_then(output_filter));
-                    self.tests.push(TestRun {
-                        recorded: self.results.contains_key(&seq),
-                        filter,
-                        seq,
-                        command: text.to_owned(),
-                        dir,
-                        head,
-                        pending,
-                        counts: output.as_deref().and_then(parse_counts),
-                        exit_code,
-                        package,
-                    });
-                }
-                Kind::ConfigInspection => {
-                    let class = words
-                        .iter()
-                        .find_map(|a| classify::config_path_class(a))
-                        .unwrap_or("configuration/profile query");
-                    self.config_reads.push(ConfigRead {
-                        seq,
-                        text: text.to_owned(),
-                        class,
-                        tool: false,
-                    });
-                }
+                Kind::TestRun => self.test_run(&cmd),
+                Kind::ConfigInspection => self.config_query(&cmd),
                 Kind::FileEdit if program != "git" && simple.writes_to.is_empty() => {
-                    // Edits by program (sed -i, cp, touch, ...) change their directory,
-                    // and any known directory a path they write lies in.
-                    let mut touched: Vec<String> = dir.iter().cloned().collect();
-                    for path in edited_paths(program, &words[1..]) {
-                        if let Some(known) = resolve(dir.as_deref(), path)
-                            .and_then(|p| self.known_dir(&p))
-                            .filter(|k| !touched.iter().any(|t| self.key_for(t) == *k))
-                        {
-                            touched.push(known);
-                        }
-                    }
-                    for d in touched {
-                        self.state(&d).pending.push(Pending {
-                            seq,
-                            what: format!("`{text}` edited files"),
-                            committed: false,
-                        });
-                    }
+                    self.program_edit(&cmd)
                 }
                 _ => {}
             }
@@ -174,6 +109,113 @@ impl Session {
             }
         }
     }
+
+    /// `gh pr checkout N` / `tea pr checkout N` check out the PR head in `dir`.
+    fn forge_pr_checkout(&mut self, program: &str, words: &[&str], dir: Option<&str>) {
+        if matches!(program, "gh" | "tea" | "glab")
+            && matches!(words.get(1).copied(), Some("pr" | "pulls" | "mr"))
+            && words.get(2) == Some(&"checkout")
+            && let Some(d) = dir
+        {
+            let st = self.state(d);
+            st.head = words.get(3).map(|n| format!("{program} pr checkout {n}"));
+            st.pending.clear();
+        }
+    }
+
+    /// Each redirect target is a pending edit of the directory it lies in.
+    fn redirect_writes(&mut self, seq: u64, text: &str, simple: &SimpleCommand, dir: Option<&str>) {
+        for target in &simple.writes_to {
+            if let Some(d) = resolve(dir, target).and_then(|p| parent(&p)) {
+                self.state(&d).pending.push(Pending {
+                    seq,
+                    what: format!("`{text}` wrote {target}"),
+                    committed: false,
+                });
+            }
+        }
+    }
+
+    /// A test run: the directory it tests (a runner pointed elsewhere tests there), that
+    /// directory's HEAD and pending mutations, its filter or package, and its counts.
+    fn test_run(&mut self, cmd: &Simple) {
+        let dir = match classify::runner_dir(cmd.words) {
+            Some(target) => resolve(cmd.dir.as_deref(), &target),
+            None => cmd.dir.clone(),
+        };
+        let (head, pending) = dir
+            .as_deref()
+            .map(|d| {
+                let st = self.state(d);
+                (st.head.clone(), st.pending.clone())
+            })
+            .unwrap_or_default();
+        let (filter, package) = match test_scope::test_scope(cmd.words, &self.exported) {
+            Some(Scope::Filtered(f)) => (Some(f.describe()), None),
+            Some(Scope::Package(p)) => (None, Some(p)),
+            _ => (None, None),
+        };
+        let filter = filter.or_else(|| cmd.output.and_then(output_filter));
+        self.tests.push(TestRun {
+            recorded: self.results.contains_key(&cmd.seq),
+            filter,
+            seq: cmd.seq,
+            command: cmd.text.to_owned(),
+            dir,
+            head,
+            pending,
+            counts: cmd.output.and_then(parse_counts),
+            exit_code: cmd.exit_code,
+            package,
+        });
+    }
+
+    /// A configuration or profile query, classed by the first config path it names.
+    fn config_query(&mut self, cmd: &Simple) {
+        let class = cmd
+            .words
+            .iter()
+            .find_map(|a| classify::config_path_class(a))
+            .unwrap_or("configuration/profile query");
+        self.config_reads.push(ConfigRead {
+            seq: cmd.seq,
+            text: cmd.text.to_owned(),
+            class,
+            tool: false,
+        });
+    }
+
+    /// Edits by program (sed -i, cp, touch, ...) change their directory, and any known
+    /// directory a path they write lies in.
+    fn program_edit(&mut self, cmd: &Simple) {
+        let mut touched: Vec<String> = cmd.dir.iter().cloned().collect();
+        for path in edited_paths(cmd.program, &cmd.words[1..]) {
+            if let Some(known) = resolve(cmd.dir.as_deref(), path)
+                .and_then(|p| self.known_dir(&p))
+                .filter(|k| !touched.iter().any(|t| self.key_for(t) == *k))
+            {
+                touched.push(known);
+            }
+        }
+        for d in touched {
+            self.state(&d).pending.push(Pending {
+                seq: cmd.seq,
+                what: format!("`{}` edited files", cmd.text),
+                committed: false,
+            });
+        }
+    }
+}
+
+/// One simple command as its per-kind effects see it.
+struct Simple<'a> {
+    seq: u64,
+    text: &'a str,
+    words: &'a [&'a str],
+    program: &'a str,
+    dir: &'a Option<String>,
+    output: Option<&'a str>,
+    exit_code: Option<i64>,
 }
 
 /// The paths an editing program writes, as written: the destination of `cp`,

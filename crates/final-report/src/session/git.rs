@@ -23,88 +23,15 @@ impl Session {
             return;
         };
         let what = format!("`git {}`", args.join(" "));
-        let pend = |s: &mut Self, committed: bool| {
-            s.state(dir).pending.push(Pending {
-                seq,
-                what: what.clone(),
-                committed,
-            })
-        };
         match sub {
-            "worktree" => match positional.first().copied() {
-                Some("add") => {
-                    let values = values_skipping_flags(&rest[1..], &["-b", "-B", "--reason"]);
-                    if let Some(path) = values.first().and_then(|p| resolve(Some(dir), p)) {
-                        let head = values.get(1).map(|h| (*h).to_owned());
-                        self.dirs.insert(
-                            path,
-                            DirState {
-                                head,
-                                pending: Vec::new(),
-                                isolated: true,
-                            },
-                        );
-                        if !self.main_dirs.iter().any(|d| d == dir)
-                            && self.place(dir) != Place::Isolated
-                        {
-                            self.main_dirs.push(dir.to_owned());
-                        }
-                    }
-                }
-                // A removed worktree stays known: commands that ran there still did.
-                Some("remove") => {}
-                _ => {}
-            },
-            "clone" => {
-                let values =
-                    values_skipping_flags(rest, &["-b", "--branch", "--depth", "-o", "--origin"]);
-                let target = values.get(1).map(|t| (*t).to_owned()).or_else(|| {
-                    values.first().map(|u| {
-                        u.trim_end_matches('/')
-                            .rsplit('/')
-                            .next()
-                            .unwrap_or(u)
-                            .trim_end_matches(".git")
-                            .to_owned()
-                    })
-                });
-                if let Some(path) = target.and_then(|t| resolve(Some(dir), &t)) {
-                    self.dirs.insert(
-                        path,
-                        DirState {
-                            head: None,
-                            pending: Vec::new(),
-                            isolated: true,
-                        },
-                    );
-                }
+            // A removed worktree stays known: commands that ran there still did.
+            "worktree" if positional.first() == Some(&"add") => {
+                self.git_worktree_add(&rest[1..], dir)
             }
-            "checkout" | "switch" => {
-                if let Some(dash) = rest.iter().position(|a| *a == "--") {
-                    if dash + 1 < rest.len() {
-                        pend(self, false);
-                    }
-                    return;
-                }
-                let target = values_skipping_flags(rest, &["-b", "-B", "-c", "-C", "--orphan"]);
-                if let Some(t) = target.first() {
-                    let st = self.state(dir);
-                    st.head = Some((*t).to_owned());
-                    st.pending.clear();
-                }
-            }
+            "clone" => self.git_clone(rest, dir),
+            "checkout" | "switch" => self.git_checkout(seq, rest, dir, what),
             "reset" if has("--hard") || has("--merge") || has("--keep") => {
-                let st = self.state(dir);
-                match positional.first().copied() {
-                    None | Some("HEAD") => st.pending.retain(|p| p.committed),
-                    Some(t) if t.starts_with("HEAD") || t.starts_with("ORIG_HEAD") => {
-                        st.pending.clear()
-                    }
-                    Some(t) => {
-                        st.head = Some(t.to_owned());
-                        st.pending.clear();
-                    }
-                }
+                self.git_hard_reset(positional.first().copied(), dir)
             }
             "merge" | "rebase" | "cherry-pick" | "revert" | "am"
                 if has("--abort") || has("--quit") =>
@@ -114,27 +41,118 @@ impl Session {
             "merge" | "pull" => {
                 let committed =
                     !(has("--no-commit") || has("--squash")) && exit_code.is_none_or(|c| c == 0);
-                pend(self, committed);
+                self.pend(dir, seq, what, committed);
             }
-            "rebase" | "cherry-pick" | "revert" | "am" | "commit" => pend(self, true),
+            "rebase" | "cherry-pick" | "revert" | "am" | "commit" => {
+                self.pend(dir, seq, what, true)
+            }
             "stash" => match positional.first().copied() {
-                Some("pop" | "apply") => pend(self, false),
+                Some("pop" | "apply") => self.pend(dir, seq, what, false),
                 Some("list" | "show") => {}
                 _ => self.state(dir).pending.retain(|p| p.committed),
             },
-            "restore" | "rm" | "mv" | "clean" | "apply" | "add" => pend(self, false),
-            "rev-parse" if positional.first() == Some(&"HEAD") => {
-                if let Some(sha) = self
-                    .results
-                    .get(&seq)
-                    .and_then(result_text)
-                    .map(|o| o.trim().to_owned())
-                    .filter(|o| is_sha(o))
-                {
-                    self.state(dir).head = Some(sha);
-                }
-            }
+            "restore" | "rm" | "mv" | "clean" | "apply" | "add" => self.pend(dir, seq, what, false),
+            "rev-parse" if positional.first() == Some(&"HEAD") => self.git_rev_parse_head(seq, dir),
             _ => {}
+        }
+    }
+
+    /// Records `what` as a pending mutation in `dir`, committed or not.
+    fn pend(&mut self, dir: &str, seq: u64, what: String, committed: bool) {
+        self.state(dir).pending.push(Pending {
+            seq,
+            what,
+            committed,
+        });
+    }
+
+    /// `git worktree add` (its arguments after `add`): the new path is an isolated dir,
+    /// and `dir` becomes a main checkout unless it is itself isolated.
+    fn git_worktree_add(&mut self, args: &[&str], dir: &str) {
+        let values = values_skipping_flags(args, &["-b", "-B", "--reason"]);
+        let Some(path) = values.first().and_then(|p| resolve(Some(dir), p)) else {
+            return;
+        };
+        let head = values.get(1).map(|h| (*h).to_owned());
+        self.dirs.insert(
+            path,
+            DirState {
+                head,
+                pending: Vec::new(),
+                isolated: true,
+            },
+        );
+        if !self.main_dirs.iter().any(|d| d == dir) && self.place(dir) != Place::Isolated {
+            self.main_dirs.push(dir.to_owned());
+        }
+    }
+
+    /// `git clone`: its target directory (given, or named after the URL) is isolated.
+    fn git_clone(&mut self, rest: &[&str], dir: &str) {
+        let values = values_skipping_flags(rest, &["-b", "--branch", "--depth", "-o", "--origin"]);
+        let target = values.get(1).map(|t| (*t).to_owned()).or_else(|| {
+            values.first().map(|u| {
+                u.trim_end_matches('/')
+                    .rsplit('/')
+                    .next()
+                    .unwrap_or(u)
+                    .trim_end_matches(".git")
+                    .to_owned()
+            })
+        });
+        if let Some(path) = target.and_then(|t| resolve(Some(dir), &t)) {
+            self.dirs.insert(
+                path,
+                DirState {
+                    head: None,
+                    pending: Vec::new(),
+                    isolated: true,
+                },
+            );
+        }
+    }
+
+    /// `git checkout`/`switch`: paths after `--` are a pending edit; a target moves HEAD
+    /// and drops what was pending.
+    fn git_checkout(&mut self, seq: u64, rest: &[&str], dir: &str, what: String) {
+        if let Some(dash) = rest.iter().position(|a| *a == "--") {
+            if dash + 1 < rest.len() {
+                self.pend(dir, seq, what, false);
+            }
+            return;
+        }
+        let target = values_skipping_flags(rest, &["-b", "-B", "-c", "-C", "--orphan"]);
+        if let Some(t) = target.first() {
+            let st = self.state(dir);
+            st.head = Some((*t).to_owned());
+            st.pending.clear();
+        }
+    }
+
+    /// `git reset --hard/--merge/--keep` to `target`: which pending mutations survive,
+    /// and whether HEAD moves to a named ref.
+    fn git_hard_reset(&mut self, target: Option<&str>, dir: &str) {
+        let st = self.state(dir);
+        match target {
+            None | Some("HEAD") => st.pending.retain(|p| p.committed),
+            Some(t) if t.starts_with("HEAD") || t.starts_with("ORIG_HEAD") => st.pending.clear(),
+            Some(t) => {
+                st.head = Some(t.to_owned());
+                st.pending.clear();
+            }
+        }
+    }
+
+    /// `git rev-parse HEAD`: a SHA in its output becomes `dir`'s known HEAD.
+    fn git_rev_parse_head(&mut self, seq: u64, dir: &str) {
+        if let Some(sha) = self
+            .results
+            .get(&seq)
+            .and_then(result_text)
+            .map(|o| o.trim().to_owned())
+            .filter(|o| is_sha(o))
+        {
+            self.state(dir).head = Some(sha);
         }
     }
 
