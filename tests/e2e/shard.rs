@@ -690,4 +690,26 @@ async fn without_tools_a_hunk_larger_than_a_shard_is_given_in_line_windows() {
             assert!(w.contains(&format!(" of 1-{last}\"")), "{w}");
         }
     }
+    // Every request given a window of a split file says the file is split, and that
+    // its part is what this execution reviews (an honest model shown 40 of 400 lines
+    // would otherwise say it did not review the file).
+    for r in server.chat_requests() {
+        let user = r.contents_of("user")[0].clone();
+        let holds = ["big.txt", "old.txt"]
+            .iter()
+            .filter(|p| user.contains(&format!("<hunk path=\"{p}\" ")))
+            .collect::<Vec<_>>();
+        if holds.is_empty() {
+            continue;
+        }
+        let note = user
+            .split("## Files split across executions\n")
+            .nth(1)
+            .unwrap_or_else(|| panic!("no split-files section in:\n{user}"));
+        let note = note.lines().next().unwrap_or_default();
+        for p in holds {
+            assert!(note.contains(&format!("\"{p}\"")), "{p} in {note}");
+        }
+        assert!(note.contains("other executions review the rest"), "{note}");
+    }
 }

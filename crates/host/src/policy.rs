@@ -31,6 +31,23 @@ pub fn expected_files_section(expected: &[String]) -> String {
     )
 }
 
+/// Rule (issue 28, "every changed line reachable without tools"; a shard of a file too
+/// large for one execution): the files this execution holds only in part, and what its
+/// receipt means for them — it reviews the parts given inline (other executions review
+/// the rest), and lists such a file once it has inspected its part. Without it an honest
+/// model shown lines 8–186 of a 3,000-line hunk says it did not review the file.
+pub fn split_files_section(paths: &[&str]) -> String {
+    let list = serde_json::to_string(paths).expect("strings serialise");
+    format!(
+        "## Files split across executions\n\
+         These files are too large for one execution and are split by hunks and lines: \
+         {list}. This execution reviews only the parts of them given in \"Source given \
+         inline\" above (each <hunk> and <line> block says which lines or bytes); other \
+         executions review the rest. When you have inspected the parts given here, list the \
+         file in coverage.reviewedFiles as inspected.\n"
+    )
+}
+
 /// The output-contract section: the bounded JSON Schema the final answer must satisfy.
 pub fn output_contract_section(schema: &Value) -> String {
     // Compact: indentation would add about half again to every request's schema.

@@ -14,7 +14,7 @@ use super::stage::StagePlan;
 use crate::diagnostics::ReasonCode;
 use crate::policy::{
     ANSWER_REMINDER, compose_user_message, expected_files_section, inline_context_section,
-    output_contract_section, tools_section,
+    output_contract_section, split_files_section, tools_section,
 };
 use crate::registry::SpecialistHandle;
 use crate::tools::RepoTools;
@@ -130,6 +130,15 @@ pub fn prepare<'a>(
         sections.push(execution.prefetch.to_string());
     }
     if execution.kind.reply() == ReplyKind::Candidates {
+        let split: Vec<&str> = execution
+            .plan
+            .split
+            .iter()
+            .map(|(p, _)| p.as_str())
+            .collect();
+        if !split.is_empty() {
+            sections.push(split_files_section(&split));
+        }
         sections.push(expected_files_section(&execution.plan.assigned));
     }
     sections.push(ANSWER_REMINDER.to_string());

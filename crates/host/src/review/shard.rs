@@ -17,7 +17,7 @@ use super::env::ReviewEnv;
 use super::stage::{HunkPiece, StagePlan, prompt_request};
 use crate::policy::{
     ANSWER_REMINDER, FORCED_SYNTHESIS, RetrySource, coverage_retry_message, expected_files_section,
-    output_contract_section, tools_section, truncation_notice,
+    output_contract_section, split_files_section, tools_section, truncation_notice,
 };
 use crate::tools::RepoTools;
 
@@ -70,6 +70,7 @@ fn stable_tokens(env: &ReviewEnv, plan: &StagePlan) -> Result<u64, String> {
         ))
         + json_text_len(FORCED_SYNTHESIS)
         + json_text_len(ANSWER_REMINDER)
+        + json_text_len(&split_files_section(&[]))
         + json_text_len(&coverage_retry_message(
             &[],
             &serde_json::Value::Null,
@@ -95,8 +96,8 @@ fn stable_tokens(env: &ReviewEnv, plan: &StagePlan) -> Result<u64, String> {
 }
 
 /// What `file` adds to any shard holding it besides its patch: its change-summary line
-/// and its entries in the expected list, the retry's missing and expected lists and the
-/// previous receipt.
+/// and its entries in the expected list, the retry's missing and expected lists, the
+/// previous receipt and the split-files list.
 fn fixed_tokens(file: &ChangedFile) -> u64 {
     let path = json_text_len(&file.path) + 1;
     let summary = 2 * file.path.len()
@@ -106,7 +107,7 @@ fn fixed_tokens(file: &ChangedFile) -> u64 {
             .hunks
             .len()
             .min(vouch_specialist_kit::render::MAX_HUNKS_SHOWN);
-    estimate_tokens(summary + 4 * path)
+    estimate_tokens(summary + 5 * path)
 }
 
 /// Bytes a piece's block adds besides its lines (tags, header, the line-range note).
