@@ -131,6 +131,27 @@ fn deleted_inside_a_long_line() -> (vouch_testkit::git::TestRepo, String, String
     (repo, base, head)
 }
 
+/// Reviews the change of [`deleted_inside_a_long_line`] against `script`, with
+/// `--tools tools`.
+async fn review_deletion(
+    script: Script,
+    tools: &str,
+) -> (vouch_workspace_tests::Output, ScriptedServer) {
+    let (repo, base, head) = deleted_inside_a_long_line();
+    let server = ScriptedServer::start(script).await;
+    let out = review_json(
+        repo.path(),
+        &base,
+        &head,
+        &server.base_url(),
+        "scripted",
+        &["--tools", tools],
+        &[],
+    )
+    .await;
+    (out, server)
+}
+
 /// The text the change deletes from inside the long line.
 const REMOVED: &str = "checkAuth(user);requireAdmin(user);";
 
@@ -138,19 +159,8 @@ const REMOVED: &str = "checkAuth(user);requireAdmin(user);";
 /// request carries it, and only then is the file reviewed and the review clean.
 #[tokio::test(flavor = "multi_thread")]
 async fn without_tools_text_deleted_inside_a_long_line_is_shown_from_base() {
-    let (repo, base, head) = deleted_inside_a_long_line();
-    let server =
-        ScriptedServer::start(Script::new().rule(Rule::when(Match::any()).always(perfect()))).await;
-    let out = review_json(
-        repo.path(),
-        &base,
-        &head,
-        &server.base_url(),
-        "scripted",
-        &["--tools", "off"],
-        &[],
-    )
-    .await;
+    let script = Script::new().rule(Rule::when(Match::any()).always(perfect()));
+    let (out, server) = review_deletion(script, "off").await;
     let report = out.json();
     assert_eq!(out.code, 0, "{report:#}\n{}", out.stderr);
     assert_eq!(report["filesReviewed"], json!(["app.js"]), "{report:#}");
@@ -170,7 +180,13 @@ async fn without_tools_text_deleted_inside_a_long_line_is_shown_from_base() {
 async fn a_long_line_read_only_at_head_leaves_text_deleted_from_it_unseen() {
     let (repo, base, head) = deleted_inside_a_long_line();
     let snap = vouch_git::snapshot(repo.path(), Some(&base), &head).unwrap();
-    let edit = snap.file("app.js").unwrap().long_lines[0].changed[0].0;
+    let head_line = snap
+        .file("app.js")
+        .unwrap()
+        .long_lines
+        .iter()
+        .find(|l| l.revision == vouch_core::Revision::Head);
+    let edit = head_line.expect("the head line changed").changed[0].0;
     let read = json!({"path": "app.js", "start_line": 1, "start_byte": edit.saturating_sub(200)});
     let calls = vec![("read_file", read.to_string())];
     let script = Script::new().rule(Rule::when(Match::user_contains("<expected-files>")).always(
@@ -187,17 +203,7 @@ async fn a_long_line_read_only_at_head_leaves_text_deleted_from_it_unseen() {
             }
         }),
     ));
-    let server = ScriptedServer::start(script).await;
-    let out = review_json(
-        repo.path(),
-        &base,
-        &head,
-        &server.base_url(),
-        "scripted",
-        &["--tools", "on"],
-        &[],
-    )
-    .await;
+    let (out, _server) = review_deletion(script, "on").await;
     let report = out.json();
     assert_eq!(report["opinion"]["clean"], false, "{report:#}");
     assert_eq!(report["opinion"]["coverage"], "limited", "{report:#}");

@@ -319,14 +319,10 @@ mod tests {
         assert_eq!(files_not_fully_seen([&renamed], &wrong), vec!["new.rs"]);
     }
 
-    /// A 2 MB one-line file edited in three places: seen only when each edited byte
-    /// range was shown, never because the line's beginning was.
-    #[test]
-    fn a_long_line_is_seen_only_when_its_changed_bytes_were_shown() {
-        use crate::snapshot::LongLineChange;
-        use crate::source::{LineSpan, Revision::*};
+    /// A text file `path` of one line, changed in its one hunk.
+    fn one_line_file(path: &str) -> ChangedFile {
         let mut f = file(false, EntryKind::File, 0);
-        f.path = "bundle.min.js".into();
+        f.path = path.into();
         f.hunks = vec![Hunk {
             old_start: 1,
             old_lines: 1,
@@ -334,6 +330,16 @@ mod tests {
             new_lines: 1,
             header: String::new(),
         }];
+        f
+    }
+
+    /// A 2 MB one-line file edited in three places: seen only when each edited byte
+    /// range was shown, never because the line's beginning was.
+    #[test]
+    fn a_long_line_is_seen_only_when_its_changed_bytes_were_shown() {
+        use crate::snapshot::LongLineChange;
+        use crate::source::{LineSpan, Revision::*};
+        let mut f = one_line_file("bundle.min.js");
         let edits = vec![
             (200_000, 200_008),
             (1_000_000, 1_000_008),
@@ -416,22 +422,14 @@ mod tests {
         assert!(files_not_fully_seen([&f], &whole).is_empty());
     }
 
-    /// Text deleted from inside a long line (the newcomer's `checkAuth(user);` case): the
-    /// head line keeps only the bytes around the deletion point, so the file is seen
-    /// only when the base line's removed bytes were shown too.
+    /// Text deleted from inside a long line (`checkAuth(user);` removed from a one-line
+    /// file): the head line keeps only the bytes around the deletion point, so the file
+    /// is seen only when the base line's removed bytes were shown too.
     #[test]
     fn text_removed_from_a_long_line_is_seen_only_at_base() {
         use crate::snapshot::LongLineChange;
         use crate::source::{LineSpan, Revision::*};
-        let mut f = file(false, EntryKind::File, 0);
-        f.path = "app.js".into();
-        f.hunks = vec![Hunk {
-            old_start: 1,
-            old_lines: 1,
-            new_start: 1,
-            new_lines: 1,
-            header: String::new(),
-        }];
+        let mut f = one_line_file("app.js");
         f.long_lines = vec![
             LongLineChange {
                 revision: Head,
