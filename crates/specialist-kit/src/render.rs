@@ -220,10 +220,25 @@ pub fn change_summary(change: &ChangeSummary) -> String {
     out
 }
 
+/// A path as the change summary shows it: as is, or — when it holds a control
+/// character (a newline would end its line) or starts or ends with a space — quoted as a
+/// JSON string, as the expected-files list spells it.
+fn shown_path(path: &str) -> std::borrow::Cow<'_, str> {
+    let plain =
+        !path.chars().any(char::is_control) && !path.starts_with(' ') && !path.ends_with(' ');
+    if plain {
+        path.into()
+    } else {
+        serde_json::to_string(path)
+            .unwrap_or_else(|_| path.escape_debug().to_string())
+            .into()
+    }
+}
+
 fn file_line(file: &FileSummary) -> String {
-    let mut line = format!("{}: {}", file.path, file.status);
+    let mut line = format!("{}: {}", shown_path(&file.path), file.status);
     if let Some(previous) = &file.previous_path {
-        let _ = write!(line, " from {previous}");
+        let _ = write!(line, " from {}", shown_path(previous));
     }
     match file.status.as_str() {
         "added" => line.push_str(" (head only)"),
@@ -612,5 +627,18 @@ mod tests {
             bounded,
             system_prompt(&["Role.", tools_note(true), "Boundary.", CANDIDATE_FORMAT])
         );
+    }
+
+    #[test]
+    fn a_path_that_would_break_its_summary_line_is_quoted() {
+        for (path, shown) in [
+            ("src/lib.rs", "src/lib.rs"),
+            ("docs/a file.md", "docs/a file.md"),
+            ("evil\nname.py", "\"evil\\nname.py\""),
+            ("tab\there.txt", "\"tab\\there.txt\""),
+            (" lead.txt", "\" lead.txt\""),
+        ] {
+            assert_eq!(shown_path(path), shown, "{path:?}");
+        }
     }
 }
