@@ -56,7 +56,7 @@ pub struct ReviewEnv {
     /// Cancels everything.
     pub cancel: CancellationToken,
     /// The prefetch gathered so far, by file set (start with `Default::default()`).
-    pub prefetch: super::prefetch::PrefetchMemo,
+    pub prefetch: super::gathered::PrefetchMemo,
     /// The output caps fitted so far, by request shape (start with `Default::default()`).
     pub fitted_caps: super::contract::FittedCaps,
 }

@@ -11,6 +11,7 @@ mod contract;
 mod env;
 mod exec;
 mod facts;
+mod gathered;
 mod inline;
 mod intake;
 mod lanes;
@@ -36,8 +37,8 @@ pub use context::{
     instructions_lines, policy_paths,
 };
 pub use env::{ReviewEnv, ToolsMode};
+pub use gathered::PrefetchMemo;
 pub use plan::{PlanError, agent_budget, build_plan, resize};
-pub use prefetch::PrefetchMemo;
 pub use stage::{ShardLimits, StagePlan, StageRun, run_candidate_stage};
 pub use verify::{FOCUSED_OUTPUT_TOKENS, VerificationRun, verify};
 

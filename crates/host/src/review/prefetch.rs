@@ -19,7 +19,6 @@
 //! files always give the same prefetch: lookups follow the tree order, and every bound is
 //! a count, never a time.
 
-use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
@@ -29,6 +28,7 @@ use vouch_core::{
 use vouch_graph::{Definition, FileIndex, Language, RepoGraph, Site, SymbolKind};
 
 use super::env::ReviewEnv;
+pub use super::gathered::{Gathered, Item};
 use crate::tools::RepoTools;
 
 /// Most lines of one definition shown whole (the rest is named, to read with a tool).
@@ -45,39 +45,6 @@ pub const MAX_SITES_PER_CALLEE: usize = 2;
 pub const MAX_CHANGED_FUNCTIONS: usize = 12;
 /// Most callers shown per changed function.
 pub const MAX_CALLERS: usize = 8;
-
-/// One prefetched item: a titled block of numbered lines and the windows it shows.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Item {
-    /// What it is (its value class).
-    pub kind: PrefetchKind,
-    /// Its title line (kind, name, place).
-    pub title: String,
-    /// Numbered lines and notes.
-    pub body: String,
-    /// The exact windows the body shows.
-    pub windows: Vec<SourceWindow>,
-}
-
-impl Item {
-    fn text(&self) -> String {
-        format!("### {}\n{}", self.title, self.body)
-    }
-
-    /// Its estimated cost as a block of the section (JSON-escaped, with its newline).
-    fn tokens(&self) -> u64 {
-        estimate_tokens(vouch_llm::json_text_len(&self.text()) - 1)
-    }
-}
-
-/// Everything the graph offered for a set of files, before the budget.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Gathered {
-    /// Items in value order.
-    pub items: Vec<Item>,
-    /// What was not looked up (lookup bounds, files without a grammar), in words.
-    pub not_looked_up: Vec<String>,
-}
 
 /// A stage's prefetch after the budget: its prompt section and its record.
 #[derive(Debug, Clone, Default)]
@@ -654,27 +621,6 @@ fn callers(name: &str, sites: &[&Site]) -> Item {
     }
 }
 
-/// Memoised gathers of one review, by file set: the lanes that share a file set (and
-/// the verifier deciding candidates in the same files) get the same items without
-/// walking the graph again. Each file set has its own slot, so stages gathering
-/// different file sets run at once and stages asking for the same one wait for one
-/// gather.
-#[derive(Default)]
-pub struct PrefetchMemo(std::sync::Mutex<HashMap<Vec<String>, GatherSlot>>);
-
-type GatherSlot = Arc<std::sync::OnceLock<Arc<Gathered>>>;
-
-impl PrefetchMemo {
-    /// The gathered prefetch of `files`: `gather`'s, run once per file set.
-    fn get_or_gather(&self, files: &[String], gather: impl FnOnce() -> Gathered) -> Arc<Gathered> {
-        let slot = {
-            let mut memo = self.0.lock().unwrap_or_else(|e| e.into_inner());
-            memo.entry(files.to_vec()).or_default().clone()
-        };
-        slot.get_or_init(|| Arc::new(gather())).clone()
-    }
-}
-
 impl ReviewEnv {
     /// The gathered prefetch of `files`, computed once per file set in this review.
     fn prefetch_for(&self, files: &[String], gather: impl FnOnce() -> Gathered) -> Arc<Gathered> {
@@ -695,42 +641,6 @@ impl ReviewEnv {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Two stages gathering different file sets run at once (each gather here waits for
-    /// the other to start: one lock over every gather would not let it), and stages
-    /// asking for one file set share one gather.
-    #[test]
-    fn different_file_sets_gather_at_once_and_one_set_gathers_once() {
-        use std::sync::mpsc::channel;
-        use std::time::Duration;
-        let memo = PrefetchMemo::default();
-        let gathers = std::sync::atomic::AtomicU32::new(0);
-        let (a_started, a_seen) = channel::<()>();
-        let (b_started, b_seen) = channel::<()>();
-        // Sends that it started, then waits for the other (a deadlock guard, not a
-        // measure: without it a serialised memo would hang instead of failing).
-        let gather = |started: std::sync::mpsc::Sender<()>,
-                      other: std::sync::mpsc::Receiver<()>| {
-            gathers.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            started.send(()).unwrap();
-            let met = other.recv_timeout(Duration::from_secs(20)).is_ok();
-            Gathered {
-                items: vec![],
-                not_looked_up: vec![format!("met the other gather: {met}")],
-            }
-        };
-        let (a, b) = std::thread::scope(|s| {
-            let a = s.spawn(|| memo.get_or_gather(&["a.rs".into()], || gather(a_started, b_seen)));
-            let b = s.spawn(|| memo.get_or_gather(&["b.rs".into()], || gather(b_started, a_seen)));
-            (a.join().unwrap(), b.join().unwrap())
-        });
-        for g in [&a, &b] {
-            assert_eq!(g.not_looked_up, ["met the other gather: true"]);
-        }
-        let again = memo.get_or_gather(&["a.rs".into()], || unreachable!("gathered before"));
-        assert!(Arc::ptr_eq(&again, &a));
-        assert_eq!(gathers.load(std::sync::atomic::Ordering::SeqCst), 2);
-    }
 
     #[test]
     fn a_long_list_is_cut_at_a_whole_entry_and_says_how_many_are_left() {
