@@ -1,19 +1,16 @@
-//! The user configuration as the commands use it, and `vouch config show`: the
-//! effective endpoint and composition with where each value came from (keys redacted).
+//! `vouch config show`: the effective endpoint and composition with where each value
+//! came from (keys redacted).
 
 use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::{Args, Subcommand};
 use vouch_host::manifest::{
-    BudgetCap, Composition, ConfigLocation, ENV_API_KEY, ENV_BASE_URL, ENV_MODEL, EndpointFlags,
-    ModelSection, ResolvedEndpoint, SettingSource, UserConfig, apply_ceilings, apply_pins,
-    attribute, locate, overlay, resolve_endpoint,
+    ENV_API_KEY, ENV_BASE_URL, ENV_MODEL, EndpointFlags, ResolvedEndpoint, SettingSource,
 };
+use vouch_host::settings::{UserComposition, UserSettings};
 
 use vouch_core::{ContextWindow, WindowSource};
-
-use crate::UsageError;
 
 /// `vouch config`.
 #[derive(Debug, Subcommand)]
@@ -46,132 +43,6 @@ pub struct ShowArgs {
     pub ask_endpoint: bool,
 }
 
-/// The composition in force and what the user configuration changed in it.
-pub struct UserComposition {
-    /// The composition, pins and ceilings applied.
-    pub composition: Composition,
-    /// Every budget key a ceiling lowered.
-    pub caps: Vec<BudgetCap>,
-    /// The ids whose library the user configuration pins.
-    pub pinned: Vec<String>,
-}
-
-/// The user configuration of this run.
-pub struct UserSettings {
-    /// Where the file is (or would be).
-    pub location: Option<ConfigLocation>,
-    /// Its contents (empty when there is no file).
-    pub config: UserConfig,
-    /// The chosen profile's name and settings.
-    pub profile: Option<(String, ModelSection)>,
-}
-
-impl UserSettings {
-    /// Reads the user configuration and picks the profile (`--profile` first).
-    ///
-    /// # Errors
-    /// A [`UsageError`] naming the file and key.
-    pub fn load(requested_profile: Option<&str>) -> Result<UserSettings, UsageError> {
-        let location = locate(&|name| std::env::var(name).ok());
-        let config = match &location {
-            Some(l) => UserConfig::load(l).map_err(|e| UsageError(e.to_string()))?,
-            None => UserConfig::default(),
-        };
-        let profile = config
-            .profile(requested_profile, location.as_ref())
-            .map_err(|e| UsageError(e.to_string()))?
-            .map(|(name, p)| (name.to_owned(), p.clone()));
-        Ok(UserSettings {
-            location,
-            config,
-            profile,
-        })
-    }
-
-    /// The composition: `--manifest`, else the user's default composition, else the
-    /// built-in default; with the user's plugin pins and budget ceilings applied, and
-    /// its budgets sized for the window the configuration sets (if any).
-    pub fn composition(&self, manifest: Option<&PathBuf>) -> Result<Composition, UsageError> {
-        Ok(self.composition_applied(manifest)?.composition)
-    }
-
-    /// [`Self::composition`], with what the user configuration changed in it.
-    pub fn composition_applied(
-        &self,
-        manifest: Option<&PathBuf>,
-    ) -> Result<UserComposition, UsageError> {
-        self.composition_for(manifest, None)
-    }
-
-    /// [`Self::composition_applied`] with its budgets sized for the window the
-    /// configuration sets (the profile's `context_tokens`, else the manifest's), else for
-    /// `stated` (the window the endpoint states), else for none (vouch's defaults):
-    /// [`vouch_core::choose_window`].
-    pub fn composition_for(
-        &self,
-        manifest: Option<&PathBuf>,
-        stated: Option<u32>,
-    ) -> Result<UserComposition, UsageError> {
-        let load = |window| match manifest.or(self.config.composition.as_ref()) {
-            Some(path) => {
-                Composition::load_for(path, window).map_err(|e| UsageError(e.to_string()))
-            }
-            None => Ok(Composition::builtin_default_for(window)),
-        };
-        let mut composition = load(self.profile_window())?;
-        let configured =
-            (composition.window.source != WindowSource::Default).then_some(composition.window);
-        let window = vouch_core::choose_window(configured, stated);
-        if window != composition.window {
-            composition = load(Some(window))?;
-        }
-        let builtin = crate::builtins::ids();
-        if let Some(id) = self.config.plugins.keys().find(|id| builtin.contains(id)) {
-            return Err(UsageError(format!(
-                "{}: plugins.{id} pins a library for `{id}`, which is a built-in specialist\n  help: give your plugin its own id (its `describe` reports it) and name that id in the composition",
-                self.file_name()
-            )));
-        }
-        let pinned = apply_pins(&mut composition, &self.config.plugins);
-        let caps = apply_ceilings(&mut composition, &self.config.budget);
-        Ok(UserComposition {
-            composition,
-            caps,
-            pinned,
-        })
-    }
-
-    /// The window the chosen profile sets.
-    fn profile_window(&self) -> Option<ContextWindow> {
-        let (_, profile) = self.profile.as_ref()?;
-        profile.context_tokens.map(|tokens| ContextWindow {
-            tokens,
-            source: WindowSource::UserConfig,
-        })
-    }
-
-    fn file_name(&self) -> String {
-        self.location
-            .as_ref()
-            .map(|l| l.path.display().to_string())
-            .unwrap_or_else(|| "the user configuration".to_owned())
-    }
-
-    /// The endpoint: flags > environment > this profile > the manifest's `[model]`.
-    pub fn endpoint(
-        &self,
-        flags: &EndpointFlags,
-        manifest: &ModelSection,
-    ) -> Result<ResolvedEndpoint, UsageError> {
-        let profile = self.profile.as_ref().map(|(_, p)| p);
-        let merged = overlay(profile, manifest);
-        let mut endpoint = resolve_endpoint(flags, &|name| std::env::var(name).ok(), &merged)
-            .map_err(|e| UsageError(e.to_string()))?;
-        attribute(&mut endpoint, profile);
-        Ok(endpoint)
-    }
-}
-
 fn source_of(source: SettingSource, flag: &str, env: &str) -> String {
     match source {
         SettingSource::Flag => flag.to_owned(),
@@ -182,9 +53,9 @@ fn source_of(source: SettingSource, flag: &str, env: &str) -> String {
 
 /// `vouch config show`.
 pub async fn show(args: &ShowArgs) -> Result<i32> {
-    let user = UserSettings::load(args.profile.as_deref())?;
+    let user = UserSettings::load(args.profile.as_deref(), crate::builtins::ids())?;
     let first = user
-        .composition_applied(args.manifest.as_ref())?
+        .composition_applied(args.manifest.as_deref())?
         .composition;
     let flags = EndpointFlags {
         base_url: args.base_url.clone(),
@@ -199,7 +70,7 @@ pub async fn show(args: &ShowArgs) -> Result<i32> {
     let stated = asked
         .as_ref()
         .and_then(|a| a.as_ref().ok().copied().flatten());
-    let applied = user.composition_for(args.manifest.as_ref(), stated)?;
+    let applied = user.composition_for(args.manifest.as_deref(), stated)?;
     let composition = &applied.composition;
     println!("# vouch's effective configuration");
     println!(
@@ -258,7 +129,7 @@ pub async fn show(args: &ShowArgs) -> Result<i32> {
 /// The window the endpoint states (`Ok(None)`: it states none), or the code of the
 /// problem its check found.
 async fn stated_window(endpoint: &ResolvedEndpoint) -> Result<Option<u32>, &'static str> {
-    let (config, _) = crate::endpoint::client_config(endpoint);
+    let (config, _) = vouch_host::endpoint::client_config(endpoint);
     let client = vouch_llm::ModelClient::new(config).map_err(|_| "client-config")?;
     let cancel = tokio_util::sync::CancellationToken::new();
     match client.check_endpoint(&cancel).await {

@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use anyhow::Result;
 use clap::Args;
-use vouch_host::manifest::EndpointFlags;
 use vouch_llm::exchange::{DEFAULT_CACHE_MAX_BYTES, ExchangeCache, Recorder, Replayer};
 use vouch_llm::{Exchanges, ModelClient};
 
@@ -71,22 +70,6 @@ pub fn attach(client: ModelClient, exchanges: Option<&Arc<Exchanges>>) -> ModelC
         Some(exchanges) => client.with_exchanges(exchanges.clone()),
         None => client,
     }
-}
-
-/// The endpoint flags of a review, from the flags `given` on the command line. A replay
-/// needs no endpoint: nothing is sent, so the base URL defaults to an address that is
-/// never contacted and the model to the recording's.
-pub fn endpoint_flags(given: EndpointFlags, exchanges: Option<&Exchanges>) -> EndpointFlags {
-    let mut flags = given;
-    if let Some(Exchanges::Replay(replayer)) = exchanges {
-        flags
-            .base_url
-            .get_or_insert_with(|| "http://127.0.0.1:9/v1".into());
-        if flags.model.is_none() {
-            flags.model = replayer.model();
-        }
-    }
-    flags
 }
 
 /// After a replayed review: the first request that was not recorded, or recorded

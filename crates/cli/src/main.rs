@@ -10,7 +10,6 @@
 mod builtins;
 mod completions;
 mod config;
-mod endpoint;
 mod eval;
 mod exchange;
 mod heap;
@@ -37,6 +36,19 @@ use clap::{CommandFactory, Parser, Subcommand};
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct UsageError(pub String);
+
+/// Whether `error` is the user's to fix (exit code 3): a [`UsageError`] of the binary,
+/// or the host's configuration and review errors that say so.
+pub fn is_usage(error: &anyhow::Error) -> bool {
+    error.downcast_ref::<UsageError>().is_some()
+        || error
+            .downcast_ref::<vouch_host::settings::SettingsError>()
+            .is_some()
+        || matches!(
+            error.downcast_ref::<vouch_host::review::ReviewError>(),
+            Some(vouch_host::review::ReviewError::Usage(_))
+        )
+}
 
 /// vouch reviews a git change with a panel of LLM specialists and reports only findings
 /// that an independent verification pass proves from repository source.
@@ -124,7 +136,7 @@ fn exit(code: i32) -> ExitCode {
 }
 
 fn report_error(error: &anyhow::Error) -> ExitCode {
-    let usage = error.downcast_ref::<UsageError>().is_some();
+    let usage = is_usage(error);
     println!("vouch: {error:#}");
     exit(if usage { 3 } else { 2 })
 }

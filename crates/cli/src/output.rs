@@ -178,7 +178,7 @@ fn write_all(
 
 /// The failure documents of `error` to `outputs`; see [`Outputs::write_failure`].
 pub fn write_failure(outputs: &[Output], error: &anyhow::Error) -> Result<i32> {
-    let class = if error.downcast_ref::<UsageError>().is_some() {
+    let class = if crate::is_usage(error) {
         FailureClass::Usage
     } else {
         FailureClass::Internal

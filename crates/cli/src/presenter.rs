@@ -13,7 +13,9 @@ use vouch_host::progress::{Presenter, ProgressEvent};
 /// only (never the file list).
 pub struct TerminalPresenter {
     multi: MultiProgress,
-    header: ProgressBar,
+    /// The header line, drawn from the first event on (nothing shows before the review
+    /// starts, so the endpoint check's messages are not drawn over).
+    header: std::sync::OnceLock<ProgressBar>,
     state: Mutex<State>,
 }
 
@@ -52,24 +54,30 @@ fn stage_style() -> ProgressStyle {
 impl TerminalPresenter {
     /// A header line and one line per running stage, on stderr.
     pub fn new() -> Self {
-        let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
-        let header = multi.add(ProgressBar::new_spinner());
-        header.set_style(
-            ProgressStyle::with_template("{msg} ({elapsed})")
-                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-        );
-        header.enable_steady_tick(std::time::Duration::from_millis(250));
         TerminalPresenter {
-            multi,
-            header,
+            multi: MultiProgress::with_draw_target(ProgressDrawTarget::stderr()),
+            header: std::sync::OnceLock::new(),
             state: Mutex::new(State::default()),
         }
+    }
+
+    /// The header line, added to the display on first use.
+    fn header(&self) -> &ProgressBar {
+        self.header.get_or_init(|| {
+            let header = self.multi.add(ProgressBar::new_spinner());
+            header.set_style(
+                ProgressStyle::with_template("{msg} ({elapsed})")
+                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+            );
+            header.enable_steady_tick(std::time::Duration::from_millis(250));
+            header
+        })
     }
 
     fn count(&self, state: &mut State) {
         // The plan's count leaves out the verifier: grow it as it starts.
         state.total = state.total.max(state.done + state.running.len());
-        self.header.set_message(format!(
+        self.header().set_message(format!(
             "vouch: {}/{} stage(s) done, {} running",
             state.done,
             state.total,
@@ -202,7 +210,9 @@ impl TerminalPresenter {
             self.finish(state, &label, "done");
         }
         state.total = state.total.max(state.done);
-        self.header.finish_and_clear();
+        if let Some(header) = self.header.get() {
+            header.finish_and_clear();
+        }
         let _ = self.multi.clear();
         eprintln!(
             "vouch: review finished: {outcome} ({}/{} stage(s) done)",
@@ -249,5 +259,9 @@ impl vouch_host::diagnostics::DiagnosticSink for HeldDiagnostics {
         if let Ok(mut lines) = self.lines.lock() {
             lines.push(diagnostic.clone());
         }
+    }
+
+    fn flush(&self) {
+        HeldDiagnostics::flush(self);
     }
 }

@@ -9,7 +9,7 @@ use vouch_host::manifest::PluginSource;
 use vouch_host::registry::Registry;
 
 use crate::builtins;
-use crate::config::UserSettings;
+use vouch_host::settings::UserSettings;
 
 /// Arguments of `vouch specialists list`.
 #[derive(Debug, Args)]
@@ -32,7 +32,7 @@ pub fn list(args: &ListArgs) -> Result<i32> {
         let d = handle.descriptor();
         println!("  {} {}  ({})", d.id, d.version, d.role.as_str());
     }
-    let user = UserSettings::load(None)?;
+    let user = UserSettings::load(None, crate::builtins::ids())?;
     if !user.config.plugins.is_empty() {
         println!("Pinned in the user configuration:");
         for (id, pin) in &user.config.plugins {
@@ -43,7 +43,7 @@ pub fn list(args: &ListArgs) -> Result<i32> {
             );
         }
     }
-    let applied = user.composition_applied(args.manifest.as_ref())?;
+    let applied = user.composition_applied(args.manifest.as_deref())?;
     let composition = &applied.composition;
     println!(
         "Composition {:?} ({}):",

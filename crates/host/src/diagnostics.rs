@@ -145,6 +145,10 @@ impl DiagnosticSink for Quiet {
             self.0.emit(diagnostic);
         }
     }
+
+    fn flush(&self) {
+        self.0.flush();
+    }
 }
 
 /// One diagnostic line.
@@ -169,6 +173,10 @@ pub struct Diagnostic {
 pub trait DiagnosticSink: Send + Sync {
     /// Emits one line.
     fn emit(&self, diagnostic: &Diagnostic);
+
+    /// A phase during which a progress display may own the terminal has ended: a sink
+    /// that holds its lines meanwhile writes them now. Default: nothing is held.
+    fn flush(&self) {}
 }
 
 /// Writes JSON lines to a writer (stderr in the binary).

@@ -5,9 +5,11 @@
 //! executions, bounds their concurrency, and collects what they record.
 
 mod bounded;
+mod change;
 mod concerns;
 mod context;
 mod contract;
+mod entry;
 mod env;
 mod exec;
 mod facts;
@@ -15,10 +17,13 @@ mod gathered;
 mod inline;
 mod intake;
 mod lanes;
+mod models;
 mod partition;
 mod plan;
 mod prefetch;
 mod reply;
+mod report;
+mod request;
 mod shard;
 mod stage;
 mod stage_plan;
@@ -36,9 +41,11 @@ pub use context::{
     INSTRUCTIONS_LABEL, PullRequestText, collect_policy, detect_intent, instructions_document,
     instructions_lines, policy_paths,
 };
+pub use entry::run;
 pub use env::{ReviewEnv, ToolsMode};
 pub use gathered::PrefetchMemo;
 pub use plan::{PlanError, agent_budget, build_plan, resize};
+pub use request::{ReviewError, ReviewOutcome, ReviewRequest, ReviewServices};
 pub use stage::{ShardLimits, StagePlan, StageRun, run_candidate_stage};
 pub use verify::{FOCUSED_OUTPUT_TOKENS, VerificationRun, verify};
 

@@ -1,14 +1,14 @@
-//! The model endpoint as `vouch review` uses it: the client configuration built from
+//! The model endpoint as a review uses it: the client configuration built from
 //! the resolved endpoint, the check before any stage starts, and the paragraphs that
 //! say what to fix when the endpoint refuses.
 
 use std::sync::Arc;
 
-use vouch_host::diagnostics::{Diagnostic, DiagnosticSink, ReasonCode};
-use vouch_host::manifest::{ENV_BASE_URL, ENV_MODEL, ResolvedEndpoint, SettingSource};
 use vouch_llm::{AuthScheme, BaseUrl, EndpointCheck, EndpointConfig, EndpointProblem, ModelClient};
 
-use crate::UsageError;
+use crate::diagnostics::{Diagnostic, DiagnosticSink, ReasonCode};
+use crate::manifest::{ENV_BASE_URL, ENV_MODEL, ResolvedEndpoint, SettingSource};
+use crate::review::ReviewError;
 
 /// Most model names listed in an unknown-model message.
 const LISTED_MODELS: usize = 20;
@@ -80,7 +80,7 @@ impl PlannedModel {
 /// looks at the endpoint and its model list, and a later model is checked again only
 /// when that list does not name it (an endpoint that lists no models is asked once per
 /// model, as for the default model). A problem is a configuration error: one diagnostic
-/// line (`stage: "endpoint"`, its code) on the sink and a [`UsageError`] whose text says
+/// line (`stage: "endpoint"`, its code) on the sink and a [`ReviewError::Usage`] whose text says
 /// what to fix. A passed check may return messages for the report (a server that
 /// ignores the model name), and the context window the endpoint states (the first
 /// checked model's that states one).
@@ -91,7 +91,7 @@ pub async fn check(
     diagnostics: &Arc<dyn DiagnosticSink>,
     job_id: &str,
     cancel: &tokio_util::sync::CancellationToken,
-) -> Result<(Vec<String>, Option<u32>), UsageError> {
+) -> Result<(Vec<String>, Option<u32>), ReviewError> {
     let mut listed: Vec<String> = Vec::new();
     let mut messages = Vec::new();
     let mut window = None;
@@ -121,7 +121,7 @@ pub async fn check(
             hunk_count: None,
             reason: ReasonCode::from_endpoint_problem(&problem),
         });
-        return Err(UsageError(explain(&problem, endpoint, model)));
+        return Err(ReviewError::Usage(explain(&problem, endpoint, model)));
     }
     Ok((messages, window))
 }

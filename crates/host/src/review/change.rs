@@ -1,0 +1,95 @@
+//! The change under review: its range resolved, its snapshot prepared (cancellable),
+//! its trees opened, and the reviewed repository's own configuration read from base.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use tokio_util::sync::CancellationToken;
+use vouch_core::ChangeSnapshot;
+use vouch_git::SourceReader;
+
+use super::request::ReviewError;
+use crate::manifest::{Composition, REPO_OVERRIDE_PATH, RepoOverrides};
+
+/// The change under review: its snapshot, whether it was prepared in full (`false`
+/// when the review was cancelled first), and the reader of its trees.
+pub(crate) struct Change {
+    pub(crate) snapshot: Arc<ChangeSnapshot>,
+    pub(crate) prepared: bool,
+    pub(crate) reader: Arc<SourceReader>,
+}
+
+/// Resolves `base..head` in `repo` and prepares its snapshot and reader.
+pub(crate) async fn open_change(
+    repo: &Path,
+    base: Option<&str>,
+    head: &str,
+    cancel: &CancellationToken,
+) -> Result<Change, ReviewError> {
+    let range = vouch_git::resolve_range(repo, base, head).map_err(ReviewError::usage)?;
+    let (snapshot, prepared) = prepare_change(repo, range, cancel).await?;
+    let snapshot = Arc::new(snapshot);
+    let reader = SourceReader::open(repo, &snapshot).map_err(ReviewError::usage)?;
+    Ok(Change {
+        snapshot,
+        prepared,
+        reader: Arc::new(reader),
+    })
+}
+
+/// Prepares the change (the snapshot: tree diff, rename detection, hunks) on a blocking
+/// thread, in steps that observe cancellation. Returns the snapshot and `true`; when
+/// `cancel` fires first, the range without files and `false` at once (the blocking work
+/// stops at its next step), so the review ends `aborted` without waiting for it.
+async fn prepare_change(
+    repo: &Path,
+    range: vouch_git::ResolvedRange,
+    cancel: &CancellationToken,
+) -> Result<(ChangeSnapshot, bool), ReviewError> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let unprepared = range.unprepared();
+    let task = {
+        let (repo, stop) = (repo.to_path_buf(), stop.clone());
+        tokio::task::spawn_blocking(move || vouch_git::snapshot_range(&repo, range, &stop))
+    };
+    tokio::select! {
+        joined = task => match joined {
+            Ok(Ok(snapshot)) => Ok((snapshot, true)),
+            Ok(Err(vouch_git::GitError::Cancelled)) => Ok((unprepared, false)),
+            Ok(Err(e)) => Err(ReviewError::usage(e)),
+            Err(e) => Err(ReviewError::Internal(format!(
+                "preparing the change (a bug in vouch): {e}"
+            ))),
+        },
+        _ = cancel.cancelled() => {
+            stop.store(true, Ordering::Relaxed);
+            Ok((unprepared, false))
+        }
+    }
+}
+
+/// Applies the reviewed repository's `.vouch/review.toml` from the **base** tree;
+/// returns the observation that says so when there is one.
+pub(crate) fn apply_repo_config(
+    composition: &mut Composition,
+    reader: &SourceReader,
+) -> Result<Option<String>, ReviewError> {
+    let Some(text) = reader
+        .read_text(vouch_core::Revision::Base, REPO_OVERRIDE_PATH)
+        .map_err(|e| {
+            ReviewError::Usage(format!(
+                "cannot read {REPO_OVERRIDE_PATH} from the base tree: {e}"
+            ))
+        })?
+    else {
+        return Ok(None);
+    };
+    let overrides = RepoOverrides::from_toml_str(&text).map_err(ReviewError::usage)?;
+    composition
+        .apply_repo_overrides(&overrides)
+        .map_err(ReviewError::usage)?;
+    Ok(Some(format!(
+        "applied the repository's {REPO_OVERRIDE_PATH} (read from the base tree)"
+    )))
+}
