@@ -17,6 +17,8 @@ mod shell;
 mod simple;
 mod table;
 #[cfg(test)]
+mod table_tests;
+#[cfg(test)]
 mod tests;
 mod tools;
 
