@@ -22,9 +22,16 @@ fn edit(paths: &[&str]) -> Effect {
     Effect::Edit(paths.iter().map(|p| (*p).to_owned()).collect())
 }
 
+/// Each command of `table` has the effects beside it.
+fn assert_effects(table: &[(&str, Vec<Effect>)]) {
+    for (cmd, expected) in table {
+        assert_eq!(classify_command(cmd), *expected, "{cmd}");
+    }
+}
+
 #[test]
-fn each_family_maps_a_command_to_its_effects() {
-    let table: Vec<(&str, Vec<Effect>)> = vec![
+fn git_forge_and_http_commands_map_to_their_effects() {
+    assert_effects(&[
         // git: subcommand rows and their conditions.
         ("git rebase --abort", vec![Effect::MERGE_RESTORE]),
         (
@@ -68,6 +75,12 @@ fn each_family_maps_a_command_to_its_effects() {
             vec![Effect::FORGE_WRITE],
         ),
         ("http GET https://f/api/v1/repos/o/r/pulls/4", vec![]),
+    ]);
+}
+
+#[test]
+fn runners_editors_and_profiles_map_to_their_effects() {
+    assert_effects(&[
         // Test runners: runner, scope and directory.
         (
             "pytest -k slow",
@@ -112,10 +125,7 @@ fn each_family_maps_a_command_to_its_effects() {
         ("printenv", vec![Effect::ConfigRead]),
         ("env", vec![Effect::ConfigRead]),
         ("mytool profile use bot", vec![Effect::ProfileActivation]),
-    ];
-    for (cmd, expected) in &table {
-        assert_eq!(classify_command(cmd), *expected, "{cmd}");
-    }
+    ]);
 }
 
 #[test]
