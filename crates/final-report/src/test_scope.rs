@@ -4,54 +4,7 @@
 //! runner names the options that select a subset; a full-suite claim needs a run whose
 //! scope is [`Scope::Whole`] (or a package run in a directory that is not a workspace).
 
-use crate::classify::{is_test_run, runner};
-
-/// Where a filter came from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum FilterSource {
-    /// The runner's own arguments.
-    Argument,
-    /// An environment variable the runner reads (`PYTEST_ADDOPTS`).
-    Environment(String),
-}
-
-/// A name filter: the option (or word) that selects a subset, and where it came from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct TestFilter {
-    pub option: String,
-    pub source: FilterSource,
-}
-
-impl TestFilter {
-    fn argument(option: &str) -> Self {
-        Self {
-            option: option.to_owned(),
-            source: FilterSource::Argument,
-        }
-    }
-
-    /// How the filter is named in messages.
-    pub(crate) fn describe(&self) -> String {
-        match &self.source {
-            FilterSource::Argument => format!("the command filters by `{}`", self.option),
-            FilterSource::Environment(var) => {
-                format!("`{var}` makes the runner filter by `{}`", self.option)
-            }
-        }
-    }
-}
-
-/// What one test run covers.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Scope {
-    /// Everything the runner finds there.
-    Whole,
-    /// One package (`cargo test -p X`): the whole suite in a single-crate repository,
-    /// a subset in a workspace.
-    Package(String),
-    /// A subset selected by name.
-    Filtered(TestFilter),
-}
+use crate::classify::{FilterSource, Scope, TestFilter, is_test_run, runner};
 
 /// The options of one runner that select a subset by name.
 struct RunnerFilters {

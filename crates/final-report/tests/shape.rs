@@ -7,20 +7,9 @@ use std::path::{Path, PathBuf};
 const MAX_FILE_LINES: usize = 600;
 const MAX_FN_LINES: usize = 60;
 
-/// Functions still over the limit: (file under src/, name, current length).
-const LONG_FUNCTIONS: &[(&str, &str, usize)] = &[
-    ("classify/git.rs", "classify_git", 82),
-    ("classify/shell.rs", "split_shell", 100),
-    ("classify/simple.rs", "classify_simple", 101),
-    ("classify/simple.rs", "config_path_class", 78),
-    ("classify/tools.rs", "classify_tool", 92),
-    ("local_range.rs", "local_range_review_report", 145),
-    ("narrative/grammar.rs", "claims_in_sentence", 113),
-    ("rules/inventory.rs", "inventory_completeness_proven", 70),
-    ("session/commands.rs", "simple", 117),
-    ("session/git.rs", "git_effects", 132),
-    ("unicode.rs", "latin_for", 66),
-];
+/// Functions still over the limit: (file under src/, name, current length). None is
+/// today; an entry may only shrink.
+const LONG_FUNCTIONS: &[(&str, &str, usize)] = &[];
 
 fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).expect("src dir") {

@@ -1,73 +1,143 @@
 //! Forge CLIs (`gh`, `tea`, `glab`), their API calls, GraphQL, and plain HTTP
 //! clients against forge APIs, by what they change.
 
+use super::table::{ALWAYS, Cond, Does, Row, row};
 use super::*;
 
-pub(super) fn classify_gh(args: &[&str]) -> Vec<Kind> {
-    let group = args.first().copied().unwrap_or("");
-    let verb = args.get(1).copied().unwrap_or("");
-    match (group, verb) {
-        ("pr", "merge") => vec![Kind::ForgeMerge],
-        ("pr", "review") => vec![Kind::ForgeReview {
-            approve: args.iter().any(|a| *a == "--approve" || *a == "-a"),
-        }],
-        (
-            "pr",
-            "comment" | "edit" | "close" | "reopen" | "ready" | "create" | "lock" | "unlock",
-        )
-        | (
-            "issue",
-            "close" | "comment" | "edit" | "create" | "reopen" | "delete" | "lock" | "transfer",
-        )
-        | ("label", "create" | "edit" | "delete")
-        | ("release", "create" | "edit" | "delete" | "upload")
-        | ("run", "rerun" | "cancel")
-        | ("workflow", "run") => vec![Kind::ForgeWrite],
-        ("auth", "status" | "token") | ("config", "get" | "list") => vec![Kind::ConfigInspection],
-        ("auth", "login" | "switch" | "setup-git" | "refresh" | "logout") | ("config", "set") => {
-            vec![Kind::ProfileActivation]
-        }
-        ("api", _) => classify_api_call(&args[1..]),
-        _ => vec![],
-    }
-}
+/// `gh` commands: group, verb, condition, effects.
+pub(crate) const GH: &[Row] = &[
+    row(
+        &[&["pr"], &["merge"]],
+        ALWAYS,
+        Does::Fixed(&[Effect::FORGE_MERGE]),
+    ),
+    row(
+        &[&["pr"], &["review"]],
+        &[Cond::Word(&["--approve", "-a"])],
+        Does::Fixed(&[Effect::APPROVAL]),
+    ),
+    row(
+        &[&["pr"], &["review"]],
+        ALWAYS,
+        Does::Fixed(&[Effect::REVIEW]),
+    ),
+    row(
+        &[
+            &["pr"],
+            &[
+                "comment", "edit", "close", "reopen", "ready", "create", "lock", "unlock",
+            ],
+        ],
+        ALWAYS,
+        WRITE,
+    ),
+    row(
+        &[
+            &["issue"],
+            &[
+                "close", "comment", "edit", "create", "reopen", "delete", "lock", "transfer",
+            ],
+        ],
+        ALWAYS,
+        WRITE,
+    ),
+    row(&[&["label"], &["create", "edit", "delete"]], ALWAYS, WRITE),
+    row(
+        &[&["release"], &["create", "edit", "delete", "upload"]],
+        ALWAYS,
+        WRITE,
+    ),
+    row(&[&["run"], &["rerun", "cancel"]], ALWAYS, WRITE),
+    row(&[&["workflow"], &["run"]], ALWAYS, WRITE),
+    row(&[&["auth"], &["status", "token"]], ALWAYS, CONFIG_READ),
+    row(&[&["config"], &["get", "list"]], ALWAYS, CONFIG_READ),
+    row(
+        &[
+            &["auth"],
+            &["login", "switch", "setup-git", "refresh", "logout"],
+        ],
+        ALWAYS,
+        PROFILE,
+    ),
+    row(&[&["config"], &["set"]], ALWAYS, PROFILE),
+    row(&[&["api"]], ALWAYS, Does::By(classify_api_call)),
+];
 
-pub(super) fn classify_tea(args: &[&str]) -> Vec<Kind> {
-    let group = args.first().copied().unwrap_or("");
-    let verb = args.get(1).copied().unwrap_or("");
-    match (group, verb) {
-        ("pr" | "pulls" | "pull", "merge") => vec![Kind::ForgeMerge],
-        ("pr" | "pulls" | "pull", "approve" | "lgtm") => vec![Kind::ForgeReview { approve: true }],
-        ("pr" | "pulls" | "pull", "reject" | "review") => {
-            vec![Kind::ForgeReview { approve: false }]
-        }
-        ("pr" | "pulls" | "pull", "close" | "reopen" | "create" | "edit")
-        | ("issue" | "issues", "close" | "reopen" | "create" | "edit")
-        | ("comment" | "c", _) => vec![Kind::ForgeWrite],
-        ("login" | "logins", "list" | "ls" | "") | ("whoami", _) => vec![Kind::ConfigInspection],
-        ("login" | "logins", "add" | "default" | "use" | "delete" | "edit") => {
-            vec![Kind::ProfileActivation]
-        }
-        _ => vec![],
-    }
-}
+/// `tea` pull-request commands' group names.
+const TEA_PR: &[&str] = &["pr", "pulls", "pull"];
 
-pub(super) fn classify_glab(args: &[&str]) -> Vec<Kind> {
-    match (
-        args.first().copied().unwrap_or(""),
-        args.get(1).copied().unwrap_or(""),
-    ) {
-        ("mr", "merge") => vec![Kind::ForgeMerge],
-        ("mr", "approve") => vec![Kind::ForgeReview { approve: true }],
-        ("api", _) => classify_api_call(&args[1..]),
-        ("mr" | "issue", "note" | "close" | "reopen" | "update" | "create") => {
-            vec![Kind::ForgeWrite]
-        }
-        ("auth", "status") => vec![Kind::ConfigInspection],
-        ("auth", "login") => vec![Kind::ProfileActivation],
-        _ => vec![],
-    }
-}
+/// `tea` commands: group, verb, condition, effects.
+pub(crate) const TEA: &[Row] = &[
+    row(
+        &[TEA_PR, &["merge"]],
+        ALWAYS,
+        Does::Fixed(&[Effect::FORGE_MERGE]),
+    ),
+    row(
+        &[TEA_PR, &["approve", "lgtm"]],
+        ALWAYS,
+        Does::Fixed(&[Effect::APPROVAL]),
+    ),
+    row(
+        &[TEA_PR, &["reject", "review"]],
+        ALWAYS,
+        Does::Fixed(&[Effect::REVIEW]),
+    ),
+    row(
+        &[TEA_PR, &["close", "reopen", "create", "edit"]],
+        ALWAYS,
+        WRITE,
+    ),
+    row(
+        &[&["issue", "issues"], &["close", "reopen", "create", "edit"]],
+        ALWAYS,
+        WRITE,
+    ),
+    row(&[&["comment", "c"]], ALWAYS, WRITE),
+    row(
+        &[&["login", "logins"], &["list", "ls", ""]],
+        ALWAYS,
+        CONFIG_READ,
+    ),
+    row(&[&["whoami"]], ALWAYS, CONFIG_READ),
+    row(
+        &[
+            &["login", "logins"],
+            &["add", "default", "use", "delete", "edit"],
+        ],
+        ALWAYS,
+        PROFILE,
+    ),
+];
+
+/// `glab` commands: group, verb, condition, effects.
+pub(crate) const GLAB: &[Row] = &[
+    row(
+        &[&["mr"], &["merge"]],
+        ALWAYS,
+        Does::Fixed(&[Effect::FORGE_MERGE]),
+    ),
+    row(
+        &[&["mr"], &["approve"]],
+        ALWAYS,
+        Does::Fixed(&[Effect::APPROVAL]),
+    ),
+    row(&[&["api"]], ALWAYS, Does::By(classify_api_call)),
+    row(
+        &[
+            &["mr", "issue"],
+            &["note", "close", "reopen", "update", "create"],
+        ],
+        ALWAYS,
+        WRITE,
+    ),
+    row(&[&["auth"], &["status"]], ALWAYS, CONFIG_READ),
+    row(&[&["auth"], &["login"]], ALWAYS, PROFILE),
+];
+
+const WRITE: Does = Does::Fixed(&[Effect::FORGE_WRITE]);
+const CONFIG_READ: Does = Does::Fixed(&[Effect::ConfigRead]);
+const PROFILE: Does = Does::Fixed(&[Effect::ProfileActivation]);
 
 /// The HTTP method an HTTP client's arguments name, upper-case, in every spelling of
 /// curl, wget, httpie/xh and `gh api`: `-X PUT`, `-XPUT`, `--request PUT`,
@@ -87,7 +157,7 @@ pub(super) fn http_method(args: &[&str]) -> Option<String> {
 }
 
 /// An HTTP call: writes are classified by path (`/merge`, `/reviews`).
-pub(super) fn classify_http(args: &[&str]) -> Vec<Kind> {
+pub(super) fn classify_http(args: &[&str]) -> Vec<Effect> {
     let method = http_method(args);
     let has_body = args.iter().any(|a| {
         matches!(
@@ -114,7 +184,7 @@ pub(super) fn classify_http(args: &[&str]) -> Vec<Kind> {
 /// The operation a GraphQL call sends in its `query` field: `query { … }` (or a bare
 /// `{ … }`) reads; `mutation { … }` writes (a merge, a review, or another write, by the
 /// mutation's name). `None` when no query text is given inline.
-pub(super) fn graphql_operation(args: &[&str]) -> Option<Vec<Kind>> {
+pub(super) fn graphql_operation(args: &[&str]) -> Option<Vec<Effect>> {
     let text = args.iter().find_map(|a| a.strip_prefix("query="))?.trim();
     if text.starts_with('{') || text.starts_with("query") {
         return Some(vec![]);
@@ -122,27 +192,25 @@ pub(super) fn graphql_operation(args: &[&str]) -> Option<Vec<Kind>> {
     let body = text.strip_prefix("mutation")?.to_lowercase();
     Some(vec![
         if body.contains("mergepullrequest") || body.contains("mergemergerequest") {
-            Kind::ForgeMerge
+            Effect::FORGE_MERGE
         } else if body.contains("pullrequestreview") {
-            Kind::ForgeReview {
-                approve: body.contains("approve"),
-            }
+            Effect::review(body.contains("approve"))
         } else {
-            Kind::ForgeWrite
+            Effect::FORGE_WRITE
         },
     ])
 }
 
 /// `gh api`/`glab api`: a write when a method other than GET is given or fields are
 /// sent, except a GraphQL query, which reads ([`graphql_operation`]).
-pub(super) fn classify_api_call(args: &[&str]) -> Vec<Kind> {
+pub(super) fn classify_api_call(args: &[&str]) -> Vec<Effect> {
     let endpoint = args
         .iter()
         .find(|a| !a.starts_with('-') && !a.contains('='));
     if endpoint == Some(&"graphql")
-        && let Some(kinds) = graphql_operation(args)
+        && let Some(effects) = graphql_operation(args)
     {
-        return kinds;
+        return effects;
     }
     let method = http_method(args);
     let has_fields = args
@@ -160,21 +228,21 @@ pub(super) fn classify_api_call(args: &[&str]) -> Vec<Kind> {
     }
 }
 
-pub(super) fn write_by_path(args: &[&str]) -> Kind {
+pub(super) fn write_by_path(args: &[&str]) -> Effect {
     let joined = args.join(" ");
     let approve = joined.to_uppercase().contains("APPROVE");
     if args
         .iter()
         .any(|a| a.trim_end_matches('/').ends_with("/merge"))
     {
-        Kind::ForgeMerge
+        Effect::FORGE_MERGE
     } else if args
         .iter()
         .any(|a| a.contains("/reviews") || a.ends_with("/approve"))
     {
-        Kind::ForgeReview { approve }
+        Effect::review(approve)
     } else {
-        Kind::ForgeWrite
+        Effect::FORGE_WRITE
     }
 }
 
@@ -204,13 +272,10 @@ fn pushes_to_a_trunk(simple: &SimpleCommand) -> bool {
 /// Whether a replay command would approve or merge directly (shell commands, HTTP
 /// calls, or tool-call notation such as `merge_pull_request(owner=..)`).
 pub(crate) fn is_direct_approve_or_merge(command: &str) -> bool {
-    let kinds = classify_command(command);
-    if kinds.iter().any(|k| {
-        matches!(
-            k,
-            Kind::ForgeMerge | Kind::LocalMerge | Kind::ForgeReview { approve: true }
-        )
-    }) || split_shell(command).iter().any(pushes_to_a_trunk)
+    if classify_command(command)
+        .iter()
+        .any(Effect::approves_or_merges)
+        || split_shell(command).iter().any(pushes_to_a_trunk)
     {
         return true;
     }
@@ -232,8 +297,12 @@ pub(crate) fn is_direct_approve_or_merge(command: &str) -> bool {
             .as_str()
             .is_some_and(|a| a.to_uppercase().contains("APPROVE"));
         return match classify_tool(head, &Value::Null) {
-            Some(Kind::ForgeMerge) | Some(Kind::ForgeReview { approve: true }) => true,
-            Some(Kind::ForgeReview { approve: false }) => approve_in_args,
+            Some(Effect::ForgeMutation {
+                kind: ForgeMutationKind::Merge | ForgeMutationKind::Approval,
+            }) => true,
+            Some(Effect::ForgeMutation {
+                kind: ForgeMutationKind::Review,
+            }) => approve_in_args,
             _ => false,
         };
     }

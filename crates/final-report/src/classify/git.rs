@@ -1,6 +1,7 @@
-//! git subcommands and what they do.
+//! git subcommands and what they do: one table row per subcommand case.
 
-use super::*;
+use super::effect::Effect;
+use super::table::{ALWAYS, Cond, Does, NOTHING, Row, lookup, row};
 
 /// Skip git's global options (`-C <path>`, `-c k=v`, `--git-dir=...`, ...).
 pub(crate) fn git_subcommand<'a>(args: &'a [&'a str]) -> (&'a str, &'a [&'a str]) {
@@ -18,50 +19,16 @@ pub(crate) fn git_subcommand<'a>(args: &'a [&'a str]) -> (&'a str, &'a [&'a str]
     ("", &[])
 }
 
-/// What a git command (its arguments after `git`) does, by subcommand and flags.
-pub(super) fn classify_git(args: &[&str]) -> Vec<Kind> {
+/// What a git command (its arguments after `git`) does, by the first row of [`GIT`]
+/// that fits its subcommand and arguments.
+pub(crate) fn classify_git(args: &[&str]) -> Vec<Effect> {
     let (sub, rest) = git_subcommand(args);
-    let has = |flag: &str| rest.contains(&flag);
-    let positional = rest.iter().filter(|a| !a.starts_with('-')).count();
-    match sub {
-        "merge" if has("--abort") || has("--quit") => vec![Kind::MergeRestore],
-        "merge" => vec![Kind::LocalMerge],
-        "pull" => vec![Kind::LocalMerge, Kind::RefUpdate],
-        "rebase" | "cherry-pick" | "revert" if has("--abort") || has("--quit") => {
-            vec![Kind::MergeRestore]
-        }
-        "rebase" | "cherry-pick" | "revert" | "am" => vec![Kind::WorktreeChange, Kind::RefUpdate],
-        "reset" if has("--hard") || has("--merge") || has("--keep") => vec![Kind::MergeRestore],
-        "reset" | "checkout" | "switch" | "restore" | "add" | "rm" | "mv" | "clean"
-        | "sparse-checkout" => {
-            let mut k = vec![Kind::WorktreeChange];
-            if matches!(sub, "checkout" | "switch")
-                && (has("-b") || has("-B") || has("-c") || has("-C"))
-            {
-                k.push(Kind::RefUpdate);
-            }
-            k
-        }
-        "stash" if matches!(rest.first(), Some(&"list") | Some(&"show")) => vec![],
-        "stash" => vec![Kind::WorktreeChange],
-        "apply" if has("--check") || has("--stat") => vec![],
-        "apply" => vec![Kind::FileEdit],
-        "worktree" => match rest.first() {
-            Some(&"add") | Some(&"remove") | Some(&"move") | Some(&"prune") => {
-                vec![Kind::WorktreeAddRemove]
-            }
-            _ => vec![],
-        },
-        "commit" | "fetch" | "update-ref" | "replace" => vec![Kind::RefUpdate],
-        "push" => vec![Kind::Push],
-        "branch" => branch_kinds(rest, positional),
-        "tag" if positional == 0 || has("-l") || has("--list") => vec![],
-        "tag" => vec![Kind::RefUpdate],
-        "symbolic-ref" if positional >= 2 => vec![Kind::RefUpdate],
-        "config" => config_kinds(rest, positional),
-        _ => vec![],
-    }
+    let words: Vec<&str> = std::iter::once(sub).chain(rest.iter().copied()).collect();
+    lookup(GIT, &words).unwrap_or_default()
 }
+
+/// Flags that give up an operation in progress.
+const ABORT: Cond = Cond::Word(&["--abort", "--quit"]);
 
 /// `git branch` flags that only list or show branches.
 const BRANCH_READ_FLAGS: &[&str] = &[
@@ -80,19 +47,6 @@ const BRANCH_READ_FLAGS: &[&str] = &[
     "--points-at",
 ];
 
-/// `git branch`: a listing (no name, or a read flag) does nothing; otherwise a ref update.
-fn branch_kinds(rest: &[&str], positional: usize) -> Vec<Kind> {
-    if positional == 0
-        || rest
-            .iter()
-            .any(|a| BRANCH_READ_FLAGS.contains(a) || a.starts_with("--format"))
-    {
-        vec![]
-    } else {
-        vec![Kind::RefUpdate]
-    }
-}
-
 /// `git config` flags that only read configuration.
 const CONFIG_READ_FLAGS: &[&str] = &[
     "--get",
@@ -103,12 +57,107 @@ const CONFIG_READ_FLAGS: &[&str] = &[
     "--show-origin",
 ];
 
-/// `git config`: a read (a read flag, or a key without a value) inspects configuration;
-/// setting a value activates a profile.
-fn config_kinds(rest: &[&str], positional: usize) -> Vec<Kind> {
-    if rest.iter().any(|a| CONFIG_READ_FLAGS.contains(a)) || positional <= 1 {
-        vec![Kind::ConfigInspection]
-    } else {
-        vec![Kind::ProfileActivation]
-    }
-}
+/// git subcommands: the first row whose subcommand fits and one of whose conditions
+/// holds decides; a subcommand no row names (status, log, diff, show, ...) only reads.
+pub(crate) const GIT: &[Row] = &[
+    row(
+        &[&["merge"]],
+        &[ABORT],
+        Does::Fixed(&[Effect::MERGE_RESTORE]),
+    ),
+    row(&[&["merge"]], ALWAYS, Does::Fixed(&[Effect::Merge])),
+    row(
+        &[&["pull"]],
+        ALWAYS,
+        Does::Fixed(&[Effect::Merge, Effect::REF_UPDATE]),
+    ),
+    row(
+        &[&["rebase", "cherry-pick", "revert"]],
+        &[ABORT],
+        Does::Fixed(&[Effect::MERGE_RESTORE]),
+    ),
+    row(
+        &[&["rebase", "cherry-pick", "revert", "am"]],
+        ALWAYS,
+        Does::Fixed(&[Effect::WORKTREE_CHANGE, Effect::REF_UPDATE]),
+    ),
+    row(
+        &[&["reset"]],
+        &[Cond::Word(&["--hard", "--merge", "--keep"])],
+        Does::Fixed(&[Effect::MERGE_RESTORE]),
+    ),
+    row(
+        &[&["checkout", "switch"]],
+        &[Cond::Word(&["-b", "-B", "-c", "-C"])],
+        Does::Fixed(&[Effect::WORKTREE_CHANGE, Effect::REF_UPDATE]),
+    ),
+    row(
+        &[&[
+            "reset",
+            "checkout",
+            "switch",
+            "restore",
+            "add",
+            "rm",
+            "mv",
+            "clean",
+            "sparse-checkout",
+        ]],
+        ALWAYS,
+        Does::Fixed(&[Effect::WORKTREE_CHANGE]),
+    ),
+    row(&[&["stash"]], &[Cond::First(&["list", "show"])], NOTHING),
+    row(
+        &[&["stash"]],
+        ALWAYS,
+        Does::Fixed(&[Effect::WORKTREE_CHANGE]),
+    ),
+    row(
+        &[&["apply"]],
+        &[Cond::Word(&["--check", "--stat"])],
+        NOTHING,
+    ),
+    row(&[&["apply"]], ALWAYS, Does::Edits),
+    row(
+        &[&["worktree"]],
+        &[Cond::First(&["add", "remove", "move", "prune"])],
+        Does::Fixed(&[Effect::WORKTREE_ADD_REMOVE]),
+    ),
+    row(
+        &[&["commit", "fetch", "update-ref", "replace"]],
+        ALWAYS,
+        Does::Fixed(&[Effect::REF_UPDATE]),
+    ),
+    row(&[&["push"]], ALWAYS, Does::Fixed(&[Effect::PUSH])),
+    row(
+        &[&["branch"]],
+        &[
+            Cond::PositionalsAtMost(0),
+            Cond::Word(BRANCH_READ_FLAGS),
+            Cond::WordPrefix("--format"),
+        ],
+        NOTHING,
+    ),
+    row(&[&["branch"]], ALWAYS, Does::Fixed(&[Effect::REF_UPDATE])),
+    row(
+        &[&["tag"]],
+        &[Cond::PositionalsAtMost(0), Cond::Word(&["-l", "--list"])],
+        NOTHING,
+    ),
+    row(&[&["tag"]], ALWAYS, Does::Fixed(&[Effect::REF_UPDATE])),
+    row(
+        &[&["symbolic-ref"]],
+        &[Cond::PositionalsAtLeast(2)],
+        Does::Fixed(&[Effect::REF_UPDATE]),
+    ),
+    row(
+        &[&["config"]],
+        &[Cond::Word(CONFIG_READ_FLAGS), Cond::PositionalsAtMost(1)],
+        Does::Fixed(&[Effect::ConfigRead]),
+    ),
+    row(
+        &[&["config"]],
+        ALWAYS,
+        Does::Fixed(&[Effect::ProfileActivation]),
+    ),
+];

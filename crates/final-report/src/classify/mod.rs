@@ -1,21 +1,28 @@
 //! Classifying session commands and tool calls by what they do to the world.
 //!
 //! Commands are split like a POSIX shell would split them (quotes, `&&`, `||`, `;`,
-//! `|`, redirections) and each simple command is classified by its program and
-//! subcommand. The lists are deliberately small and documented in
-//! docs/final-report.md; a command the lists do not know is treated as read-only.
+//! `|`, redirections) and each simple command is mapped to typed [`Effect`]s by one
+//! declarative table per tool family (`PROGRAMS` in `simple.rs`, `GIT`, the forge
+//! CLIs' `GH`/`TEA`/`GLAB`, `TEST_RUNNERS`, and `GIT_TOOL_VERBS` for local git tools).
+//! The tables are documented in docs/final-report.md; a command no row names is
+//! treated as read-only.
 
 use serde_json::Value;
 
+mod effect;
 mod forge;
 mod git;
 mod runners;
 mod shell;
 mod simple;
+mod table;
+#[cfg(test)]
+mod table_tests;
 #[cfg(test)]
 mod tests;
 mod tools;
 
+pub(crate) use effect::*;
 pub(crate) use forge::*;
 pub(crate) use git::*;
 pub(crate) use runners::*;
@@ -23,114 +30,43 @@ pub(crate) use shell::*;
 pub(crate) use simple::*;
 pub(crate) use tools::*;
 
-use crate::model::MutationCategory;
-
-/// What a command or tool call does, as far as the rules care.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Kind {
-    /// Runs tests.
-    TestRun,
-    /// A local `git merge` / `git pull` (including into the main checkout).
-    LocalMerge,
-    /// Restores a tree after a merge: `git merge --abort`, `git reset --hard|--merge`.
-    MergeRestore,
-    /// Creates, edits or deletes files.
-    FileEdit,
-    /// `git worktree add|remove|move|prune`.
-    WorktreeAddRemove,
-    /// Other worktree or index changes (checkout, switch, stash, add, rebase, ...).
-    WorktreeChange,
-    /// Ref updates (fetch, commit, branch, tag, update-ref).
-    RefUpdate,
-    /// `git push`.
-    Push,
-    /// Reading local configuration or forge-client profiles/auth.
-    ConfigInspection,
-    /// Activating or changing a forge profile or credentials for the session.
-    ProfileActivation,
-    /// Creating, submitting or dismissing a forge review (`approve` when it approves).
-    ForgeReview { approve: bool },
-    /// Merging on the forge.
-    ForgeMerge,
-    /// Any other forge write (comments, labels, closing, API writes).
-    ForgeWrite,
-}
-
-impl Kind {
-    /// Mutation categories that may record this kind; empty for non-mutations.
-    pub(crate) fn categories(self) -> &'static [MutationCategory] {
-        use MutationCategory::*;
-        match self {
-            Kind::FileEdit => &[FileEditsByReviewer, CleanupMutations],
-            Kind::WorktreeAddRemove | Kind::WorktreeChange | Kind::MergeRestore => {
-                &[WorktreeIndexMutations, CleanupMutations]
-            }
-            Kind::LocalMerge => &[WorktreeIndexMutations, GitRefMutations],
-            Kind::RefUpdate => &[GitRefMutations],
-            Kind::Push => &[GitRefMutations, ExternalStateMutations, McpForgeMutations],
-            Kind::ForgeReview { .. } => &[ReviewMutations],
-            Kind::ForgeMerge => &[MergeMutations],
-            Kind::ForgeWrite => &[McpForgeMutations, ExternalStateMutations, CleanupMutations],
-            Kind::TestRun | Kind::ConfigInspection | Kind::ProfileActivation => &[],
-        }
-    }
-
-    /// A short description for messages.
-    pub(crate) fn describe(self) -> &'static str {
-        match self {
-            Kind::TestRun => "a test run",
-            Kind::LocalMerge => "a local merge",
-            Kind::MergeRestore => "a merge abort/reset",
-            Kind::FileEdit => "a file edit",
-            Kind::WorktreeAddRemove => "a worktree add/remove",
-            Kind::WorktreeChange => "a worktree/index change",
-            Kind::RefUpdate => "a git ref update",
-            Kind::Push => "a git push",
-            Kind::ConfigInspection => "a local config/profile inspection",
-            Kind::ProfileActivation => "a profile activation",
-            Kind::ForgeReview { .. } => "a review mutation",
-            Kind::ForgeMerge => "a merge",
-            Kind::ForgeWrite => "a forge mutation",
-        }
-    }
-}
-
 /// Collapse runs of whitespace to one space and trim: how commands are compared.
 pub(crate) fn normalize(command: &str) -> String {
     command.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Everything a command line does, over all its simple commands.
-pub(crate) fn classify_command(line: &str) -> Vec<Kind> {
-    classify_nested(line, 0)
+pub(crate) fn classify_command(line: &str) -> Vec<Effect> {
+    classify_line(line, &[])
+}
+
+/// [`classify_command`] in a session whose exported variables are `env`.
+pub(crate) fn classify_line(line: &str, env: &[(String, String)]) -> Vec<Effect> {
+    classify_nested(line, env, 0)
 }
 
 /// Most levels of command substitution looked into (hostile nesting cannot exhaust the
 /// stack).
 const MAX_SUBSTITUTION_DEPTH: usize = 8;
 
-fn classify_nested(line: &str, depth: usize) -> Vec<Kind> {
-    let mut kinds = Vec::new();
+fn classify_nested(line: &str, env: &[(String, String)], depth: usize) -> Vec<Effect> {
+    let mut effects = Vec::new();
     // What a command substitution (`` `…` ``, `$(…)`) runs is a command too.
     let inner = match depth < MAX_SUBSTITUTION_DEPTH {
         true => substitutions(line),
         false => vec![],
     };
     for inner in inner {
-        for kind in classify_nested(inner, depth + 1) {
-            if !kinds.contains(&kind) {
-                kinds.push(kind);
-            }
+        for effect in classify_nested(inner, env, depth + 1) {
+            add_effect(&mut effects, effect);
         }
     }
     for simple in split_shell(line) {
-        for kind in classify_simple(&simple) {
-            if !kinds.contains(&kind) {
-                kinds.push(kind);
-            }
+        for effect in classify_simple_in(&simple, env) {
+            add_effect(&mut effects, effect);
         }
     }
-    kinds
+    effects
 }
 
 /// The command lines inside `` `…` `` and `$(…)` of `line` (outermost; an unclosed one

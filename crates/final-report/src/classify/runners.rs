@@ -1,6 +1,8 @@
 //! Test runners and the launchers that start them (`npx`, `uv run`, `python -m`),
 //! and the directory a runner is pointed at.
 
+use super::table::{ALWAYS, Cond, Does, Row, lookup, row};
+
 /// The directory a test runner is pointed at instead of its working directory, as
 /// written (relative to it): cargo's `--manifest-path P` (P's directory), `--prefix`,
 /// `--cwd`, `--directory` (npm, yarn, make), and `-C DIR` of make, go and pnpm.
@@ -137,26 +139,75 @@ pub(crate) fn runner<'a, 'w>(program: &'w str, args: &'a [&'w str]) -> (&'w str,
     current
 }
 
+/// Whether a command runs tests: a row of [`TEST_RUNNERS`] fits its runner (looked up
+/// through launchers) and that runner's arguments.
 pub(crate) fn is_test_run(program: &str, args: &[&str]) -> bool {
     let (program, args) = runner(program, args);
-    let first = args.first().copied().unwrap_or("");
-    match program {
-        "pytest" | "py.test" | "tox" | "nox" | "jest" | "vitest" | "mocha" | "rspec"
-        | "phpunit" | "ctest" | "cargo-nextest" | "unittest" => true,
-        "cargo" => matches!(first, "test" | "nextest" | "t"),
-        "go" | "dotnet" | "mix" | "swift" | "deno" | "bun" | "hatch" => first == "test",
-        "npm" | "pnpm" | "yarn" => {
-            first == "test"
-                || first == "t"
-                || (first == "run" && args.get(1).is_some_and(|s| s.starts_with("test")))
-        }
-        "make" | "just" | "ninja" => args
-            .iter()
-            .any(|a| matches!(*a, "test" | "check" | "tests")),
-        "mvn" | "gradle" | "gradlew" | "./gradlew" => args
-            .iter()
-            .any(|a| matches!(*a, "test" | "verify" | "check")),
-        "bundle" => args.contains(&"rspec") || args.windows(2).any(|w| w == ["exec", "rake"]),
-        _ => false,
-    }
+    let words: Vec<&str> = std::iter::once(program)
+        .chain(args.iter().copied())
+        .collect();
+    lookup(TEST_RUNNERS, &words).is_some()
 }
+
+/// `npm run test…`: a package script whose name starts with `test`.
+fn runs_test_script(args: &[&str]) -> bool {
+    args.first() == Some(&"run") && args.get(1).is_some_and(|s| s.starts_with("test"))
+}
+
+/// `bundle exec rspec`, `bundle exec rake`.
+fn bundles_tests(args: &[&str]) -> bool {
+    args.contains(&"rspec") || args.windows(2).any(|w| w == ["exec", "rake"])
+}
+
+/// What a test-runner row fits; its effect is built from the command
+/// (see `classify_simple`), so the rows only decide.
+const RUNS: Does = Does::Fixed(&[]);
+
+/// Test runners: the runner, a condition on its arguments. A row that fits makes the
+/// command a test run.
+pub(crate) const TEST_RUNNERS: &[Row] = &[
+    row(
+        &[&[
+            "pytest",
+            "py.test",
+            "tox",
+            "nox",
+            "jest",
+            "vitest",
+            "mocha",
+            "rspec",
+            "phpunit",
+            "ctest",
+            "cargo-nextest",
+            "unittest",
+        ]],
+        ALWAYS,
+        RUNS,
+    ),
+    row(
+        &[&["cargo"]],
+        &[Cond::First(&["test", "nextest", "t"])],
+        RUNS,
+    ),
+    row(
+        &[&["go", "dotnet", "mix", "swift", "deno", "bun", "hatch"]],
+        &[Cond::First(&["test"])],
+        RUNS,
+    ),
+    row(
+        &[&["npm", "pnpm", "yarn"]],
+        &[Cond::First(&["test", "t"]), Cond::Holds(runs_test_script)],
+        RUNS,
+    ),
+    row(
+        &[&["make", "just", "ninja"]],
+        &[Cond::Word(&["test", "check", "tests"])],
+        RUNS,
+    ),
+    row(
+        &[&["mvn", "gradle", "gradlew", "./gradlew"]],
+        &[Cond::Word(&["test", "verify", "check"])],
+        RUNS,
+    ),
+    row(&[&["bundle"]], &[Cond::Holds(bundles_tests)], RUNS),
+];

@@ -1,65 +1,97 @@
 //! Classifying one simple command by its program: file edits, config reads,
 //! profile activations, and the dispatch to git, forge CLIs, HTTP clients and runners.
 
+use super::table::{ALWAYS, Cond, Does, NOTHING, Row, lookup, row};
 use super::*;
+use crate::test_scope::test_scope;
 
 pub(super) const PROFILE_VARS: &[&str] = &[
     "TOKEN", "PROFILE", "GH_HOST", "GITEA", "FORGEJO", "GITHUB", "GITLAB", "TEA_",
 ];
 
-/// What one simple command does: its redirects, profile assignments and the kinds of
-/// the program it runs after any wrappers.
-pub(crate) fn classify_simple(simple: &SimpleCommand) -> Vec<Kind> {
-    let mut kinds = Vec::new();
+/// What one simple command does: its redirects, profile assignments and the effects
+/// of the program it runs after any wrappers.
+pub(crate) fn classify_simple(simple: &SimpleCommand) -> Vec<Effect> {
+    classify_simple_in(simple, &[])
+}
+
+/// [`classify_simple`] for a session whose exported variables are `env` (they may
+/// filter a test run: `PYTEST_ADDOPTS`).
+pub(crate) fn classify_simple_in(simple: &SimpleCommand, env: &[(String, String)]) -> Vec<Effect> {
+    let mut effects = Vec::new();
     if !simple.writes_to.is_empty() {
-        kinds.push(Kind::FileEdit);
+        effects.push(Effect::Edit(simple.writes_to.clone()));
     }
     let words: &[String] = &simple.words;
-    // A standalone assignment or `export` of a profile/credential variable activates it.
-    let assigns_profile = |w: &[String]| {
-        w.iter().any(|a| {
-            is_assignment(a)
-                && PROFILE_VARS
-                    .iter()
-                    .any(|v| a.split('=').next().unwrap_or("").contains(v))
-        })
-    };
     if words.first().is_some_and(|w| w == "export") || words.iter().all(|w| is_assignment(w)) {
         if assigns_profile(words) {
-            kinds.push(Kind::ProfileActivation);
+            effects.push(Effect::ProfileActivation);
         }
-        return kinds;
+        return effects;
     }
-    let Some(words) = unwrap_command(words, &mut kinds) else {
-        return kinds;
+    let Some(words) = unwrap_command(words, env, &mut effects) else {
+        return effects;
     };
     let Some(first) = words.first() else {
-        return kinds;
+        return effects;
     };
     let program = first.rsplit('/').next().unwrap_or(first).to_owned();
     let args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
+    if names_profile_switch(words) {
+        add_effect(&mut effects, Effect::ProfileActivation);
+    }
+    let mut argv = vec![program.as_str()];
+    argv.extend(&args);
+    for effect in lookup(PROGRAMS, &argv).unwrap_or_default() {
+        add_effect(&mut effects, effect);
+    }
+    if is_test_run(&program, &args) {
+        let all: Vec<&str> = simple.words.iter().map(String::as_str).collect();
+        add_effect(&mut effects, test_run(&all, &argv, env));
+    }
+    if is_config_read(&program, &args) {
+        add_effect(&mut effects, Effect::ConfigRead);
+    }
+    effects
+}
+
+/// A standalone assignment or `export` of a profile/credential variable activates it.
+fn assigns_profile(words: &[String]) -> bool {
+    words.iter().any(|a| {
+        is_assignment(a)
+            && PROFILE_VARS
+                .iter()
+                .any(|v| a.split('=').next().unwrap_or("").contains(v))
+    })
+}
+
+/// A command of any program whose words say to switch profiles (`profile use x`).
+fn names_profile_switch(words: &[String]) -> bool {
     let lower: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
-    if lower.iter().any(|w| w == "profile")
+    lower.iter().any(|w| w == "profile")
         && lower
             .iter()
             .any(|w| matches!(w.as_str(), "activate" | "use" | "switch" | "select" | "set"))
-    {
-        kinds.push(Kind::ProfileActivation);
+}
+
+/// The test run of a simple command (`words`, assignments and wrappers included) whose
+/// program and arguments are `argv`: its runner, what it covers and where it is pointed.
+fn test_run(words: &[&str], argv: &[&str], env: &[(String, String)]) -> Effect {
+    Effect::TestRun {
+        runner: runner(argv[0], &argv[1..]).0.to_owned(),
+        scope: test_scope(words, env).unwrap_or(Scope::Whole),
+        dir: runner_dir(argv),
     }
-    program_kinds(&program, &args, &mut kinds);
-    if is_test_run(&program, &args) {
-        kinds.push(Kind::TestRun);
-    }
-    if is_config_read(&program, &args) {
-        kinds.push(Kind::ConfigInspection);
-    }
-    kinds
 }
 
 /// The words of the command proper, after wrappers (`env`, `sudo`, ...), shell keywords
 /// and per-command assignments; `None` when `eval` ran them as a command line of its own,
-/// whose kinds are then in `kinds`.
-fn unwrap_command<'a>(mut words: &'a [String], kinds: &mut Vec<Kind>) -> Option<&'a [String]> {
+/// whose effects are then in `effects`.
+fn unwrap_command<'a>(
+    mut words: &'a [String],
+    env: &[(String, String)],
+    effects: &mut Vec<Effect>,
+) -> Option<&'a [String]> {
     loop {
         match words.first().map(String::as_str) {
             Some(w) if is_assignment(w) => words = &words[1..],
@@ -67,7 +99,7 @@ fn unwrap_command<'a>(mut words: &'a [String], kinds: &mut Vec<Kind>) -> Option<
             Some("env") => {
                 words = after_wrapper("env", &words[1..]);
                 if words.is_empty() {
-                    kinds.push(Kind::ConfigInspection);
+                    effects.push(Effect::ConfigRead);
                 }
             }
             Some(w) if WRAPPERS.iter().any(|(name, _)| *name == w) => {
@@ -75,7 +107,9 @@ fn unwrap_command<'a>(mut words: &'a [String], kinds: &mut Vec<Kind>) -> Option<
             }
             // `eval` runs its words, joined, as a command line of its own.
             Some("eval") => {
-                kinds.extend(classify_command(&words[1..].join(" ")));
+                for effect in classify_line(&words[1..].join(" "), env) {
+                    add_effect(effects, effect);
+                }
                 return None;
             }
             _ => break,
@@ -84,55 +118,97 @@ fn unwrap_command<'a>(mut words: &'a [String], kinds: &mut Vec<Kind>) -> Option<
     Some(words)
 }
 
-/// The kinds a program's own name and arguments make it: git, forge and HTTP clients,
-/// nested shells, sourced profiles, file editors and source rewriters.
-fn program_kinds(program: &str, args: &[&str], kinds: &mut Vec<Kind>) {
-    match program {
-        "git" => kinds.extend(classify_git(args)),
-        "gh" => kinds.extend(classify_gh(args)),
-        "tea" => kinds.extend(classify_tea(args)),
-        "glab" => kinds.extend(classify_glab(args)),
-        "curl" | "wget" | "http" | "https" | "xh" => kinds.extend(classify_http(args)),
-        "bash" | "sh" | "zsh" => {
-            let script = args
-                .iter()
-                .position(|a| *a == "-c" || *a == "-lc")
-                .and_then(|pos| args.get(pos + 1));
-            if let Some(script) = script {
-                kinds.extend(classify_command(script));
-            }
-        }
-        "source" | "."
-            if args
-                .iter()
-                .any(|a| a.contains("profile") || a.contains("env") || a.contains("rc")) =>
-        {
-            kinds.push(Kind::ProfileActivation);
-        }
-        "printenv" => kinds.push(Kind::ConfigInspection),
-        "touch" | "tee" | "cp" | "mv" | "rm" | "rmdir" | "mkdir" | "ln" | "chmod" | "chown"
-        | "truncate" | "install" | "patch"
-            if !(program == "tee" && args.iter().all(|a| a.starts_with('-'))) =>
-        {
-            kinds.push(Kind::FileEdit);
-        }
-        "sed" | "perl" if edits_in_place(program, args) => kinds.push(Kind::FileEdit),
-        "dd" if args.iter().any(|a| a.starts_with("of=")) => kinds.push(Kind::FileEdit),
-        "find" => kinds.extend(find_actions(args)),
-        "cargo" | "rustfmt" | "gofmt" | "go" if rewrites_sources(program, args) => {
-            kinds.push(Kind::FileEdit)
-        }
-        _ => {}
-    }
+/// Programs by what they do: git, forge and HTTP clients, nested shells, sourced
+/// profiles, file editors and source rewriters. A program no row names only reads
+/// (as far as its name says: test runs and configuration reads are found apart).
+pub(crate) const PROGRAMS: &[Row] = &[
+    row(&[&["git"]], ALWAYS, Does::By(classify_git)),
+    row(&[&["gh"]], ALWAYS, Does::By(|a| by_table(GH, a))),
+    row(&[&["tea"]], ALWAYS, Does::By(|a| by_table(TEA, a))),
+    row(&[&["glab"]], ALWAYS, Does::By(|a| by_table(GLAB, a))),
+    row(
+        &[&["curl", "wget", "http", "https", "xh"]],
+        ALWAYS,
+        Does::By(classify_http),
+    ),
+    row(&[&["bash", "sh", "zsh"]], ALWAYS, Does::By(shell_script)),
+    row(
+        &[&["source", "."]],
+        &[Cond::Holds(names_profile_file)],
+        Does::Fixed(&[Effect::ProfileActivation]),
+    ),
+    row(&[&["printenv"]], ALWAYS, Does::Fixed(&[Effect::ConfigRead])),
+    row(&[&["tee"]], &[Cond::OnlyOptions], NOTHING),
+    row(&[&["cp", "install", "ln"]], ALWAYS, Does::EditsLastOperand),
+    row(
+        &[&[
+            "touch", "tee", "mv", "rm", "rmdir", "mkdir", "chmod", "chown", "truncate", "patch",
+        ]],
+        ALWAYS,
+        Does::EditsOperands,
+    ),
+    row(
+        &[&["sed"]],
+        &[Cond::Holds(|a| edits_in_place("sed", a))],
+        Does::By(script_files),
+    ),
+    row(
+        &[&["perl"]],
+        &[Cond::Holds(|a| edits_in_place("perl", a))],
+        Does::By(script_files),
+    ),
+    row(&[&["dd"]], &[Cond::WordPrefix("of=")], Does::EditsOperands),
+    row(&[&["find"]], ALWAYS, Does::By(find_actions)),
+    row(
+        &[&["cargo"]],
+        &[Cond::Holds(cargo_rewrites_sources)],
+        Does::Edits,
+    ),
+    row(
+        &[&["rustfmt"]],
+        &[Cond::Holds(|a| {
+            !a.contains(&"--check") && !a.iter().any(|a| a.starts_with("--emit"))
+        })],
+        Does::EditsOperands,
+    ),
+    row(
+        &[&["gofmt"]],
+        &[Cond::Holds(|a| {
+            a.iter().any(|a| *a == "-w" || a.starts_with("-w="))
+        })],
+        Does::EditsOperands,
+    ),
+    row(&[&["go"]], &[Cond::First(&["fmt"])], Does::Edits),
+];
+
+/// The effects of a forge CLI's arguments by its table.
+fn by_table(table: &[Row], args: &[&str]) -> Vec<Effect> {
+    lookup(table, args).unwrap_or_default()
+}
+
+/// `bash -c SCRIPT` (or `-lc`): the script is a command line of its own.
+fn shell_script(args: &[&str]) -> Vec<Effect> {
+    args.iter()
+        .position(|a| *a == "-c" || *a == "-lc")
+        .and_then(|pos| args.get(pos + 1))
+        .map(|script| classify_command(script))
+        .unwrap_or_default()
+}
+
+/// `source FILE` / `. FILE` of a profile, environment or rc file.
+fn names_profile_file(args: &[&str]) -> bool {
+    args.iter()
+        .any(|a| a.contains("profile") || a.contains("env") || a.contains("rc"))
 }
 
 /// What `find` does to the files it finds: `-delete` removes them, and each
 /// `-exec`/`-execdir`/`-ok`/`-okdir COMMAND … ;|+` runs a command (classified like any
-/// other; a nested `find`'s own actions are found by the same scan).
-pub(super) fn find_actions(args: &[&str]) -> Vec<Kind> {
-    let mut kinds = Vec::new();
+/// other; a nested `find`'s own actions are found by the same scan). An edit names
+/// `find`'s starting points and the paths its commands name.
+pub(super) fn find_actions(args: &[&str]) -> Vec<Effect> {
+    let mut effects = Vec::new();
     if args.contains(&"-delete") {
-        kinds.push(Kind::FileEdit);
+        effects.push(Effect::EDIT);
     }
     let is_action = |a: &&str| matches!(*a, "-exec" | "-execdir" | "-ok" | "-okdir");
     for (i, _) in args.iter().enumerate().filter(|(_, a)| is_action(a)) {
@@ -147,38 +223,61 @@ pub(super) fn find_actions(args: &[&str]) -> Vec<Kind> {
         {
             continue;
         }
-        for kind in classify_simple(&SimpleCommand {
+        for effect in classify_simple(&SimpleCommand {
             words,
             writes_to: Vec::new(),
         }) {
-            if !kinds.contains(&kind) {
-                kinds.push(kind);
+            add_effect(&mut effects, effect);
+        }
+    }
+    let starts = args
+        .iter()
+        .take_while(|a| !a.starts_with(['-', '(', '!']))
+        .map(|a| (*a).to_owned())
+        .collect();
+    if let Some(Effect::Edit(paths)) = effects.iter_mut().find(|e| e.is_edit()) {
+        let named = std::mem::replace(paths, starts);
+        for p in named {
+            if !paths.contains(&p) {
+                paths.push(p);
             }
         }
     }
-    kinds
+    effects
 }
 
-/// Whether a formatter or fixer rewrites source files: `cargo fmt` and `rustfmt`
-/// without `--check`, `cargo fix`, `cargo clippy --fix`, `go fmt`, `gofmt -w`.
-pub(super) fn rewrites_sources(program: &str, args: &[&str]) -> bool {
+/// The files `sed -i`/`perl -pi` edit: their operands but the script (the value of
+/// `-e`/`-f` or of a cluster ending in `e`, else the first operand).
+fn script_files(args: &[&str]) -> Vec<Effect> {
+    let mut files = Vec::new();
+    let mut script_given = false;
+    let mut args = args.iter();
+    while let Some(a) = args.next() {
+        let short = a.starts_with('-') && !a.starts_with("--");
+        if matches!(*a, "-f" | "--expression" | "--file") || (short && a.ends_with('e')) {
+            script_given = true;
+            args.next();
+        } else if a.starts_with("-e") || a.starts_with("--expression=") {
+            script_given = true;
+        } else if !a.starts_with('-') {
+            files.push((*a).to_owned());
+        }
+    }
+    if !script_given && !files.is_empty() {
+        files.remove(0);
+    }
+    vec![Effect::Edit(files)]
+}
+
+/// Whether `cargo` rewrites source files: `cargo fmt` without `--check`, `cargo fix`,
+/// `cargo clippy --fix` (a toolchain, `cargo +nightly fmt`, comes before the
+/// subcommand).
+fn cargo_rewrites_sources(args: &[&str]) -> bool {
     let has = |flag: &str| args.contains(&flag);
-    // `cargo +nightly fmt`: the toolchain comes before the subcommand.
-    let sub = args
-        .iter()
-        .find(|a| !a.starts_with('+'))
-        .copied()
-        .unwrap_or("");
-    match program {
-        "cargo" => match sub {
-            "fmt" => !has("--check"),
-            "fix" => true,
-            "clippy" => has("--fix"),
-            _ => false,
-        },
-        "rustfmt" => !has("--check") && !args.iter().any(|a| a.starts_with("--emit")),
-        "gofmt" => args.iter().any(|a| *a == "-w" || a.starts_with("-w=")),
-        "go" => sub == "fmt",
+    match args.iter().find(|a| !a.starts_with('+')).copied() {
+        Some("fmt") => !has("--check"),
+        Some("fix") => true,
+        Some("clippy") => has("--fix"),
         _ => false,
     }
 }

@@ -3,6 +3,20 @@
 use super::*;
 use serde_json::json;
 
+/// A test run of `runner` over its whole suite, in its working directory.
+fn run(runner: &str) -> Effect {
+    Effect::TestRun {
+        runner: runner.to_owned(),
+        scope: Scope::Whole,
+        dir: None,
+    }
+}
+
+/// A file edit of `paths`.
+fn edit(paths: &[&str]) -> Effect {
+    Effect::Edit(paths.iter().map(|p| (*p).to_owned()).collect())
+}
+
 #[test]
 fn shell_splitting_respects_quotes_and_redirections() {
     let cmds = split_shell(
@@ -36,10 +50,10 @@ fn deep_substitutions_are_bounded() {
 
 #[test]
 fn forge_clis_by_their_effect() {
-    let merge = Some(Kind::ForgeMerge);
-    let write = Some(Kind::ForgeWrite);
-    let approve = Some(Kind::ForgeReview { approve: true });
-    let table: &[(&str, Option<Kind>)] = &[
+    let merge = Some(Effect::FORGE_MERGE);
+    let write = Some(Effect::FORGE_WRITE);
+    let approve = Some(Effect::APPROVAL);
+    let table: &[(&str, Option<Effect>)] = &[
         (
             "gh api graphql -f 'query=query { repository(owner: \"o\", name: \"r\") { issue(number: 1) { state } } }'",
             None,
@@ -47,34 +61,40 @@ fn forge_clis_by_their_effect() {
         ("gh api graphql -f 'query={ viewer { login } }'", None),
         (
             "gh api graphql -f 'query=mutation { mergePullRequest(input: {pullRequestId: \"x\"}) { clientMutationId } }'",
-            merge,
+            merge.clone(),
         ),
         (
             "gh api graphql -f 'query=mutation { addPullRequestReview(input: {event: APPROVE}) { clientMutationId } }'",
-            approve,
+            approve.clone(),
         ),
         (
             "gh api graphql -f 'query=mutation { closeIssue(input: {issueId: \"x\"}) { clientMutationId } }'",
-            write,
+            write.clone(),
         ),
         ("gh api repos/o/r/pulls/4", None),
-        ("gh api -X PUT repos/o/r/pulls/4/merge", merge),
-        ("gh api repos/o/r/issues/4/comments -f body=hi", write),
-        ("tea pulls approve 4", approve),
-        ("tea pr merge 4", merge),
-        ("tea comment 4 looks-good", write),
-        ("tea issues close 4", write),
+        ("gh api -X PUT repos/o/r/pulls/4/merge", merge.clone()),
+        (
+            "gh api repos/o/r/issues/4/comments -f body=hi",
+            write.clone(),
+        ),
+        ("tea pulls approve 4", approve.clone()),
+        ("tea pr merge 4", merge.clone()),
+        ("tea comment 4 looks-good", write.clone()),
+        ("tea issues close 4", write.clone()),
         ("tea pr list", None),
-        ("glab mr approve 4", approve),
-        ("glab mr merge 4", merge),
-        ("glab mr note 4 -m hi", write),
+        ("glab mr approve 4", approve.clone()),
+        ("glab mr merge 4", merge.clone()),
+        ("glab mr note 4 -m hi", write.clone()),
         ("glab mr view 4", None),
-        ("glab api -X PUT projects/1/merge_requests/4/merge", merge),
+        (
+            "glab api -X PUT projects/1/merge_requests/4/merge",
+            merge.clone(),
+        ),
         ("glab api projects/1/merge_requests/4", None),
     ];
     for (cmd, expected) in table {
-        let kinds = classify_command(cmd);
-        assert_eq!(kinds.first().copied(), *expected, "{cmd}");
+        let effects = classify_command(cmd);
+        assert_eq!(effects.first(), expected.as_ref(), "{cmd}");
     }
 }
 
@@ -102,155 +122,176 @@ fn test_runners_pointed_elsewhere_name_their_directory() {
 
 #[test]
 fn commands_are_classified_by_program_and_subcommand() {
-    use Kind::*;
-    let table: &[(&str, &[Kind])] = &[
-        ("git status --porcelain", &[]),
-        ("git -C ../wt merge --no-ff origin/main", &[LocalMerge]),
-        ("git merge --abort", &[MergeRestore]),
-        ("git merge-base --is-ancestor a b", &[]),
-        ("git pull --ff-only", &[LocalMerge, RefUpdate]),
-        ("git worktree add ../wt abc123", &[WorktreeAddRemove]),
-        ("git worktree list", &[]),
-        ("git fetch origin", &[RefUpdate]),
-        ("git branch --show-current", &[]),
-        ("git branch -D old", &[RefUpdate]),
-        ("git reset --hard abc", &[MergeRestore]),
-        ("git checkout abc123", &[WorktreeChange]),
-        ("git push origin HEAD", &[Push]),
-        ("git config --get remote.origin.url", &[ConfigInspection]),
-        ("cargo test --workspace", &[TestRun]),
-        ("cd wt && npm run test:unit", &[TestRun]),
-        ("python -m pytest -q", &[TestRun]),
-        ("python -m unittest", &[TestRun]),
-        ("python -c 'import pytest'", &[]),
-        ("python script.py -m pytest", &[]),
+    use Effect::*;
+    let table: &[(&str, Vec<Effect>)] = &[
+        ("git status --porcelain", vec![]),
+        ("git -C ../wt merge --no-ff origin/main", vec![Merge]),
+        ("git merge --abort", vec![Effect::MERGE_RESTORE]),
+        ("git merge-base --is-ancestor a b", vec![]),
+        ("git pull --ff-only", vec![Merge, Effect::REF_UPDATE]),
+        (
+            "git worktree add ../wt abc123",
+            vec![Effect::WORKTREE_ADD_REMOVE],
+        ),
+        ("git worktree list", vec![]),
+        ("git fetch origin", vec![Effect::REF_UPDATE]),
+        ("git branch --show-current", vec![]),
+        ("git branch -D old", vec![Effect::REF_UPDATE]),
+        ("git reset --hard abc", vec![Effect::MERGE_RESTORE]),
+        ("git checkout abc123", vec![Effect::WORKTREE_CHANGE]),
+        ("git push origin HEAD", vec![Effect::PUSH]),
+        ("git config --get remote.origin.url", vec![ConfigRead]),
+        ("cargo test --workspace", vec![run("cargo")]),
+        ("cd wt && npm run test:unit", vec![run("npm")]),
+        ("python -m pytest -q", vec![run("pytest")]),
+        ("python -m unittest", vec![run("unittest")]),
+        ("python -c 'import pytest'", vec![]),
+        ("python script.py -m pytest", vec![]),
         // Test runners started by a launcher.
-        ("npx jest", &[TestRun]),
-        ("npx vitest run", &[TestRun]),
-        ("npx -y -p jest jest --ci", &[TestRun]),
-        ("bunx vitest", &[TestRun]),
-        ("uv run pytest", &[TestRun]),
-        ("uv run python -m pytest", &[TestRun]),
-        ("uvx pytest", &[TestRun]),
-        ("poetry run pytest", &[TestRun]),
-        ("pipenv run pytest", &[TestRun]),
-        ("hatch run pytest", &[TestRun]),
-        ("hatch test", &[TestRun]),
-        ("pdm run pytest", &[TestRun]),
-        ("pnpm exec jest", &[TestRun]),
-        ("yarn dlx jest", &[TestRun]),
-        ("npm exec -- vitest run", &[TestRun]),
-        ("tox -e py312", &[TestRun]),
-        ("nox -s tests", &[TestRun]),
-        ("bun test", &[TestRun]),
-        ("npx prettier --check .", &[]),
-        ("uv run ruff check", &[]),
-        ("make check", &[TestRun]),
-        ("echo x > notes.md", &[FileEdit]),
-        ("sed -i s/a/b/ f.rs", &[FileEdit]),
-        ("sed -n 1,5p f.rs", &[]),
-        ("sed -Ei 's/a/b/' f.rs", &[FileEdit]),
-        ("sed -ni p f.rs", &[FileEdit]),
-        ("sed -i.bak s/a/b/ f.rs", &[FileEdit]),
-        ("sed --in-place s/a/b/ f.rs", &[FileEdit]),
-        ("sed --in-place=.orig s/a/b/ f.rs", &[FileEdit]),
-        ("sed -e s/a/b/ -i f.rs", &[FileEdit]),
-        ("sed -E -n 's/i/x/p' f.rs", &[]),
-        ("sed -e i f.rs", &[]),
-        ("perl -pi -e 's/a/b/' f.rs", &[FileEdit]),
-        ("perl -i -pe 's/a/b/' f.rs", &[FileEdit]),
-        ("perl -0pi -e 's/a/b/' f.rs", &[FileEdit]),
-        ("perl -pie 's/a/b/' f.rs", &[FileEdit]),
-        ("perl -ne 'print if /i/' f.rs", &[]),
-        ("perl -Ilib -e 'print 1'", &[]),
+        ("npx jest", vec![run("jest")]),
+        ("npx vitest run", vec![run("vitest")]),
+        ("npx -y -p jest jest --ci", vec![run("jest")]),
+        ("bunx vitest", vec![run("vitest")]),
+        ("uv run pytest", vec![run("pytest")]),
+        ("uv run python -m pytest", vec![run("pytest")]),
+        ("uvx pytest", vec![run("pytest")]),
+        ("poetry run pytest", vec![run("pytest")]),
+        ("pipenv run pytest", vec![run("pytest")]),
+        ("hatch run pytest", vec![run("pytest")]),
+        ("hatch test", vec![run("hatch")]),
+        ("pdm run pytest", vec![run("pytest")]),
+        ("pnpm exec jest", vec![run("jest")]),
+        ("yarn dlx jest", vec![run("jest")]),
+        ("npm exec -- vitest run", vec![run("vitest")]),
+        ("tox -e py312", vec![run("tox")]),
+        ("nox -s tests", vec![run("nox")]),
+        ("bun test", vec![run("bun")]),
+        ("npx prettier --check .", vec![]),
+        ("uv run ruff check", vec![]),
+        ("make check", vec![run("make")]),
+        ("echo x > notes.md", vec![edit(&["notes.md"])]),
+        ("sed -i s/a/b/ f.rs", vec![edit(&["f.rs"])]),
+        ("sed -n 1,5p f.rs", vec![]),
+        ("sed -Ei 's/a/b/' f.rs", vec![edit(&["f.rs"])]),
+        ("sed -ni p f.rs", vec![edit(&["f.rs"])]),
+        ("sed -i.bak s/a/b/ f.rs", vec![edit(&["f.rs"])]),
+        ("sed --in-place s/a/b/ f.rs", vec![edit(&["f.rs"])]),
+        ("sed --in-place=.orig s/a/b/ f.rs", vec![edit(&["f.rs"])]),
+        ("sed -e s/a/b/ -i f.rs", vec![edit(&["f.rs"])]),
+        ("sed -E -n 's/i/x/p' f.rs", vec![]),
+        ("sed -e i f.rs", vec![]),
+        ("perl -pi -e 's/a/b/' f.rs", vec![edit(&["f.rs"])]),
+        ("perl -i -pe 's/a/b/' f.rs", vec![edit(&["f.rs"])]),
+        ("perl -0pi -e 's/a/b/' f.rs", vec![edit(&["f.rs"])]),
+        ("perl -pie 's/a/b/' f.rs", vec![edit(&["f.rs"])]),
+        ("perl -ne 'print if /i/' f.rs", vec![]),
+        ("perl -Ilib -e 'print 1'", vec![]),
         // In-place edits through find, multi-call binaries, formatters and fixers.
-        ("find . -name '*.rs' -exec sed -i s/a/b/ {} +", &[FileEdit]),
-        ("find src -execdir sed -i s/a/b/ {} \\;", &[FileEdit]),
-        ("find . -name '*.orig' -delete", &[FileEdit]),
-        ("find . -name '*.rs' -exec grep -l x {} +", &[]),
+        (
+            "find . -name '*.rs' -exec sed -i s/a/b/ {} +",
+            vec![edit(&[".", "{}"])],
+        ),
+        (
+            "find src -execdir sed -i s/a/b/ {} \\;",
+            vec![edit(&["src", "{}"])],
+        ),
+        ("find . -name '*.orig' -delete", vec![edit(&["."])]),
+        ("find . -name '*.rs' -exec grep -l x {} +", vec![]),
         (
             "find . -exec find {} -exec sed -i s/a/b/ {} + ;",
-            &[FileEdit],
+            vec![edit(&[".", "{}"])],
         ),
-        ("busybox sed -i s/a/b/ f.rs", &[FileEdit]),
-        ("toybox sed -i s/a/b/ f.rs", &[FileEdit]),
-        ("busybox sed -n p f.rs", &[]),
-        ("cargo fmt", &[FileEdit]),
-        ("cargo +nightly fmt --all", &[FileEdit]),
-        ("cargo fmt --all -- --check", &[]),
-        ("cargo fmt --check", &[]),
-        ("cargo fix --allow-dirty", &[FileEdit]),
-        ("cargo clippy --fix --allow-dirty", &[FileEdit]),
-        ("cargo clippy --all-targets -- -D warnings", &[]),
-        ("rustfmt src/lib.rs", &[FileEdit]),
-        ("rustfmt --check src/lib.rs", &[]),
-        ("gofmt -w .", &[FileEdit]),
-        ("gofmt -l .", &[]),
-        ("go fmt ./...", &[FileEdit]),
-        ("go vet ./...", &[]),
-        ("cat ~/.config/gh/hosts.yml", &[ConfigInspection]),
-        ("tea login list", &[ConfigInspection]),
-        ("gh auth switch --user bot", &[ProfileActivation]),
-        ("export GITEA_TOKEN=abc", &[ProfileActivation]),
-        ("GH_TOKEN=x gh pr view 4", &[]),
-        ("gh pr merge 4 --squash", &[ForgeMerge]),
-        ("gh pr review 4 --approve", &[ForgeReview { approve: true }]),
+        ("busybox sed -i s/a/b/ f.rs", vec![edit(&["f.rs"])]),
+        ("toybox sed -i s/a/b/ f.rs", vec![edit(&["f.rs"])]),
+        ("busybox sed -n p f.rs", vec![]),
+        ("cargo fmt", vec![edit(&[])]),
+        ("cargo +nightly fmt --all", vec![edit(&[])]),
+        ("cargo fmt --all -- --check", vec![]),
+        ("cargo fmt --check", vec![]),
+        ("cargo fix --allow-dirty", vec![edit(&[])]),
+        ("cargo clippy --fix --allow-dirty", vec![edit(&[])]),
+        ("cargo clippy --all-targets -- -D warnings", vec![]),
+        ("rustfmt src/lib.rs", vec![edit(&["src/lib.rs"])]),
+        ("rustfmt --check src/lib.rs", vec![]),
+        ("gofmt -w .", vec![edit(&["."])]),
+        ("gofmt -l .", vec![]),
+        ("go fmt ./...", vec![edit(&[])]),
+        ("go vet ./...", vec![]),
+        ("cat ~/.config/gh/hosts.yml", vec![ConfigRead]),
+        ("tea login list", vec![ConfigRead]),
+        ("gh auth switch --user bot", vec![ProfileActivation]),
+        ("export GITEA_TOKEN=abc", vec![ProfileActivation]),
+        ("GH_TOKEN=x gh pr view 4", vec![]),
+        ("gh pr merge 4 --squash", vec![Effect::FORGE_MERGE]),
+        ("gh pr review 4 --approve", vec![Effect::APPROVAL]),
+        ("gh pr review 4 --comment -b hi", vec![Effect::REVIEW]),
         (
-            "gh pr review 4 --comment -b hi",
-            &[ForgeReview { approve: false }],
+            "gh api repos/o/r/pulls/4/merge -X PUT",
+            vec![Effect::FORGE_MERGE],
         ),
-        ("gh api repos/o/r/pulls/4/merge -X PUT", &[ForgeMerge]),
-        ("gh api repos/o/r/pulls/4", &[]),
+        ("gh api repos/o/r/pulls/4", vec![]),
         (
             "curl -X POST https://git.example/api/v1/repos/o/r/pulls/4/reviews -d '{\"event\":\"APPROVED\"}'",
-            &[ForgeReview { approve: true }],
+            vec![Effect::APPROVAL],
         ),
-        ("tea pr merge 4", &[ForgeMerge]),
-        ("bash -c 'git merge x'", &[LocalMerge]),
+        ("tea pr merge 4", vec![Effect::FORGE_MERGE]),
+        ("bash -c 'git merge x'", vec![Merge]),
         // Every spelling of an HTTP method, for gh api and plain HTTP clients alike.
-        ("gh api -XPUT repos/o/r/pulls/4/merge", &[ForgeMerge]),
-        ("gh api --method=PUT repos/o/r/pulls/4/merge", &[ForgeMerge]),
-        ("gh api --method GET repos/o/r/pulls/4/merge", &[]),
+        (
+            "gh api -XPUT repos/o/r/pulls/4/merge",
+            vec![Effect::FORGE_MERGE],
+        ),
+        (
+            "gh api --method=PUT repos/o/r/pulls/4/merge",
+            vec![Effect::FORGE_MERGE],
+        ),
+        ("gh api --method GET repos/o/r/pulls/4/merge", vec![]),
         (
             "wget --method=PUT https://api.github.com/repos/o/r/pulls/1/merge",
-            &[ForgeMerge],
+            vec![Effect::FORGE_MERGE],
         ),
         (
             "curl --request=PUT https://git.example/api/v1/repos/o/r/pulls/4/merge",
-            &[ForgeMerge],
+            vec![Effect::FORGE_MERGE],
         ),
         (
             "curl -XGET https://git.example/api/v1/repos/o/r/pulls/4/merge",
-            &[],
+            vec![],
         ),
         // `eval` runs its words as a command line.
-        ("eval 'gh pr merge 42'", &[ForgeMerge]),
-        ("eval git merge feature", &[LocalMerge]),
-        ("eval 'git push origin main'", &[Push]),
-        ("eval 'git status'", &[]),
-        ("gh release create v1", &[ForgeWrite]),
-        ("gh release list", &[]),
+        ("eval 'gh pr merge 42'", vec![Effect::FORGE_MERGE]),
+        ("eval git merge feature", vec![Merge]),
+        ("eval 'git push origin main'", vec![Effect::PUSH]),
+        ("eval 'git status'", vec![]),
+        ("gh release create v1", vec![Effect::FORGE_WRITE]),
+        ("gh release list", vec![]),
         // Wrappers with their own options, compound commands, substitutions.
-        ("nice -n 5 git push", &[Push]),
-        ("sudo -u bob git push origin main", &[Push]),
-        ("env -i PATH=/bin git push", &[Push]),
-        ("env -u X gh pr merge 42", &[ForgeMerge]),
-        ("xargs -0 gh pr merge", &[ForgeMerge]),
-        ("timeout 30 git push", &[Push]),
-        ("timeout -s KILL 30s gh pr merge 4", &[ForgeMerge]),
-        ("stdbuf -oL git push", &[Push]),
-        ("setsid git push", &[Push]),
-        ("if true; then git push origin main; fi", &[Push]),
-        ("for i in 1; do gh pr merge 42; done", &[ForgeMerge]),
-        ("echo `gh pr merge 42`", &[ForgeMerge]),
-        ("x=$(gh pr merge 42)", &[ForgeMerge]),
+        ("nice -n 5 git push", vec![Effect::PUSH]),
+        ("sudo -u bob git push origin main", vec![Effect::PUSH]),
+        ("env -i PATH=/bin git push", vec![Effect::PUSH]),
+        ("env -u X gh pr merge 42", vec![Effect::FORGE_MERGE]),
+        ("xargs -0 gh pr merge", vec![Effect::FORGE_MERGE]),
+        ("timeout 30 git push", vec![Effect::PUSH]),
+        (
+            "timeout -s KILL 30s gh pr merge 4",
+            vec![Effect::FORGE_MERGE],
+        ),
+        ("stdbuf -oL git push", vec![Effect::PUSH]),
+        ("setsid git push", vec![Effect::PUSH]),
+        ("if true; then git push origin main; fi", vec![Effect::PUSH]),
+        (
+            "for i in 1; do gh pr merge 42; done",
+            vec![Effect::FORGE_MERGE],
+        ),
+        ("echo `gh pr merge 42`", vec![Effect::FORGE_MERGE]),
+        ("x=$(gh pr merge 42)", vec![Effect::FORGE_MERGE]),
         (
             "glab api -X PUT projects/1/merge_requests/3/merge",
-            &[ForgeMerge],
+            vec![Effect::FORGE_MERGE],
         ),
-        ("glab api projects/1/merge_requests/3", &[]),
-        ("timeout 30 git status", &[]),
-        ("echo $($($(gh pr merge 42)))", &[ForgeMerge]),
+        ("glab api projects/1/merge_requests/3", vec![]),
+        ("timeout 30 git status", vec![]),
+        ("echo $($($(gh pr merge 42)))", vec![Effect::FORGE_MERGE]),
     ];
     for (cmd, expected) in table {
         assert_eq!(classify_command(cmd), *expected, "{cmd}");
@@ -259,27 +300,31 @@ fn commands_are_classified_by_program_and_subcommand() {
 
 #[test]
 fn tools_are_classified_by_name_words() {
-    use Kind::*;
-    let table: &[(&str, serde_json::Value, Option<Kind>)] = &[
+    use Effect::*;
+    let table: &[(&str, serde_json::Value, Option<Effect>)] = &[
         ("mcp__gitea__get_pull_request", json!({}), None),
         ("mcp__gitea__list_pull_reviews", json!({}), None),
-        ("merge_pull_request", json!({}), Some(ForgeMerge)),
+        ("merge_pull_request", json!({}), Some(Effect::FORGE_MERGE)),
         (
             "mcp__gitea__create_pull_review",
             json!({"event": "APPROVED"}),
-            Some(ForgeReview { approve: true }),
+            Some(Effect::APPROVAL),
         ),
         (
             "mcp__github__createPullRequestReview",
             json!({"event": "COMMENT"}),
-            Some(ForgeReview { approve: false }),
+            Some(Effect::REVIEW),
         ),
         (
             "mcp__gitea__create_issue_comment",
             json!({}),
-            Some(ForgeWrite),
+            Some(Effect::FORGE_WRITE),
         ),
-        ("Write", json!({"file_path": "x"}), Some(FileEdit)),
+        (
+            "Write",
+            json!({"file_path": "x"}),
+            Some(Edit(vec!["x".into()])),
+        ),
         (
             "str_replace_based_edit_tool",
             json!({"command": "view"}),
@@ -290,12 +335,12 @@ fn tools_are_classified_by_name_words() {
         (
             "mcp__gitlab__create_merge_request",
             json!({}),
-            Some(ForgeWrite),
+            Some(Effect::FORGE_WRITE),
         ),
         (
             "mcp__github__pull_request_review_write",
             json!({"event": "APPROVE"}),
-            Some(ForgeReview { approve: true }),
+            Some(Effect::APPROVAL),
         ),
         ("gitea_activate_profile", json!({}), Some(ProfileActivation)),
         (
@@ -309,26 +354,34 @@ fn tools_are_classified_by_name_words() {
             Some(ProfileActivation),
         ),
         ("mcp__gitea__get_profile", json!({}), None),
-        ("mcp__git__git_merge", json!({}), Some(LocalMerge)),
-        ("mcp__git__git_checkout", json!({}), Some(WorktreeChange)),
-        ("mcp__git__git_commit", json!({}), Some(RefUpdate)),
+        ("mcp__git__git_merge", json!({}), Some(Merge)),
+        (
+            "mcp__git__git_checkout",
+            json!({}),
+            Some(Effect::WORKTREE_CHANGE),
+        ),
+        ("mcp__git__git_commit", json!({}), Some(Effect::REF_UPDATE)),
         (
             "mcp__git__git_reset",
             json!({"mode": "hard"}),
-            Some(MergeRestore),
+            Some(Effect::MERGE_RESTORE),
         ),
         ("mcp__git__git_status", json!({}), None),
         ("git_log", json!({}), None),
         (
             "mcp__filesystem__write_file",
             json!({"path": "/w/a"}),
-            Some(FileEdit),
+            Some(Edit(vec!["/w/a".into()])),
         ),
-        ("mcp__gitea__close_issue", json!({}), Some(ForgeWrite)),
+        (
+            "mcp__gitea__close_issue",
+            json!({}),
+            Some(Effect::FORGE_WRITE),
+        ),
         (
             "Read",
             json!({"file_path": "/root/.config/gh/hosts.yml"}),
-            Some(ConfigInspection),
+            Some(ConfigRead),
         ),
         ("Read", json!({"file_path": "/src/w/src/main.rs"}), None),
     ];
@@ -368,7 +421,7 @@ fn configuration_paths_are_classified_by_shape() {
     assert_eq!(classify_command("grep -rn token src/"), []);
     assert_eq!(
         classify_command("cat ~/.config/gh/hosts.yml"),
-        [Kind::ConfigInspection]
+        [Effect::ConfigRead]
     );
 }
 

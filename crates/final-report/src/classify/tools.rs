@@ -1,5 +1,6 @@
 //! MCP and agent tool calls by their names' verbs and their arguments.
 
+use super::table::{ALWAYS, Cond, Does, Row, lookup, row};
 use super::*;
 use serde_json::Value;
 
@@ -116,40 +117,73 @@ pub(crate) fn is_local_git_tool(name: &str) -> bool {
             || words.first().is_some_and(|w| w == "git"))
 }
 
-/// What a local git tool does, by its git verb (`git_merge` → a local merge).
-pub(super) fn classify_git_tool(words: &[String], arguments: &Value) -> Option<Kind> {
-    let verbs: Vec<&str> = words
-        .iter()
-        .map(String::as_str)
-        .filter(|w| *w != "git")
-        .collect();
+/// What a local git tool does, by the first row of [`GIT_TOOL_VERBS`] that fits its
+/// git verb and the words after it; its `abort` flag and a `hard` mode or flag count
+/// as the words `abort` and `hard`.
+pub(super) fn classify_git_tool(words: &[String], arguments: &Value) -> Option<Effect> {
     let flag = |k: &str| arguments.get(k).and_then(Value::as_bool).unwrap_or(false);
     let mode = arguments
         .get("mode")
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_lowercase();
-    let verb = verbs.first().copied().unwrap_or("");
-    let has = |w: &str| verbs.contains(&w);
-    Some(match verb {
-        "merge" if has("abort") || flag("abort") => Kind::MergeRestore,
-        "merge" | "pull" => Kind::LocalMerge,
-        "reset" if has("hard") || mode == "hard" || flag("hard") => Kind::MergeRestore,
-        "checkout" | "switch" | "reset" | "add" | "rm" | "restore" | "stash" | "clean"
-        | "rebase" | "cherry" | "revert" | "apply" | "unstage" => Kind::WorktreeChange,
-        "commit" | "fetch" | "tag" | "branch" | "create" | "delete" | "update" => Kind::RefUpdate,
-        "worktree" if has("add") || has("remove") || has("prune") => Kind::WorktreeAddRemove,
-        "push" => Kind::Push,
-        _ => return None,
-    })
+    let mut verbs: Vec<&str> = words
+        .iter()
+        .map(String::as_str)
+        .filter(|w| *w != "git")
+        .collect();
+    if flag("abort") {
+        verbs.push("abort");
+    }
+    if flag("hard") || mode == "hard" {
+        verbs.push("hard");
+    }
+    lookup(GIT_TOOL_VERBS, &verbs)?.into_iter().next()
 }
+
+/// Local git tools (`git_merge`, `git_checkout`): the git verb of the tool's name,
+/// a condition on its other words, the effect.
+pub(crate) const GIT_TOOL_VERBS: &[Row] = &[
+    row(
+        &[&["merge"]],
+        &[Cond::Word(&["abort"])],
+        Does::Fixed(&[Effect::MERGE_RESTORE]),
+    ),
+    row(&[&["merge", "pull"]], ALWAYS, Does::Fixed(&[Effect::Merge])),
+    row(
+        &[&["reset"]],
+        &[Cond::Word(&["hard"])],
+        Does::Fixed(&[Effect::MERGE_RESTORE]),
+    ),
+    row(
+        &[&[
+            "checkout", "switch", "reset", "add", "rm", "restore", "stash", "clean", "rebase",
+            "cherry", "revert", "apply", "unstage",
+        ]],
+        ALWAYS,
+        Does::Fixed(&[Effect::WORKTREE_CHANGE]),
+    ),
+    row(
+        &[&[
+            "commit", "fetch", "tag", "branch", "create", "delete", "update",
+        ]],
+        ALWAYS,
+        Does::Fixed(&[Effect::REF_UPDATE]),
+    ),
+    row(
+        &[&["worktree"]],
+        &[Cond::Word(&["add", "remove", "prune"])],
+        Does::Fixed(&[Effect::WORKTREE_ADD_REMOVE]),
+    ),
+    row(&[&["push"]], ALWAYS, Does::Fixed(&[Effect::PUSH])),
+];
 
 /// What an MCP/agent tool call does. `None` for reads and unknown tools.
 ///
 /// Local git tools are classified by their git verb; profile/login activation and
 /// reads of configuration material are classified before the forge verbs; forge tools
 /// by their verb words; local file tools as file edits.
-pub(crate) fn classify_tool(name: &str, arguments: &Value) -> Option<Kind> {
+pub(crate) fn classify_tool(name: &str, arguments: &Value) -> Option<Effect> {
     let (words, forge, base) = tool_words(name);
     let first = words.first().map(String::as_str).unwrap_or("");
     if is_local_git_tool(name) {
@@ -157,10 +191,10 @@ pub(crate) fn classify_tool(name: &str, arguments: &Value) -> Option<Kind> {
     }
     let path_class = tool_path(arguments).and_then(config_path_class);
     if !forge && READ_TOOLS.contains(&base.as_str()) {
-        return path_class.map(|_| Kind::ConfigInspection);
+        return path_class.map(|_| Effect::ConfigRead);
     }
     if activates_profile(&words) && !READ_VERBS.contains(&first) {
-        return Some(Kind::ProfileActivation);
+        return Some(Effect::ProfileActivation);
     }
     let verbs = tool_verbs(&words);
     let writes = verbs.iter().any(|w| WRITE_VERBS.contains(w));
@@ -174,13 +208,18 @@ pub(crate) fn classify_tool(name: &str, arguments: &Value) -> Option<Kind> {
     if !forge && LOCAL_EDIT_TOOLS.contains(&base.as_str()) {
         let command = arguments.get("command").and_then(Value::as_str);
         return if command == Some("view") {
-            path_class.map(|_| Kind::ConfigInspection)
+            path_class.map(|_| Effect::ConfigRead)
         } else {
-            Some(Kind::FileEdit)
+            Some(Effect::Edit(
+                tool_path(arguments)
+                    .map(str::to_owned)
+                    .into_iter()
+                    .collect(),
+            ))
         };
     }
     if writes {
-        return Some(Kind::ForgeWrite);
+        return Some(Effect::FORGE_WRITE);
     }
     None
 }
@@ -242,17 +281,17 @@ fn merge_or_review(
     verbs: &[&str],
     writes: bool,
     arguments: &Value,
-) -> Option<Kind> {
+) -> Option<Effect> {
     let has = |w: &str| words.iter().any(|x| x == w);
     if verbs.contains(&"merge")
         && !["base", "status", "check", "mergeable", "can"]
             .iter()
             .any(|w| has(w))
     {
-        return Some(Kind::ForgeMerge);
+        return Some(Effect::FORGE_MERGE);
     }
     if has("approve") {
-        return Some(Kind::ForgeReview { approve: true });
+        return Some(Effect::APPROVAL);
     }
     if (has("review") || has("reviews")) && writes {
         let event = arguments
@@ -262,7 +301,7 @@ fn merge_or_review(
         let approve = event.is_some_and(|e| {
             e.eq_ignore_ascii_case("APPROVE") || e.eq_ignore_ascii_case("APPROVED")
         });
-        return Some(Kind::ForgeReview { approve });
+        return Some(Effect::review(approve));
     }
     None
 }

@@ -2,15 +2,15 @@
 //! simulations (12), the whole session (16).
 
 use super::{Ctx, SessionCommand, entry_records};
-use crate::classify::{self, Kind};
+use crate::classify::{self, Effect};
 use crate::model::{CommandLocation, CommandPhase, MutationCategory, ValidationStatus};
 use crate::narrative::Claim;
 use crate::session::{Place, Route, Session};
 use crate::transcript::TranscriptEntry;
 use crate::violation::{Violation, ViolationCode};
 
-fn has(c: &SessionCommand, kind: Kind) -> bool {
-    c.kinds.contains(&kind)
+fn has(c: &SessionCommand, effect: Effect) -> bool {
+    c.effects.contains(&effect)
 }
 
 fn location(c: &SessionCommand) -> Option<CommandLocation> {
@@ -53,13 +53,13 @@ pub(super) fn validation_not_after_local_merge(ctx: &Ctx) -> Vec<Violation> {
     };
     let mut out = Vec::new();
     for (i, c) in ctx.session[..start].iter().enumerate() {
-        if !has(c, Kind::LocalMerge) || location(c) == Some(CommandLocation::MainCheckout) {
+        if !has(c, Effect::Merge) || location(c) == Some(CommandLocation::MainCheckout) {
             continue;
         }
         let simulated = phase(c) == Some(CommandPhase::MergeSimulation);
         let restored = ctx.session[i + 1..start]
             .iter()
-            .any(|r| has(r, Kind::MergeRestore));
+            .any(|r| has(r, Effect::MERGE_RESTORE));
         if !(simulated && restored) {
             out.push(Violation::new(
                 ViolationCode::ValidationAfterLocalMerge,
@@ -118,7 +118,7 @@ pub(super) fn merge_simulation_recorded(ctx: &Ctx) -> Vec<Violation> {
     let entries = ctx.category(MutationCategory::WorktreeIndexMutations);
     let mut out = Vec::new();
     for (i, c) in ctx.session.iter().enumerate() {
-        let simulation = has(c, Kind::LocalMerge)
+        let simulation = has(c, Effect::Merge)
             && (location(c) != Some(CommandLocation::MainCheckout)
                 || phase(c) == Some(CommandPhase::MergeSimulation));
         if !simulation {
@@ -156,7 +156,7 @@ pub(super) fn merge_simulation_recorded(ctx: &Ctx) -> Vec<Violation> {
         }
         if !ctx.session[i + 1..]
             .iter()
-            .any(|r| has(r, Kind::MergeRestore))
+            .any(|r| has(r, Effect::MERGE_RESTORE))
         {
             out.push(Violation::new(
                 code,
@@ -230,7 +230,7 @@ fn command_classification(c: &SessionCommand) -> Vec<Violation> {
         return Vec::new();
     };
     let mut out = Vec::new();
-    if has(c, Kind::ConfigInspection)
+    if has(c, Effect::ConfigRead)
         && (entry_phase != CommandPhase::LocalConfigInspection || blank(&entry.justification))
     {
         out.push(Violation::new(
@@ -239,7 +239,7 @@ fn command_classification(c: &SessionCommand) -> Vec<Violation> {
             format!("`{}` inspects local config/profile/auth files; classify it as `local-config-inspection` with a justification", c.text),
         ));
     }
-    if has(c, Kind::ProfileActivation)
+    if has(c, Effect::ProfileActivation)
         && (entry_phase != CommandPhase::RuntimeSessionMutation || blank(&entry.capability_proof))
     {
         out.push(Violation::new(
@@ -366,7 +366,11 @@ fn isolation_violations(ctx: &Ctx) -> Vec<Violation> {
             }
         }
     }
-    for c in ctx.session.iter().filter(|c| has(c, Kind::TestRun)) {
+    for c in ctx
+        .session
+        .iter()
+        .filter(|c| c.effects.iter().any(Effect::is_test_run))
+    {
         if c.seq.is_some_and(|s| judged.contains(&s)) {
             continue;
         }
@@ -436,7 +440,7 @@ fn tool_classification(ctx: &Ctx) -> Vec<Violation> {
     for a in model
         .actions
         .iter()
-        .filter(|a| a.route == Route::Tool && a.kind == Kind::ProfileActivation)
+        .filter(|a| a.route == Route::Tool && a.effect == Effect::ProfileActivation)
     {
         let entry = ctx.ledger_entry_for(a.seq, a.tool.as_deref());
         // A phase the schema rejected was reported by rule 1 and is not judged again.

@@ -19,7 +19,7 @@ pub use table::{Evidence, RuleInfo, rule_table};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::classify::{self, Kind};
+use crate::classify::{self, Effect};
 use crate::model::{Disposition, MutationCategory, MutationEntry};
 use crate::narrative::Narrative;
 use crate::session::Session;
@@ -80,7 +80,7 @@ pub(crate) struct SessionCommand {
     /// The matching command-ledger entry, if any.
     pub entry: Option<LedgerCommand>,
     /// What the command does.
-    pub kinds: Vec<Kind>,
+    pub effects: Vec<Effect>,
 }
 
 impl SessionCommand {
@@ -108,7 +108,7 @@ impl SessionCommand {
 pub(crate) struct ToolMutation {
     pub seq: u64,
     pub name: String,
-    pub kind: Kind,
+    pub effect: Effect,
 }
 
 /// A transcript line a proof cites, with the result recorded for its call.
@@ -162,10 +162,10 @@ impl<'a> Ctx<'a> {
                     name,
                     arguments,
                     ..
-                } => classify::classify_tool(name, arguments).map(|kind| ToolMutation {
+                } => classify::classify_tool(name, arguments).map(|effect| ToolMutation {
                     seq: *seq,
                     name: name.clone(),
-                    kind,
+                    effect,
                 }),
                 _ => None,
             })
@@ -353,7 +353,7 @@ fn session_commands(
         seq: e.seq,
         ledger_index: Some(i),
         entry: Some(e.clone()),
-        kinds: classify::classify_command(&e.command),
+        effects: classify::classify_command(&e.command),
     };
     let Some(transcript) = transcript else {
         return ledger.iter().map(|(i, e)| from_ledger(*i, e)).collect();
@@ -384,7 +384,7 @@ fn session_commands(
             None => (None, None),
         };
         out.push(SessionCommand {
-            kinds: classify::classify_command(command),
+            effects: classify::classify_command(command),
             text,
             seq: Some(*seq),
             ledger_index,

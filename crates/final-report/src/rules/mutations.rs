@@ -50,8 +50,8 @@ pub(super) fn ledgers_agree(ctx: &Ctx) -> Vec<Violation> {
 /// Rule 18: each mutating kind of a session command is recorded in a fitting category.
 fn unrecorded_command(ctx: &Ctx, c: &SessionCommand) -> Vec<Violation> {
     let mut out = Vec::new();
-    for kind in &c.kinds {
-        let cats = kind.categories();
+    for effect in &c.effects {
+        let cats = effect.categories();
         if cats.is_empty() {
             continue;
         }
@@ -67,7 +67,7 @@ fn unrecorded_command(ctx: &Ctx, c: &SessionCommand) -> Vec<Violation> {
                     "`{}` ({}) is {} but {}",
                     c.text,
                     c.origin(),
-                    kind.describe(),
+                    effect.describe(),
                     unrecorded(cats, all_empty)
                 ),
             ));
@@ -78,7 +78,7 @@ fn unrecorded_command(ctx: &Ctx, c: &SessionCommand) -> Vec<Violation> {
 
 /// Rule 18: a mutating tool call is recorded (by `tool`) in a fitting category.
 fn unrecorded_tool(ctx: &Ctx, t: &ToolMutation) -> Option<Violation> {
-    let cats = t.kind.categories();
+    let cats = t.effect.categories();
     let recorded = cats.iter().any(|cat| {
         ctx.category(*cat)
             .iter()
@@ -103,7 +103,7 @@ fn unrecorded_tool(ctx: &Ctx, t: &ToolMutation) -> Option<Violation> {
             "tool call `{}` (transcript seq {}{place}) is {} but {}",
             t.name,
             t.seq,
-            t.kind.describe(),
+            t.effect.describe(),
             unrecorded(cats, false)
         ),
     ))
@@ -117,7 +117,7 @@ fn mutating_diagnostics(ctx: &Ctx) -> Vec<Violation> {
         let Some(command) = entry.command.as_deref() else {
             continue;
         };
-        if let Some(kind) = classify::classify_command(command)
+        if let Some(effect) = classify::classify_command(command)
             .into_iter()
             .find(|k| !k.categories().is_empty())
         {
@@ -126,7 +126,7 @@ fn mutating_diagnostics(ctx: &Ctx) -> Vec<Violation> {
                 format!("/mutations/readOnlyDiagnostics/{i}"),
                 format!(
                     "`{command}` is {} but is listed as a read-only diagnostic",
-                    kind.describe()
+                    effect.describe()
                 ),
             ));
         }

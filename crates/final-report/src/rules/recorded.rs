@@ -4,7 +4,7 @@
 //! transcript lines needs lines that exist and whose recorded results support it.
 
 use super::Ctx;
-use crate::classify::{self, Kind};
+use crate::classify::{self, Effect};
 use crate::evidence::{IssueState, Outcome, cited_ranges, issue_state, outcome};
 use crate::session::{Session, TestRun};
 use crate::transcript::TranscriptEntry;
@@ -20,12 +20,12 @@ pub(super) fn merge_calls(ctx: &Ctx) -> Vec<u64> {
     let commands = ctx
         .session
         .iter()
-        .filter(|c| c.kinds.contains(&Kind::ForgeMerge))
+        .filter(|c| c.effects.contains(&Effect::FORGE_MERGE))
         .filter_map(|c| c.seq);
     let tools = ctx
         .tools
         .iter()
-        .filter(|t| t.kind == Kind::ForgeMerge)
+        .filter(|t| t.effect == Effect::FORGE_MERGE)
         .map(|t| t.seq);
     let mut seqs: Vec<u64> = commands.chain(tools).collect();
     seqs.sort_unstable();

@@ -150,12 +150,12 @@ pub(super) fn verifies(entry: &TranscriptEntry) -> bool {
         TranscriptEntry::Command { command, .. } => {
             classify::split_shell(command).iter().any(|simple| {
                 let words: Vec<&str> = simple.words.iter().map(String::as_str).collect();
-                let kinds = classify::classify_simple(simple);
+                let effects = classify::classify_simple(simple);
                 let program = words
                     .first()
                     .map(|w| w.rsplit('/').next().unwrap_or(w))
                     .unwrap_or("");
-                let read_only = kinds.iter().all(|k| k.categories().is_empty());
+                let read_only = effects.iter().all(|e| e.categories().is_empty());
                 match program {
                     "gh" | "tea" | "glab" | "curl" | "wget" | "http" | "xh" => {
                         read_only && words.len() > 1

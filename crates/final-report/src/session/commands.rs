@@ -68,7 +68,6 @@ impl Session {
         route: Route,
         exit_code: Option<i64>,
     ) {
-        let kinds = classify::classify_simple(simple);
         let words: Vec<&str> = simple.words.iter().map(String::as_str).collect();
         let program = words
             .first()
@@ -78,6 +77,7 @@ impl Session {
             self.git_effects(seq, &words[1..], dir.as_deref(), exit_code);
         }
         self.exported.extend(test_scope::exported(&words));
+        let effects = classify::classify_simple_in(simple, &self.exported);
         let output = self.results.get(&seq).and_then(result_text);
         if let Some(d) = &dir
             && test_scope::shows_workspace(&words, output.as_deref())
@@ -90,22 +90,21 @@ impl Session {
             seq,
             text,
             words: &words,
-            program,
             dir: &dir,
             output: output.as_deref(),
             exit_code,
         };
-        for kind in &kinds {
-            match kind {
-                Kind::TestRun => self.test_run(&cmd),
-                Kind::ConfigInspection => self.config_query(&cmd),
-                Kind::FileEdit if program != "git" && simple.writes_to.is_empty() => {
-                    self.program_edit(&cmd)
+        for effect in effects {
+            match &effect {
+                Effect::TestRun { scope, dir, .. } => self.test_run(&cmd, scope, dir.as_deref()),
+                Effect::ConfigRead => self.config_query(&cmd),
+                Effect::Edit(paths) if program != "git" && simple.writes_to.is_empty() => {
+                    self.program_edit(&cmd, paths)
                 }
                 _ => {}
             }
-            if !kind.categories().is_empty() || *kind == Kind::ProfileActivation {
-                self.push_action(seq, dir.clone(), route, *kind, text, None);
+            if !effect.categories().is_empty() || effect == Effect::ProfileActivation {
+                self.push_action(seq, dir.clone(), route, effect, text, None);
             }
         }
     }
@@ -136,11 +135,12 @@ impl Session {
         }
     }
 
-    /// A test run: the directory it tests (a runner pointed elsewhere tests there), that
-    /// directory's HEAD and pending mutations, its filter or package, and its counts.
-    fn test_run(&mut self, cmd: &Simple) {
-        let dir = match classify::runner_dir(cmd.words) {
-            Some(target) => resolve(cmd.dir.as_deref(), &target),
+    /// A test run covering `scope`: the directory it tests (a runner pointed at
+    /// `runner_dir` tests there), that directory's HEAD and pending mutations, its
+    /// filter or package, and its counts.
+    fn test_run(&mut self, cmd: &Simple, scope: &Scope, runner_dir: Option<&str>) {
+        let dir = match runner_dir {
+            Some(target) => resolve(cmd.dir.as_deref(), target),
             None => cmd.dir.clone(),
         };
         let (head, pending) = dir
@@ -150,10 +150,10 @@ impl Session {
                 (st.head.clone(), st.pending.clone())
             })
             .unwrap_or_default();
-        let (filter, package) = match test_scope::test_scope(cmd.words, &self.exported) {
-            Some(Scope::Filtered(f)) => (Some(f.describe()), None),
-            Some(Scope::Package(p)) => (None, Some(p)),
-            _ => (None, None),
+        let (filter, package) = match scope {
+            Scope::Filtered(f) => (Some(f.describe()), None),
+            Scope::Package(p) => (None, Some(p.clone())),
+            Scope::Whole => (None, None),
         };
         let filter = filter.or_else(|| cmd.output.and_then(output_filter));
         self.tests.push(TestRun {
@@ -186,10 +186,10 @@ impl Session {
     }
 
     /// Edits by program (sed -i, cp, touch, ...) change their directory, and any known
-    /// directory a path they write lies in.
-    fn program_edit(&mut self, cmd: &Simple) {
+    /// directory a path they write (`paths`, as written) lies in.
+    fn program_edit(&mut self, cmd: &Simple, paths: &[String]) {
         let mut touched: Vec<String> = cmd.dir.iter().cloned().collect();
-        for path in edited_paths(cmd.program, &cmd.words[1..]) {
+        for path in paths {
             if let Some(known) = resolve(cmd.dir.as_deref(), path)
                 .and_then(|p| self.known_dir(&p))
                 .filter(|k| !touched.iter().any(|t| self.key_for(t) == *k))
@@ -212,26 +212,9 @@ struct Simple<'a> {
     seq: u64,
     text: &'a str,
     words: &'a [&'a str],
-    program: &'a str,
     dir: &'a Option<String>,
     output: Option<&'a str>,
     exit_code: Option<i64>,
-}
-
-/// The paths an editing program writes, as written: the destination of `cp`,
-/// `install`, `ln` and `rsync` (their last argument), every other argument of the rest
-/// (`sed -i`, `perl -pi`, `touch`, `rm`, `mv`, `tee`, `truncate`, `chmod`). Options
-/// are skipped; a sed/perl script names no known directory and falls away.
-pub(super) fn edited_paths<'a>(program: &str, args: &[&'a str]) -> Vec<&'a str> {
-    let operands: Vec<&str> = args
-        .iter()
-        .copied()
-        .filter(|a| !a.starts_with('-'))
-        .collect();
-    match program {
-        "cp" | "install" | "ln" | "rsync" => operands.last().copied().into_iter().collect(),
-        _ => operands,
-    }
 }
 
 /// `git -C DIR` (the last one wins, relative ones chain; here the first suffices).

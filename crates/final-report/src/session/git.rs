@@ -158,7 +158,7 @@ impl Session {
 
     /// One tool call.
     pub(super) fn tool(&mut self, seq: u64, name: &str, arguments: &Value, cwd: Option<&str>) {
-        let Some(kind) = classify::classify_tool(name, arguments) else {
+        let Some(effect) = classify::classify_tool(name, arguments) else {
             return;
         };
         let local_git = classify::is_local_git_tool(name);
@@ -167,8 +167,8 @@ impl Session {
         } else {
             classify::tool_path(arguments).and_then(|p| resolve(cwd, p))
         };
-        match kind {
-            Kind::ConfigInspection => {
+        match effect {
+            Effect::ConfigRead => {
                 let class = classify::tool_path(arguments)
                     .and_then(classify::config_path_class)
                     .unwrap_or("configuration");
@@ -180,7 +180,7 @@ impl Session {
                 });
                 return;
             }
-            Kind::FileEdit => {
+            Effect::Edit(_) => {
                 if let Some(d) = dir.as_deref().and_then(parent) {
                     self.state(&d).pending.push(Pending {
                         seq,
@@ -191,19 +191,19 @@ impl Session {
             }
             _ if local_git => {
                 if let Some(d) = dir.as_deref() {
-                    self.git_tool_effects(seq, name, kind, arguments, d);
+                    self.git_tool_effects(seq, name, &effect, arguments, d);
                 }
             }
             _ => {}
         }
-        self.push_action(seq, dir, Route::Tool, kind, name, Some(name));
+        self.push_action(seq, dir, Route::Tool, effect, name, Some(name));
     }
 
     pub(super) fn git_tool_effects(
         &mut self,
         seq: u64,
         name: &str,
-        kind: Kind,
+        effect: &Effect,
         arguments: &Value,
         dir: &str,
     ) {
@@ -222,8 +222,9 @@ impl Session {
         let checkout =
             name.to_lowercase().contains("checkout") || name.to_lowercase().contains("switch");
         let st = self.state(dir);
-        match kind {
-            Kind::MergeRestore => {
+        let worktree_change = *effect == Effect::WORKTREE_CHANGE;
+        match effect {
+            Effect::WorktreeOrIndex(TreeChange::MergeRestore) => {
                 if let Some(t) = target {
                     st.head = Some(t);
                     st.pending.clear();
@@ -231,17 +232,19 @@ impl Session {
                     st.pending.retain(|p| p.committed);
                 }
             }
-            Kind::WorktreeChange if checkout && target.is_some() => {
+            _ if worktree_change && checkout && target.is_some() => {
                 st.head = target;
                 st.pending.clear();
             }
-            Kind::LocalMerge | Kind::WorktreeChange | Kind::RefUpdate
+            Effect::Merge
+            | Effect::WorktreeOrIndex(TreeChange::Other)
+            | Effect::RefUpdate(Refs::Local)
                 if !name.contains("fetch") =>
             {
                 st.pending.push(Pending {
                     seq,
                     what: format!("tool `{name}`"),
-                    committed: kind != Kind::WorktreeChange,
+                    committed: !worktree_change,
                 });
             }
             _ => {}

@@ -14,9 +14,9 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::classify::{self, Kind, SimpleCommand};
+use crate::classify::{self, Effect, Refs, Scope, SimpleCommand, TreeChange};
 use crate::model::TestCounts;
-use crate::test_scope::{self, Scope};
+use crate::test_scope;
 use crate::transcript::TranscriptEntry;
 
 mod commands;
@@ -58,7 +58,7 @@ pub(crate) struct Action {
     /// The directory it acted on, when known.
     pub dir: Option<String>,
     pub route: Route,
-    pub kind: Kind,
+    pub effect: Effect,
     /// The whole command line (normalised) or the tool name.
     pub text: String,
     /// The tool name for tool calls.
@@ -268,7 +268,7 @@ impl Session {
         seq: u64,
         dir: Option<String>,
         route: Route,
-        kind: Kind,
+        effect: Effect,
         text: &str,
         tool: Option<&str>,
     ) {
@@ -276,7 +276,7 @@ impl Session {
             seq,
             dir,
             route,
-            kind,
+            effect,
             text: text.to_owned(),
             tool: tool.map(str::to_owned),
         });

@@ -26,10 +26,13 @@ fn directories_follow_cwd_cd_and_git_c() {
     );
     assert_eq!(s.place("/src/wt"), Place::Isolated);
     assert_eq!(s.place("/src/r"), Place::Main);
-    let routes: Vec<(u64, Route, Kind)> =
-        s.actions.iter().map(|a| (a.seq, a.route, a.kind)).collect();
-    assert!(routes.contains(&(2, Route::CdAnd, Kind::LocalMerge)));
-    assert!(routes.contains(&(3, Route::GitC, Kind::MergeRestore)));
+    let routes: Vec<(u64, Route, Effect)> = s
+        .actions
+        .iter()
+        .map(|a| (a.seq, a.route, a.effect.clone()))
+        .collect();
+    assert!(routes.contains(&(2, Route::CdAnd, Effect::Merge)));
+    assert!(routes.contains(&(3, Route::GitC, Effect::MERGE_RESTORE)));
     let run = &s.tests[0];
     assert_eq!(run.dir.as_deref(), Some("/src/wt"));
     assert_eq!(run.head.as_deref(), Some("c0ffee1"));
@@ -63,18 +66,22 @@ fn tools_act_on_their_directories_and_checkouts_reset_pending_changes() {
     assert_eq!(s.tests[1].dir.as_deref(), Some("/src/r"));
     let pending: Vec<u64> = s.tests[1].pending.iter().map(|p| p.seq).collect();
     assert_eq!(pending, [4]);
-    let tools: Vec<(u64, Kind, Option<&str>)> = s
+    let tools: Vec<(u64, Effect, Option<&str>)> = s
         .actions
         .iter()
         .filter(|a| a.route == Route::Tool)
-        .map(|a| (a.seq, a.kind, a.dir.as_deref()))
+        .map(|a| (a.seq, a.effect.clone(), a.dir.as_deref()))
         .collect();
     assert_eq!(
         tools,
         [
-            (4, Kind::LocalMerge, Some("/src/r")),
-            (5, Kind::FileEdit, Some("/tmp/notes.md")),
-            (7, Kind::ProfileActivation, None)
+            (4, Effect::Merge, Some("/src/r")),
+            (
+                5,
+                Effect::Edit(vec!["/tmp/notes.md".into()]),
+                Some("/tmp/notes.md")
+            ),
+            (7, Effect::ProfileActivation, None)
         ]
     );
 }
