@@ -4,7 +4,7 @@
 use vouch_abi::PluginTable;
 
 /// Every built-in specialist's table.
-pub fn tables() -> Vec<&'static PluginTable> {
+pub(crate) fn tables() -> Vec<&'static PluginTable> {
     vec![
         vouch_plugin_investigator::plugin_table(),
         vouch_plugin_outcome_investigator::plugin_table(),
@@ -18,7 +18,7 @@ pub fn tables() -> Vec<&'static PluginTable> {
 }
 
 /// The ids of the built-in specialists.
-pub fn ids() -> Vec<String> {
+pub(crate) fn ids() -> Vec<String> {
     let mut registry = vouch_host::registry::Registry::new();
     tables()
         .into_iter()

@@ -7,7 +7,7 @@ use clap::{CommandFactory, ValueEnum};
 
 /// Shells `vouch completions` writes a script for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Shell {
+pub(crate) enum Shell {
     /// Bash (source it, or put it in bash-completion's folder).
     Bash,
     /// Zsh (put it on $fpath as `_vouch`).
@@ -19,7 +19,7 @@ pub enum Shell {
 }
 
 /// Writes the completion script for `shell` of the command `C` to `out`.
-pub fn write_completions<C: CommandFactory>(shell: Shell, out: &mut dyn Write) {
+pub(crate) fn write_completions<C: CommandFactory>(shell: Shell, out: &mut dyn Write) {
     let mut command = C::command();
     let shell = match shell {
         Shell::Bash => clap_complete::Shell::Bash,
@@ -34,7 +34,7 @@ pub fn write_completions<C: CommandFactory>(shell: Shell, out: &mut dyn Write) {
 ///
 /// # Errors
 /// When `out` cannot be written.
-pub fn write_man<C: CommandFactory>(out: &mut dyn Write) -> std::io::Result<()> {
+pub(crate) fn write_man<C: CommandFactory>(out: &mut dyn Write) -> std::io::Result<()> {
     let command = C::command();
     clap_mangen::Man::new(command.clone()).render(out)?;
     for sub in command.get_subcommands().filter(|s| !s.is_hide_set()) {
@@ -47,7 +47,7 @@ pub fn write_man<C: CommandFactory>(out: &mut dyn Write) -> std::io::Result<()> 
 }
 
 /// Writes `text` to stdout; a reader that stops early (`| head`) is not an error.
-pub fn print(text: &[u8]) -> i32 {
+pub(crate) fn print(text: &[u8]) -> i32 {
     let mut out = std::io::stdout().lock();
     match out.write_all(text).and_then(|()| out.flush()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => 2,

@@ -14,33 +14,33 @@ use vouch_core::{ContextWindow, WindowSource};
 
 /// `vouch config`.
 #[derive(Debug, Subcommand)]
-pub enum ConfigCommand {
+pub(crate) enum ConfigCommand {
     /// Print the effective configuration and where each value came from (keys redacted).
     Show(ShowArgs),
 }
 
 /// Arguments of `vouch config show` (the endpoint flags of `vouch review`).
 #[derive(Debug, Args)]
-pub struct ShowArgs {
+pub(crate) struct ShowArgs {
     /// Endpoint profile of the user configuration.
     #[arg(long)]
-    pub profile: Option<String>,
+    pub(crate) profile: Option<String>,
     /// Composition manifest.
     #[arg(long)]
-    pub manifest: Option<PathBuf>,
+    pub(crate) manifest: Option<PathBuf>,
     /// Base URL flag, as for `vouch review`.
     #[arg(long)]
-    pub base_url: Option<String>,
+    pub(crate) base_url: Option<String>,
     /// Model flag, as for `vouch review`.
     #[arg(long)]
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
     /// API key variable flag, as for `vouch review`.
     #[arg(long)]
-    pub api_key_env: Option<String>,
+    pub(crate) api_key_env: Option<String>,
     /// Ask the endpoint for the model's context window, as a review does (its model
     /// list, and llama.cpp's /props), and show the budgets sized for it.
     #[arg(long)]
-    pub ask_endpoint: bool,
+    pub(crate) ask_endpoint: bool,
 }
 
 fn source_of(source: SettingSource, flag: &str, env: &str) -> String {
@@ -52,7 +52,7 @@ fn source_of(source: SettingSource, flag: &str, env: &str) -> String {
 }
 
 /// `vouch config show`.
-pub async fn show(args: &ShowArgs) -> Result<i32> {
+pub(crate) async fn show(args: &ShowArgs) -> Result<i32> {
     let user = UserSettings::load(args.profile.as_deref(), crate::builtins::ids())?;
     let first = user
         .composition_applied(args.manifest.as_deref())?

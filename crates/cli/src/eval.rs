@@ -27,72 +27,72 @@ use crate::review::{ReviewArgs, ToolsArg, review_report};
 
 /// Arguments of `vouch eval`.
 #[derive(Debug, Args)]
-pub struct EvalArgs {
+pub(crate) struct EvalArgs {
     /// Cases file: a JSON array of cases, or JSONL when it ends in `.jsonl`.
     #[arg(
         long,
         required_unless_present = "benchmark",
         conflicts_with = "benchmark"
     )]
-    pub cases: Option<PathBuf>,
+    pub(crate) cases: Option<PathBuf>,
     /// Golden-comment file(s) of the public benchmark (a list of {pr_title, url, comments}).
     #[arg(long, num_args = 1.., requires = "checkouts")]
-    pub benchmark: Vec<PathBuf>,
+    pub(crate) benchmark: Vec<PathBuf>,
     /// With --benchmark: JSON object mapping each pull request URL to {repo, base, head}.
     #[arg(long)]
-    pub checkouts: Option<PathBuf>,
+    pub(crate) checkouts: Option<PathBuf>,
     /// Composition manifest of the reviews (default: the built-in composition).
     #[arg(long)]
-    pub manifest: Option<PathBuf>,
+    pub(crate) manifest: Option<PathBuf>,
     /// The reviewer's OpenAI-compatible base URL (else OPENAI_BASE_URL, else the manifest).
     #[arg(long)]
-    pub base_url: Option<String>,
+    pub(crate) base_url: Option<String>,
     /// The reviewer's model (else VOUCH_MODEL, else the manifest).
     #[arg(long)]
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
     /// Variable holding the reviewer's API key (default OPENAI_API_KEY).
     #[arg(long)]
-    pub api_key_env: Option<String>,
+    pub(crate) api_key_env: Option<String>,
     /// Whether the reviewer gets repository tools.
     #[arg(long, value_enum)]
-    pub tools: Option<ToolsArg>,
+    pub(crate) tools: Option<ToolsArg>,
     /// Stage instances running at once within one review, 1 to 64.
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=64))]
-    pub concurrency: Option<u16>,
+    pub(crate) concurrency: Option<u16>,
     /// Per-request timeout in seconds (reviewer and judge).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
-    pub timeout: Option<u64>,
+    pub(crate) timeout: Option<u64>,
     /// The judge's base URL (default: the reviewer's).
     #[arg(long)]
-    pub judge_base_url: Option<String>,
+    pub(crate) judge_base_url: Option<String>,
     /// The judge's model; required when a case has golden comments.
     #[arg(long)]
-    pub judge_model: Option<String>,
+    pub(crate) judge_model: Option<String>,
     /// Variable holding the judge's API key (default: the reviewer's variable).
     #[arg(long)]
-    pub judge_api_key_env: Option<String>,
+    pub(crate) judge_api_key_env: Option<String>,
     /// Let the reviewer's own model judge its findings (scores are then biased).
     #[arg(long)]
-    pub allow_self_judge: bool,
+    pub(crate) allow_self_judge: bool,
     /// F-beta's beta (> 0): above 1 weighs recall more, below 1 precision.
     #[arg(long, default_value_t = 1.0, value_parser = positive_beta)]
-    pub beta: f64,
+    pub(crate) beta: f64,
     /// Run the whole eval N times and report mean and spread.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
-    pub repeat: u32,
+    pub(crate) repeat: u32,
     /// Folder for results.json, summary.md and results.csv (created if missing).
     #[arg(long)]
-    pub out: Option<PathBuf>,
+    pub(crate) out: Option<PathBuf>,
     /// Response cache folder (default: $XDG_CACHE_HOME/vouch/exchanges or
     /// ~/.cache/vouch/exchanges).
     #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
-    pub cache: Option<PathBuf>,
+    pub(crate) cache: Option<PathBuf>,
     /// Send every request; use no response cache.
     #[arg(long)]
-    pub no_cache: bool,
+    pub(crate) no_cache: bool,
     /// Size bound of the response cache in MiB.
     #[arg(long, value_name = "MIB", default_value_t = DEFAULT_CACHE_MAX_BYTES >> 20)]
-    pub cache_max_mib: u64,
+    pub(crate) cache_max_mib: u64,
 }
 
 fn positive_beta(text: &str) -> Result<f64, String> {
@@ -111,7 +111,7 @@ struct Setup {
 
 /// Runs `vouch eval`; returns the exit code: 0 every case scored, 2 some case was not
 /// (results still written, the case named), 130 interrupted (nothing written).
-pub async fn run(args: EvalArgs) -> Result<i32> {
+pub(crate) async fn run(args: EvalArgs) -> Result<i32> {
     let cases = load_input(&args)?;
     for case in &cases {
         if !case.repo.exists() {

@@ -13,30 +13,30 @@ use crate::UsageError;
 
 /// Where model exchanges are cached, recorded or replayed from.
 #[derive(Debug, Clone, Default, Args)]
-pub struct ExchangeArgs {
+pub(crate) struct ExchangeArgs {
     /// Answer repeated model requests from this response cache folder and store new
     /// answers there (content-addressed, shareable between runs and processes).
     #[arg(long, value_name = "DIR", conflicts_with_all = ["record", "replay"])]
-    pub cache: Option<PathBuf>,
+    pub(crate) cache: Option<PathBuf>,
     /// Use no response cache (also turns off `vouch eval`'s default cache).
     #[arg(long, conflicts_with = "cache")]
-    pub no_cache: bool,
+    pub(crate) no_cache: bool,
     /// Save every model exchange of this run, in order, as files in DIR (new or empty).
     #[arg(long, value_name = "DIR", conflicts_with = "replay")]
-    pub record: Option<PathBuf>,
+    pub(crate) record: Option<PathBuf>,
     /// Re-run fully offline from a recording made with --record; a request that was
     /// not recorded fails the run (exit 3) with its difference from the recording.
     #[arg(long, value_name = "DIR")]
-    pub replay: Option<PathBuf>,
+    pub(crate) replay: Option<PathBuf>,
     /// Size bound of the response cache in MiB; least recently used entries go first.
     #[arg(long, value_name = "MIB", default_value_t = DEFAULT_CACHE_MAX_BYTES >> 20)]
-    pub cache_max_mib: u64,
+    pub(crate) cache_max_mib: u64,
 }
 
 impl ExchangeArgs {
     /// Opens the exchange layer these flags ask for; `default_cache` is used when no
     /// layer is named and `--no-cache` is absent (`vouch eval`'s default).
-    pub fn open(&self, default_cache: Option<PathBuf>) -> Result<Option<Arc<Exchanges>>> {
+    pub(crate) fn open(&self, default_cache: Option<PathBuf>) -> Result<Option<Arc<Exchanges>>> {
         let usage = |e: vouch_llm::exchange::ExchangeError| UsageError(e.to_string());
         if let Some(dir) = &self.replay {
             let replayer = Replayer::load(dir).map_err(|e| UsageError(format!("--replay {e}")))?;
@@ -60,12 +60,12 @@ impl ExchangeArgs {
 }
 
 /// The exchange layer of `vouch review` (no cache unless `--cache` names one).
-pub fn open(args: &ExchangeArgs) -> Result<Option<Arc<Exchanges>>> {
+pub(crate) fn open(args: &ExchangeArgs) -> Result<Option<Arc<Exchanges>>> {
     args.open(None)
 }
 
 /// `client` going through `exchanges`, when there is a layer.
-pub fn attach(client: ModelClient, exchanges: Option<&Arc<Exchanges>>) -> ModelClient {
+pub(crate) fn attach(client: ModelClient, exchanges: Option<&Arc<Exchanges>>) -> ModelClient {
     match exchanges {
         Some(exchanges) => client.with_exchanges(exchanges.clone()),
         None => client,
@@ -74,7 +74,7 @@ pub fn attach(client: ModelClient, exchanges: Option<&Arc<Exchanges>>) -> ModelC
 
 /// After a replayed review: the first request that was not recorded, or recorded
 /// exchanges the review never asked for, fail the run (exit 3).
-pub fn check_replay(exchanges: Option<&Exchanges>) -> Result<()> {
+pub(crate) fn check_replay(exchanges: Option<&Exchanges>) -> Result<()> {
     let Some(Exchanges::Replay(replayer)) = exchanges else {
         return Ok(());
     };

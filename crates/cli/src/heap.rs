@@ -6,7 +6,7 @@
 /// their free pages; a review runs stage tasks and blocking work on many threads, which
 /// grew a 5,000-file review's resident memory by about a sixth over what it used.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
-pub fn bound() {
+pub(crate) fn bound() {
     // SAFETY: `mallopt` only sets a malloc tunable; it is called first thing in `main`,
     // before any other thread exists, and its result (0 when refused) needs no handling:
     // a refused setting leaves glibc's default.
@@ -21,7 +21,7 @@ pub fn bound() {
 /// report may not allocate from, so without this the report's schema check (a JSON value
 /// of the whole report) grows the resident set past the review's own peak.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
-pub fn release_free() {
+pub(crate) fn release_free() {
     // SAFETY: `malloc_trim` only releases free memory of the allocator's own heaps; it is
     // safe to call from any thread at any time, and its result (whether memory was
     // released) needs no handling.
@@ -31,7 +31,7 @@ pub fn release_free() {
 }
 
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-pub fn bound() {}
+pub(crate) fn bound() {}
 
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-pub fn release_free() {}
+pub(crate) fn release_free() {}

@@ -35,11 +35,11 @@ use clap::{CommandFactory, Parser, Subcommand};
 /// A usage, configuration or input error: exit code 3.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
-pub struct UsageError(pub String);
+pub(crate) struct UsageError(pub String);
 
 /// Whether `error` is the user's to fix (exit code 3): a [`UsageError`] of the binary,
 /// or the host's configuration and review errors that say so.
-pub fn is_usage(error: &anyhow::Error) -> bool {
+pub(crate) fn is_usage(error: &anyhow::Error) -> bool {
     error.downcast_ref::<UsageError>().is_some()
         || error
             .downcast_ref::<vouch_host::settings::SettingsError>()

@@ -22,22 +22,22 @@ use crate::validate::read_source;
 /// Arguments of `validate_review_final_report`.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ValidateRequest {
+pub(crate) struct ValidateRequest {
     /// The report: its text (canonical JSON, or Markdown whose single fenced ```json
     /// block is the handoff and whose prose is the narrative), or the report JSON
     /// object itself. Give this or `reportPath`.
     #[serde(default)]
-    pub report: Option<Value>,
+    pub(crate) report: Option<Value>,
     /// Path of a report file to read instead of `report`.
     #[serde(default)]
-    pub report_path: Option<String>,
+    pub(crate) report_path: Option<String>,
     /// The session transcript: JSON-lines text, or an array of entries
     /// (`{"seq", "kind": "command"|"tool"|"event", ...}`). Optional.
     #[serde(default)]
-    pub transcript: Option<Value>,
+    pub(crate) transcript: Option<Value>,
     /// Path of a JSON-lines transcript file to read instead of `transcript`.
     #[serde(default)]
-    pub transcript_path: Option<String>,
+    pub(crate) transcript_path: Option<String>,
 }
 
 fn report_value(req: &ValidateRequest) -> Result<Value, String> {
@@ -65,7 +65,7 @@ fn transcript_entries(req: &ValidateRequest) -> Result<Option<Vec<TranscriptEntr
 }
 
 /// The verdict for one tool call (reads files when paths are given).
-pub fn verdict_for(req: &ValidateRequest) -> Verdict {
+pub(crate) fn verdict_for(req: &ValidateRequest) -> Verdict {
     let report = match report_value(req) {
         Ok(v) => v,
         Err(e) => return Verdict::unreadable(e),
@@ -78,7 +78,7 @@ pub fn verdict_for(req: &ValidateRequest) -> Verdict {
 
 /// The MCP server: one read-only tool.
 #[derive(Debug, Clone)]
-pub struct FinalReportServer {
+pub(crate) struct FinalReportServer {
     tool_router: ToolRouter<Self>,
 }
 
@@ -91,7 +91,7 @@ impl Default for FinalReportServer {
 #[tool_router]
 impl FinalReportServer {
     /// A server with the validator tool.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self {
             tool_router: Self::tool_router(),
         }
@@ -144,7 +144,7 @@ impl ServerHandler for FinalReportServer {
 /// client never waits for an answer that cannot come, and one that repeats a key within
 /// an object an invalid-request error (`-32600`); every other line goes to the MCP
 /// service as it came.
-pub async fn serve() -> anyhow::Result<()> {
+pub(crate) async fn serve() -> anyhow::Result<()> {
     let (lines_tx, lines_rx) = tokio::sync::mpsc::channel::<String>(64);
     let (service_in, filter_out) = tokio::io::duplex(64 * 1024);
     let (service_out, merge_in) = tokio::io::duplex(64 * 1024);

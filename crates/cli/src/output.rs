@@ -23,28 +23,28 @@ fn parse_format(s: &str) -> Result<Format, String> {
 
 /// The output flags of `vouch review` and `vouch render`.
 #[derive(Debug, Clone, Args)]
-pub struct OutputArgs {
+pub(crate) struct OutputArgs {
     /// Output format(s), comma-separated or repeated: json, markdown, sarif, rdjson,
     /// rdjsonl, codequality. Default: markdown. Several formats need --out-dir or
     /// --out FORMAT=PATH.
     #[arg(long, value_delimiter = ',', value_parser = parse_format)]
-    pub format: Vec<Format>,
+    pub(crate) format: Vec<Format>,
     /// Write a document to a file instead of stdout (stdout then gets a summary): PATH
     /// for the one requested format, or FORMAT=PATH (repeatable).
     #[arg(long)]
-    pub out: Vec<OutArg>,
+    pub(crate) out: Vec<OutArg>,
     /// Write every requested format into this folder (created if missing), as
     /// vouch-report.json, vouch-report.md, vouch-report.sarif, vouch-report.rdjson,
     /// vouch-report.rdjsonl and vouch-codequality.json.
     #[arg(long)]
-    pub out_dir: Option<PathBuf>,
+    pub(crate) out_dir: Option<PathBuf>,
     /// Shape the Markdown document as a pull-request comment: the hidden marker
     /// `<!-- vouch:summary -->` first, cut at whole items to 60,000 characters.
     #[arg(long)]
-    pub comment: bool,
+    pub(crate) comment: bool,
     /// Where the full report is (a URL or a few words), named when a comment is cut.
     #[arg(long, value_name = "WHERE", requires = "comment")]
-    pub full_report: Option<String>,
+    pub(crate) full_report: Option<String>,
 }
 
 impl OutputArgs {
@@ -62,7 +62,7 @@ impl OutputArgs {
 
 /// The documents of a run, checked and cleared before the run starts.
 #[derive(Debug)]
-pub struct Outputs {
+pub(crate) struct Outputs {
     outputs: Vec<Output>,
     markdown: MarkdownOptions,
 }
@@ -75,7 +75,7 @@ impl Outputs {
     /// # Errors
     /// A usage error naming the flag, with the outputs bound for stdout (which then
     /// still carry the failure document, see [`with_outputs`]).
-    pub fn prepare(
+    pub(crate) fn prepare(
         args: &OutputArgs,
     ) -> std::result::Result<Outputs, (Vec<Output>, anyhow::Error)> {
         let outputs = plan_outputs(&args.format, &args.out, args.out_dir.as_deref())
@@ -110,7 +110,7 @@ impl Outputs {
     ///
     /// # Errors
     /// A file that cannot be written.
-    pub fn write_report(&self, report: &ReviewReport) -> Result<()> {
+    pub(crate) fn write_report(&self, report: &ReviewReport) -> Result<()> {
         write_all(&self.outputs, |format, out| match format {
             // Written as it is serialised: a large review's JSON is never one string.
             Format::Json => write_json(report, out),
@@ -137,12 +137,12 @@ impl Outputs {
     ///
     /// # Errors
     /// A file that cannot be written.
-    pub fn write_failure(&self, error: &anyhow::Error) -> Result<i32> {
+    pub(crate) fn write_failure(&self, error: &anyhow::Error) -> Result<i32> {
         write_failure(&self.outputs, error)
     }
 
     /// True when a document goes to stdout (which then carries nothing else).
-    pub fn has_stdout(&self) -> bool {
+    pub(crate) fn has_stdout(&self) -> bool {
         self.outputs
             .iter()
             .any(|o| o.destination == Destination::Stdout)
@@ -177,7 +177,7 @@ fn write_all(
 }
 
 /// The failure documents of `error` to `outputs`; see [`Outputs::write_failure`].
-pub fn write_failure(outputs: &[Output], error: &anyhow::Error) -> Result<i32> {
+pub(crate) fn write_failure(outputs: &[Output], error: &anyhow::Error) -> Result<i32> {
     let class = if crate::is_usage(error) {
         FailureClass::Usage
     } else {
@@ -242,7 +242,7 @@ pub(crate) fn refuse_overwriting(input: &Path, output: &OutputArgs) -> Result<()
 /// are themselves wrong, cannot be recovered, or a destination cannot be prepared,
 /// nothing is written (clap's message is then the only word, as for any wrong output
 /// flag). Clap's own message still goes to stderr, printed by the caller.
-pub fn write_usage_failure(command: &Command, args: &[OsString], error: &clap::Error) {
+pub(crate) fn write_usage_failure(command: &Command, args: &[OsString], error: &clap::Error) {
     let Some(recovered) = recover_output_args(command, args) else {
         return;
     };
@@ -296,15 +296,15 @@ fn usage_message(error: &clap::Error, subcommand: &str) -> String {
 
 /// The output flags of a command line clap refused, recovered leniently.
 #[derive(Debug)]
-pub struct RecoveredOutputs {
+pub(crate) struct RecoveredOutputs {
     /// The subcommand (`review`, `render`).
-    pub subcommand: String,
+    pub(crate) subcommand: String,
     /// Its output flags, as its own parse would have read them.
-    pub output: OutputArgs,
+    pub(crate) output: OutputArgs,
     /// Its positional arguments (`render`'s report), in order.
-    pub positionals: Vec<OsString>,
+    pub(crate) positionals: Vec<OsString>,
     /// Whether `--quiet`/`-q` was given (stdout then does not say where documents went).
-    pub quiet: bool,
+    pub(crate) quiet: bool,
 }
 
 /// Recovers the output flags (`--format`, `--out`, `--out-dir`, `--comment`,
@@ -316,7 +316,7 @@ pub struct RecoveredOutputs {
 /// output flags are collected wherever they stand, and then parsed by a command made of
 /// [`OutputArgs`] only, with the same value parsers and rules. `None` when there is no
 /// such subcommand or the output flags themselves are wrong.
-pub fn recover_output_args(command: &Command, args: &[OsString]) -> Option<RecoveredOutputs> {
+pub(crate) fn recover_output_args(command: &Command, args: &[OsString]) -> Option<RecoveredOutputs> {
     let only_outputs = OutputArgs::augment_args(Command::new("vouch-outputs")).no_binary_name(true);
     let output_longs: Vec<&str> = only_outputs
         .get_arguments()
@@ -419,7 +419,7 @@ impl Outputs {
     ///
     /// # Errors
     /// The usage error, when no document goes to stdout.
-    pub fn prepare_or_fail(args: &OutputArgs) -> Result<std::result::Result<Outputs, i32>> {
+    pub(crate) fn prepare_or_fail(args: &OutputArgs) -> Result<std::result::Result<Outputs, i32>> {
         match Outputs::prepare(args) {
             Ok(o) => Ok(Ok(o)),
             Err((stdout, error)) if !stdout.is_empty() => Ok(Err(write_failure(&stdout, &error)?)),
@@ -431,7 +431,7 @@ impl Outputs {
 /// Runs a command's body with its outputs: the body's report is written in every
 /// format; any error (before or during the run) becomes the failure document of every
 /// format, with the documented exit code.
-pub async fn with_outputs<F>(args: &OutputArgs, body: F) -> Result<i32>
+pub(crate) async fn with_outputs<F>(args: &OutputArgs, body: F) -> Result<i32>
 where
     F: AsyncFnOnce() -> Result<(ReviewReport, i32)>,
 {

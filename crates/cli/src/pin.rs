@@ -9,7 +9,7 @@ use crate::UsageError;
 
 /// The plugin id a library file name implies: `libmy_review.so` → `my-review` (cargo
 /// turns the crate's dashes into underscores and adds the platform's prefix/suffix).
-pub fn id_from_file_name(path: &Path) -> Option<String> {
+pub(crate) fn id_from_file_name(path: &Path) -> Option<String> {
     let name = path.file_name()?.to_str()?;
     let name = name
         .strip_prefix(std::env::consts::DLL_PREFIX)
@@ -22,7 +22,7 @@ pub fn id_from_file_name(path: &Path) -> Option<String> {
 ///
 /// # Errors
 /// A [`UsageError`] when the file cannot be read or is not a vouch plugin with that id.
-pub fn entry(path: &Path, id: Option<&str>) -> Result<String, UsageError> {
+pub(crate) fn entry(path: &Path, id: Option<&str>) -> Result<String, UsageError> {
     let id = match id {
         Some(id) => id.to_owned(),
         None => id_from_file_name(path).ok_or_else(|| {

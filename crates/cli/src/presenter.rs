@@ -11,7 +11,7 @@ use vouch_host::progress::{Presenter, ProgressEvent};
 
 /// Live lines of a review on an interactive stderr; a coverage retry is shown with counts
 /// only (never the file list).
-pub struct TerminalPresenter {
+pub(crate) struct TerminalPresenter {
     multi: MultiProgress,
     /// The header line, drawn from the first event on (nothing shows before the review
     /// starts, so the endpoint check's messages are not drawn over).
@@ -53,7 +53,7 @@ fn stage_style() -> ProgressStyle {
 
 impl TerminalPresenter {
     /// A header line and one line per running stage, on stderr.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         TerminalPresenter {
             multi: MultiProgress::with_draw_target(ProgressDrawTarget::stderr()),
             header: std::sync::OnceLock::new(),
@@ -236,13 +236,13 @@ fn coverage_retry(missing: usize, unexpected: usize, reported_incomplete: bool) 
 /// Diagnostics held while the progress display owns the terminal, written as JSON lines
 /// to stderr once it is gone (so no line lands between its frames).
 #[derive(Default)]
-pub struct HeldDiagnostics {
+pub(crate) struct HeldDiagnostics {
     lines: std::sync::Mutex<Vec<vouch_host::diagnostics::Diagnostic>>,
 }
 
 impl HeldDiagnostics {
     /// Writes every held line to stderr, in order, and forgets them.
-    pub fn flush(&self) {
+    pub(crate) fn flush(&self) {
         let lines = match self.lines.lock() {
             Ok(mut lines) => std::mem::take(&mut *lines),
             Err(_) => return,

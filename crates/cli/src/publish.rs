@@ -13,24 +13,24 @@ use crate::UsageError;
 
 /// The pull request to publish to (each flag overrides what `--pr-from-env` read).
 #[derive(Debug, Clone, Default, Args)]
-pub struct TargetArgs {
+pub(crate) struct TargetArgs {
     /// Forge to publish to: github, gitlab or gitea.
     #[arg(long, value_parser = parse_forge)]
-    pub forge: Option<Forge>,
+    pub(crate) forge: Option<Forge>,
     /// Repository as OWNER/NAME (GitLab: the project path, groups included).
     #[arg(long)]
-    pub repo_slug: Option<String>,
+    pub(crate) repo_slug: Option<String>,
     /// Pull-request number (GitLab: the merge request's IID).
     #[arg(long)]
-    pub pr: Option<u64>,
+    pub(crate) pr: Option<u64>,
     /// API root (default https://api.github.com, https://gitlab.com/api/v4; Gitea: required,
     /// e.g. https://gitea.example.com/api/v1).
     #[arg(long)]
-    pub api_url: Option<String>,
+    pub(crate) api_url: Option<String>,
     /// Environment variable holding the token (default GITHUB_TOKEN, GITLAB_TOKEN or
     /// GITEA_TOKEN).
     #[arg(long)]
-    pub token_env: Option<String>,
+    pub(crate) token_env: Option<String>,
 }
 
 fn parse_forge(s: &str) -> Result<Forge, String> {
@@ -39,34 +39,34 @@ fn parse_forge(s: &str) -> Result<Forge, String> {
 
 /// Arguments of `vouch publish`.
 #[derive(Debug, Args)]
-pub struct PublishArgs {
+pub(crate) struct PublishArgs {
     /// A JSON report written by `vouch review --format json --out FILE`.
-    pub report: PathBuf,
+    pub(crate) report: PathBuf,
     /// Read the forge, repository and pull request from the CI environment (GitHub
     /// Actions, GitLab CI, Gitea Actions).
     #[arg(long)]
-    pub pr_from_env: bool,
+    pub(crate) pr_from_env: bool,
     #[command(flatten)]
-    pub target: TargetArgs,
+    pub(crate) target: TargetArgs,
 }
 
 /// The CI-environment and publishing flags of `vouch review`.
 #[derive(Debug, Clone, Default, Args)]
-pub struct ReviewPublishArgs {
+pub(crate) struct ReviewPublishArgs {
     /// Review the pull request this CI job runs for: base, head, title and body from
     /// the CI environment (GitHub Actions event payload, GitLab CI merge-request
     /// variables, Gitea Actions event payload).
     #[arg(long, conflicts_with_all = ["base", "head"])]
-    pub pr_from_env: bool,
+    pub(crate) pr_from_env: bool,
     /// After the review, publish it to the pull request (see `vouch publish`).
     #[arg(long)]
-    pub publish: bool,
+    pub(crate) publish: bool,
     #[command(flatten)]
-    pub target: TargetArgs,
+    pub(crate) target: TargetArgs,
 }
 
 /// Reads the pull request from the process's CI environment.
-pub fn pr_from_env() -> Result<PullRequestEnv> {
+pub(crate) fn pr_from_env() -> Result<PullRequestEnv> {
     pull_request_from_env(&|name| std::env::var(name).ok(), &|path| {
         std::fs::read_to_string(path)
     })
@@ -74,7 +74,7 @@ pub fn pr_from_env() -> Result<PullRequestEnv> {
 }
 
 /// The target and token: flags first, then what the CI environment said.
-pub fn resolve(args: &TargetArgs, env: Option<&PullRequestEnv>) -> Result<(Target, Token)> {
+pub(crate) fn resolve(args: &TargetArgs, env: Option<&PullRequestEnv>) -> Result<(Target, Token)> {
     let usage = |m: String| anyhow::Error::new(UsageError(m));
     let forge = args.forge.or(env.map(|e| e.target.forge)).ok_or_else(|| {
         usage(
@@ -119,7 +119,7 @@ pub fn resolve(args: &TargetArgs, env: Option<&PullRequestEnv>) -> Result<(Targe
 /// Publishes `report`; prints what was done when `announce` (stdout may carry the report
 /// document itself, which must stay valid). Configuration errors (token, permission,
 /// slug, URL) exit 3, others 2.
-pub async fn publish_report(
+pub(crate) async fn publish_report(
     report: &ReviewReport,
     target: &Target,
     token: Token,
@@ -143,7 +143,7 @@ pub async fn publish_report(
 }
 
 /// Runs `vouch publish`; returns the exit code.
-pub async fn run(args: PublishArgs) -> Result<i32> {
+pub(crate) async fn run(args: PublishArgs) -> Result<i32> {
     let env = if args.pr_from_env {
         Some(pr_from_env()?)
     } else {

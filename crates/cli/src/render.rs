@@ -11,12 +11,12 @@ use crate::output::{OutputArgs, refuse_overwriting, with_outputs};
 
 /// Arguments of `vouch render`.
 #[derive(Debug, Args)]
-pub struct RenderArgs {
+pub(crate) struct RenderArgs {
     /// A JSON review report (`vouch review --format json`).
-    pub report: PathBuf,
+    pub(crate) report: PathBuf,
     /// Where the documents go, in which formats.
     #[command(flatten)]
-    pub output: OutputArgs,
+    pub(crate) output: OutputArgs,
 }
 
 /// Reads and checks a saved report ([`read_report_text`]): it must be a
@@ -38,7 +38,7 @@ fn load(path: &std::path::Path) -> Result<ReviewReport> {
 
 /// Runs `vouch render`: exit 0 when every document was written, 3 when the report
 /// cannot be read (each requested document then is the format's failure document).
-pub async fn run(args: &RenderArgs) -> Result<i32> {
+pub(crate) async fn run(args: &RenderArgs) -> Result<i32> {
     refuse_overwriting(&args.report, &args.output)?;
     with_outputs(&args.output, async || Ok((load(&args.report)?, 0))).await
 }

@@ -23,7 +23,7 @@ use crate::{UsageError, builtins};
 
 /// `--fail-on` flag.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FailOnArg {
+pub(crate) enum FailOnArg {
     /// Exit 1 when verified findings are published.
     Finding,
     /// Exit 1 for findings and for limited coverage.
@@ -34,7 +34,7 @@ pub enum FailOnArg {
 
 /// `--tools` flag.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ToolsArg {
+pub(crate) enum ToolsArg {
     /// Tools unless the manifest says otherwise.
     Auto,
     /// Offer the repository tools.
@@ -45,66 +45,66 @@ pub enum ToolsArg {
 
 /// Arguments of `vouch review`.
 #[derive(Debug, Args)]
-pub struct ReviewArgs {
+pub(crate) struct ReviewArgs {
     /// The git repository to review (any folder inside it).
     #[arg(long, default_value = ".")]
-    pub repo: PathBuf,
+    pub(crate) repo: PathBuf,
     /// Base revision; the reviewed change is merge-base(base, head)..head. Default: the
     /// merge base with the default branch (origin/HEAD, main, master).
     #[arg(long)]
-    pub base: Option<String>,
+    pub(crate) base: Option<String>,
     /// Head revision (branch, tag, SHA, HEAD~3, ...).
     #[arg(long, default_value = "HEAD")]
-    pub head: String,
+    pub(crate) head: String,
     /// Composition manifest (TOML). Default: the built-in default composition.
     #[arg(long)]
-    pub manifest: Option<PathBuf>,
+    pub(crate) manifest: Option<PathBuf>,
     /// Where the report goes, in which formats.
     #[command(flatten)]
-    pub output: OutputArgs,
+    pub(crate) output: OutputArgs,
     /// When to exit 1: on verified findings, also on limited coverage, or never.
     #[arg(long, value_enum, default_value_t = FailOnArg::Finding)]
-    pub fail_on: FailOnArg,
+    pub(crate) fail_on: FailOnArg,
     /// OpenAI-compatible base URL (else OPENAI_BASE_URL, else the manifest).
     #[arg(long)]
-    pub base_url: Option<String>,
+    pub(crate) base_url: Option<String>,
     /// Model name (else VOUCH_MODEL, else the manifest).
     #[arg(long)]
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
     /// Name of the environment variable holding the API key (default OPENAI_API_KEY).
     #[arg(long)]
-    pub api_key_env: Option<String>,
+    pub(crate) api_key_env: Option<String>,
     /// Whether models get repository tools.
     #[arg(long, value_enum)]
-    pub tools: Option<ToolsArg>,
+    pub(crate) tools: Option<ToolsArg>,
     /// Stage instances running at once, 1 to 64 (overrides the manifest).
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=64))]
-    pub concurrency: Option<u16>,
+    pub(crate) concurrency: Option<u16>,
     /// Per-request timeout in seconds, at least 1 (overrides the manifest).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
-    pub timeout: Option<u64>,
+    pub(crate) timeout: Option<u64>,
     /// Pull-request title (intent for the outcome investigator).
     #[arg(long)]
-    pub pr_title: Option<String>,
+    pub(crate) pr_title: Option<String>,
     /// Pull-request body.
     #[arg(long, conflicts_with = "pr_body_file")]
-    pub pr_body: Option<String>,
+    pub(crate) pr_body: Option<String>,
     /// File holding the pull-request body.
     #[arg(long)]
-    pub pr_body_file: Option<PathBuf>,
+    pub(crate) pr_body_file: Option<PathBuf>,
     /// Ignore the reviewed repository's .vouch/review.toml.
     #[arg(long)]
-    pub no_repo_config: bool,
+    pub(crate) no_repo_config: bool,
     /// Endpoint profile of the user configuration (VOUCH_CONFIG, else
     /// $XDG_CONFIG_HOME/vouch/config.toml); default: its `profile` key.
     #[arg(long)]
-    pub profile: Option<String>,
+    pub(crate) profile: Option<String>,
     /// Response cache, recording and replay.
     #[command(flatten)]
-    pub exchange: ExchangeArgs,
+    pub(crate) exchange: ExchangeArgs,
     /// Reading the change from CI and publishing to the pull request.
     #[command(flatten)]
-    pub ci: crate::publish::ReviewPublishArgs,
+    pub(crate) ci: crate::publish::ReviewPublishArgs,
 }
 
 fn pr_text(args: &ReviewArgs) -> Result<PullRequestText> {
@@ -145,7 +145,7 @@ fn tools_override(args: &ReviewArgs) -> Option<ToolsMode> {
 /// Runs `vouch review`; returns the exit code. Every requested document is this run's:
 /// the report, or (after any error, before or during the review) the format's failure
 /// document. Publishing (`--publish`) follows once the documents are written.
-pub async fn run(mut args: ReviewArgs) -> Result<i32> {
+pub(crate) async fn run(mut args: ReviewArgs) -> Result<i32> {
     let outputs = match Outputs::prepare_or_fail(&args.output)? {
         Ok(outputs) => outputs,
         Err(code) => return Ok(code),
@@ -214,7 +214,7 @@ async fn review(args: &ReviewArgs) -> Result<(ReviewReport, i32)> {
 
 /// Runs one review as `args` describe it and returns its self-checked report (nothing
 /// is printed or written). Every model request goes through `exchanges` when given.
-pub async fn review_report(
+pub(crate) async fn review_report(
     args: &ReviewArgs,
     exchanges: Option<Arc<Exchanges>>,
 ) -> Result<ReviewReport> {

@@ -286,7 +286,7 @@ fn lib_rs(name: &str) -> String {
 /// # Errors
 /// An invalid id (see the message), an existing `dir/name`, or a file that cannot be
 /// written (naming the path).
-pub fn scaffold(name: &str, dir: &Path) -> anyhow::Result<PathBuf> {
+pub(crate) fn scaffold(name: &str, dir: &Path) -> anyhow::Result<PathBuf> {
     check_name(name)?;
     let root = dir.join(name);
     if root.exists() {

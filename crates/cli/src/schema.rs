@@ -6,7 +6,7 @@ use clap::ValueEnum;
 
 /// The documents vouch writes or checks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum SchemaName {
+pub(crate) enum SchemaName {
     /// `vouch.review-report/2`: the JSON review report (`--format json`).
     Report,
     /// `vouch.review-failure/1`: the JSON document of a run that ended without a report.
@@ -16,7 +16,7 @@ pub enum SchemaName {
 }
 
 /// The schema's text, as committed under `crates/*/schema/`.
-pub fn text(name: SchemaName) -> String {
+pub(crate) fn text(name: SchemaName) -> String {
     match name {
         SchemaName::Report => vouch_report::report_schema_text(),
         SchemaName::Failure => vouch_report::failure_schema_text(),

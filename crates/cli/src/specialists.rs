@@ -13,14 +13,14 @@ use vouch_host::settings::UserSettings;
 
 /// Arguments of `vouch specialists list`.
 #[derive(Debug, Args)]
-pub struct ListArgs {
+pub(crate) struct ListArgs {
     /// Composition manifest whose pinned plugins to list.
     #[arg(long)]
-    pub manifest: Option<PathBuf>,
+    pub(crate) manifest: Option<PathBuf>,
 }
 
 /// Prints one line per built-in specialist and one per entry of the composition.
-pub fn list(args: &ListArgs) -> Result<i32> {
+pub(crate) fn list(args: &ListArgs) -> Result<i32> {
     let mut registry = Registry::new();
     for table in builtins::tables() {
         registry

@@ -20,7 +20,7 @@ const OWN_CRATES: &[&str] = &[
 
 /// `--color`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
-pub enum ColorChoice {
+pub(crate) enum ColorChoice {
     /// Color on a terminal, unless NO_COLOR is set.
     #[default]
     Auto,
@@ -32,36 +32,36 @@ pub enum ColorChoice {
 
 /// The global flags every subcommand accepts.
 #[derive(Debug, Clone, Default, Args)]
-pub struct GlobalArgs {
+pub(crate) struct GlobalArgs {
     /// Errors and the final summary only: no progress display; JSON diagnostics keep only
     /// lines reporting a problem and the final `review-finished`.
     #[arg(long, short, global = true, conflicts_with = "verbose")]
-    pub quiet: bool,
+    pub(crate) quiet: bool,
     /// Log vouch's own steps to stderr (-v: info, -vv: debug). VOUCH_LOG=FILTER sets any
     /// tracing filter instead.
     #[arg(long, short, global = true, action = clap::ArgAction::Count)]
-    pub verbose: u8,
+    pub(crate) verbose: u8,
     /// When to use color on stderr: auto (a terminal, and NO_COLOR unset), always, never.
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
-    pub color: ColorChoice,
+    pub(crate) color: ColorChoice,
 }
 
 /// The choices in force for this run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Ui {
+pub(crate) struct Ui {
     /// `--quiet`.
-    pub quiet: bool,
+    pub(crate) quiet: bool,
     /// Whether stderr gets ANSI colors.
-    pub color: bool,
+    pub(crate) color: bool,
     /// `-v` count.
-    pub verbose: u8,
+    pub(crate) verbose: u8,
 }
 
 static UI: OnceLock<Ui> = OnceLock::new();
 
 /// Rule: color is used with `--color always`; never with `--color never`; with `auto`
 /// only when stderr is a terminal and `NO_COLOR` is unset or empty (no-color.org).
-pub fn color_enabled(
+pub(crate) fn color_enabled(
     choice: ColorChoice,
     stderr_is_terminal: bool,
     no_color: Option<&str>,
@@ -74,7 +74,7 @@ pub fn color_enabled(
 }
 
 /// The tracing filter for `-v` counts: `None` without `-v`.
-pub fn verbose_filter(verbose: u8) -> Option<String> {
+pub(crate) fn verbose_filter(verbose: u8) -> Option<String> {
     let level = match verbose {
         0 => return None,
         1 => "info",
@@ -90,7 +90,7 @@ pub fn verbose_filter(verbose: u8) -> Option<String> {
 }
 
 /// Records the choices and starts logging when asked for (`-v` or `VOUCH_LOG`).
-pub fn init(args: &GlobalArgs) {
+pub(crate) fn init(args: &GlobalArgs) {
     let no_color = std::env::var("NO_COLOR").ok();
     let ui = Ui {
         quiet: args.quiet,
@@ -116,7 +116,7 @@ pub fn init(args: &GlobalArgs) {
 }
 
 /// The choices in force (defaults before [`init`]).
-pub fn get() -> Ui {
+pub(crate) fn get() -> Ui {
     UI.get().copied().unwrap_or(Ui {
         quiet: false,
         color: false,
@@ -125,7 +125,7 @@ pub fn get() -> Ui {
 }
 
 /// The end of `vouch --help` and `vouch review --help`: exit codes and environment.
-pub const AFTER_HELP: &str = "\
+pub(crate) const AFTER_HELP: &str = "\
 Exit codes:
   0    completed; nothing at or above the failure threshold
   1    verified findings at or above --fail-on (validate-report: the report is invalid)

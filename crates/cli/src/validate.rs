@@ -11,7 +11,7 @@ use vouch_final_report::{Verdict, check_text};
 
 /// Output format of the verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
+pub(crate) enum Format {
     /// One line per violation (`CODE [rule N] /pointer: message`), then a summary line.
     Text,
     /// The verdict as JSON: `{valid, exitCode, violations: [{code, rule, pointer, message}], error?}`.
@@ -20,22 +20,22 @@ pub enum Format {
 
 /// Arguments of `vouch validate-report`.
 #[derive(Debug, clap::Args)]
-pub struct ValidateArgs {
+pub(crate) struct ValidateArgs {
     /// The report: canonical JSON, or Markdown whose single fenced ```json block is the
     /// handoff and whose prose is the narrative. `-` reads standard input.
     #[arg(value_name = "FILE")]
-    pub file: String,
+    pub(crate) file: String,
     /// The session transcript (JSON lines: command, tool and event entries ordered by
     /// `seq`) to check the command and mutation ledgers against.
     #[arg(long, value_name = "LOG.jsonl")]
-    pub transcript: Option<PathBuf>,
+    pub(crate) transcript: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
+    pub(crate) format: Format,
 }
 
 /// Read a file, or standard input for `-`, as UTF-8 text.
-pub fn read_source(name: &str) -> Result<String, String> {
+pub(crate) fn read_source(name: &str) -> Result<String, String> {
     let mut text = String::new();
     if name == "-" {
         std::io::stdin()
@@ -68,7 +68,7 @@ fn verdict(args: &ValidateArgs) -> Verdict {
 }
 
 /// Runs the command and prints the verdict on standard output; returns the exit code.
-pub fn run(args: &ValidateArgs) -> anyhow::Result<i32> {
+pub(crate) fn run(args: &ValidateArgs) -> anyhow::Result<i32> {
     let verdict = verdict(args);
     let text = match args.format {
         Format::Text => verdict.render_text(),
