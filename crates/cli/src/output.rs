@@ -316,7 +316,10 @@ pub(crate) struct RecoveredOutputs {
 /// output flags are collected wherever they stand, and then parsed by a command made of
 /// [`OutputArgs`] only, with the same value parsers and rules. `None` when there is no
 /// such subcommand or the output flags themselves are wrong.
-pub(crate) fn recover_output_args(command: &Command, args: &[OsString]) -> Option<RecoveredOutputs> {
+pub(crate) fn recover_output_args(
+    command: &Command,
+    args: &[OsString],
+) -> Option<RecoveredOutputs> {
     let only_outputs = OutputArgs::augment_args(Command::new("vouch-outputs")).no_binary_name(true);
     let output_longs: Vec<&str> = only_outputs
         .get_arguments()

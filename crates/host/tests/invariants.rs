@@ -1,5 +1,5 @@
-//! Invariant fuzzing (issue 9, item 11): whole reviews driven in-process through
-//! `run_review`, with real HTTP to a scripted OpenAI-compatible server whose replies are
+//! Invariant fuzzing: whole reviews driven in-process through the entry point
+//! `vouch_host::review::run`, with real HTTP to a scripted OpenAI-compatible server whose replies are
 //! generated adversarially — truncations, receipts with dropped, extra, `./` or
 //! case-changed paths, candidates at bad paths and lines, missing, duplicate and unknown
 //! decisions, citations outside what the verifier read, provider errors, garbage, and
@@ -8,7 +8,8 @@
 //! For every generated run: no clean opinion unless every changed file is reviewed
 //! (accepted receipt and seen); nothing published when incomplete or aborted; every
 //! published citation inside a verifier ledger; the exit code follows the opinion;
-//! every changed file is either reviewed or listed with a reason; diagnostics carry only
+//! every changed file is either reviewed or listed with a reason (a review cancelled
+//! before its change was prepared knows no file and says none was reviewed); diagnostics carry only
 //! known labels (no path); a review cancelled before it starts is aborted, and only a
 //! cancellation aborts one.
 //!
@@ -23,13 +24,12 @@ use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 use vouch_core::{FailOn, Outcome, exit_code};
-use vouch_git::SourceReader;
 use vouch_host::diagnostics::Collector;
-use vouch_host::manifest::Composition;
+use vouch_host::manifest::{EndpointFlags, UserConfig};
 use vouch_host::progress::Silent;
-use vouch_host::registry::Registry;
-use vouch_host::review::{ReviewEnv, ReviewRun, ToolsMode, build_plan, collect_policy, run_review};
-use vouch_llm::{EndpointConfig, ModelClient};
+use vouch_host::review::{PullRequestText, ReviewRequest, ReviewServices, ToolsMode};
+use vouch_host::settings::UserSettings;
+use vouch_report::ReviewReport;
 use vouch_testkit::git::TestRepo;
 use vouch_testkit::openai::{Match, Reply, Rule, Script, ScriptedServer};
 
@@ -235,15 +235,54 @@ fn run_script() -> impl Strategy<Value = RunScript> {
     })
 }
 
-fn registry() -> Registry {
-    let mut registry = Registry::new();
-    for table in [
-        vouch_plugin_investigator::plugin_table(),
-        vouch_plugin_verifier::plugin_table(),
-    ] {
-        registry.add_builtin(table).expect("built-in plugin");
+/// The minimal composition (one investigator, the verifier) with no HTTP retries, so a
+/// scripted 500 fails its request at once.
+fn manifest() -> &'static Path {
+    static MANIFEST: std::sync::OnceLock<tempfile::TempPath> = std::sync::OnceLock::new();
+    MANIFEST.get_or_init(|| {
+        let minimal =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/e2e/minimal.toml");
+        let text = std::fs::read_to_string(minimal).expect("minimal composition");
+        let text = text.replace("max_retries = 2", "max_retries = 0");
+        assert!(
+            text.contains("max_retries = 0"),
+            "the minimal composition sets max_retries"
+        );
+        let file = tempfile::NamedTempFile::new().expect("temporary manifest");
+        std::fs::write(file.path(), text).expect("writing the manifest");
+        file.into_temp_path()
+    })
+}
+
+fn request(repo: &Path, base: &str, head: &str, server: &ScriptedServer) -> ReviewRequest {
+    ReviewRequest {
+        repo: repo.to_path_buf(),
+        base: Some(base.to_owned()),
+        head: head.to_owned(),
+        settings: UserSettings {
+            location: None,
+            config: UserConfig::default(),
+            profile: None,
+            builtins: Vec::new(),
+        },
+        manifest: Some(manifest().to_path_buf()),
+        endpoint: EndpointFlags {
+            base_url: Some(server.base_url()),
+            model: Some("scripted".into()),
+            api_key_env: None,
+        },
+        tools: Some(ToolsMode::On),
+        concurrency: None,
+        timeout: None,
+        pull_request: PullRequestText {
+            title: None,
+            body: None,
+        },
+        repo_config: false,
+        inline_bytes: Some(12_000),
+        exchanges: None,
+        command_line: "vouch review (test)".into(),
     }
-    registry
 }
 
 async fn review(
@@ -251,7 +290,7 @@ async fn review(
     base: &str,
     head: &str,
     script: &RunScript,
-) -> (ReviewRun, Vec<String>, bool) {
+) -> (ReviewReport, Vec<String>, bool) {
     let server = Arc::new(
         ScriptedServer::start(
             Script::new()
@@ -267,35 +306,21 @@ async fn review(
         )
         .await,
     );
-    let snapshot = Arc::new(vouch_git::snapshot(repo, Some(base), head).expect("snapshot"));
-    let reader = Arc::new(SourceReader::open(repo, &snapshot).expect("reader"));
-    let mut config = EndpointConfig::new(server.base_url(), "scripted");
-    config.max_retries = 0;
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/e2e/minimal.toml");
-    let composition = Composition::load(&manifest).expect("minimal composition");
-    let plan = build_plan(&composition, &mut registry()).expect("plan");
     let diagnostics = Arc::new(Collector::default());
     let cancel = CancellationToken::new();
     if script.cancel_after == Some(0) {
         cancel.cancel();
     }
-    let env = Arc::new(ReviewEnv {
-        intent: None,
-        policy: collect_policy(&reader, &snapshot),
-        snapshot,
-        reader,
-        client: Arc::new(ModelClient::new(config).expect("client")),
-        model_clients: Default::default(),
-        tools: ToolsMode::On,
-        tools_rejected: Default::default(),
-        inline_bytes: Some(12_000),
+    let services = ReviewServices {
+        builtins: vec![
+            vouch_plugin_investigator::plugin_table(),
+            vouch_plugin_verifier::plugin_table(),
+        ],
         presenter: Arc::new(Silent),
         diagnostics: diagnostics.clone(),
-        job_id: "fuzz".into(),
         cancel: cancel.clone(),
-        prefetch: Default::default(),
-        fitted_caps: Default::default(),
-    });
+        working_set_dropped: || {},
+    };
     let watcher = script.cancel_after.map(|after| {
         let server = server.clone();
         let cancel = cancel.clone();
@@ -306,7 +331,10 @@ async fn review(
             cancel.cancel();
         })
     });
-    let run = run_review(env, &plan).await;
+    let run = vouch_host::review::run(request(repo, base, head, &server), services)
+        .await
+        .expect("the review ran")
+        .report;
     if let Some(watcher) = watcher {
         watcher.abort();
     }
@@ -319,7 +347,7 @@ async fn review(
 }
 
 fn check(
-    run: &ReviewRun,
+    run: &ReviewReport,
     labels: &[String],
     script: &RunScript,
     cancelled: bool,
@@ -351,7 +379,19 @@ fn check(
         .collect();
     prop_assert!(reviewed.is_disjoint(&listed));
     let all: BTreeSet<&str> = reviewed.union(&listed).copied().collect();
-    prop_assert_eq!(all, FILES.iter().copied().collect::<BTreeSet<_>>());
+    if run.changed_files.is_empty() {
+        // Cancelled before its change was prepared: no file is known, none is listed,
+        // and the review says no file was reviewed.
+        prop_assert_eq!(o.outcome, Outcome::Aborted);
+        prop_assert!(all.is_empty());
+        prop_assert!(
+            run.messages
+                .iter()
+                .any(|m| m.contains("no file was reviewed"))
+        );
+    } else {
+        prop_assert_eq!(all, FILES.iter().copied().collect::<BTreeSet<_>>());
+    }
     // No clean opinion unless every changed file was reviewed.
     if o.clean {
         prop_assert!(

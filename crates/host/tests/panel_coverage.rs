@@ -1,4 +1,4 @@
-//! The reviewer coverage contract below the binary: `run_review` driven directly with
+//! The reviewer coverage contract below the binary: `vouch_host::review::run` driven with
 //! the panel composition, a real git repository, real HTTP to a scripted
 //! OpenAI-compatible server, and presenters and diagnostic sinks the test can observe.
 //!
@@ -14,16 +14,12 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 use vouch_core::{Outcome, StageStatus};
-use vouch_git::SourceReader;
 use vouch_host::diagnostics::{Collector, Diagnostic, DiagnosticSink, ReasonCode};
-use vouch_host::manifest::Composition;
+use vouch_host::manifest::{EndpointFlags, UserConfig};
 use vouch_host::progress::{Presenter, ProgressEvent, Recorder};
-use vouch_host::registry::Registry;
-use vouch_host::review::{
-    PullRequestText, ReviewEnv, ReviewRun, ToolsMode, build_plan, collect_policy, detect_intent,
-    run_review,
-};
-use vouch_llm::{EndpointConfig, ModelClient};
+use vouch_host::review::{PullRequestText, ReviewRequest, ReviewServices, ToolsMode};
+use vouch_host::settings::UserSettings;
+use vouch_report::ReviewReport;
 use vouch_testkit::git::TestRepo;
 use vouch_testkit::openai::{Match, RecordedRequest, Reply, Rule, Script, ScriptedServer};
 
@@ -151,63 +147,64 @@ impl Setup {
     }
 }
 
-/// Runs the panel composition (`manifests/panel.toml`, compiled in) on `base..head`
-/// against `server`, as `vouch review` does, with the test's presenter, sink and token.
+/// Runs the panel composition (`manifests/panel.toml`) on `base..head` against
+/// `server` through the review's entry point, with the test's presenter, sink and token.
 async fn review(
     repo: &TestRepo,
     base: &str,
     head: &str,
     server: &ScriptedServer,
     setup: Setup,
-) -> ReviewRun {
-    let snapshot = Arc::new(
-        vouch_git::snapshot(repo.path(), Some(base), head).expect("snapshot of the range"),
-    );
-    let reader = Arc::new(SourceReader::open(repo.path(), &snapshot).expect("source reader"));
-    let mut config = EndpointConfig::new(server.base_url(), "scripted");
-    config.max_retries = 0;
-    let client = Arc::new(ModelClient::new(config).expect("model client"));
-    let mut registry = Registry::new();
-    for table in [
-        vouch_plugin_instructions_review::plugin_table(),
-        vouch_plugin_bug_review::plugin_table(),
-        vouch_plugin_objective_review::plugin_table(),
-        vouch_plugin_verifier::plugin_table(),
-    ] {
-        registry.add_builtin(table).expect("built-in plugin");
-    }
-    let mut composition = Composition::builtin_panel();
-    if let Some(n) = setup.concurrency {
-        composition.concurrency = n;
-    }
-    let plan = build_plan(&composition, &mut registry).expect("panel plan");
-    let env = Arc::new(ReviewEnv {
-        intent: detect_intent(
-            &PullRequestText {
-                title: None,
-                body: None,
-            },
-            &snapshot,
-        ),
-        policy: collect_policy(&reader, &snapshot),
-        snapshot,
-        reader,
-        client,
-        model_clients: Default::default(),
-        tools: ToolsMode::On,
-        tools_rejected: Default::default(),
+) -> ReviewReport {
+    let manifest =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../manifests/panel.toml");
+    let request = ReviewRequest {
+        repo: repo.path().to_path_buf(),
+        base: Some(base.to_owned()),
+        head: head.to_owned(),
+        settings: UserSettings {
+            location: None,
+            config: UserConfig::default(),
+            profile: None,
+            builtins: Vec::new(),
+        },
+        manifest: Some(manifest),
+        endpoint: EndpointFlags {
+            base_url: Some(server.base_url()),
+            model: Some("scripted".into()),
+            api_key_env: None,
+        },
+        tools: Some(ToolsMode::On),
+        concurrency: setup.concurrency,
+        timeout: None,
+        pull_request: PullRequestText {
+            title: None,
+            body: None,
+        },
+        repo_config: false,
         inline_bytes: Some(12_000),
+        exchanges: None,
+        command_line: "vouch review (test)".into(),
+    };
+    let services = ReviewServices {
+        builtins: vec![
+            vouch_plugin_instructions_review::plugin_table(),
+            vouch_plugin_bug_review::plugin_table(),
+            vouch_plugin_objective_review::plugin_table(),
+            vouch_plugin_verifier::plugin_table(),
+        ],
         presenter: setup.presenter,
         diagnostics: setup.diagnostics,
-        job_id: "job-test".into(),
         cancel: setup.cancel,
-        prefetch: Default::default(),
-        fitted_caps: Default::default(),
-    });
-    run_review(env, &plan).await
+        working_set_dropped: || {},
+    };
+    vouch_host::review::run(request, services)
+        .await
+        .expect("the panel review ran")
+        .report
 }
 
-fn stage<'a>(run: &'a ReviewRun, label: &str) -> &'a vouch_core::StageRecord {
+fn stage<'a>(run: &'a ReviewReport, label: &str) -> &'a vouch_core::StageRecord {
     run.stages
         .iter()
         .find(|s| s.label == label)
