@@ -78,7 +78,7 @@ pub enum ReasonCode {
 impl ReasonCode {
     /// The reason of an endpoint check's problem (the same kebab-case code
     /// [`vouch_llm::EndpointProblem::code`] names).
-    pub fn from_endpoint_problem(problem: &vouch_llm::EndpointProblem) -> Self {
+    pub(crate) fn from_endpoint_problem(problem: &vouch_llm::EndpointProblem) -> Self {
         use vouch_llm::EndpointProblem as P;
         match problem {
             P::Unreachable { .. } => ReasonCode::EndpointUnreachable,
@@ -100,7 +100,7 @@ impl ReasonCode {
     /// an endpoint problem, a cancellation, a panic) or is the final `review-finished`;
     /// progress of a healthy run (started, completed, a retry or repair under way, a
     /// fallback that changed nothing about the result) is dropped.
-    pub fn kept_when_quiet(self) -> bool {
+    pub(crate) fn kept_when_quiet(self) -> bool {
         use ReasonCode as R;
         match self {
             R::ReviewStarted

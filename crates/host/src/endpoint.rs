@@ -38,7 +38,7 @@ pub fn client_config(endpoint: &ResolvedEndpoint) -> (EndpointConfig, Option<Str
 
 /// A model the review sends requests for, and where it was chosen.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PlannedModel {
+pub(crate) struct PlannedModel {
     /// The model name its requests carry.
     pub name: String,
     /// The manifest entries whose own `model` pins it (e.g. `[verifier] of the manifest
@@ -84,7 +84,7 @@ impl PlannedModel {
 /// what to fix. A passed check may return messages for the report (a server that
 /// ignores the model name), and the context window the endpoint states (the first
 /// checked model's that states one).
-pub async fn check(
+pub(crate) async fn check(
     models: &[PlannedModel],
     client_for: impl Fn(&str) -> Arc<ModelClient>,
     endpoint: &ResolvedEndpoint,
@@ -193,7 +193,7 @@ fn key_header(auth: AuthScheme) -> &'static str {
 
 /// The paragraph for `problem`, found checking `model`: what failed, which setting it
 /// came from, what to do. Never the key itself.
-pub fn explain(
+pub(crate) fn explain(
     problem: &EndpointProblem,
     endpoint: &ResolvedEndpoint,
     model: &PlannedModel,
@@ -392,7 +392,7 @@ fn server_error(status: u16, url: &str, detail: &str, model: &str) -> String {
 
 /// The message of a review during which the endpoint refused the key: the remaining
 /// stages sent nothing.
-pub fn refused_during_review(status: u16, endpoint: &ResolvedEndpoint) -> String {
+pub(crate) fn refused_during_review(status: u16, endpoint: &ResolvedEndpoint) -> String {
     format!(
         "The model endpoint refused the API key (HTTP {status}) during the review, so the \
          remaining stages sent no request. The key was read from the environment variable {var} \

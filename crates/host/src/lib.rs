@@ -12,6 +12,8 @@
 //! - [`policy`]: every policy text the host renders (expected files, repair, retry).
 //! - [`diagnostics`] and [`progress`]: structured stderr lines and progress events.
 
+#![deny(unreachable_pub)]
+
 pub mod diagnostics;
 pub mod endpoint;
 pub mod manifest;

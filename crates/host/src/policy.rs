@@ -14,7 +14,7 @@ use vouch_core::CoverageComparison;
 /// instructions: inspect every listed file, `complete: true` with the exact array when all
 /// were inspected, otherwise `complete: false` listing only inspected files; never `./`,
 /// absolute paths, previous rename paths, aliases, or dropping "irrelevant" files.
-pub fn expected_files_section(expected: &[String]) -> String {
+pub(crate) fn expected_files_section(expected: &[String]) -> String {
     let array = serde_json::to_string(expected).expect("a list of strings serialises");
     format!(
         "## Expected changed files\n\
@@ -36,7 +36,7 @@ pub fn expected_files_section(expected: &[String]) -> String {
 /// receipt means for them — it reviews the parts given inline (other executions review
 /// the rest), and lists such a file once it has inspected its part. Without it an honest
 /// model shown lines 8–186 of a 3,000-line hunk says it did not review the file.
-pub fn split_files_section(paths: &[&str]) -> String {
+pub(crate) fn split_files_section(paths: &[&str]) -> String {
     let list = serde_json::to_string(paths).expect("strings serialise");
     format!(
         "## Files split across executions\n\
@@ -49,7 +49,7 @@ pub fn split_files_section(paths: &[&str]) -> String {
 }
 
 /// The output-contract section: the bounded JSON Schema the final answer must satisfy.
-pub fn output_contract_section(schema: &Value) -> String {
+pub(crate) fn output_contract_section(schema: &Value) -> String {
     // Compact: indentation would add about half again to every request's schema.
     let schema = serde_json::to_string(schema).expect("a JSON value serialises");
     format!(
@@ -67,7 +67,7 @@ When you are done, answer with exactly one JSON object that satisfies the output
 above, and no other text.\n";
 
 /// The tool section: what the read-only repository tools do and their bounds.
-pub fn tools_section(max_lines: u32, max_bytes: u32, max_matches: u32) -> String {
+pub(crate) fn tools_section(max_lines: u32, max_bytes: u32, max_matches: u32) -> String {
     format!(
         "## Repository tools\n\
          You may call read-only tools over the git objects of the change: read_file(path, \
@@ -85,7 +85,7 @@ pub fn tools_section(max_lines: u32, max_bytes: u32, max_matches: u32) -> String
 /// candidate) the host gives every execution, recorded in its ledger as given source.
 /// The text is the same with and without tools: whether tools exist is stated by the
 /// role prompt and the tools section, so this section must not claim either.
-pub fn inline_context_section(blocks: &[String], omitted: &[String]) -> String {
+pub(crate) fn inline_context_section(blocks: &[String], omitted: &[String]) -> String {
     let mut out = String::from(
         "## Source given inline\n\
          The host gives you the source below (patches with their hunk headers, and numbered \
@@ -111,7 +111,7 @@ pub fn inline_context_section(blocks: &[String], omitted: &[String]) -> String {
 /// the tools section and the output contract, the same for every shard of a lane), the
 /// plugin's prompt (its stable part first — policy evidence and task — then the
 /// change-specific part), then the host's change-specific sections.
-pub fn compose_user_message(prelude: &[String], task: &str, sections: &[String]) -> String {
+pub(crate) fn compose_user_message(prelude: &[String], task: &str, sections: &[String]) -> String {
     let mut out = String::new();
     for s in prelude {
         out.push_str(s.trim_end());
@@ -139,7 +139,7 @@ Answer with exactly one JSON object and no other text.";
 /// canonical list is allowed only when the prior reply explicitly states that every
 /// expected file was reviewed, and then the statement must be quoted verbatim in
 /// `fullCoverageQuote`; otherwise `complete: false` with the paths the reply supports.
-pub fn repair_user_message(
+pub(crate) fn repair_user_message(
     schema: &Value,
     expected: Option<&[String]>,
     prior_reply: &str,
@@ -165,7 +165,7 @@ pub fn repair_user_message(
 
 /// How a coverage retry lets the model inspect the files it missed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RetrySource {
+pub(crate) enum RetrySource {
     /// The model has the repository tools.
     Tools,
     /// No tools: the host gives the missing files' patches inline; `unavailable` are
@@ -186,7 +186,7 @@ pub enum RetrySource {
 /// patches inline, and a file the host cannot give is named as a source gap the model
 /// cannot inspect (never a demand to inspect it); then re-check coverage, keep
 /// still-valid findings and return one complete replacement.
-pub fn coverage_retry_message(
+pub(crate) fn coverage_retry_message(
     expected: &[String],
     previous_output: &Value,
     comparison: &CoverageComparison,
@@ -238,7 +238,7 @@ pub fn coverage_retry_message(
 
 /// Rule (truncation): the one re-ask after a reply was cut at the output limit states
 /// the cut and the bound, and asks for the whole answer again within it.
-pub fn truncation_notice(max_output_tokens: u32) -> String {
+pub(crate) fn truncation_notice(max_output_tokens: u32) -> String {
     format!(
         "## Output cut off\nYour previous final answer was cut off at the output limit of \
          {max_output_tokens} tokens (finish_reason: length) and was discarded: a cut answer is \
@@ -249,7 +249,7 @@ pub fn truncation_notice(max_output_tokens: u32) -> String {
 
 /// Forced synthesis: sent on a final tool-free turn when a turn, call or token budget is
 /// hit. It asks for the final answer now and states the receipt rule.
-pub const FORCED_SYNTHESIS: &str = "You have reached this review's budget of turns, tool calls or tokens. \
+pub(crate) const FORCED_SYNTHESIS: &str = "You have reached this review's budget of turns, tool calls or tokens. \
 Stop investigating and give your final answer now, as one JSON object of the output contract. \
 If the contract has a coverage receipt and you did not inspect every expected file, set \
 coverage.complete to false and list only the files you inspected.";

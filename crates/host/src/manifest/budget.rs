@@ -33,22 +33,22 @@ pub struct Budget {
 
 /// Default [`Budget::max_shard_tokens`]: 4,000 estimated tokens, the default inline
 /// patch budget (`VOUCH_INLINE_BYTES` 12,000 bytes at three bytes per token).
-pub const DEFAULT_MAX_SHARD_TOKENS: u32 = 4_000;
+pub(super) const DEFAULT_MAX_SHARD_TOKENS: u32 = 4_000;
 /// Default [`Budget::max_shards`].
-pub const DEFAULT_MAX_SHARDS: u32 = 2048;
+pub(super) const DEFAULT_MAX_SHARDS: u32 = 2048;
 /// Default [`Budget::max_request_tokens`]: a 32k-token context less the default
 /// 8,192-token answer.
-pub const DEFAULT_MAX_REQUEST_TOKENS: u32 = 24_000;
+pub(super) const DEFAULT_MAX_REQUEST_TOKENS: u32 = 24_000;
 /// Default [`Budget::max_total_tokens`].
-pub const DEFAULT_MAX_TOTAL_TOKENS: u32 = 60_000;
+pub(super) const DEFAULT_MAX_TOTAL_TOKENS: u32 = 60_000;
 /// Tokens of a request a shard's size leaves aside before it takes half of the rest:
 /// room for the stable prompt (system prompt, tool schemas, output contract), tool
 /// reads and a coverage retry.
-pub const SHARD_RESERVE_TOKENS: u32 = 16_000;
+pub(super) const SHARD_RESERVE_TOKENS: u32 = 16_000;
 /// The largest window budgets grow with: a larger window (OpenRouter states a million
 /// tokens for some models) sizes them as this one, since a request of hundreds of
 /// thousands of tokens is read worse, not cheaper, and every turn sends it again.
-pub const MAX_SIZING_WINDOW: u32 = 131_072;
+pub(super) const MAX_SIZING_WINDOW: u32 = 131_072;
 
 /// Rounds down to whole thousands (budgets read as round numbers).
 fn thousands(tokens: u32) -> u32 {

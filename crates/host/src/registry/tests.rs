@@ -12,7 +12,7 @@ mod first {
 
     /// Works; panics in `render_prompt` when the label is `panic`.
     #[derive(Default)]
-    pub struct First;
+    pub(super) struct First;
 
     impl vouch_abi::Specialist for First {
         fn describe(&self) -> Descriptor {
@@ -41,7 +41,7 @@ mod second {
 
     /// Same shape, another id.
     #[derive(Default)]
-    pub struct Second;
+    pub(super) struct Second;
 
     impl vouch_abi::Specialist for Second {
         fn describe(&self) -> Descriptor {

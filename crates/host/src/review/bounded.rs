@@ -20,7 +20,7 @@ pub(super) enum NotRun {
 
 impl NotRun {
     /// Why, in words, for a stage record or an undecided candidate.
-    pub fn reason(&self) -> String {
+    pub(super) fn reason(&self) -> String {
         match self {
             NotRun::AfterFailure(failed) => {
                 format!("not started: {failed} failed, so the review cannot complete")
@@ -32,7 +32,7 @@ impl NotRun {
     /// The record of a stage execution that did not run, from its `base` record: skipped
     /// with [`NotRun::reason`], or, when its task ended abnormally, failed with a
     /// `plugin-error` failure naming it.
-    pub fn record(&self, base: StageRecord) -> (StageRecord, Option<Failure>) {
+    pub(super) fn record(&self, base: StageRecord) -> (StageRecord, Option<Failure>) {
         let reason = self.reason();
         let label = base.label.clone();
         let mut record = StageRecord {

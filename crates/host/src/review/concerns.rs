@@ -6,7 +6,10 @@
 use vouch_abi::{DismissedConcern, DismissedForVerification};
 
 /// The concerns `label` dismissed, as the verifier receives them.
-pub fn for_verifier(label: &str, concerns: &[DismissedConcern]) -> Vec<DismissedForVerification> {
+pub(crate) fn for_verifier(
+    label: &str,
+    concerns: &[DismissedConcern],
+) -> Vec<DismissedForVerification> {
     concerns
         .iter()
         .map(|c| DismissedForVerification {
@@ -17,7 +20,7 @@ pub fn for_verifier(label: &str, concerns: &[DismissedConcern]) -> Vec<Dismissed
 }
 
 /// The report observation of one dismissed concern.
-pub fn observation(d: &DismissedForVerification) -> String {
+pub(super) fn observation(d: &DismissedForVerification) -> String {
     let c = &d.concern;
     format!(
         "{} dismissed a concern at {}:{}-{}: {} Cleared by: {}",

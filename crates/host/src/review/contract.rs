@@ -15,11 +15,11 @@ use crate::registry::{PluginError, SpecialistHandle};
 
 /// An output contract: what the host asked a plugin for and the schema it answered.
 #[derive(Debug, Clone)]
-pub struct Contract {
+pub(crate) struct Contract {
     /// The request (expected files, candidate ids, caps).
-    pub request: ContractRequest,
+    pub(crate) request: ContractRequest,
     /// The plugin's bounded JSON Schema for it.
-    pub schema: Value,
+    pub(crate) schema: Value,
 }
 
 impl Contract {
@@ -27,7 +27,7 @@ impl Contract {
     ///
     /// # Errors
     /// The plugin's error.
-    pub fn of(
+    pub(super) fn of(
         handle: &SpecialistHandle,
         request: ContractRequest,
     ) -> Result<Contract, PluginError> {
@@ -40,7 +40,7 @@ impl Contract {
     ///
     /// # Errors
     /// The plugin's error.
-    pub fn repair(&self, handle: &SpecialistHandle) -> Result<Value, PluginError> {
+    pub(super) fn repair(&self, handle: &SpecialistHandle) -> Result<Value, PluginError> {
         handle.contract(&ContractRequest {
             repair: true,
             ..self.request.clone()
@@ -70,7 +70,7 @@ impl Shape {
 
 /// The caps fitted so far in a review, by request shape (start with `Default::default()`).
 #[derive(Debug, Default)]
-pub struct FittedCaps(Mutex<HashMap<Shape, (u64, u64)>>);
+pub(crate) struct FittedCaps(Mutex<HashMap<Shape, (u64, u64)>>);
 
 impl FittedCaps {
     fn get(&self, shape: &Shape) -> Option<(u64, u64)> {

@@ -22,43 +22,43 @@ pub use crate::manifest::ToolsMode;
 
 /// Bytes of source given inline to a verification pass when `VOUCH_INLINE_BYTES` is not
 /// set (the default shard budget, 4,000 tokens, at three bytes per token).
-pub const DEFAULT_INLINE_BYTES: usize = 12_000;
+pub(crate) const DEFAULT_INLINE_BYTES: usize = 12_000;
 
 /// The shared environment of one review run.
-pub struct ReviewEnv {
+pub(crate) struct ReviewEnv {
     /// The change.
-    pub snapshot: Arc<ChangeSnapshot>,
+    pub(crate) snapshot: Arc<ChangeSnapshot>,
     /// Read-only git access to head and base.
-    pub reader: Arc<SourceReader>,
+    pub(crate) reader: Arc<SourceReader>,
     /// The model endpoint, for stages whose specialist sets no model of its own.
-    pub client: Arc<ModelClient>,
+    pub(crate) client: Arc<ModelClient>,
     /// Clients for specialists that name their own model (same endpoint), by model name.
-    pub model_clients: BTreeMap<String, Arc<ModelClient>>,
+    pub(crate) model_clients: BTreeMap<String, Arc<ModelClient>>,
     /// Detected intent (only some roles receive it).
-    pub intent: Option<Intent>,
+    pub(crate) intent: Option<Intent>,
     /// Policy evidence from the base tree, with the windows it consists of.
-    pub policy: Vec<(PolicyDocument, Option<SourceWindow>)>,
+    pub(crate) policy: Vec<(PolicyDocument, Option<SourceWindow>)>,
     /// Tools or inline context.
-    pub tools: ToolsMode,
+    pub(crate) tools: ToolsMode,
     /// Set when, in [`ToolsMode::Auto`], the endpoint rejected tools.
-    pub tools_rejected: std::sync::atomic::AtomicBool,
+    pub(crate) tools_rejected: std::sync::atomic::AtomicBool,
     /// Most bytes of source given inline per stage execution (`VOUCH_INLINE_BYTES`).
     /// `None`: a shard is given everything its budget holds
     /// (`max_shard_tokens` at three bytes per token), and a verification pass
     /// [`DEFAULT_INLINE_BYTES`].
-    pub inline_bytes: Option<usize>,
+    pub(crate) inline_bytes: Option<usize>,
     /// Progress presenter (failures ignored).
-    pub presenter: Arc<dyn Presenter>,
+    pub(crate) presenter: Arc<dyn Presenter>,
     /// Structured diagnostics.
-    pub diagnostics: Arc<dyn DiagnosticSink>,
+    pub(crate) diagnostics: Arc<dyn DiagnosticSink>,
     /// The run's job id.
-    pub job_id: String,
+    pub(crate) job_id: String,
     /// Cancels everything.
-    pub cancel: CancellationToken,
+    pub(crate) cancel: CancellationToken,
     /// The prefetch gathered so far, by file set (start with `Default::default()`).
-    pub prefetch: super::gathered::PrefetchMemo,
+    pub(crate) prefetch: super::gathered::PrefetchMemo,
     /// The output caps fitted so far, by request shape (start with `Default::default()`).
-    pub fitted_caps: super::contract::FittedCaps,
+    pub(crate) fitted_caps: super::contract::FittedCaps,
 }
 
 impl ReviewEnv {
@@ -66,7 +66,7 @@ impl ReviewEnv {
     /// (unknown: use [`ReviewEnv::diagnose_ledger`] when the stage's ledger is at hand);
     /// review-level lines (`label` `None`) carry the change's hunk total, which the
     /// snapshot retrieved.
-    pub fn diagnose(
+    pub(crate) fn diagnose(
         &self,
         label: Option<&str>,
         stage: &'static str,
@@ -84,7 +84,7 @@ impl ReviewEnv {
     /// carries `sourceCount` = the source windows (and parts of long lines) it retrieved
     /// or was given, as recorded, and `hunkCount` = the hunks of the patches it retrieved
     /// ([`hunks_seen`]), both from its own ledger.
-    pub fn diagnose_ledger(
+    pub(crate) fn diagnose_ledger(
         &self,
         label: Option<&str>,
         stage: &'static str,
@@ -96,7 +96,12 @@ impl ReviewEnv {
 
     /// [`ReviewEnv::diagnose_ledger`] of a finished stage from its record: the ledger
     /// rebuilt from the record's compact form, the count as recorded (`source_windows`).
-    pub fn diagnose_record(&self, stage: &'static str, record: &StageRecord, reason: ReasonCode) {
+    pub(crate) fn diagnose_record(
+        &self,
+        stage: &'static str,
+        record: &StageRecord,
+        reason: ReasonCode,
+    ) {
         let ledger = record.source_ledger();
         self.diagnose_seen(
             Some(&record.label),
@@ -131,7 +136,7 @@ impl ReviewEnv {
     }
 
     /// Emits one diagnostic line with explicit counts (`None`: unknown, written `null`).
-    pub fn diagnose_counts(
+    pub(crate) fn diagnose_counts(
         &self,
         label: Option<&str>,
         stage: &'static str,
@@ -152,7 +157,7 @@ impl ReviewEnv {
     /// A copy of this environment (same snapshot, reader, client, sinks and cancellation
     /// token) whose policy evidence ends with `document`: how the repository's review
     /// instructions reach every model-backed stage.
-    pub fn with_policy_document(
+    pub(crate) fn with_policy_document(
         &self,
         document: (PolicyDocument, Option<SourceWindow>),
     ) -> ReviewEnv {
@@ -179,7 +184,7 @@ impl ReviewEnv {
 
     /// The client for a stage whose specialist names `model` (the default client when it
     /// names none, or no client was built for it).
-    pub fn client_for(&self, model: Option<&str>) -> &ModelClient {
+    pub(crate) fn client_for(&self, model: Option<&str>) -> &ModelClient {
         model
             .and_then(|m| self.model_clients.get(m))
             .unwrap_or(&self.client)
@@ -187,12 +192,12 @@ impl ReviewEnv {
 
     /// The model a stage's requests name: the client chosen for its resolved model
     /// (see [`ReviewEnv::client_for`]).
-    pub fn model_name(&self, model: Option<&str>) -> &str {
+    pub(crate) fn model_name(&self, model: Option<&str>) -> &str {
         &self.client_for(model).config().model
     }
 
     /// True when stages are offered the repository tools now.
-    pub fn tools_enabled(&self) -> bool {
+    pub(crate) fn tools_enabled(&self) -> bool {
         match self.tools {
             ToolsMode::On => true,
             ToolsMode::Off => false,
@@ -201,13 +206,13 @@ impl ReviewEnv {
     }
 
     /// True when, in auto mode, the endpoint rejected tools during this run.
-    pub fn tools_rejected(&self) -> bool {
+    pub(crate) fn tools_rejected(&self) -> bool {
         self.tools_rejected
             .load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// True when any client fell back from structured outputs.
-    pub fn structured_outputs_fell_back(&self) -> bool {
+    pub(crate) fn structured_outputs_fell_back(&self) -> bool {
         self.client.structured_outputs_fell_back()
             || self
                 .model_clients
@@ -216,12 +221,12 @@ impl ReviewEnv {
     }
 
     /// Sends one progress event (a presenter failure is ignored).
-    pub fn progress(&self, event: ProgressEvent) {
+    pub(crate) fn progress(&self, event: ProgressEvent) {
         notify(self.presenter.as_ref(), event);
     }
 
     /// The change summary restricted to `paths` (which must be current paths).
-    pub fn change_summary(&self, paths: &[String]) -> ChangeSummary {
+    pub(crate) fn change_summary(&self, paths: &[String]) -> ChangeSummary {
         ChangeSummary {
             base_sha: self.snapshot.merge_base.clone(),
             head_sha: self.snapshot.head.sha.clone(),

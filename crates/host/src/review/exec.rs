@@ -6,7 +6,7 @@
 use vouch_abi::{PromptRequest, Role};
 use vouch_core::{BudgetKind, Failure, FailureKind, StageRecord, StageStatus};
 
-pub use super::contract::Contract;
+pub(crate) use super::contract::Contract;
 use super::env::ReviewEnv;
 use super::inline::InlineSource;
 use super::reply::{Answer, Exchange, ExchangeError, Failed, ReplyKind, Spent, exchange};
@@ -21,7 +21,7 @@ use crate::tools::RepoTools;
 
 /// What a model stage execution is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StageKind {
+pub(crate) enum StageKind {
     /// A candidate lane (investigator, conventions, reviewer, …).
     Lane,
     /// The clean-result audit.
@@ -34,7 +34,7 @@ pub enum StageKind {
 
 impl StageKind {
     /// The kind of a candidate-producing stage of `role`.
-    pub fn of_role(role: Role) -> StageKind {
+    pub(crate) fn of_role(role: Role) -> StageKind {
         match role {
             Role::CleanResultAudit => StageKind::Audit,
             Role::Verifier => StageKind::Verification,
@@ -43,7 +43,7 @@ impl StageKind {
     }
 
     /// The diagnostic stage name (`lane`, `audit`, `verification`).
-    pub fn as_str(self) -> &'static str {
+    pub(super) fn as_str(self) -> &'static str {
         match self {
             StageKind::Lane => "lane",
             StageKind::Audit => "audit",
@@ -62,37 +62,37 @@ impl StageKind {
 
 /// A fresh record of a stage instance of `handle` labelled `label` with `assigned`
 /// files: accepted until something says otherwise.
-pub fn stage_record(label: &str, handle: &SpecialistHandle, assigned: usize) -> StageRecord {
+pub(super) fn stage_record(label: &str, handle: &SpecialistHandle, assigned: usize) -> StageRecord {
     let d = handle.descriptor();
     StageRecord::new(label, (&d.id, &d.version, d.role), assigned)
 }
 
 /// One execution's inputs: who runs, what it is given, and its contract.
-pub struct Execution<'a> {
+pub(super) struct Execution<'a> {
     /// What the execution is for.
-    pub kind: StageKind,
+    pub(crate) kind: StageKind,
     /// Its label (a focused pass has its own).
-    pub label: &'a str,
+    pub(crate) label: &'a str,
     /// The planned instance (specialist, model, budget, assigned files).
-    pub plan: &'a StagePlan,
+    pub(crate) plan: &'a StagePlan,
     /// What the plugin renders its role prompt from.
-    pub request: PromptRequest,
+    pub(crate) request: PromptRequest,
     /// The output contract (already fitted to the budget).
-    pub contract: Contract,
+    pub(crate) contract: Contract,
     /// Source the host gives inline (recorded in `tools`' ledger already).
-    pub inline: &'a InlineSource,
+    pub(crate) inline: &'a InlineSource,
     /// The prefetch section (recorded in `tools`' ledger already; empty for none).
-    pub prefetch: &'a str,
+    pub(crate) prefetch: &'a str,
     /// The execution's tools and ledger.
-    pub tools: &'a RepoTools,
+    pub(crate) tools: &'a RepoTools,
 }
 
 /// The messages and contracts of an execution, assembled once.
-pub struct Prepared<'a> {
+pub(crate) struct Prepared<'a> {
     execution: Execution<'a>,
     system: String,
     /// The user message: the plugin's task, then the host's sections.
-    pub user: String,
+    pub(crate) user: String,
 }
 
 /// Assembles an execution's messages once, stable content first (issue 10, "Prompt
@@ -102,7 +102,7 @@ pub struct Prepared<'a> {
 /// prefetched graph context, expected files (receipts only) — and [`ANSWER_REMINDER`].
 /// The expected list appears once; the contract repeats no path. The policy evidence
 /// windows join the ledger.
-pub fn prepare<'a>(
+pub(super) fn prepare<'a>(
     env: &ReviewEnv,
     execution: Execution<'a>,
 ) -> Result<Prepared<'a>, ExchangeError> {
@@ -152,7 +152,7 @@ pub fn prepare<'a>(
 impl Prepared<'_> {
     /// Runs one exchange of the execution with `user` (the prepared message, or it
     /// plus a coverage retry section).
-    pub async fn ask(&self, env: &ReviewEnv, user: String) -> Result<Answer, Failed> {
+    pub(super) async fn ask(&self, env: &ReviewEnv, user: String) -> Result<Answer, Failed> {
         let ex = &self.execution;
         let receipts = ex.kind.reply() == ReplyKind::Candidates;
         exchange(
@@ -187,7 +187,7 @@ fn budget_kind(kind: vouch_llm::BudgetKind) -> BudgetKind {
 
 /// Adds an answer's bookkeeping to its stage record (what it spent, whether a repair
 /// produced it).
-pub fn note_answer(record: &mut StageRecord, answer: &Answer) {
+pub(crate) fn note_answer(record: &mut StageRecord, answer: &Answer) {
     note_spent(record, &answer.spent);
     record.repaired |= answer.repaired;
 }
@@ -209,7 +209,7 @@ fn note_spent(record: &mut StageRecord, spent: &Spent) {
 impl Failed {
     /// Adds what the failed exchange spent to its stage record, and gives its error: a
     /// failed stage's requests and tokens count like any other's.
-    pub fn noted(self, record: &mut StageRecord) -> ExchangeError {
+    pub(crate) fn noted(self, record: &mut StageRecord) -> ExchangeError {
         note_spent(record, &self.spent);
         self.error
     }
@@ -218,7 +218,7 @@ impl Failed {
 /// Rule (failures): the one mapping from an exchange error to a failure kind, its
 /// allowlisted reason code and the message for the report. `None` for a cancellation
 /// (the review is aborted, not failed).
-pub fn failure_of(label: &str, e: ExchangeError) -> Option<(Failure, ReasonCode)> {
+pub(crate) fn failure_of(label: &str, e: ExchangeError) -> Option<(Failure, ReasonCode)> {
     let mut detail = None;
     let (kind, message, reason) = match e {
         ExchangeError::Cancelled => return None,
@@ -259,7 +259,7 @@ pub fn failure_of(label: &str, e: ExchangeError) -> Option<(Failure, ReasonCode)
 
 /// Records a failed execution on its record: `failed` with the failure's message (and
 /// its diagnostic), or `cancelled`. Returns the failure, if it was one.
-pub fn fail(
+pub(super) fn fail(
     env: &ReviewEnv,
     kind: StageKind,
     record: &mut StageRecord,

@@ -8,15 +8,15 @@ use vouch_core::{PrefetchKind, SourceWindow, estimate_tokens};
 
 /// One prefetched item: a titled block of numbered lines and the windows it shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Item {
+pub(super) struct Item {
     /// What it is (its value class).
-    pub kind: PrefetchKind,
+    pub(crate) kind: PrefetchKind,
     /// Its title line (kind, name, place).
-    pub title: String,
+    pub(crate) title: String,
     /// Numbered lines and notes.
-    pub body: String,
+    pub(crate) body: String,
     /// The exact windows the body shows.
-    pub windows: Vec<SourceWindow>,
+    pub(crate) windows: Vec<SourceWindow>,
 }
 
 impl Item {
@@ -32,11 +32,11 @@ impl Item {
 
 /// Everything the graph offered for a set of files, before the budget.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Gathered {
+pub(crate) struct Gathered {
     /// Items in value order.
-    pub items: Vec<Item>,
+    pub(crate) items: Vec<Item>,
     /// What was not looked up (lookup bounds, files without a grammar), in words.
-    pub not_looked_up: Vec<String>,
+    pub(crate) not_looked_up: Vec<String>,
 }
 
 /// Memoised gathers of one review, by file set: the lanes that share a file set (and
@@ -45,7 +45,7 @@ pub struct Gathered {
 /// different file sets run at once and stages asking for the same one wait for one
 /// gather.
 #[derive(Default)]
-pub struct PrefetchMemo(std::sync::Mutex<HashMap<Vec<String>, GatherSlot>>);
+pub(crate) struct PrefetchMemo(std::sync::Mutex<HashMap<Vec<String>, GatherSlot>>);
 
 type GatherSlot = Arc<std::sync::OnceLock<Arc<Gathered>>>;
 

@@ -8,16 +8,16 @@ use super::stage::{HunkPiece, StagePlan};
 use crate::tools::RepoTools;
 
 /// Lines of context given around a candidate for the verifier.
-pub const CANDIDATE_CONTEXT_LINES: u32 = 12;
+pub(crate) const CANDIDATE_CONTEXT_LINES: u32 = 12;
 
 /// Inline blocks and what did not fit.
-pub struct InlineSource {
+pub(crate) struct InlineSource {
     /// Text blocks, in order.
-    pub blocks: Vec<String>,
+    pub(crate) blocks: Vec<String>,
     /// Paths whose patch did not fit the inline budget, or could not be retrieved.
-    pub omitted: Vec<String>,
+    pub(crate) omitted: Vec<String>,
     /// Paths whose patch could not be retrieved (a source lookup gap).
-    pub failed: Vec<String>,
+    pub(crate) failed: Vec<String>,
 }
 
 impl InlineSource {
@@ -37,7 +37,7 @@ impl InlineSource {
 
 /// The patches of `paths`, in order, until `max_bytes` are used up. Each shown patch's
 /// windows are recorded in `tools`' ledger as given source.
-pub fn patches(
+pub(super) fn patches(
     env: &ReviewEnv,
     tools: &RepoTools,
     paths: &[String],
@@ -56,7 +56,7 @@ pub fn patches(
 /// What a stage plan (or shard) is given inline: the whole patches of its files, then
 /// the hunks of each file it holds only in part, as numbered lines ([`hunk_lines`]),
 /// all within the plan's inline budget.
-pub fn shard_source(env: &ReviewEnv, tools: &RepoTools, plan: &StagePlan) -> InlineSource {
+pub(crate) fn shard_source(env: &ReviewEnv, tools: &RepoTools, plan: &StagePlan) -> InlineSource {
     let whole: Vec<String> = plan
         .assigned
         .iter()
@@ -347,7 +347,7 @@ fn read_lines_into(
 /// The lines around each candidate at its revision (± [`CANDIDATE_CONTEXT_LINES`]),
 /// recorded in `tools`' ledger. Candidates whose file cannot be read are skipped (the
 /// verifier can still read with tools, or decide `unresolved`).
-pub fn candidate_windows(
+pub(crate) fn candidate_windows(
     env: &ReviewEnv,
     tools: &RepoTools,
     candidates: &[Candidate],

@@ -23,19 +23,19 @@ use crate::progress::ProgressEvent;
 pub(super) struct Collected {
     /// Every record; a run candidate stage's carries its lane and assigned files (for
     /// "files reviewed").
-    pub stages: Vec<StageRecord>,
-    pub candidates: Vec<Candidate>,
-    pub failures: Vec<Failure>,
-    pub limitations: Vec<Limitation>,
-    pub messages: Vec<String>,
-    pub observations: Vec<String>,
-    pub cancelled: bool,
+    pub(crate) stages: Vec<StageRecord>,
+    pub(crate) candidates: Vec<Candidate>,
+    pub(crate) failures: Vec<Failure>,
+    pub(crate) limitations: Vec<Limitation>,
+    pub(crate) messages: Vec<String>,
+    pub(crate) observations: Vec<String>,
+    pub(crate) cancelled: bool,
     /// Concerns the candidate stages dismissed (for the verifier, never the audit).
-    pub dismissed: Vec<DismissedForVerification>,
+    pub(crate) dismissed: Vec<DismissedForVerification>,
     /// Patch sizes measured for sharding, shared by every lane and the audit.
-    pub patch_sizes: shard::PatchSizes,
+    pub(crate) patch_sizes: shard::PatchSizes,
     /// Files a lane left out at `max_shards` (each also named in a limitation).
-    pub left_out: Vec<String>,
+    pub(crate) left_out: Vec<String>,
 }
 
 impl Collected {
@@ -57,7 +57,7 @@ impl Collected {
     }
 
     /// True when the review may go on: nothing failed and nothing was cancelled.
-    pub fn may_continue(&self, env: &ReviewEnv) -> bool {
+    pub(crate) fn may_continue(&self, env: &ReviewEnv) -> bool {
         self.failures.is_empty() && !self.cancelled && !env.cancel.is_cancelled()
     }
 }
@@ -242,7 +242,7 @@ pub(super) struct LanePlan {
 
 impl LanePlan {
     /// Stage instances in the plan: skipped lanes and every shard to run.
-    pub fn instances(&self) -> usize {
+    pub(super) fn instances(&self) -> usize {
         self.slots
             .iter()
             .map(|s| match s {

@@ -37,19 +37,16 @@ use vouch_core::{
 };
 use vouch_llm::Budget;
 
-pub use context::{
-    INSTRUCTIONS_LABEL, PullRequestText, collect_policy, detect_intent, instructions_document,
-    instructions_lines, policy_paths,
-};
+pub use context::PullRequestText;
 pub use entry::run;
-pub use env::{ReviewEnv, ToolsMode};
-pub use gathered::PrefetchMemo;
-pub use plan::{PlanError, agent_budget, build_plan, resize};
+pub use env::ToolsMode;
 pub use request::{ReviewError, ReviewOutcome, ReviewRequest, ReviewServices};
-pub use stage::{ShardLimits, StagePlan, StageRun, run_candidate_stage};
-pub use verify::{FOCUSED_OUTPUT_TOKENS, VerificationRun, verify};
 
+pub(crate) use context::{collect_policy, detect_intent, instructions_document};
+pub(crate) use env::ReviewEnv;
 pub(crate) use lanes::windows_beyond_policy;
+pub(crate) use plan::{build_plan, resize};
+pub(crate) use stage::ShardLimits;
 
 use crate::diagnostics::ReasonCode;
 use crate::manifest::FileSelection;
@@ -59,54 +56,54 @@ use crate::registry::SpecialistHandle;
 /// One specialist of the composition as the orchestrator runs it (one entry per
 /// instance; labels are final, e.g. `bug-review #2`).
 #[derive(Clone)]
-pub struct InstanceSpec {
+pub(crate) struct InstanceSpec {
     /// Stable instance label.
-    pub label: String,
+    pub(crate) label: String,
     /// The checked specialist.
-    pub handle: SpecialistHandle,
+    pub(crate) handle: SpecialistHandle,
     /// Its file selection (the generic investigator always gets every file).
-    pub selection: FileSelection,
+    pub(crate) selection: FileSelection,
     /// Agent budget.
-    pub budget: Budget,
+    pub(crate) budget: Budget,
     /// Estimated tokens of context prefetched from the repository graph (0: none).
-    pub prefetch_tokens: u32,
+    pub(crate) prefetch_tokens: u32,
     /// The model its requests name: the specialist's own `model` from the manifest until
     /// the command line resolves it with the model rule
     /// (`ResolvedEndpoint::model_for`); `None` means the endpoint's default model.
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
     /// Shard limits (`max_shard_tokens`, `max_shards`, `max_request_tokens`).
-    pub shards: ShardLimits,
+    pub(crate) shards: ShardLimits,
 }
 
 /// The reason a changed path is excluded from review, if it is.
-pub type ExclusionRule = Box<dyn Fn(&str) -> Option<String> + Send + Sync>;
+pub(crate) type ExclusionRule = Box<dyn Fn(&str) -> Option<String> + Send + Sync>;
 
 /// What to run.
-pub struct ReviewPlan {
+pub(crate) struct ReviewPlan {
     /// Composition name, for the report.
-    pub composition: String,
+    pub(crate) composition: String,
     /// Candidate lanes (investigators, conventions, pinned specialists, reviewers).
-    pub lanes: Vec<InstanceSpec>,
+    pub(crate) lanes: Vec<InstanceSpec>,
     /// The clean-result audit, if the composition has one.
-    pub audit: Option<InstanceSpec>,
+    pub(crate) audit: Option<InstanceSpec>,
     /// The verifier.
-    pub verifier: InstanceSpec,
+    pub(crate) verifier: InstanceSpec,
     /// Most stage instances running at once (≥ 1).
-    pub concurrency: usize,
+    pub(crate) concurrency: usize,
     /// The reason a changed path is excluded, if it is (composition and repository
     /// exclusions; binary files are excluded by the orchestrator itself).
-    pub exclusion: ExclusionRule,
+    pub(crate) exclusion: ExclusionRule,
     /// How binary files are reviewed (`[files].binary`).
-    pub binary: crate::manifest::BinaryPolicy,
+    pub(crate) binary: crate::manifest::BinaryPolicy,
     /// The reviewed repository's review instructions (`instructions` of its
     /// `.vouch/review.toml`, read from the base tree): untrusted text every model-backed
     /// stage receives as a labelled policy document.
-    pub instructions: Option<String>,
+    pub(crate) instructions: Option<String>,
 }
 
 impl ReviewPlan {
     /// Every instance of the plan: lanes, the audit, the verifier.
-    pub fn instances_mut(&mut self) -> impl Iterator<Item = &mut InstanceSpec> {
+    pub(crate) fn instances_mut(&mut self) -> impl Iterator<Item = &mut InstanceSpec> {
         self.lanes
             .iter_mut()
             .chain(self.audit.iter_mut())
@@ -115,42 +112,42 @@ impl ReviewPlan {
 }
 
 /// The reason stated for a changed file no lane instance was assigned.
-pub const UNASSIGNED_REASON: &str =
+pub(crate) const UNASSIGNED_REASON: &str =
     "no enabled lane instance is assigned this file (no file selection matches it)";
 
 /// Everything a review run recorded, in manifest order where order matters.
-pub struct ReviewRun {
+pub(crate) struct ReviewRun {
     /// The change.
-    pub snapshot: Arc<ChangeSnapshot>,
+    pub(crate) snapshot: Arc<ChangeSnapshot>,
     /// The canonical list of expected (reviewable) files.
-    pub expected_files: Vec<String>,
+    pub(crate) expected_files: Vec<String>,
     /// Excluded changed files with reasons (binary, excluded, unassigned).
-    pub excluded_files: Vec<ExcludedFile>,
+    pub(crate) excluded_files: Vec<ExcludedFile>,
     /// Files reviewed: listed in an accepted coverage receipt **and** seen in full by
     /// that stage ([`vouch_core::files_reviewed`]), sorted.
-    pub files_reviewed: Vec<String>,
+    pub(crate) files_reviewed: Vec<String>,
     /// Every other changed file, with its reason, sorted by path.
-    pub files_not_reviewed: Vec<NotReviewedFile>,
+    pub(crate) files_not_reviewed: Vec<NotReviewedFile>,
     /// Per stage instance, lanes first, then audit, then verification passes.
-    pub stages: Vec<StageRecord>,
+    pub(crate) stages: Vec<StageRecord>,
     /// Every candidate with its decision.
-    pub candidates: Vec<CandidateRecord>,
+    pub(crate) candidates: Vec<CandidateRecord>,
     /// Verified findings after merge (published only when the opinion says so).
-    pub findings: Vec<Finding>,
+    pub(crate) findings: Vec<Finding>,
     /// Coverage limitations.
-    pub limitations: Vec<Limitation>,
+    pub(crate) limitations: Vec<Limitation>,
     /// Failures.
-    pub failures: Vec<Failure>,
+    pub(crate) failures: Vec<Failure>,
     /// Messages for the user (coverage mismatch after retry, …).
-    pub messages: Vec<String>,
+    pub(crate) messages: Vec<String>,
     /// Observations (stage summaries, downgraded receipts, fallbacks).
-    pub observations: Vec<String>,
+    pub(crate) observations: Vec<String>,
     /// Total token usage.
-    pub usage: TokenUsage,
+    pub(crate) usage: TokenUsage,
     /// The derived opinion.
-    pub opinion: Opinion,
+    pub(crate) opinion: Opinion,
     /// True when the endpoint rejected structured outputs and vouch fell back.
-    pub structured_outputs_fell_back: bool,
+    pub(crate) structured_outputs_fell_back: bool,
 }
 
 /// Runs one review. An empty range makes no model call. Cancellation (`env.cancel`)
@@ -163,7 +160,7 @@ pub struct ReviewRun {
 /// clean-result audit (only when no lane proposed a candidate and nothing failed) →
 /// candidate intake and verification of every candidate in one pass → facts: merge,
 /// files reviewed, and the opinion from [`vouch_core::derive_opinion`].
-pub async fn run_review(env: Arc<ReviewEnv>, plan: &ReviewPlan) -> ReviewRun {
+pub(crate) async fn run_review(env: Arc<ReviewEnv>, plan: &ReviewPlan) -> ReviewRun {
     let env = match &plan.instructions {
         Some(text) => Arc::new(env.with_policy_document(instructions_document(&env.reader, text))),
         None => env,

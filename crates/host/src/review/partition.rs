@@ -17,18 +17,18 @@ use vouch_core::{StageRecord, StageStatus};
 #[derive(Default)]
 pub(super) struct Partition {
     /// The canonical list every lane instance is assigned from.
-    pub expected: Vec<String>,
+    pub(crate) expected: Vec<String>,
     /// Files set aside before review (binary, excluded, unassigned), with typed reasons.
-    pub set_aside: Vec<NotReviewedFile>,
+    pub(crate) set_aside: Vec<NotReviewedFile>,
     /// Limitations the partition itself causes (excluded or unassigned files).
-    pub limitations: Vec<Limitation>,
+    pub(crate) limitations: Vec<Limitation>,
     /// Observations for the report (binary files reviewed from their metadata).
-    pub observations: Vec<String>,
+    pub(crate) observations: Vec<String>,
 }
 
 impl Partition {
     /// The set-aside files as the report's `excludedFiles` (path and reason in words).
-    pub fn excluded_files(&self) -> Vec<ExcludedFile> {
+    pub(super) fn excluded_files(&self) -> Vec<ExcludedFile> {
         self.set_aside
             .iter()
             .map(|f| ExcludedFile {

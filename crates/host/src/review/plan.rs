@@ -8,7 +8,7 @@ use crate::registry::{DynamicPin, PluginError, Registry};
 
 /// Why a composition cannot run.
 #[derive(Debug, thiserror::Error)]
-pub enum PlanError {
+pub(crate) enum PlanError {
     /// A specialist could not be found, loaded or checked.
     #[error("specialist `{label}`: {source}")]
     Plugin {
@@ -45,7 +45,7 @@ pub enum PlanError {
 }
 
 /// Converts the manifest's budget into the agent loop's.
-pub fn agent_budget(b: &Budget) -> vouch_llm::Budget {
+pub(crate) fn agent_budget(b: &Budget) -> vouch_llm::Budget {
     vouch_llm::Budget {
         max_turns: b.max_turns,
         max_tool_calls: b.max_tool_calls,
@@ -103,7 +103,7 @@ fn shard_limits(b: &Budget) -> super::ShardLimits {
 /// `composition` — the plan's composition sized again for the window the endpoint
 /// stated: agent budget, prefetch and shard limits. Specialists, selections and models
 /// stay as they are.
-pub fn resize(plan: &mut ReviewPlan, composition: &Composition) {
+pub(crate) fn resize(plan: &mut ReviewPlan, composition: &Composition) {
     let budgets: std::collections::BTreeMap<String, Budget> = composition
         .instances()
         .into_iter()
@@ -127,7 +127,7 @@ pub fn resize(plan: &mut ReviewPlan, composition: &Composition) {
 ///
 /// # Errors
 /// [`PlanError`] naming the instance and what to fix.
-pub fn build_plan(
+pub(crate) fn build_plan(
     composition: &Composition,
     registry: &mut Registry,
 ) -> Result<ReviewPlan, PlanError> {

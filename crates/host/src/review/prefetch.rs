@@ -28,48 +28,49 @@ use vouch_core::{
 use vouch_graph::{Definition, FileIndex, Language, RepoGraph, Site, SymbolKind};
 
 use super::env::ReviewEnv;
-pub use super::gathered::{Gathered, Item};
+pub(crate) use super::gathered::Gathered;
+pub(super) use super::gathered::Item;
 use crate::tools::RepoTools;
 
 /// Most lines of one definition shown whole (the rest is named, to read with a tool).
-pub const MAX_DEFINITION_LINES: u32 = 80;
+pub(super) const MAX_DEFINITION_LINES: u32 = 80;
 /// Most signature lines shown for a callee or a caller.
-pub const MAX_SIGNATURE_LINES: u32 = 6;
+pub(super) const MAX_SIGNATURE_LINES: u32 = 6;
 /// Most doc-comment lines shown above (or, for Python, below) a callee's signature.
-pub const MAX_DOC_LINES: u32 = 12;
+pub(crate) const MAX_DOC_LINES: u32 = 12;
 /// Most distinct callee names looked up per stage (in order of appearance).
-pub const MAX_CALLEES: usize = 24;
+pub(crate) const MAX_CALLEES: usize = 24;
 /// Most definitions shown per callee name (same file first, then tree order).
-pub const MAX_SITES_PER_CALLEE: usize = 2;
+pub(crate) const MAX_SITES_PER_CALLEE: usize = 2;
 /// Most changed functions whose callers are looked up.
-pub const MAX_CHANGED_FUNCTIONS: usize = 12;
+pub(crate) const MAX_CHANGED_FUNCTIONS: usize = 12;
 /// Most callers shown per changed function.
-pub const MAX_CALLERS: usize = 8;
+pub(super) const MAX_CALLERS: usize = 8;
 
 /// A stage's prefetch after the budget: its prompt section and its record.
 #[derive(Debug, Clone, Default)]
-pub struct Prefetched {
+pub(crate) struct Prefetched {
     /// The prompt section (empty when nothing was prefetched).
-    pub section: String,
+    pub(crate) section: String,
     /// What the report states (`None` when nothing was prefetched).
-    pub record: Option<PrefetchRecord>,
+    pub(crate) record: Option<PrefetchRecord>,
 }
 
 /// The lines of a file's patch whose enclosing definitions the prefetch looks up.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ChangedLines {
+pub(crate) struct ChangedLines {
     /// Added head lines, ascending.
-    pub head: Vec<u32>,
+    pub(crate) head: Vec<u32>,
     /// Removed base lines of pure removals (runs of removed lines with no added line in
     /// the same run), ascending. A run that also adds lines is looked up at head: its
     /// enclosing definition there shows the new version, and the patch the lines removed.
-    pub base: Vec<u32>,
+    pub(crate) base: Vec<u32>,
 }
 
 /// The added lines and the purely removed lines of a unified patch (`@@ -a,b +c,d @@`
 /// headers, then ` `, `+` and `-` lines). A run is the changed lines between two
 /// context lines or headers. Lines before the first header are the file header.
-pub fn changed_lines(patch: &str) -> ChangedLines {
+pub(super) fn changed_lines(patch: &str) -> ChangedLines {
     let mut out = ChangedLines::default();
     let (mut old, mut new) = (0u32, 0u32);
     let mut in_hunk = false;
@@ -126,7 +127,12 @@ fn hunk_starts(line: &str) -> Option<(u32, u32)> {
 /// The prefetch of `files` (canonical paths of the change, in canonical order) for one
 /// execution with a budget of `budget` estimated tokens: the given items' windows go to
 /// `tools`' ledger. A zero budget, or nothing to give, prefetches nothing.
-pub fn prefetch(env: &ReviewEnv, tools: &RepoTools, files: &[String], budget: u32) -> Prefetched {
+pub(super) fn prefetch(
+    env: &ReviewEnv,
+    tools: &RepoTools,
+    files: &[String],
+    budget: u32,
+) -> Prefetched {
     if budget == 0 || files.is_empty() {
         return Prefetched::default();
     }
@@ -145,7 +151,7 @@ pub fn prefetch(env: &ReviewEnv, tools: &RepoTools, files: &[String], budget: u3
 
 /// Most bytes of each note line of the section (what was left out, what was not looked
 /// up); a longer list is cut and says how many more it held.
-pub const MAX_NOTE_BYTES: usize = 600;
+pub(crate) const MAX_NOTE_BYTES: usize = 600;
 
 /// Rule: the whole prefetch section fits `budget` estimated tokens, its header and notes
 /// included. The items get the budget less the header and the two notes at their bound
@@ -275,7 +281,7 @@ struct FileFacts {
 }
 
 /// Everything the graph offers for `files`, in value order (then file order, then line).
-pub fn gather(env: &ReviewEnv, files: &[String]) -> Gathered {
+pub(crate) fn gather(env: &ReviewEnv, files: &[String]) -> Gathered {
     let graph = RepoGraph::new(env.reader.clone());
     let mut out = Gathered::default();
     let mut facts = FileFacts::default();

@@ -29,11 +29,11 @@ use crate::registry::{PluginError, SpecialistHandle};
 use crate::tools::RepoTools;
 
 /// Most output tokens any single request may ask for, whatever the contract's bound.
-pub const MAX_OUTPUT_TOKENS_CAP: u32 = 8_192;
+pub(crate) const MAX_OUTPUT_TOKENS_CAP: u32 = 8_192;
 
 /// Why an exchange produced no usable reply.
 #[derive(Debug)]
-pub enum ExchangeError {
+pub(super) enum ExchangeError {
     /// The run was cancelled.
     Cancelled,
     /// The endpoint failed (the message is safe to show: it never contains the key).
@@ -59,43 +59,43 @@ impl From<LlmError> for ExchangeError {
 
 /// A candidate as a stage proposed it, typed (the host assigns its id).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProposedDraft {
+pub(crate) struct ProposedDraft {
     /// Path as written.
-    pub path: String,
+    pub(crate) path: String,
     /// Side the lines refer to.
-    pub revision: Revision,
+    pub(crate) revision: Revision,
     /// First line.
-    pub start_line: u32,
+    pub(crate) start_line: u32,
     /// Last line.
-    pub end_line: u32,
+    pub(crate) end_line: u32,
     /// Severity.
-    pub severity: Severity,
+    pub(crate) severity: Severity,
     /// Review area.
-    pub area: Area,
+    pub(crate) area: Area,
     /// One-sentence claim.
-    pub claim: String,
+    pub(crate) claim: String,
     /// The proposer's reasoning.
-    pub evidence: String,
+    pub(crate) evidence: String,
 }
 
 /// A candidate-producing stage's reply, typed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CandidateAnswer {
+pub(crate) struct CandidateAnswer {
     /// Proposed candidates.
-    pub candidates: Vec<ProposedDraft>,
+    pub(crate) candidates: Vec<ProposedDraft>,
     /// The coverage receipt.
-    pub receipt: CoverageReceipt,
+    pub(crate) receipt: CoverageReceipt,
     /// A repair's quote of the prior reply's full-coverage statement.
-    pub full_coverage_quote: Option<String>,
+    pub(crate) full_coverage_quote: Option<String>,
     /// Summary for the report.
-    pub summary: String,
+    pub(crate) summary: String,
     /// Concerns the stage checked and dismissed, with the evidence that cleared them.
-    pub dismissed: Vec<DismissedConcern>,
+    pub(crate) dismissed: Vec<DismissedConcern>,
 }
 
 /// A reply, typed: candidates with a receipt, or decisions.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TypedReply {
+pub(crate) enum TypedReply {
     /// From a candidate-producing stage.
     Candidates(CandidateAnswer),
     /// From the verifier.
@@ -104,7 +104,7 @@ pub enum TypedReply {
 
 /// Which reply kind an exchange expects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReplyKind {
+pub(super) enum ReplyKind {
     /// Candidates and a coverage receipt.
     Candidates,
     /// Verification decisions.
@@ -113,71 +113,71 @@ pub enum ReplyKind {
 
 /// A usable reply.
 #[derive(Debug)]
-pub struct Answer {
+pub(super) struct Answer {
     /// The typed reply.
-    pub reply: TypedReply,
+    pub(crate) reply: TypedReply,
     /// The extracted JSON object (a coverage retry shows it back to the model).
-    pub value: Value,
+    pub(crate) value: Value,
     /// The model text the answer rests on (before any repair): where a repaired
     /// full-coverage quote must be a span.
-    pub prior_text: String,
+    pub(crate) prior_text: String,
     /// True when an isolated repair produced it.
-    pub repaired: bool,
+    pub(crate) repaired: bool,
     /// What the exchange spent.
-    pub spent: Spent,
+    pub(crate) spent: Spent,
 }
 
 /// What an exchange spent: its requests and tokens (the execution, its re-ask and its
 /// repair), the budget it hit and whether its last reply was forced. Kept when the
 /// exchange fails too ([`Failed`]), so a failed stage's record still counts them.
 #[derive(Debug, Clone, Default)]
-pub struct Spent {
+pub(crate) struct Spent {
     /// Token usage.
-    pub usage: TokenUsage,
+    pub(crate) usage: TokenUsage,
     /// The budget the execution hit, if any.
-    pub budget_hit: Option<vouch_llm::BudgetKind>,
+    pub(crate) budget_hit: Option<vouch_llm::BudgetKind>,
     /// Whether the final reply was forced.
-    pub forced_synthesis: bool,
+    pub(crate) forced_synthesis: bool,
     /// The models the endpoint says answered, in the order first seen.
-    pub answered_by: Vec<String>,
+    pub(crate) answered_by: Vec<String>,
     /// What was wrong with each reply that went to repair (and with the repair's reply,
     /// when it failed too).
-    pub issues: Vec<ReplyIssue>,
+    pub(crate) issues: Vec<ReplyIssue>,
 }
 
 /// An exchange that failed, with what it spent before it failed.
 #[derive(Debug)]
-pub struct Failed {
+pub(super) struct Failed {
     /// Why it failed.
-    pub error: ExchangeError,
+    pub(crate) error: ExchangeError,
     /// What it spent.
-    pub spent: Spent,
+    pub(crate) spent: Spent,
 }
 
 /// One exchange's inputs.
-pub struct Exchange<'a> {
+pub(crate) struct Exchange<'a> {
     /// Instance label.
-    pub label: &'a str,
+    pub(crate) label: &'a str,
     /// Diagnostic stage name of the execution (`lane`, `audit`, `verification`).
-    pub stage: &'static str,
+    pub(crate) stage: &'static str,
     /// The specialist.
-    pub handle: &'a SpecialistHandle,
+    pub(crate) handle: &'a SpecialistHandle,
     /// System message.
-    pub system: &'a str,
+    pub(crate) system: &'a str,
     /// User message (task plus the host's sections).
-    pub user: String,
+    pub(crate) user: String,
     /// Output contract (its repair variant is asked for when a repair is needed).
-    pub contract: &'a Contract,
+    pub(crate) contract: &'a Contract,
     /// The reply kind the contract describes.
-    pub kind: ReplyKind,
+    pub(crate) kind: ReplyKind,
     /// The canonical list, for receipts (`None` for the verifier).
-    pub expected: Option<&'a [String]>,
+    pub(crate) expected: Option<&'a [String]>,
     /// Budget of the agent loop.
-    pub budget: Budget,
+    pub(crate) budget: Budget,
     /// Tools of this execution (their ledger is the execution's).
-    pub tools: &'a RepoTools,
+    pub(crate) tools: &'a RepoTools,
     /// The specialist's own model (`None`: the run's default client).
-    pub model: Option<&'a str>,
+    pub(crate) model: Option<&'a str>,
 }
 
 fn usage_of(outcome: &AgentOutcome) -> TokenUsage {
@@ -281,7 +281,7 @@ fn decision(i: usize, d: &DecisionPayload) -> Result<Decision, String> {
 /// contract violation (which goes to repair) — in every stage alike. A reply of the
 /// other kind, an unknown severity, revision, area or verdict, or a line outside
 /// `1..=MAX_LINE` never gets a default.
-pub fn typed_reply(parsed: ParsedReply, kind: ReplyKind) -> Result<TypedReply, String> {
+pub(crate) fn typed_reply(parsed: ParsedReply, kind: ReplyKind) -> Result<TypedReply, String> {
     match (parsed, kind) {
         (ParsedReply::Candidates(r), ReplyKind::Candidates) => {
             candidates(r).map(TypedReply::Candidates)
@@ -300,11 +300,11 @@ pub fn typed_reply(parsed: ParsedReply, kind: ReplyKind) -> Result<TypedReply, S
 /// What was wrong with a reply: where (a JSON pointer into it, when the problem has a
 /// place) and the contract check's, parser's or extraction's message.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReplyFault {
+pub(crate) struct ReplyFault {
     /// JSON pointer of the problem, when it has one.
-    pub pointer: Option<String>,
+    pub(crate) pointer: Option<String>,
     /// What is wrong.
-    pub message: String,
+    pub(crate) message: String,
 }
 
 impl ReplyFault {
@@ -328,7 +328,7 @@ impl ReplyFault {
     }
 
     /// The fault as a report's [`ReplyIssue`] of `step` (bounded).
-    pub fn issue(&self, step: IssueStep) -> ReplyIssue {
+    pub(super) fn issue(&self, step: IssueStep) -> ReplyIssue {
         ReplyIssue::new(step, self.pointer.clone(), &self.message)
     }
 }
@@ -511,11 +511,11 @@ async fn agent(
 
 /// Most distinct answering models a stage record keeps (an endpoint naming a new model
 /// in every reply cannot grow the report without bound).
-pub const MAX_ANSWERING_MODELS: usize = 8;
+pub(crate) const MAX_ANSWERING_MODELS: usize = 8;
 
 /// Adds `model` to `seen` unless it is there or `seen` is full
 /// ([`MAX_ANSWERING_MODELS`]): the one rule for an exchange's and a record's list.
-pub fn note_answering_model(seen: &mut Vec<String>, model: String) {
+pub(crate) fn note_answering_model(seen: &mut Vec<String>, model: String) {
     if !seen.contains(&model) && seen.len() < MAX_ANSWERING_MODELS {
         seen.push(model);
     }
@@ -557,7 +557,7 @@ fn filtered(label: &str, what: &str) -> ExchangeError {
 /// list (receipts only), the invalid reply and the parser error — never the snapshot
 /// path or tools — and whose result must pass the repair rules ([`check_repair`]).
 /// What the exchange spent is returned with its answer or its failure.
-pub async fn exchange(env: &ReviewEnv, ex: Exchange<'_>) -> Result<Answer, Failed> {
+pub(super) async fn exchange(env: &ReviewEnv, ex: Exchange<'_>) -> Result<Answer, Failed> {
     let mut spent = Spent::default();
     match spending(env, ex, &mut spent).await {
         Ok(answer) => Ok(Answer { spent, ..answer }),

@@ -23,7 +23,7 @@ use crate::tools::RepoTools;
 
 /// Room for change-specific content under `max_request_tokens` below which a lane does
 /// not run (its requests would be all overhead).
-pub const MIN_SHARD_TOKENS: u64 = 256;
+pub(crate) const MIN_SHARD_TOKENS: u64 = 256;
 
 /// The JSON-escaped size of each sized file's whole patch (`None`: the `diff` tool cuts
 /// it, so it is never given whole), computed once per review and shared by its lanes.
@@ -32,11 +32,11 @@ pub(super) type PatchSizes = std::collections::BTreeMap<String, Option<usize>>;
 /// A lane instance as shards.
 pub(super) struct LaneShards {
     /// The shard plans, in order (one plan, the lane's own label, when it fits).
-    pub plans: Vec<StagePlan>,
+    pub(crate) plans: Vec<StagePlan>,
     /// Files left out because the lane reached `max_shards`, in canonical order.
-    pub left_out: Vec<String>,
+    pub(crate) left_out: Vec<String>,
     /// Why the lane cannot run within its request bound, if it cannot.
-    pub problem: Option<String>,
+    pub(crate) problem: Option<String>,
 }
 
 /// Estimated tokens of everything a stage's largest request carries besides its shard's

@@ -16,35 +16,35 @@ use super::exec::{Execution, Prepared, StageKind, fail, note_answer, prepare};
 use super::inline::{self, InlineSource};
 use super::prefetch;
 use super::reply::{Answer, CandidateAnswer, ExchangeError, ProposedDraft, TypedReply};
-pub use super::stage_plan::{HunkPiece, ShardLimits, StagePlan};
+pub(crate) use super::stage_plan::{HunkPiece, ShardLimits, StagePlan};
 use crate::diagnostics::ReasonCode;
 use crate::policy::{RetrySource, coverage_retry_message};
 use crate::progress::ProgressEvent;
 use crate::tools::RepoTools;
 
 /// What a finished candidate stage contributes to the review.
-pub struct StageRun {
+pub(crate) struct StageRun {
     /// Per-instance record for the report.
-    pub record: StageRecord,
+    pub(crate) record: StageRecord,
     /// Candidates with host-assigned ids (empty unless accepted or limited).
-    pub candidates: Vec<Candidate>,
+    pub(crate) candidates: Vec<Candidate>,
     /// A failure (the review is incomplete).
-    pub failure: Option<Failure>,
+    pub(crate) failure: Option<Failure>,
     /// Limitations (coverage is limited).
-    pub limitations: Vec<Limitation>,
+    pub(crate) limitations: Vec<Limitation>,
     /// Observations for the report.
-    pub observations: Vec<String>,
+    pub(crate) observations: Vec<String>,
     /// The user-facing message to print (e.g. a coverage mismatch after retry).
-    pub message: Option<String>,
+    pub(crate) message: Option<String>,
     /// True when cancelled.
-    pub cancelled: bool,
+    pub(crate) cancelled: bool,
     /// Concerns it checked and dismissed (for the verifier; also observations).
-    pub dismissed: Vec<DismissedForVerification>,
+    pub(crate) dismissed: Vec<DismissedForVerification>,
 }
 
 impl StageRun {
     /// A run with `record` and nothing else yet.
-    pub fn new(record: StageRecord) -> StageRun {
+    pub(super) fn new(record: StageRecord) -> StageRun {
         StageRun {
             record,
             candidates: vec![],
@@ -125,7 +125,7 @@ fn to_candidate(label: &str, index: usize, p: &ProposedDraft) -> Candidate {
 /// with the original task, the canonical list, its previous output and the exact
 /// mismatch; a second mismatch fails the instance with the exact mismatch message.
 /// Execution failures, invalid output after repair and cancellation never retry.
-pub async fn run_candidate_stage(env: &ReviewEnv, plan: &StagePlan) -> StageRun {
+pub(crate) async fn run_candidate_stage(env: &ReviewEnv, plan: &StagePlan) -> StageRun {
     env.progress(ProgressEvent::StageStarted {
         label: plan.label.clone(),
     });

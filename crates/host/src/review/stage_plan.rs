@@ -8,44 +8,44 @@ use crate::registry::SpecialistHandle;
 
 /// One planned stage instance (or one shard of it).
 #[derive(Clone)]
-pub struct StagePlan {
+pub(crate) struct StagePlan {
     /// Stable label (e.g. `bug-review #2`, or `bug-review #2 [shard 3/7]` for a shard).
-    pub label: String,
+    pub(crate) label: String,
     /// The label of its lane instance (equal to `label` unless it is a shard).
-    pub lane: String,
+    pub(crate) lane: String,
     /// The specialist.
-    pub handle: SpecialistHandle,
+    pub(crate) handle: SpecialistHandle,
     /// Its assigned canonical files (sorted, unique, current paths).
-    pub assigned: Vec<String>,
+    pub(crate) assigned: Vec<String>,
     /// Agent budget.
-    pub budget: Budget,
+    pub(crate) budget: Budget,
     /// Estimated tokens of context prefetched from the repository graph (0: none).
-    pub prefetch_tokens: u32,
+    pub(crate) prefetch_tokens: u32,
     /// The specialist's own model, if it names one.
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
     /// Shard limits of its lane.
-    pub shards: ShardLimits,
+    pub(crate) shards: ShardLimits,
     /// Files this shard holds only in part: the pieces of their hunks it is given (a
     /// file too large for one shard, split by hunks and, within a hunk too large for a
     /// shard, by line windows). Every other assigned file is given whole.
-    pub split: Vec<(String, Vec<HunkPiece>)>,
+    pub(crate) split: Vec<(String, Vec<HunkPiece>)>,
     /// Most bytes of source given inline to this execution: its shard's budget, lowered
     /// by `VOUCH_INLINE_BYTES` when that is set.
-    pub inline_bytes: usize,
+    pub(crate) inline_bytes: usize,
     /// The receipt bound its contract is asked with when it is one of several shards of a
     /// lane ([`vouch_core::lane_receipt_bound`]); `None`: its own list's.
-    pub receipt_bound: Option<vouch_abi::ReceiptBound>,
+    pub(crate) receipt_bound: Option<vouch_abi::ReceiptBound>,
 }
 
 /// The shard limits of a lane instance (manifest `[budget]` keys).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ShardLimits {
+pub(crate) struct ShardLimits {
     /// `max_shard_tokens`.
-    pub max_shard_tokens: u32,
+    pub(crate) max_shard_tokens: u32,
     /// `max_shards`.
-    pub max_shards: u32,
+    pub(crate) max_shards: u32,
     /// `max_request_tokens`.
-    pub max_request_tokens: u32,
+    pub(crate) max_request_tokens: u32,
 }
 
 impl Default for ShardLimits {
@@ -63,21 +63,21 @@ impl Default for ShardLimits {
 /// the whole hunk (its head lines and the base lines it replaces), or — for a hunk too
 /// large for one shard — a window of consecutive lines of one of its sides.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HunkPiece {
+pub(crate) struct HunkPiece {
     /// Index of the hunk in the file's hunks.
-    pub hunk: usize,
+    pub(crate) hunk: usize,
     /// The sides and lines given: `(revision, first, last)`, head first.
-    pub sides: Vec<(Revision, u32, u32)>,
+    pub(crate) sides: Vec<(Revision, u32, u32)>,
     /// True when it is a window of a larger hunk (the block says which lines of it).
-    pub window: bool,
+    pub(crate) window: bool,
     /// For a window of one long line (`sides` names that one line): the bytes
     /// `[start, end)` of it given, a part of the bytes that changed.
-    pub bytes: Option<(u32, u32)>,
+    pub(crate) bytes: Option<(u32, u32)>,
 }
 
 impl HunkPiece {
     /// The whole of hunk `index`: its head lines and the base lines it replaces.
-    pub fn whole(index: usize, hunk: &Hunk) -> HunkPiece {
+    pub(super) fn whole(index: usize, hunk: &Hunk) -> HunkPiece {
         let side = |revision, start: u32, count: u32| {
             (count > 0).then(|| (revision, start, start + count - 1))
         };
@@ -100,7 +100,7 @@ impl HunkPiece {
     /// `None` for a byte window of a long line: one shard shows only part of the line's
     /// changed bytes, and the lane's shards are judged together
     /// ([`vouch_core::files_reviewed`]).
-    pub fn held(&self, hunk: &Hunk) -> Option<Hunk> {
+    pub(super) fn held(&self, hunk: &Hunk) -> Option<Hunk> {
         if self.bytes.is_some() {
             return None;
         }

@@ -28,22 +28,22 @@ use crate::progress::ProgressEvent;
 use crate::tools::RepoTools;
 
 /// Output-token budget of a focused verification pass.
-pub const FOCUSED_OUTPUT_TOKENS: u32 = 4_000;
+pub(crate) const FOCUSED_OUTPUT_TOKENS: u32 = 4_000;
 
 /// What verification contributes to the review.
-pub struct VerificationRun {
+pub(crate) struct VerificationRun {
     /// The verifier's stage records (batch pass, then focused passes).
-    pub records: Vec<StageRecord>,
+    pub(crate) records: Vec<StageRecord>,
     /// Every candidate with its decision.
-    pub candidates: Vec<CandidateRecord>,
+    pub(crate) candidates: Vec<CandidateRecord>,
     /// Verified findings, unmerged.
-    pub findings: Vec<Finding>,
+    pub(crate) findings: Vec<Finding>,
     /// Failures (review incomplete).
-    pub failures: Vec<Failure>,
+    pub(crate) failures: Vec<Failure>,
     /// Limitations (unresolved candidates, source gaps).
-    pub limitations: Vec<Limitation>,
+    pub(crate) limitations: Vec<Limitation>,
     /// Cancelled.
-    pub cancelled: bool,
+    pub(crate) cancelled: bool,
 }
 
 fn payload(c: &Candidate) -> CandidateForVerification {
@@ -490,7 +490,7 @@ fn batch_not_run(
 }
 
 /// Most candidates one verification pass decides (twice a lane's candidate cap).
-pub const MAX_BATCH_CANDIDATES: usize = 12;
+pub(crate) const MAX_BATCH_CANDIDATES: usize = 12;
 
 /// Rule (issue 10, "verification batches likewise when candidates are many"): the
 /// candidates, in order, are cut into batches ([`vouch_core::batches`]) of at most
@@ -587,7 +587,7 @@ type PassOutcome = Result<PassResult, (StageRecord, ExchangeError)>;
 /// findings kept). Unknown ids, missing, duplicate or malformed decisions and unread
 /// citations make the review incomplete. A verified convention finding outside its
 /// boundary ([`convention_support`]) is `unresolved`, never published.
-pub async fn verify(
+pub(crate) async fn verify(
     env: &Arc<ReviewEnv>,
     plan: &StagePlan,
     candidates: &[Candidate],
