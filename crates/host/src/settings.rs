@@ -66,6 +66,16 @@ impl UserSettings {
         })
     }
 
+    /// No user configuration: the flags, the environment and the manifest decide.
+    pub fn none(builtins: Vec<String>) -> UserSettings {
+        UserSettings {
+            location: None,
+            config: UserConfig::default(),
+            profile: None,
+            builtins,
+        }
+    }
+
     /// The composition: `--manifest`, else the user's default composition, else the
     /// built-in default; with the user's plugin pins and budget ceilings applied, and
     /// its budgets sized for the window the configuration sets (if any).

@@ -4,19 +4,16 @@
 //! HTTP to a scripted OpenAI-compatible server. The binary's own tests reach the same
 //! function through `vouch review`.
 
-use std::path::PathBuf;
+mod support;
+
 use std::sync::Arc;
 
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 use vouch_core::{CoverageLevel, Outcome};
 use vouch_host::diagnostics::{Collector, ReasonCode};
-use vouch_host::manifest::{EndpointFlags, UserConfig};
 use vouch_host::progress::{ProgressEvent, Recorder};
-use vouch_host::review::{
-    PullRequestText, ReviewError, ReviewRequest, ReviewServices, ToolsMode, run,
-};
-use vouch_host::settings::UserSettings;
+use vouch_host::review::{PullRequestText, ReviewError, ReviewRequest, ReviewServices, run};
 use vouch_testkit::git::TestRepo;
 use vouch_testkit::openai::{Match, Reply, Rule, Script, ScriptedServer};
 
@@ -44,43 +41,22 @@ fn clean_script() -> Script {
     Script::new().rule(Rule::when(Match::any()).always(Reply::content(receipt.to_string())))
 }
 
-fn panel_manifest() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../manifests/panel.toml")
-}
-
-/// No user configuration file: the request's flags and the manifest decide.
-fn no_user_settings() -> UserSettings {
-    UserSettings {
-        location: None,
-        config: UserConfig::default(),
-        profile: None,
-        builtins: Vec::new(),
-    }
-}
-
 fn request(repo: &TestRepo, base: &str, head: &str, server: &ScriptedServer) -> ReviewRequest {
     ReviewRequest {
-        repo: repo.path().to_path_buf(),
-        base: Some(base.to_owned()),
-        head: head.to_owned(),
-        settings: no_user_settings(),
-        manifest: Some(panel_manifest()),
-        endpoint: EndpointFlags {
-            base_url: Some(server.base_url()),
-            model: Some("scripted".into()),
-            api_key_env: None,
-        },
-        tools: Some(ToolsMode::On),
         concurrency: Some(2),
-        timeout: None,
         pull_request: PullRequestText {
             title: Some("Answer 42".into()),
             body: None,
         },
         repo_config: true,
         inline_bytes: None,
-        exchanges: None,
-        command_line: "vouch review (test)".into(),
+        ..support::request(
+            repo.path(),
+            base,
+            head,
+            support::manifest("manifests/panel.toml"),
+            server,
+        )
     }
 }
 
@@ -92,18 +68,17 @@ struct Observed {
 fn services(cancel: CancellationToken) -> (ReviewServices, Observed) {
     let presenter = Arc::new(Recorder::default());
     let diagnostics = Arc::new(Collector::default());
-    let services = ReviewServices {
-        builtins: vec![
+    let services = support::services(
+        vec![
             vouch_plugin_instructions_review::plugin_table(),
             vouch_plugin_bug_review::plugin_table(),
             vouch_plugin_objective_review::plugin_table(),
             vouch_plugin_verifier::plugin_table(),
         ],
-        presenter: presenter.clone(),
-        diagnostics: diagnostics.clone(),
+        presenter.clone(),
+        diagnostics.clone(),
         cancel,
-        working_set_dropped: || {},
-    };
+    );
     (
         services,
         Observed {

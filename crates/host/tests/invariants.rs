@@ -15,6 +15,8 @@
 //!
 //! The seed is fixed; `VOUCH_FUZZ_CASES` sets the case count (default 200), `VOUCH_FUZZ_TRACE` prints each run's opinion.
 
+mod support;
+
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
@@ -25,10 +27,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 use vouch_core::{FailOn, Outcome, exit_code};
 use vouch_host::diagnostics::Collector;
-use vouch_host::manifest::{EndpointFlags, UserConfig};
 use vouch_host::progress::Silent;
-use vouch_host::review::{PullRequestText, ReviewRequest, ReviewServices, ToolsMode};
-use vouch_host::settings::UserSettings;
 use vouch_report::ReviewReport;
 use vouch_testkit::git::TestRepo;
 use vouch_testkit::openai::{Match, Reply, Rule, Script, ScriptedServer};
@@ -240,8 +239,7 @@ fn run_script() -> impl Strategy<Value = RunScript> {
 fn manifest() -> &'static Path {
     static MANIFEST: std::sync::OnceLock<tempfile::TempPath> = std::sync::OnceLock::new();
     MANIFEST.get_or_init(|| {
-        let minimal =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/e2e/minimal.toml");
+        let minimal = support::manifest("tests/data/e2e/minimal.toml");
         let text = std::fs::read_to_string(minimal).expect("minimal composition");
         let text = text.replace("max_retries = 2", "max_retries = 0");
         assert!(
@@ -252,37 +250,6 @@ fn manifest() -> &'static Path {
         std::fs::write(file.path(), text).expect("writing the manifest");
         file.into_temp_path()
     })
-}
-
-fn request(repo: &Path, base: &str, head: &str, server: &ScriptedServer) -> ReviewRequest {
-    ReviewRequest {
-        repo: repo.to_path_buf(),
-        base: Some(base.to_owned()),
-        head: head.to_owned(),
-        settings: UserSettings {
-            location: None,
-            config: UserConfig::default(),
-            profile: None,
-            builtins: Vec::new(),
-        },
-        manifest: Some(manifest().to_path_buf()),
-        endpoint: EndpointFlags {
-            base_url: Some(server.base_url()),
-            model: Some("scripted".into()),
-            api_key_env: None,
-        },
-        tools: Some(ToolsMode::On),
-        concurrency: None,
-        timeout: None,
-        pull_request: PullRequestText {
-            title: None,
-            body: None,
-        },
-        repo_config: false,
-        inline_bytes: Some(12_000),
-        exchanges: None,
-        command_line: "vouch review (test)".into(),
-    }
 }
 
 async fn review(
@@ -311,16 +278,16 @@ async fn review(
     if script.cancel_after == Some(0) {
         cancel.cancel();
     }
-    let services = ReviewServices {
-        builtins: vec![
+    let services = support::services(
+        vec![
             vouch_plugin_investigator::plugin_table(),
             vouch_plugin_verifier::plugin_table(),
         ],
-        presenter: Arc::new(Silent),
-        diagnostics: diagnostics.clone(),
-        cancel: cancel.clone(),
-        working_set_dropped: || {},
-    };
+        Arc::new(Silent),
+        diagnostics.clone(),
+        cancel.clone(),
+    );
+    let request = support::request(repo, base, head, manifest().to_path_buf(), &server);
     let watcher = script.cancel_after.map(|after| {
         let server = server.clone();
         let cancel = cancel.clone();
@@ -331,7 +298,7 @@ async fn review(
             cancel.cancel();
         })
     });
-    let run = vouch_host::review::run(request(repo, base, head, &server), services)
+    let run = vouch_host::review::run(request, services)
         .await
         .expect("the review ran")
         .report;

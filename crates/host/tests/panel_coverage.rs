@@ -8,6 +8,8 @@
 //! End-to-end tests of the same contract through `vouch review` are in
 //! `tests/e2e/panel.rs`.
 
+mod support;
+
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -15,10 +17,8 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 use vouch_core::{Outcome, StageStatus};
 use vouch_host::diagnostics::{Collector, Diagnostic, DiagnosticSink, ReasonCode};
-use vouch_host::manifest::{EndpointFlags, UserConfig};
 use vouch_host::progress::{Presenter, ProgressEvent, Recorder};
-use vouch_host::review::{PullRequestText, ReviewRequest, ReviewServices, ToolsMode};
-use vouch_host::settings::UserSettings;
+use vouch_host::review::ReviewRequest;
 use vouch_report::ReviewReport;
 use vouch_testkit::git::TestRepo;
 use vouch_testkit::openai::{Match, RecordedRequest, Reply, Rule, Script, ScriptedServer};
@@ -156,48 +156,27 @@ async fn review(
     server: &ScriptedServer,
     setup: Setup,
 ) -> ReviewReport {
-    let manifest =
-        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../manifests/panel.toml");
     let request = ReviewRequest {
-        repo: repo.path().to_path_buf(),
-        base: Some(base.to_owned()),
-        head: head.to_owned(),
-        settings: UserSettings {
-            location: None,
-            config: UserConfig::default(),
-            profile: None,
-            builtins: Vec::new(),
-        },
-        manifest: Some(manifest),
-        endpoint: EndpointFlags {
-            base_url: Some(server.base_url()),
-            model: Some("scripted".into()),
-            api_key_env: None,
-        },
-        tools: Some(ToolsMode::On),
         concurrency: setup.concurrency,
-        timeout: None,
-        pull_request: PullRequestText {
-            title: None,
-            body: None,
-        },
-        repo_config: false,
-        inline_bytes: Some(12_000),
-        exchanges: None,
-        command_line: "vouch review (test)".into(),
+        ..support::request(
+            repo.path(),
+            base,
+            head,
+            support::manifest("manifests/panel.toml"),
+            server,
+        )
     };
-    let services = ReviewServices {
-        builtins: vec![
+    let services = support::services(
+        vec![
             vouch_plugin_instructions_review::plugin_table(),
             vouch_plugin_bug_review::plugin_table(),
             vouch_plugin_objective_review::plugin_table(),
             vouch_plugin_verifier::plugin_table(),
         ],
-        presenter: setup.presenter,
-        diagnostics: setup.diagnostics,
-        cancel: setup.cancel,
-        working_set_dropped: || {},
-    };
+        setup.presenter,
+        setup.diagnostics,
+        setup.cancel,
+    );
     vouch_host::review::run(request, services)
         .await
         .expect("the panel review ran")

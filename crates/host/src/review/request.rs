@@ -50,6 +50,36 @@ pub struct ReviewRequest {
     pub command_line: String,
 }
 
+impl ReviewRequest {
+    /// A request for `base..head` of `repo` under `settings`, with nothing else set:
+    /// the default manifest, the endpoint from the environment and the settings, the
+    /// manifest's tools and concurrency, no pull-request text, the repository's own
+    /// configuration applied, no exchange layer.
+    pub fn new(
+        repo: PathBuf,
+        base: Option<String>,
+        head: String,
+        settings: UserSettings,
+    ) -> ReviewRequest {
+        ReviewRequest {
+            repo,
+            base,
+            head,
+            settings,
+            manifest: None,
+            endpoint: EndpointFlags::default(),
+            tools: None,
+            concurrency: None,
+            timeout: None,
+            pull_request: PullRequestText::default(),
+            repo_config: true,
+            inline_bytes: None,
+            exchanges: None,
+            command_line: "vouch review".into(),
+        }
+    }
+}
+
 /// What a review reports to and is stopped by, and the specialists built into the
 /// caller.
 pub struct ReviewServices {
