@@ -8,6 +8,7 @@
 use std::sync::Arc;
 
 use super::change::{Change, apply_repo_config, open_change};
+use super::env::{ReviewInputs, RunMemo, StageServices};
 use super::models::{EndpointCheck, RunModel, model_client, review_plan, stage_models};
 use super::report::{ReportContext, build_report, closing_messages};
 use super::request::{ReviewError, ReviewOutcome, ReviewRequest, ReviewServices};
@@ -105,21 +106,23 @@ async fn prepare(
     services.diagnostics.flush();
     let endpoint_messages = endpoint_messages?;
     let env = Arc::new(ReviewEnv {
-        snapshot: change.snapshot.clone(),
-        reader: change.reader.clone(),
-        client: model.client.clone(),
-        model_clients,
-        intent,
-        policy: collect_policy(&change.reader, &change.snapshot),
-        tools: request.tools.unwrap_or(composition.tools),
-        tools_rejected: Default::default(),
-        inline_bytes: request.inline_bytes,
-        presenter: services.presenter.clone(),
-        diagnostics: services.diagnostics.clone(),
-        job_id,
-        cancel: services.cancel.clone(),
-        prefetch: Default::default(),
-        fitted_caps: Default::default(),
+        inputs: ReviewInputs {
+            snapshot: change.snapshot.clone(),
+            intent,
+            policy: collect_policy(&change.reader, &change.snapshot),
+            tools: request.tools.unwrap_or(composition.tools),
+            inline_bytes: request.inline_bytes,
+        },
+        services: StageServices {
+            reader: change.reader.clone(),
+            client: model.client.clone(),
+            model_clients,
+            presenter: services.presenter.clone(),
+            diagnostics: services.diagnostics.clone(),
+            job_id,
+            cancel: services.cancel.clone(),
+        },
+        memo: RunMemo::default(),
     });
     Ok((
         env,

@@ -24,29 +24,44 @@ pub use crate::manifest::ToolsMode;
 /// set (the default shard budget, 4,000 tokens, at three bytes per token).
 pub(crate) const DEFAULT_INLINE_BYTES: usize = 12_000;
 
-/// The shared environment of one review run.
+/// The shared environment of one review run: what it reads, what it calls, and what it
+/// learns as it goes.
 pub(crate) struct ReviewEnv {
+    /// Read-only: the change, its context and how source is shown.
+    pub(crate) inputs: ReviewInputs,
+    /// The repository, the model endpoints, progress, diagnostics and cancellation.
+    pub(crate) services: StageServices,
+    /// What the run learns as its stages execute.
+    pub(crate) memo: RunMemo,
+}
+
+/// What a review reads and never changes.
+#[derive(Clone)]
+pub(crate) struct ReviewInputs {
     /// The change.
     pub(crate) snapshot: Arc<ChangeSnapshot>,
-    /// Read-only git access to head and base.
-    pub(crate) reader: Arc<SourceReader>,
-    /// The model endpoint, for stages whose specialist sets no model of its own.
-    pub(crate) client: Arc<ModelClient>,
-    /// Clients for specialists that name their own model (same endpoint), by model name.
-    pub(crate) model_clients: BTreeMap<String, Arc<ModelClient>>,
     /// Detected intent (only some roles receive it).
     pub(crate) intent: Option<Intent>,
     /// Policy evidence from the base tree, with the windows it consists of.
     pub(crate) policy: Vec<(PolicyDocument, Option<SourceWindow>)>,
     /// Tools or inline context.
     pub(crate) tools: ToolsMode,
-    /// Set when, in [`ToolsMode::Auto`], the endpoint rejected tools.
-    pub(crate) tools_rejected: std::sync::atomic::AtomicBool,
     /// Most bytes of source given inline per stage execution (`VOUCH_INLINE_BYTES`).
     /// `None`: a shard is given everything its budget holds
     /// (`max_shard_tokens` at three bytes per token), and a verification pass
     /// [`DEFAULT_INLINE_BYTES`].
     pub(crate) inline_bytes: Option<usize>,
+}
+
+/// What a review's stages call.
+#[derive(Clone)]
+pub(crate) struct StageServices {
+    /// Read-only git access to head and base.
+    pub(crate) reader: Arc<SourceReader>,
+    /// The model endpoint, for stages whose specialist sets no model of its own.
+    pub(crate) client: Arc<ModelClient>,
+    /// Clients for specialists that name their own model (same endpoint), by model name.
+    pub(crate) model_clients: BTreeMap<String, Arc<ModelClient>>,
     /// Progress presenter (failures ignored).
     pub(crate) presenter: Arc<dyn Presenter>,
     /// Structured diagnostics.
@@ -55,9 +70,16 @@ pub(crate) struct ReviewEnv {
     pub(crate) job_id: String,
     /// Cancels everything.
     pub(crate) cancel: CancellationToken,
-    /// The prefetch gathered so far, by file set (start with `Default::default()`).
+}
+
+/// What a run learns as its stages execute (each starts empty).
+#[derive(Default)]
+pub(crate) struct RunMemo {
+    /// Set when, in [`ToolsMode::Auto`], the endpoint rejected tools.
+    pub(crate) tools_rejected: std::sync::atomic::AtomicBool,
+    /// The prefetch gathered so far, by file set.
     pub(crate) prefetch: super::gathered::PrefetchMemo,
-    /// The output caps fitted so far, by request shape (start with `Default::default()`).
+    /// The output caps fitted so far, by request shape.
     pub(crate) fitted_caps: super::contract::FittedCaps,
 }
 
@@ -74,7 +96,7 @@ impl ReviewEnv {
         reason: ReasonCode,
     ) {
         let hunk_count = match label {
-            None => Some(u64::from(self.snapshot.counts().hunks)),
+            None => Some(u64::from(self.inputs.snapshot.counts().hunks)),
             Some(_) => None,
         };
         self.diagnose_counts(label, stage, source_count, hunk_count, reason);
@@ -123,6 +145,7 @@ impl ReviewEnv {
         reason: ReasonCode,
     ) {
         let named = self
+            .inputs
             .snapshot
             .files_named(ledger.windows.iter().map(|w| w.path.as_str()));
         let hunks = hunks_seen(named, ledger);
@@ -144,8 +167,8 @@ impl ReviewEnv {
         hunk_count: Option<u64>,
         reason: ReasonCode,
     ) {
-        self.diagnostics.emit(&Diagnostic {
-            job_id: self.job_id.clone(),
+        self.services.diagnostics.emit(&Diagnostic {
+            job_id: self.services.job_id.clone(),
             label: label.map(str::to_string),
             stage,
             source_count,
@@ -161,24 +184,15 @@ impl ReviewEnv {
         &self,
         document: (PolicyDocument, Option<SourceWindow>),
     ) -> ReviewEnv {
-        let mut policy = self.policy.clone();
-        policy.push(document);
+        let mut inputs = self.inputs.clone();
+        inputs.policy.push(document);
+        let memo = RunMemo::default();
+        memo.tools_rejected
+            .store(self.tools_rejected(), std::sync::atomic::Ordering::Relaxed);
         ReviewEnv {
-            snapshot: self.snapshot.clone(),
-            reader: self.reader.clone(),
-            client: self.client.clone(),
-            model_clients: self.model_clients.clone(),
-            intent: self.intent.clone(),
-            policy,
-            tools: self.tools,
-            tools_rejected: std::sync::atomic::AtomicBool::new(self.tools_rejected()),
-            inline_bytes: self.inline_bytes,
-            presenter: self.presenter.clone(),
-            diagnostics: self.diagnostics.clone(),
-            job_id: self.job_id.clone(),
-            cancel: self.cancel.clone(),
-            prefetch: Default::default(),
-            fitted_caps: Default::default(),
+            inputs,
+            services: self.services.clone(),
+            memo,
         }
     }
 
@@ -186,8 +200,8 @@ impl ReviewEnv {
     /// names none, or no client was built for it).
     pub(crate) fn client_for(&self, model: Option<&str>) -> &ModelClient {
         model
-            .and_then(|m| self.model_clients.get(m))
-            .unwrap_or(&self.client)
+            .and_then(|m| self.services.model_clients.get(m))
+            .unwrap_or(&self.services.client)
     }
 
     /// The model a stage's requests name: the client chosen for its resolved model
@@ -198,7 +212,7 @@ impl ReviewEnv {
 
     /// True when stages are offered the repository tools now.
     pub(crate) fn tools_enabled(&self) -> bool {
-        match self.tools {
+        match self.inputs.tools {
             ToolsMode::On => true,
             ToolsMode::Off => false,
             ToolsMode::Auto => !self.tools_rejected(),
@@ -207,14 +221,16 @@ impl ReviewEnv {
 
     /// True when, in auto mode, the endpoint rejected tools during this run.
     pub(crate) fn tools_rejected(&self) -> bool {
-        self.tools_rejected
+        self.memo
+            .tools_rejected
             .load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// True when any client fell back from structured outputs.
     pub(crate) fn structured_outputs_fell_back(&self) -> bool {
-        self.client.structured_outputs_fell_back()
+        self.services.client.structured_outputs_fell_back()
             || self
+                .services
                 .model_clients
                 .values()
                 .any(|c| c.structured_outputs_fell_back())
@@ -222,18 +238,20 @@ impl ReviewEnv {
 
     /// Sends one progress event (a presenter failure is ignored).
     pub(crate) fn progress(&self, event: ProgressEvent) {
-        notify(self.presenter.as_ref(), event);
+        notify(self.services.presenter.as_ref(), event);
     }
 
     /// The change summary restricted to `paths` (which must be current paths).
     pub(crate) fn change_summary(&self, paths: &[String]) -> ChangeSummary {
         ChangeSummary {
-            base_sha: self.snapshot.merge_base.clone(),
-            head_sha: self.snapshot.head.sha.clone(),
+            base_sha: self.inputs.snapshot.merge_base.clone(),
+            head_sha: self.inputs.snapshot.head.sha.clone(),
             files: {
                 // Looked up per path (the snapshot is sorted by path), in snapshot order.
-                let mut files: Vec<&ChangedFile> =
-                    paths.iter().filter_map(|p| self.snapshot.file(p)).collect();
+                let mut files: Vec<&ChangedFile> = paths
+                    .iter()
+                    .filter_map(|p| self.inputs.snapshot.file(p))
+                    .collect();
                 files.sort_by(|a, b| a.path.cmp(&b.path));
                 files.dedup_by(|a, b| a.path == b.path);
                 files.into_iter().map(file_summary).collect()

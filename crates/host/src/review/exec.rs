@@ -110,7 +110,7 @@ pub(super) fn prepare<'a>(
     let prompt = handle
         .render_prompt(&execution.request)
         .map_err(ExchangeError::Plugin)?;
-    for w in env.policy.iter().filter_map(|(_, w)| w.clone()) {
+    for w in env.inputs.policy.iter().filter_map(|(_, w)| w.clone()) {
         execution.tools.record(w);
     }
     let mut prelude = Vec::new();

@@ -81,7 +81,7 @@ fn reviewed_files(
     out: &mut Collected,
 ) -> vouch_core::FilesReviewed {
     let files = files_reviewed_from_records(
-        &env.snapshot.files,
+        &env.inputs.snapshot.files,
         &part.set_aside,
         &out.left_out,
         &out.stages,
@@ -117,7 +117,7 @@ pub(super) fn finish(
     audit: AuditState,
     verification: VerificationRun,
 ) -> ReviewRun {
-    let aborted = out.cancelled || verification.cancelled || env.cancel.is_cancelled();
+    let aborted = out.cancelled || verification.cancelled || env.services.cancel.is_cancelled();
     if aborted {
         env.diagnose(None, "report", None, ReasonCode::Cancelled);
     }
@@ -138,7 +138,7 @@ pub(super) fn finish(
             .count()
     };
     let facts = ReviewFacts {
-        change_is_empty: env.snapshot.is_empty(),
+        change_is_empty: env.inputs.snapshot.is_empty(),
         aborted,
         failures: out.failures.clone(),
         limitations: out.limitations.clone(),
@@ -158,7 +158,7 @@ pub(super) fn finish(
     env.diagnose(None, "report", None, ReasonCode::ReviewFinished);
     let fell_back = fallback_observations(env, &mut out.observations);
     ReviewRun {
-        snapshot: env.snapshot.clone(),
+        snapshot: env.inputs.snapshot.clone(),
         expected_files: part.expected.clone(),
         excluded_files: part.excluded_files(),
         files_reviewed: files.reviewed,

@@ -93,7 +93,7 @@ fn patches_into(
     out: &mut InlineSource,
 ) {
     for path in paths {
-        match env.reader.diff(path) {
+        match env.services.reader.diff(path) {
             Ok(diff) => {
                 if *used + diff.text.len() > max_bytes {
                     out.omitted.push(path.clone());
@@ -136,7 +136,7 @@ fn hunk_lines(
     used: &mut usize,
     out: &mut InlineSource,
 ) {
-    let Some(file) = env.snapshot.file(path) else {
+    let Some(file) = env.inputs.snapshot.file(path) else {
         out.omitted.push(path.to_string());
         return;
     };
@@ -248,6 +248,7 @@ fn line_bytes(
             break;
         }
         let read = env
+            .services
             .reader
             .read_line_window(revision, at, line, next, want)
             .ok()?;
@@ -320,7 +321,11 @@ fn read_lines_into(
 ) -> Option<u32> {
     let mut next = start;
     while next <= end {
-        let Ok(read) = env.reader.read_file(revision, at, Some(next), Some(end)) else {
+        let Ok(read) = env
+            .services
+            .reader
+            .read_file(revision, at, Some(next), Some(end))
+        else {
             return None;
         };
         // The last line shown, whole (window) or in part (spans, recorded as such: a
@@ -358,6 +363,7 @@ pub(crate) fn candidate_windows(
         let start = c.start_line.saturating_sub(CANDIDATE_CONTEXT_LINES).max(1);
         let end = c.end_line.saturating_add(CANDIDATE_CONTEXT_LINES);
         let Ok(read) = env
+            .services
             .reader
             .read_file(c.revision, &c.path, Some(start), Some(end))
         else {
@@ -392,28 +398,30 @@ mod tests {
     use super::*;
     use crate::diagnostics::Collector;
     use crate::progress::Silent;
-    use crate::review::env::ToolsMode;
+    use crate::review::env::{ReviewInputs, StageServices, ToolsMode};
 
     fn env(repo: &TestRepo, base: &str, head: &str) -> ReviewEnv {
         let snapshot = Arc::new(vouch_git::snapshot(repo.path(), Some(base), head).unwrap());
         let reader = Arc::new(SourceReader::open(repo.path(), &snapshot).unwrap());
         let config = EndpointConfig::new("http://127.0.0.1:9/v1", "unused");
         ReviewEnv {
-            snapshot,
-            reader,
-            client: Arc::new(ModelClient::new(config).unwrap()),
-            model_clients: Default::default(),
-            intent: None,
-            policy: vec![],
-            tools: ToolsMode::On,
-            tools_rejected: Default::default(),
-            inline_bytes: None,
-            presenter: Arc::new(Silent),
-            diagnostics: Arc::new(Collector::default()),
-            job_id: "test".into(),
-            cancel: CancellationToken::new(),
-            prefetch: Default::default(),
-            fitted_caps: Default::default(),
+            inputs: ReviewInputs {
+                snapshot,
+                intent: None,
+                policy: vec![],
+                tools: ToolsMode::On,
+                inline_bytes: None,
+            },
+            services: StageServices {
+                reader,
+                client: Arc::new(ModelClient::new(config).unwrap()),
+                model_clients: Default::default(),
+                presenter: Arc::new(Silent),
+                diagnostics: Arc::new(Collector::default()),
+                job_id: "test".into(),
+                cancel: CancellationToken::new(),
+            },
+            memo: Default::default(),
         }
     }
 
@@ -429,15 +437,19 @@ mod tests {
             .rename("docs/guide.md", "docs/manual.md");
         let head = repo.commit("rename");
         let env = env(&repo, &base, &head);
-        let file = env.snapshot.file("docs/manual.md").unwrap().clone();
+        let file = env.inputs.snapshot.file("docs/manual.md").unwrap().clone();
         assert_eq!(file.status, FileStatus::Renamed);
 
-        let tools = RepoTools::new(env.reader.clone());
+        let tools = RepoTools::new(env.services.reader.clone());
         let inline = patches(&env, &tools, &["docs/manual.md".to_string()], 12_000);
         let from_tool = tools
             .call("diff", &json!({"path": "docs/manual.md"}), usize::MAX)
             .unwrap();
-        assert_eq!(env.reader.patches_computed(), 1, "one computation for both");
+        assert_eq!(
+            env.services.reader.patches_computed(),
+            1,
+            "one computation for both"
+        );
         assert_eq!(
             inline.blocks,
             [format!(

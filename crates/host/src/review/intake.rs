@@ -34,7 +34,7 @@ pub(super) fn intake(
     let mut accepted = Vec::with_capacity(candidates.len());
     for c in candidates {
         let lines = if is_canonical_path(&c.path) {
-            line_count(&env.reader, &c)
+            line_count(&env.services.reader, &c)
         } else {
             None
         };

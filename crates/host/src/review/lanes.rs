@@ -58,14 +58,19 @@ impl Collected {
 
     /// True when the review may go on: nothing failed and nothing was cancelled.
     pub(crate) fn may_continue(&self, env: &ReviewEnv) -> bool {
-        self.failures.is_empty() && !self.cancelled && !env.cancel.is_cancelled()
+        self.failures.is_empty() && !self.cancelled && !env.services.cancel.is_cancelled()
     }
 }
 
 /// The source windows of a stage's ledger beyond the policy evidence every stage is
 /// given (which says nothing about what it saw of the change).
 pub(crate) fn windows_beyond_policy(env: &ReviewEnv, source_windows: usize) -> usize {
-    let given = env.policy.iter().filter(|(_, w)| w.is_some()).count();
+    let given = env
+        .inputs
+        .policy
+        .iter()
+        .filter(|(_, w)| w.is_some())
+        .count();
     source_windows.saturating_sub(given)
 }
 
@@ -117,7 +122,7 @@ fn check_source_seen(env: &ReviewEnv, run: &mut StageRun, plan: &StagePlan) {
 fn held_files(env: &ReviewEnv, plan: &StagePlan) -> Vec<vouch_core::ChangedFile> {
     plan.assigned
         .iter()
-        .filter_map(|p| env.snapshot.file(p))
+        .filter_map(|p| env.inputs.snapshot.file(p))
         .map(|f| {
             let mut held = f.clone();
             if let Some((_, pieces)) = plan.split.iter().find(|(p, _)| *p == f.path) {

@@ -162,19 +162,21 @@ pub(crate) struct ReviewRun {
 /// files reviewed, and the opinion from [`vouch_core::derive_opinion`].
 pub(crate) async fn run_review(env: Arc<ReviewEnv>, plan: &ReviewPlan) -> ReviewRun {
     let env = match &plan.instructions {
-        Some(text) => Arc::new(env.with_policy_document(instructions_document(&env.reader, text))),
+        Some(text) => {
+            Arc::new(env.with_policy_document(instructions_document(&env.services.reader, text)))
+        }
         None => env,
     };
-    let mut part = partition::partition_files(&env.snapshot, &plan.exclusion, plan.binary);
+    let mut part = partition::partition_files(&env.inputs.snapshot, &plan.exclusion, plan.binary);
     let lanes = partition::assign_lanes(&env, plan, &mut part);
     let mut out = lanes::Collected::default();
     let mut audit = AuditState::NotRun;
     let mut verification = facts::not_verified(&[]);
-    if !env.snapshot.is_empty() && !part.expected.is_empty() {
+    if !env.inputs.snapshot.is_empty() && !part.expected.is_empty() {
         env.diagnose(None, "snapshot", None, ReasonCode::ReviewStarted);
         let lanes = env::off_the_runtime(|| lanes::shard_lanes(&env, lanes, &mut out));
         env.progress(ProgressEvent::ReviewStarted {
-            files: env.snapshot.files.len(),
+            files: env.inputs.snapshot.files.len(),
             instances: lanes.instances(),
         });
         lanes::run_lanes(&env, plan.concurrency, lanes, &mut out).await;

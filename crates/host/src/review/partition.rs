@@ -115,7 +115,7 @@ pub(super) fn plan_for(env: &ReviewEnv, spec: &InstanceSpec, assigned: Vec<Strin
         model: spec.model.clone(),
         shards: spec.shards,
         split: vec![],
-        inline_bytes: env.inline_bytes.unwrap_or(usize::MAX),
+        inline_bytes: env.inputs.inline_bytes.unwrap_or(usize::MAX),
         receipt_bound: None,
     }
 }
@@ -176,7 +176,7 @@ fn assign(env: &ReviewEnv, spec: &InstanceSpec, expected: &[String]) -> Lane {
             .cloned()
             .collect(),
     };
-    if role == Role::OutcomeInvestigator && env.intent.is_none() {
+    if role == Role::OutcomeInvestigator && env.inputs.intent.is_none() {
         let why = "no pull-request intent was detected";
         Lane::Skipped(Box::new(skipped(spec, assigned.len(), why)))
     } else if assigned.is_empty() {

@@ -282,12 +282,12 @@ struct FileFacts {
 
 /// Everything the graph offers for `files`, in value order (then file order, then line).
 pub(crate) fn gather(env: &ReviewEnv, files: &[String]) -> Gathered {
-    let graph = RepoGraph::new(env.reader.clone());
+    let graph = RepoGraph::new(env.services.reader.clone());
     let mut out = Gathered::default();
     let mut facts = FileFacts::default();
     let mut no_grammar = Vec::new();
     for path in files {
-        let Some(file) = env.snapshot.file(path) else {
+        let Some(file) = env.inputs.snapshot.file(path) else {
             continue;
         };
         if file.binary || file.hunks.is_empty() {
@@ -297,7 +297,7 @@ pub(crate) fn gather(env: &ReviewEnv, files: &[String]) -> Gathered {
             no_grammar.push(path.clone());
             continue;
         }
-        let Ok(diff) = env.reader.diff(path) else {
+        let Ok(diff) = env.services.reader.diff(path) else {
             out.not_looked_up
                 .push(format!("{path}: its patch could not be read"));
             continue;
@@ -630,7 +630,7 @@ fn callers(name: &str, sites: &[&Site]) -> Item {
 impl ReviewEnv {
     /// The gathered prefetch of `files`, computed once per file set in this review.
     fn prefetch_for(&self, files: &[String], gather: impl FnOnce() -> Gathered) -> Arc<Gathered> {
-        self.prefetch.get_or_gather(files, || {
+        self.memo.prefetch.get_or_gather(files, || {
             let started = std::time::Instant::now();
             let gathered = gather();
             tracing::info!(

@@ -468,7 +468,7 @@ async fn agent(
         }
     };
     let request = |with_tools: bool| {
-        let request = AgentRequest::new(ex.system, user, env.cancel.clone())
+        let request = AgentRequest::new(ex.system, user, env.services.cancel.clone())
             .with_response_schema(ResponseSchema {
                 name: "vouch_stage_reply".into(),
                 schema: ex.contract.schema.clone(),
@@ -489,8 +489,9 @@ async fn agent(
         Err(LlmError::Http {
             status: 400 | 422,
             body,
-        }) if with_tools && env.tools == ToolsMode::Auto && rejects_tools(&body) => {
-            env.tools_rejected
+        }) if with_tools && env.inputs.tools == ToolsMode::Auto && rejects_tools(&body) => {
+            env.memo
+                .tools_rejected
                 .store(true, std::sync::atomic::Ordering::Relaxed);
             env.diagnose(Some(ex.label), ex.stage, None, ReasonCode::ToolsFallback);
             spent.usage.requests += 1;
@@ -727,7 +728,7 @@ async fn ask_repair(
             answered_by.note(model);
         }
     };
-    let repair = AgentRequest::new(REPAIR_SYSTEM, repair_user, env.cancel.clone())
+    let repair = AgentRequest::new(REPAIR_SYSTEM, repair_user, env.services.cancel.clone())
         .with_response_schema(ResponseSchema {
             name: "vouch_repair_reply".into(),
             schema: repair_schema.clone(),

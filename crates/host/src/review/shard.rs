@@ -55,10 +55,10 @@ fn stable_tokens(env: &ReviewEnv, plan: &StagePlan) -> Result<u64, String> {
         .map_err(|e| e.to_string())?;
     // The contract without the shard's paths: what a receipt adds per file is in
     // [`fixed_tokens`], so the stable part does not grow with the lane's assignment.
-    let schema = fitted_contract(&env.fitted_caps, &empty)
+    let schema = fitted_contract(&env.memo.fitted_caps, &empty)
         .map_err(|e| e.to_string())?
         .schema;
-    let tools = RepoTools::new(env.reader.clone());
+    let tools = RepoTools::new(env.services.reader.clone());
     let mut bytes = json_text_len(&prompt.system)
         + json_text_len(&prompt.user)
         + json_text_len(&tools_section(0, 0, 0))
@@ -126,10 +126,11 @@ fn file_pieces(env: &ReviewEnv, file: &ChangedFile, window_tokens: u64) -> Vec<(
     // when the reader gives it whole (else estimated): the model reads the rest.
     let lengths = |revision, path: &str| -> Vec<u32> {
         if env.tools_enabled() {
-            let text = env.reader.read_text(revision, path).ok().flatten();
+            let text = env.services.reader.read_text(revision, path).ok().flatten();
             return text.map_or_else(Vec::new, |t| t.lines().map(|l| l.len() as u32).collect());
         }
-        env.reader
+        env.services
+            .reader
             .line_lengths(revision, path)
             .ok()
             .flatten()
@@ -322,7 +323,7 @@ fn file_cost(
     cap: u64,
     sizes: &mut PatchSizes,
 ) -> (FileCost, Vec<HunkPiece>) {
-    let Some(file) = env.snapshot.file(path) else {
+    let Some(file) = env.inputs.snapshot.file(path) else {
         let cost = FileCost {
             path: path.to_string(),
             fixed: estimate_tokens(4 * json_text_len(path)),
@@ -331,12 +332,13 @@ fn file_cost(
         };
         return (cost, vec![]);
     };
-    let patch = sizes
-        .entry(path.to_string())
-        .or_insert_with(|| match env.reader.diff(path) {
-            Ok(d) if !d.truncated => Some(json_text_len(&d.text)),
-            _ => None,
-        });
+    let patch =
+        sizes
+            .entry(path.to_string())
+            .or_insert_with(|| match env.services.reader.diff(path) {
+                Ok(d) if !d.truncated => Some(json_text_len(&d.text)),
+                _ => None,
+            });
     let whole = match *patch {
         // A patch shows a long line cut at its start: without tools such a file is given
         // in pieces, its long lines as byte windows of what changed (with tools the
@@ -478,7 +480,7 @@ pub(super) fn shard_lane(env: &ReviewEnv, plan: StagePlan, sizes: &mut PatchSize
     for path in &plan.assigned {
         // Sizing computes each patch: a cancelled review stops here, and the lane runs
         // as one plan that the cancellation then ends before it starts.
-        if env.cancel.is_cancelled() {
+        if env.services.cancel.is_cancelled() {
             return LaneShards {
                 plans: vec![plan],
                 left_out: vec![],

@@ -70,11 +70,11 @@ pub(super) fn prompt_request(env: &ReviewEnv, plan: &StagePlan) -> PromptRequest
         label: plan.label.clone(),
         change: env.change_summary(&plan.assigned),
         intent: if gets_intent(role) {
-            env.intent.clone()
+            env.inputs.intent.clone()
         } else {
             None
         },
-        policy_evidence: env.policy.iter().map(|(d, _)| d.clone()).collect(),
+        policy_evidence: env.inputs.policy.iter().map(|(d, _)| d.clone()).collect(),
         candidates: vec![],
         dismissed_concerns: vec![],
         tools_available: env.tools_enabled(),
@@ -131,7 +131,7 @@ pub(crate) async fn run_candidate_stage(env: &ReviewEnv, plan: &StagePlan) -> St
     });
     let kind = StageKind::of_role(plan.handle.descriptor().role);
     let mut run = StageRun::new(stage_record(&plan.label, &plan.handle, plan.assigned.len()));
-    let tools = RepoTools::new(env.reader.clone());
+    let tools = RepoTools::new(env.services.reader.clone());
     let outcome = drive(env, plan, kind, &tools, &mut run).await;
     run.record.set_ledger(tools.ledger());
     if tools.lookup_failures() > 0 {
@@ -200,10 +200,10 @@ async fn drive(
     run: &mut StageRun,
 ) -> Result<(), ExchangeError> {
     // A cancelled review prepares nothing more (no patches, no prefetch).
-    if env.cancel.is_cancelled() {
+    if env.services.cancel.is_cancelled() {
         return Err(ExchangeError::Cancelled);
     }
-    let contract = fitted_contract(&env.fitted_caps, plan).map_err(ExchangeError::Plugin)?;
+    let contract = fitted_contract(&env.memo.fitted_caps, plan).map_err(ExchangeError::Plugin)?;
     let inline = super::env::off_the_runtime(|| inline::shard_source(env, tools, plan));
     let gaps = tools_off_gaps(env, &inline);
     if !gaps.is_empty() {
@@ -241,7 +241,7 @@ async fn drive(
         return accept(run, plan, reply, &first, &gaps);
     }
     // A cancelled review starts no retry (not even its progress event).
-    if env.cancel.is_cancelled() {
+    if env.services.cancel.is_cancelled() {
         return Err(ExchangeError::Cancelled);
     }
     let first = FirstTry {

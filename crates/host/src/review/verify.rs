@@ -104,7 +104,9 @@ fn given_source(
         env,
         tools,
         &patch_paths,
-        env.inline_bytes.unwrap_or(super::env::DEFAULT_INLINE_BYTES),
+        env.inputs
+            .inline_bytes
+            .unwrap_or(super::env::DEFAULT_INLINE_BYTES),
     );
     blocks.extend(patches.blocks);
     InlineSource {
@@ -174,7 +176,7 @@ async fn pass(
         candidates: candidates.len(),
         ..stage_record(label, &plan.handle, plan.assigned.len())
     };
-    let tools = RepoTools::new(env.reader.clone());
+    let tools = RepoTools::new(env.services.reader.clone());
     let given = super::env::off_the_runtime(|| given_source(env, plan, &tools, candidates));
     // The same prefetch a lane gets, for the changed files the candidates are in.
     let files = candidate_files(plan, candidates);
@@ -270,7 +272,7 @@ fn pass_request(
         label: label.to_string(),
         change: env.change_summary(&candidate_files(plan, candidates)),
         intent: None,
-        policy_evidence: env.policy.iter().map(|(p, _)| p.clone()).collect(),
+        policy_evidence: env.inputs.policy.iter().map(|(p, _)| p.clone()).collect(),
         candidates: candidates.iter().map(payload).collect(),
         dismissed_concerns: dismissed.to_vec(),
         tools_available: env.tools_enabled(),
@@ -305,8 +307,8 @@ fn finding(c: &Candidate, decision: &Decision, verifier: &str, passes: u8) -> Fi
 /// the host recognises for this change and every policy document it gave (including the
 /// repository's review instructions).
 fn convention_policy_paths(env: &ReviewEnv) -> Vec<String> {
-    let mut paths = policy_paths(&env.snapshot);
-    for (doc, _) in &env.policy {
+    let mut paths = policy_paths(&env.inputs.snapshot);
+    for (doc, _) in &env.inputs.policy {
         if !paths.contains(&doc.path) {
             paths.push(doc.path.clone());
         }
@@ -332,7 +334,7 @@ fn convention_gap(env: &ReviewEnv, c: &Candidate, decision: &Decision) -> Option
     convention_support(
         &location,
         &decision.citations,
-        &env.snapshot.files,
+        &env.inputs.snapshot.files,
         &convention_policy_paths(env),
     )
     .err()
@@ -511,7 +513,11 @@ fn verification_batches(
             bytes += 2 * (inline::CANDIDATE_CONTEXT_LINES as usize + 1) * 100;
             if !seen_paths.contains(&c.path.as_str()) {
                 seen_paths.push(&c.path);
-                bytes += env.reader.diff(&c.path).map_or(0, |d| d.text.len());
+                bytes += env
+                    .services
+                    .reader
+                    .diff(&c.path)
+                    .map_or(0, |d| d.text.len());
             }
             estimate_tokens(bytes)
         })
@@ -643,7 +649,7 @@ pub(crate) async fn verify(
             run.candidates.push(undecided(c, why, *passes));
             continue;
         }
-        if run.cancelled || env.cancel.is_cancelled() {
+        if run.cancelled || env.services.cancel.is_cancelled() {
             run.cancelled = true;
             run.candidates
                 .push(undecided(c, "not decided: the review was cancelled", 1));
