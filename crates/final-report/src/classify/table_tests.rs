@@ -54,18 +54,18 @@ fn git_forge_and_http_commands_map_to_their_effects() {
             "git symbolic-ref HEAD refs/heads/x",
             vec![Effect::REF_UPDATE],
         ),
-        ("git config user.name", vec![Effect::ConfigRead]),
+        ("git config user.name", vec![Effect::CONFIG_QUERY]),
         ("git config user.name bot", vec![Effect::ProfileActivation]),
         // Forge CLIs and their API calls.
         ("gh pr review 4 -a", vec![Effect::APPROVAL]),
         ("gh issue close 4", vec![Effect::FORGE_WRITE]),
-        ("gh auth status", vec![Effect::ConfigRead]),
+        ("gh auth status", vec![Effect::CONFIG_QUERY]),
         (
             "gh config set git_protocol ssh",
             vec![Effect::ProfileActivation],
         ),
         ("tea pr reject 4", vec![Effect::REVIEW]),
-        ("tea login", vec![Effect::ConfigRead]),
+        ("tea login", vec![Effect::CONFIG_QUERY]),
         ("tea login use bot", vec![Effect::ProfileActivation]),
         ("glab auth login", vec![Effect::ProfileActivation]),
         ("glab issue close 4", vec![Effect::FORGE_WRITE]),
@@ -122,8 +122,8 @@ fn runners_editors_and_profiles_map_to_their_effects() {
         ),
         // Profiles and configuration.
         ("source ~/.profile", vec![Effect::ProfileActivation]),
-        ("printenv", vec![Effect::ConfigRead]),
-        ("env", vec![Effect::ConfigRead]),
+        ("printenv", vec![Effect::CONFIG_QUERY]),
+        ("env", vec![Effect::CONFIG_QUERY]),
         ("mytool profile use bot", vec![Effect::ProfileActivation]),
     ]);
 }

@@ -191,12 +191,12 @@ pub(crate) fn classify_tool(name: &str, arguments: &Value) -> Option<Effect> {
     }
     let path_class = tool_path(arguments).and_then(config_path_class);
     if !forge && READ_TOOLS.contains(&base.as_str()) {
-        return path_class.map(|_| Effect::ConfigRead);
+        return path_class.map(Effect::ConfigRead);
     }
     if !forge && LOCAL_EDIT_TOOLS.contains(&base.as_str()) {
         let command = arguments.get("command").and_then(Value::as_str);
         return if command == Some("view") {
-            path_class.map(|_| Effect::ConfigRead)
+            path_class.map(Effect::ConfigRead)
         } else {
             Some(Effect::Edit(
                 tool_path(arguments)

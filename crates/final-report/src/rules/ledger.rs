@@ -230,7 +230,7 @@ fn command_classification(c: &SessionCommand) -> Vec<Violation> {
         return Vec::new();
     };
     let mut out = Vec::new();
-    if has(c, Effect::ConfigRead)
+    if c.effects.iter().any(|e| matches!(e, Effect::ConfigRead(_)))
         && (entry_phase != CommandPhase::LocalConfigInspection || blank(&entry.justification))
     {
         out.push(Violation::new(
