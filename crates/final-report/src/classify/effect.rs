@@ -26,12 +26,51 @@ pub(crate) enum Effect {
     WorktreeOrIndex(TreeChange),
     /// Updates git refs, local ones or a remote's.
     RefUpdate(Refs),
-    /// Reads local configuration or forge-client profiles/auth.
-    ConfigRead,
+    /// Reads local configuration or forge-client profiles/auth, of this class.
+    ConfigRead(ConfigClass),
     /// Activates or changes a forge profile or credentials for the session.
     ProfileActivation,
     /// Changes state on the forge.
     ForgeMutation { kind: ForgeMutationKind },
+}
+
+/// What configuration material a read reads: the class of the first configuration
+/// path the command or tool names (see `config_path_class`), or a query of
+/// configuration that names none (`gh auth status`, `git config --get`, `env`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ConfigClass {
+    Credentials,
+    ForgeClient,
+    Agent,
+    Git,
+    EnvironmentFile,
+    PackageRegistry,
+    Profile,
+    Home,
+    Query,
+}
+
+impl ConfigClass {
+    /// The class as messages name it.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Self::Credentials => "credentials",
+            Self::ForgeClient => "forge-client configuration",
+            Self::Agent => "agent configuration",
+            Self::Git => "git configuration",
+            Self::EnvironmentFile => "environment file",
+            Self::PackageRegistry => "package-registry configuration",
+            Self::Profile => "profile",
+            Self::Home => "home configuration",
+            Self::Query => "configuration/profile query",
+        }
+    }
+}
+
+impl std::fmt::Display for ConfigClass {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// How a worktree or the index changes.
@@ -86,6 +125,8 @@ impl Effect {
     pub(crate) const FORGE_WRITE: Effect = Effect::ForgeMutation {
         kind: ForgeMutationKind::Write,
     };
+    /// A read of configuration that names no configuration path.
+    pub(crate) const CONFIG_QUERY: Effect = Effect::ConfigRead(ConfigClass::Query);
     /// A file edit whose paths the command does not name.
     pub(crate) const EDIT: Effect = Effect::Edit(Vec::new());
 
@@ -136,7 +177,7 @@ impl Effect {
                     &[McpForgeMutations, ExternalStateMutations, CleanupMutations]
                 }
             },
-            Effect::TestRun { .. } | Effect::ConfigRead | Effect::ProfileActivation => &[],
+            Effect::TestRun { .. } | Effect::ConfigRead(_) | Effect::ProfileActivation => &[],
         }
     }
 
@@ -151,7 +192,7 @@ impl Effect {
             Effect::WorktreeOrIndex(TreeChange::Other) => "a worktree/index change",
             Effect::RefUpdate(Refs::Local) => "a git ref update",
             Effect::RefUpdate(Refs::Remote) => "a git push",
-            Effect::ConfigRead => "a local config/profile inspection",
+            Effect::ConfigRead(_) => "a local config/profile inspection",
             Effect::ProfileActivation => "a profile activation",
             Effect::ForgeMutation { kind } => match kind {
                 ForgeMutationKind::Approval | ForgeMutationKind::Review => "a review mutation",

@@ -136,7 +136,7 @@ pub(crate) const GLAB: &[Row] = &[
 ];
 
 const WRITE: Does = Does::Fixed(&[Effect::FORGE_WRITE]);
-const CONFIG_READ: Does = Does::Fixed(&[Effect::ConfigRead]);
+const CONFIG_READ: Does = Does::Fixed(&[Effect::CONFIG_QUERY]);
 const PROFILE: Does = Does::Fixed(&[Effect::ProfileActivation]);
 
 /// The HTTP method an HTTP client's arguments name, upper-case, in every spelling of

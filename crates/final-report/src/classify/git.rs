@@ -153,7 +153,7 @@ pub(crate) const GIT: &[Row] = &[
     row(
         &[&["config"]],
         &[Cond::Word(CONFIG_READ_FLAGS), Cond::PositionalsAtMost(1)],
-        Does::Fixed(&[Effect::ConfigRead]),
+        Does::Fixed(&[Effect::CONFIG_QUERY]),
     ),
     row(
         &[&["config"]],

@@ -35,11 +35,48 @@ pub(crate) fn runner_dir(words: &[&str]) -> Option<String> {
     None
 }
 
+/// Launchers: the words a launching command starts with (the program, then the
+/// subcommand that launches, if any). The launched program follows the launcher's own
+/// options.
+const LAUNCHERS: &[&[&[&str]]] = &[
+    &[&["npx", "bunx", "pnpx", "uvx"]],
+    &[
+        &[
+            "uv", "poetry", "pipenv", "hatch", "pdm", "rye", "pixi", "conda", "pipx",
+        ],
+        &["run"],
+    ],
+    &[&["npm", "pnpm", "yarn"], &["exec"]],
+    &[&["pnpm", "yarn"], &["dlx"]],
+    &[&["bun"], &["x"]],
+];
+
+/// The launcher's options that take a value (`npx -p pkg`, `uv run --with x`, `conda
+/// run -n env`); other options stand alone; `--` ends them.
+const WITH_VALUE: &[&str] = &[
+    "-p",
+    "--package",
+    "--with",
+    "--python",
+    "--extra",
+    "--group",
+    "--env",
+    "-e",
+    "-n",
+    "--name",
+    "--project",
+    "--directory",
+    "--spec",
+    "--call",
+    "-c",
+];
+
 /// The program a launcher runs and its arguments, after the launcher's own options:
 /// `npx`/`bunx`/`pnpx`/`uvx PROGRAM`, `uv`/`poetry`/`pipenv`/`hatch`/`pdm`/`rye`/
 /// `pixi`/`conda run PROGRAM`, `pipx run`, `npm`/`pnpm`/`yarn exec`, `pnpm`/`yarn
-/// dlx`, `bun x`, and a Python interpreter's `-m MODULE` (the module is the program:
-/// `python -m pytest -m fast` runs pytest with `-m fast`). `None` for anything else.
+/// dlx`, `bun x` (one row each of [`LAUNCHERS`]), and a Python interpreter's `-m
+/// MODULE` (the module is the program: `python -m pytest -m fast` runs pytest with
+/// `-m fast`). `None` for anything else.
 pub(super) fn launched<'a, 'w>(
     program: &str,
     args: &'a [&'w str],
@@ -47,36 +84,14 @@ pub(super) fn launched<'a, 'w>(
     if is_python(program) {
         return python_module(args);
     }
-    let rest = match (program, args.first().copied()) {
-        ("npx" | "bunx" | "pnpx" | "uvx", _) => args,
-        (
-            "uv" | "poetry" | "pipenv" | "hatch" | "pdm" | "rye" | "pixi" | "conda" | "pipx",
-            Some("run"),
-        )
-        | ("npm" | "pnpm" | "yarn", Some("exec"))
-        | ("pnpm" | "yarn", Some("dlx"))
-        | ("bun", Some("x")) => &args[1..],
-        _ => return None,
-    };
-    // The launcher's options that take a value (`npx -p pkg`, `uv run --with x`,
-    // `conda run -n env`); other options stand alone; `--` ends them.
-    const WITH_VALUE: &[&str] = &[
-        "-p",
-        "--package",
-        "--with",
-        "--python",
-        "--extra",
-        "--group",
-        "--env",
-        "-e",
-        "-n",
-        "--name",
-        "--project",
-        "--directory",
-        "--spec",
-        "--call",
-        "-c",
-    ];
+    let words = LAUNCHERS.iter().find(|words| {
+        words[0].contains(&program)
+            && words[1..]
+                .iter()
+                .enumerate()
+                .all(|(i, alternatives)| args.get(i).is_some_and(|a| alternatives.contains(a)))
+    })?;
+    let rest = &args[words.len() - 1..];
     let mut i = 0;
     while let Some(a) = rest.get(i) {
         if *a == "--" {

@@ -18,6 +18,11 @@ pub(crate) fn classify_simple(simple: &SimpleCommand) -> Vec<Effect> {
 /// [`classify_simple`] for a session whose exported variables are `env` (they may
 /// filter a test run: `PYTEST_ADDOPTS`).
 pub(crate) fn classify_simple_in(simple: &SimpleCommand, env: &[(String, String)]) -> Vec<Effect> {
+    class_config_reads(effects_of(simple, env), &simple.words)
+}
+
+/// The effects of a simple command, its configuration reads not yet classed.
+fn effects_of(simple: &SimpleCommand, env: &[(String, String)]) -> Vec<Effect> {
     let mut effects = Vec::new();
     if !simple.writes_to.is_empty() {
         effects.push(Effect::Edit(simple.writes_to.clone()));
@@ -50,9 +55,26 @@ pub(crate) fn classify_simple_in(simple: &SimpleCommand, env: &[(String, String)
         add_effect(&mut effects, test_run(&all, &argv, env));
     }
     if is_config_read(&program, &args) {
-        add_effect(&mut effects, Effect::ConfigRead);
+        add_effect(&mut effects, Effect::CONFIG_QUERY);
     }
     effects
+}
+
+/// A command's configuration reads, classed by the first configuration path among its
+/// words (a query when it names none), each once.
+fn class_config_reads(effects: Vec<Effect>, words: &[String]) -> Vec<Effect> {
+    let class = words
+        .iter()
+        .find_map(|w| config_path_class(w))
+        .unwrap_or(ConfigClass::Query);
+    let mut out = Vec::new();
+    for effect in effects {
+        match effect {
+            Effect::ConfigRead(_) => add_effect(&mut out, Effect::ConfigRead(class)),
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// A standalone assignment or `export` of a profile/credential variable activates it.
@@ -99,7 +121,7 @@ fn unwrap_command<'a>(
             Some("env") => {
                 words = after_wrapper("env", &words[1..]);
                 if words.is_empty() {
-                    effects.push(Effect::ConfigRead);
+                    effects.push(Effect::CONFIG_QUERY);
                 }
             }
             Some(w) if WRAPPERS.iter().any(|(name, _)| *name == w) => {
@@ -137,7 +159,11 @@ pub(crate) const PROGRAMS: &[Row] = &[
         &[Cond::Holds(names_profile_file)],
         Does::Fixed(&[Effect::ProfileActivation]),
     ),
-    row(&[&["printenv"]], ALWAYS, Does::Fixed(&[Effect::ConfigRead])),
+    row(
+        &[&["printenv"]],
+        ALWAYS,
+        Does::Fixed(&[Effect::CONFIG_QUERY]),
+    ),
     row(&[&["tee"]], &[Cond::OnlyOptions], NOTHING),
     row(&[&["cp", "install", "ln"]], ALWAYS, Does::EditsLastOperand),
     row(
@@ -291,7 +317,7 @@ fn cargo_rewrites_sources(args: &[&str]) -> bool {
 /// `.config/git`, `.git/config`), environment files (`.env*`), package-registry
 /// configuration (`.npmrc`, `.pypirc`), profiles (names with `profile`) and any other
 /// dotfile or `.config/` entry of a home directory.
-pub(crate) fn config_path_class(arg: &str) -> Option<&'static str> {
+pub(crate) fn config_path_class(arg: &str) -> Option<ConfigClass> {
     let lower = arg.trim_matches(|c| c == '"' || c == '\'').to_lowercase();
     let path_like = lower.contains('/') || lower.starts_with('.') || lower.starts_with('~');
     let parts: Vec<&str> = lower.split('/').filter(|p| !p.is_empty()).collect();
@@ -300,7 +326,7 @@ pub(crate) fn config_path_class(arg: &str) -> Option<&'static str> {
         return None;
     }
     if is_credential_path(&parts, name) {
-        return Some("credentials");
+        return Some(ConfigClass::Credentials);
     }
     if let Some(class) = client_config_class(&lower, &parts, name) {
         return Some(class);
@@ -311,7 +337,7 @@ pub(crate) fn config_path_class(arg: &str) -> Option<&'static str> {
         || lower.starts_with("/root/")
         || (parts.first() == Some(&"home") && lower.starts_with('/'));
     if parts.contains(&".config") || (home && parts.iter().skip(1).any(|p| p.starts_with('.'))) {
-        return Some("home configuration");
+        return Some(ConfigClass::Home);
     }
     None
 }
@@ -349,7 +375,7 @@ fn is_credential_path(parts: &[&str], name: &str) -> bool {
 
 /// The class of a tool's own configuration path: forge client, agent, git, environment
 /// file, package registry or profile.
-fn client_config_class(lower: &str, parts: &[&str], name: &str) -> Option<&'static str> {
+fn client_config_class(lower: &str, parts: &[&str], name: &str) -> Option<ConfigClass> {
     let has = |c: &str| parts.contains(&c);
     let after_config = parts.windows(2).find(|w| w[0] == ".config").map(|w| w[1]);
     if matches!(
@@ -357,7 +383,7 @@ fn client_config_class(lower: &str, parts: &[&str], name: &str) -> Option<&'stat
         Some("gh" | "tea" | "glab" | "gitea" | "forgejo" | "hub" | "glab-cli" | "codeberg")
     ) || name == "hosts.yml"
     {
-        return Some("forge-client configuration");
+        return Some(ConfigClass::ForgeClient);
     }
     if [".claude", ".codex", ".cursor", ".gemini"]
         .iter()
@@ -365,21 +391,21 @@ fn client_config_class(lower: &str, parts: &[&str], name: &str) -> Option<&'stat
         || name == "mcp.json"
         || name == ".mcp.json"
     {
-        return Some("agent configuration");
+        return Some(ConfigClass::Agent);
     }
     if name == ".gitconfig" || after_config == Some("git") || lower.ends_with(".git/config") {
-        return Some("git configuration");
+        return Some(ConfigClass::Git);
     }
     if name == ".env" || name.starts_with(".env.") || name == ".envrc" {
-        return Some("environment file");
+        return Some(ConfigClass::EnvironmentFile);
     }
     if matches!(name, ".npmrc" | ".pypirc" | ".yarnrc" | ".pip")
         || lower.ends_with(".cargo/credentials.toml")
     {
-        return Some("package-registry configuration");
+        return Some(ConfigClass::PackageRegistry);
     }
     if name.contains("profile") {
-        return Some("profile");
+        return Some(ConfigClass::Profile);
     }
     None
 }

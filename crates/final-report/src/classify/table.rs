@@ -21,6 +21,10 @@ pub(crate) enum Cond {
     OnlyOptions,
     /// A named predicate over the arguments, for a case a word list cannot say.
     Holds(fn(&[&str]) -> bool),
+    /// Every one of these conditions holds.
+    All(&'static [Cond]),
+    /// This condition does not hold.
+    Not(&'static Cond),
 }
 
 impl Cond {
@@ -34,6 +38,8 @@ impl Cond {
             Cond::PositionalsAtLeast(n) => positionals() >= n,
             Cond::OnlyOptions => args.iter().all(|a| a.starts_with('-')),
             Cond::Holds(predicate) => predicate(args),
+            Cond::All(conds) => conds.iter().all(|c| c.holds(args)),
+            Cond::Not(cond) => !cond.holds(args),
         }
     }
 }

@@ -54,18 +54,18 @@ fn git_forge_and_http_commands_map_to_their_effects() {
             "git symbolic-ref HEAD refs/heads/x",
             vec![Effect::REF_UPDATE],
         ),
-        ("git config user.name", vec![Effect::ConfigRead]),
+        ("git config user.name", vec![Effect::CONFIG_QUERY]),
         ("git config user.name bot", vec![Effect::ProfileActivation]),
         // Forge CLIs and their API calls.
         ("gh pr review 4 -a", vec![Effect::APPROVAL]),
         ("gh issue close 4", vec![Effect::FORGE_WRITE]),
-        ("gh auth status", vec![Effect::ConfigRead]),
+        ("gh auth status", vec![Effect::CONFIG_QUERY]),
         (
             "gh config set git_protocol ssh",
             vec![Effect::ProfileActivation],
         ),
         ("tea pr reject 4", vec![Effect::REVIEW]),
-        ("tea login", vec![Effect::ConfigRead]),
+        ("tea login", vec![Effect::CONFIG_QUERY]),
         ("tea login use bot", vec![Effect::ProfileActivation]),
         ("glab auth login", vec![Effect::ProfileActivation]),
         ("glab issue close 4", vec![Effect::FORGE_WRITE]),
@@ -122,8 +122,8 @@ fn runners_editors_and_profiles_map_to_their_effects() {
         ),
         // Profiles and configuration.
         ("source ~/.profile", vec![Effect::ProfileActivation]),
-        ("printenv", vec![Effect::ConfigRead]),
-        ("env", vec![Effect::ConfigRead]),
+        ("printenv", vec![Effect::CONFIG_QUERY]),
+        ("env", vec![Effect::CONFIG_QUERY]),
         ("mytool profile use bot", vec![Effect::ProfileActivation]),
     ]);
 }
@@ -182,6 +182,55 @@ fn local_git_tools_map_through_their_verb_table() {
     }
 }
 
+#[test]
+fn other_tools_map_through_their_word_table() {
+    let table = [
+        ("mcp__gitea__get_pull_request", json!({}), None),
+        (
+            "gitea_activate_profile",
+            json!({}),
+            Some(Effect::ProfileActivation),
+        ),
+        ("mcp__github__pull_request_read", json!({}), None),
+        ("merge_pull_request", json!({}), Some(Effect::FORGE_MERGE)),
+        (
+            "mcp__forge__update_merge_status",
+            json!({}),
+            Some(Effect::FORGE_WRITE),
+        ),
+        (
+            "mcp__forge__approve_pull_request",
+            json!({}),
+            Some(Effect::APPROVAL),
+        ),
+        (
+            "mcp__gitea__create_pull_review",
+            json!({"state": "approved"}),
+            Some(Effect::APPROVAL),
+        ),
+        (
+            "mcp__gitea__create_pull_review",
+            json!({"event": "REQUEST_CHANGES"}),
+            Some(Effect::REVIEW),
+        ),
+        ("mcp__gitea__pull_review", json!({"event": "APPROVE"}), None),
+        (
+            "mcp__gitlab__create_merge_request",
+            json!({}),
+            Some(Effect::FORGE_WRITE),
+        ),
+        (
+            "mcp__gitea__close_issue",
+            json!({}),
+            Some(Effect::FORGE_WRITE),
+        ),
+        ("mcp__search__frobnicate", json!({}), None),
+    ];
+    for (name, args, expected) in &table {
+        assert_eq!(classify_tool(name, args), *expected, "{name}");
+    }
+}
+
 /// Whether row `i` of `rows` follows an unconditional row whose words cover its own,
 /// so that it can never decide.
 fn shadowed(rows: &[table::Row], i: usize) -> bool {
@@ -201,7 +250,7 @@ fn shadowed(rows: &[table::Row], i: usize) -> bool {
 /// row (and the check does find a shadowed row).
 #[test]
 fn every_table_row_is_reachable() {
-    let tables: [(&str, &[table::Row]); 7] = [
+    let tables: [(&str, &[table::Row]); 8] = [
         ("git", GIT),
         ("gh", GH),
         ("tea", TEA),
@@ -209,6 +258,7 @@ fn every_table_row_is_reachable() {
         ("programs", PROGRAMS),
         ("runners", TEST_RUNNERS),
         ("git tools", GIT_TOOL_VERBS),
+        ("other tools", TOOL_VERBS),
     ];
     for (name, rows) in tables {
         for i in 0..rows.len() {

@@ -140,7 +140,10 @@ fn commands_are_classified_by_program_and_subcommand() {
         ("git reset --hard abc", vec![Effect::MERGE_RESTORE]),
         ("git checkout abc123", vec![Effect::WORKTREE_CHANGE]),
         ("git push origin HEAD", vec![Effect::PUSH]),
-        ("git config --get remote.origin.url", vec![ConfigRead]),
+        (
+            "git config --get remote.origin.url",
+            vec![Effect::CONFIG_QUERY],
+        ),
         ("cargo test --workspace", vec![run("cargo")]),
         ("cd wt && npm run test:unit", vec![run("npm")]),
         ("python -m pytest -q", vec![run("pytest")]),
@@ -217,8 +220,11 @@ fn commands_are_classified_by_program_and_subcommand() {
         ("gofmt -l .", vec![]),
         ("go fmt ./...", vec![edit(&[])]),
         ("go vet ./...", vec![]),
-        ("cat ~/.config/gh/hosts.yml", vec![ConfigRead]),
-        ("tea login list", vec![ConfigRead]),
+        (
+            "cat ~/.config/gh/hosts.yml",
+            vec![ConfigRead(ConfigClass::ForgeClient)],
+        ),
+        ("tea login list", vec![Effect::CONFIG_QUERY]),
         ("gh auth switch --user bot", vec![ProfileActivation]),
         ("export GITEA_TOKEN=abc", vec![ProfileActivation]),
         ("GH_TOKEN=x gh pr view 4", vec![]),
@@ -381,7 +387,7 @@ fn tools_are_classified_by_name_words() {
         (
             "Read",
             json!({"file_path": "/root/.config/gh/hosts.yml"}),
-            Some(ConfigRead),
+            Some(ConfigRead(ConfigClass::ForgeClient)),
         ),
         ("Read", json!({"file_path": "/src/w/src/main.rs"}), None),
     ];
@@ -416,13 +422,23 @@ fn configuration_paths_are_classified_by_shape() {
         ("token", None),
     ];
     for (path, class) in table {
-        assert_eq!(config_path_class(path), *class, "{path}");
+        assert_eq!(
+            config_path_class(path).map(ConfigClass::as_str),
+            *class,
+            "{path}"
+        );
     }
     assert_eq!(classify_command("grep -rn token src/"), []);
     assert_eq!(
         classify_command("cat ~/.config/gh/hosts.yml"),
-        [Effect::ConfigRead]
+        [Effect::ConfigRead(ConfigClass::ForgeClient)]
     );
+    // A query is classed by the first configuration path among its words.
+    assert_eq!(
+        classify_command("git config --file ~/.gitconfig --list"),
+        [Effect::ConfigRead(ConfigClass::Git)]
+    );
+    assert_eq!(classify_command("env"), [Effect::CONFIG_QUERY]);
 }
 
 #[test]

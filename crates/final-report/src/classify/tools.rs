@@ -1,6 +1,6 @@
 //! MCP and agent tool calls by their names' verbs and their arguments.
 
-use super::table::{ALWAYS, Cond, Does, Row, lookup, row};
+use super::table::{ALWAYS, Cond, Does, NOTHING, Row, lookup, row};
 use super::*;
 use serde_json::Value;
 
@@ -180,35 +180,23 @@ pub(crate) const GIT_TOOL_VERBS: &[Row] = &[
 
 /// What an MCP/agent tool call does. `None` for reads and unknown tools.
 ///
-/// Local git tools are classified by their git verb; profile/login activation and
-/// reads of configuration material are classified before the forge verbs; forge tools
-/// by their verb words; local file tools as file edits.
+/// Local git tools are classified by their git verb ([`GIT_TOOL_VERBS`]); local file
+/// tools by their name (a read of configuration material is an inspection, a write an
+/// edit of the path they name); every other tool by the words of its name
+/// ([`TOOL_VERBS`]).
 pub(crate) fn classify_tool(name: &str, arguments: &Value) -> Option<Effect> {
     let (words, forge, base) = tool_words(name);
-    let first = words.first().map(String::as_str).unwrap_or("");
     if is_local_git_tool(name) {
         return classify_git_tool(&words, arguments);
     }
     let path_class = tool_path(arguments).and_then(config_path_class);
     if !forge && READ_TOOLS.contains(&base.as_str()) {
-        return path_class.map(|_| Effect::ConfigRead);
-    }
-    if activates_profile(&words) && !READ_VERBS.contains(&first) {
-        return Some(Effect::ProfileActivation);
-    }
-    let verbs = tool_verbs(&words);
-    let writes = verbs.iter().any(|w| WRITE_VERBS.contains(w));
-    let reads = verbs.iter().any(|w| READ_VERBS.contains(w));
-    if READ_VERBS.contains(&first) || (reads && !writes) {
-        return None;
-    }
-    if let Some(kind) = merge_or_review(&words, &verbs, writes, arguments) {
-        return Some(kind);
+        return path_class.map(Effect::ConfigRead);
     }
     if !forge && LOCAL_EDIT_TOOLS.contains(&base.as_str()) {
         let command = arguments.get("command").and_then(Value::as_str);
         return if command == Some("view") {
-            path_class.map(|_| Effect::ConfigRead)
+            path_class.map(Effect::ConfigRead)
         } else {
             Some(Effect::Edit(
                 tool_path(arguments)
@@ -218,10 +206,12 @@ pub(crate) fn classify_tool(name: &str, arguments: &Value) -> Option<Effect> {
             ))
         };
     }
-    if writes {
-        return Some(Effect::FORGE_WRITE);
+    let mut words = noun_words(&words);
+    if approving_event(arguments) {
+        words.push(APPROVING_EVENT.to_owned());
     }
-    None
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    lookup(TOOL_VERBS, &words)?.into_iter().next()
 }
 
 /// Local tools that read a file: a read of configuration material is an inspection.
@@ -252,56 +242,97 @@ const PROFILE_VERBS: &[&str] = &[
     "activate", "switch", "use", "set", "select", "login", "default", "add",
 ];
 
-/// Whether a tool's words name both an identity and switching to it.
-fn activates_profile(words: &[String]) -> bool {
-    let has = |w: &&str| words.iter().any(|x| x == w);
-    PROFILE_NOUNS.iter().any(has) && PROFILE_VERBS.iter().any(has)
+/// Words that make a `merge` a query of merge state, not a merge.
+const MERGE_STATE: &[&str] = &["base", "status", "check", "mergeable", "can"];
+
+/// The word an approving review `event` or `state` argument (`APPROVE`, `APPROVED`)
+/// adds to a tool's words; no name word can spell it.
+const APPROVING_EVENT: &str = "event=approve";
+
+/// Other tools (forge servers' and any other MCP server's), by the words of their
+/// name after [`noun_words`], the first row that fits deciding.
+pub(crate) const TOOL_VERBS: &[Row] = &[
+    // A name starting with a read verb reads (`get_profile`, `list_pull_reviews`).
+    row(&[READ_VERBS], ALWAYS, NOTHING),
+    // An identity and switching to it (`gitea_activate_profile`, `switch_account`).
+    row(
+        &[],
+        &[Cond::All(&[
+            Cond::Word(PROFILE_NOUNS),
+            Cond::Word(PROFILE_VERBS),
+        ])],
+        Does::Fixed(&[Effect::ProfileActivation]),
+    ),
+    // A read verb and no write verb (`pull_request_read`).
+    row(
+        &[],
+        &[Cond::All(&[
+            Cond::Word(READ_VERBS),
+            Cond::Not(&Cond::Word(WRITE_VERBS)),
+        ])],
+        NOTHING,
+    ),
+    // The verb merge, not a query of merge state (`merge_pull_request`).
+    row(
+        &[],
+        &[Cond::All(&[
+            Cond::Word(&["merge"]),
+            Cond::Not(&Cond::Word(MERGE_STATE)),
+        ])],
+        Does::Fixed(&[Effect::FORGE_MERGE]),
+    ),
+    row(
+        &[],
+        &[Cond::Word(&["approve"])],
+        Does::Fixed(&[Effect::APPROVAL]),
+    ),
+    // A written review: approving when its event or state says so.
+    row(
+        &[],
+        &[Cond::All(&[
+            Cond::Word(&["review", "reviews"]),
+            Cond::Word(WRITE_VERBS),
+            Cond::Word(&[APPROVING_EVENT]),
+        ])],
+        Does::Fixed(&[Effect::APPROVAL]),
+    ),
+    row(
+        &[],
+        &[Cond::All(&[
+            Cond::Word(&["review", "reviews"]),
+            Cond::Word(WRITE_VERBS),
+        ])],
+        Does::Fixed(&[Effect::REVIEW]),
+    ),
+    row(
+        &[],
+        &[Cond::Word(WRITE_VERBS)],
+        Does::Fixed(&[Effect::FORGE_WRITE]),
+    ),
+];
+
+/// A tool's words with "pull request" and "merge request" joined into one noun word
+/// (`pull-request`), so that neither `pull`, `merge` nor `request` is a verb there.
+fn noun_words(words: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for w in words {
+        let joins = matches!(w.as_str(), "request" | "requests")
+            && out
+                .last()
+                .is_some_and(|p| matches!(p.as_str(), "pull" | "merge"));
+        match out.last_mut() {
+            Some(prev) if joins => *prev = format!("{prev}-{w}"),
+            _ => out.push(w.clone()),
+        }
+    }
+    out
 }
 
-/// A tool's words that may be verbs: "pull request" and "merge request" are nouns, so
-/// neither word is a verb there.
-fn tool_verbs(words: &[String]) -> Vec<&str> {
-    let noun_at = |i: usize| {
-        let w = words[i].as_str();
-        let next = words.get(i + 1).map(String::as_str);
-        let prev = i.checked_sub(1).map(|p| words[p].as_str());
-        (matches!(w, "pull" | "merge") && matches!(next, Some("request" | "requests")))
-            || (matches!(w, "request" | "requests") && matches!(prev, Some("pull" | "merge")))
-    };
-    (0..words.len())
-        .filter(|&i| !noun_at(i))
-        .map(|i| words[i].as_str())
-        .collect()
-}
-
-/// A forge merge (the verb, not a merge-status query), an approval, or a written
-/// review (approving when its event or state says so).
-fn merge_or_review(
-    words: &[String],
-    verbs: &[&str],
-    writes: bool,
-    arguments: &Value,
-) -> Option<Effect> {
-    let has = |w: &str| words.iter().any(|x| x == w);
-    if verbs.contains(&"merge")
-        && !["base", "status", "check", "mergeable", "can"]
-            .iter()
-            .any(|w| has(w))
-    {
-        return Some(Effect::FORGE_MERGE);
-    }
-    if has("approve") {
-        return Some(Effect::APPROVAL);
-    }
-    if (has("review") || has("reviews")) && writes {
-        let event = arguments
-            .get("event")
-            .or_else(|| arguments.get("state"))
-            .and_then(Value::as_str);
-        let approve = event.is_some_and(|e| {
-            e.eq_ignore_ascii_case("APPROVE") || e.eq_ignore_ascii_case("APPROVED")
-        });
-        return Some(Effect::review(approve));
-    }
-    None
+/// Whether a review tool's `event` (or `state`) argument approves.
+fn approving_event(arguments: &Value) -> bool {
+    arguments
+        .get("event")
+        .or_else(|| arguments.get("state"))
+        .and_then(Value::as_str)
+        .is_some_and(|e| e.eq_ignore_ascii_case("APPROVE") || e.eq_ignore_ascii_case("APPROVED"))
 }

@@ -1,7 +1,8 @@
-//! Whether a sentence is about this change: qualifiers (someone else, the past,
-//! another change, a simulation) and the pull requests a sentence names.
+//! The context words that decide whom a claim is about and when: someone else, the
+//! past, another change (by words or by the pull-request numbers a sentence names), a
+//! simulation.
 
-use super::*;
+use super::claim::{Reviewed, Subject};
 
 /// Words that place a merge in the past, before this session.
 pub(super) const HISTORICAL: &[&str] = &[
@@ -43,55 +44,45 @@ pub(super) const STATE_WORDS: &[&str] = &[
     "closed",
 ];
 
-/// Why a sentence is about another change than `subject`'s by naming another pull
-/// request's number (anywhere in the sentence), and whether it describes a simulation.
-/// Qualifier words ("another", "earlier", ...) are read per claim by [`qualifiers`].
-pub(super) fn other_change(
-    sentence: &str,
-    tokens: &[String],
-    subject: Subject,
-) -> (Option<String>, bool) {
+/// The subject a sentence's pull-request numbers give it (anywhere in the sentence):
+/// another change when it names one but not the reviewed pull request, an unknown one
+/// when the report names no reviewed pull request, none when it names the reviewed
+/// one or no number.
+pub(super) fn named_change(sentence: &str, reviewed: Reviewed) -> Option<Subject> {
     let refs = pr_references(sentence);
-    let other = subject
-        .pull_request
-        .and_then(|own| refs.iter().find(|n| **n != own));
-    let names_own = subject.pull_request.is_some_and(|own| refs.contains(&own));
-    let simulation = tokens.iter().any(|t| SIMULATION.contains(&t.as_str()))
-        || tokens
-            .windows(2)
-            .any(|w| w[0] == "test" && (w[1] == "merged" || w[1] == "merge"));
-    let named = match (other, names_own) {
-        (Some(n), false) => Some(format!("it names pull request #{n}, not the reviewed one")),
-        _ => None,
-    };
-    (named, simulation)
+    let first = refs.first().copied()?;
+    match reviewed.pull_request {
+        Some(own) if refs.contains(&own) => None,
+        Some(_) => Some(Subject::OtherChange(Some(first))),
+        None => Some(Subject::Unknown(first)),
+    }
 }
 
-/// What a qualifier word says about the act it qualifies.
+/// Whether a sentence describes a simulation (its words anywhere, or `test-merge(d)`).
+pub(super) fn simulation(tokens: &[String]) -> bool {
+    tokens.iter().any(|t| SIMULATION.contains(&t.as_str()))
+        || tokens
+            .windows(2)
+            .any(|w| w[0] == "test" && (w[1] == "merged" || w[1] == "merge"))
+}
+
+/// What a context word says about the act it qualifies: its subject
+/// ([`Subject::SomeoneElse`], [`Subject::OtherChange`]) or its time
+/// ([`Qualifier::Past`](super::claim::Qualifier::Past)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum QualifierKind {
+pub(super) enum Means {
     /// Someone else did it (`another reviewer`, `someone`, `externally`).
-    External,
+    SomeoneElse,
     /// It happened before this session (`earlier`, `two weeks ago`, `last week`).
-    Historical,
+    Past,
     /// It is about another change (`another PR`, `the previous change`).
     OtherChange,
 }
 
-impl QualifierKind {
-    pub(super) fn reason(self) -> &'static str {
-        match self {
-            Self::External => "it attributes the act to someone else",
-            Self::Historical => "it describes an earlier, historical merge",
-            Self::OtherChange => "it is about another pull request",
-        }
-    }
-}
-
-/// One qualifier word of a sentence.
+/// One context word of a sentence.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Qualifier {
-    pub(super) kind: QualifierKind,
+pub(super) struct ContextWord {
+    pub(super) means: Means,
     /// Token index of the qualifier word.
     pub(super) at: usize,
     /// For a qualifier inside a noun phrase (`the earlier CI run`, `another reviewer`,
@@ -146,8 +137,8 @@ pub(super) const CHANGE_NOUNS: &[&str] = &["pr", "prs", "pull", "mr", "change", 
 /// Periods after `last` that place an act in the past (`last week`).
 pub(super) const PERIODS: &[&str] = &["week", "month", "year", "sprint", "release", "quarter"];
 
-/// The qualifier words of a sentence, each with the noun phrase it belongs to (if any).
-pub(super) fn qualifiers(tokens: &[String]) -> Vec<Qualifier> {
+/// The context words of a sentence, each with the noun phrase it belongs to (if any).
+pub(super) fn context_words(tokens: &[String]) -> Vec<ContextWord> {
     let word = |i: usize| tokens.get(i).map_or("", String::as_str);
     let before = |i: usize| i.checked_sub(1).map_or("", word);
     let phrase_start = |at: usize| {
@@ -162,31 +153,31 @@ pub(super) fn qualifiers(tokens: &[String]) -> Vec<Qualifier> {
         let t = t.as_str();
         let attributive = DETERMINERS.contains(&before(i)) || PREPOSITIONS.contains(&before(i));
         let possessive = word(i + 1) == "s";
-        let (kind, in_phrase) =
+        let (means, in_phrase) =
             if matches!(t, "another" | "other" | "previous" | "older" | "earlier")
                 && CHANGE_NOUNS.contains(&word(i + 1))
             {
-                (QualifierKind::OtherChange, true)
+                (Means::OtherChange, true)
             } else if matches!(t, "another" | "someone" | "somebody" | "concurrent") {
-                (QualifierKind::External, true)
+                (Means::SomeoneElse, true)
             } else if matches!(t, "externally" | "concurrently") {
-                (QualifierKind::External, false)
+                (Means::SomeoneElse, false)
             } else if t == "historical" {
-                (QualifierKind::Historical, true)
+                (Means::Past, true)
             } else if matches!(t, "earlier" | "yesterday") {
-                (QualifierKind::Historical, attributive || possessive)
+                (Means::Past, attributive || possessive)
             } else if t == "last" && PERIODS.contains(&word(i + 1)) {
                 (
-                    QualifierKind::Historical,
+                    Means::Past,
                     DETERMINERS.contains(&before(i)) || word(i + 2) == "s",
                 )
             } else if HISTORICAL.contains(&t) {
-                (QualifierKind::Historical, false)
+                (Means::Past, false)
             } else {
                 continue;
             };
-        out.push(Qualifier {
-            kind,
+        out.push(ContextWord {
+            means,
             at: i,
             phrase: in_phrase.then(|| phrase_start(i)),
         });
@@ -203,7 +194,7 @@ pub(super) fn qualifiers(tokens: &[String]) -> Vec<Qualifier> {
 /// claim) or its agent (after `by`): "Another reviewer merged it", "merged another PR",
 /// "merged by another agent", but not "I merged it after the earlier CI run".
 pub(super) fn qualifies(
-    q: &Qualifier,
+    q: &ContextWord,
     tokens: &[String],
     clauses: &[usize],
     first: usize,

@@ -2,38 +2,31 @@
 //! Markdown list items, bold labels, table rows) and a closed list of claim phrases.
 //!
 //! A phrase matches when its words appear in order in one sentence, with at most a few
-//! other words between them. A match is discarded when a negating or hedging word
-//! (`not`, `never`, `without`, `would`, `ready to be`, ...) precedes it in the same
-//! sentence or sits between its words, or when it is the label of a line whose value is
-//! negative (`Merged: no`). A merge or approval phrase whose act is attributed to
-//! someone else (`another reviewer merged`, `approved by @alice`, `externally`), placed
-//! in the past (`earlier`, `two weeks ago`) or about another change (`another PR`) is
-//! not a claim of this session. A qualifier word qualifies only its own clause, and
-//! inside a noun phrase only when that phrase is the act's subject, object or agent:
-//! "I merged it after the earlier CI run" is still a merge claim.
+//! other words between them (`phrases.rs`, one row per phrase). Each match is a typed
+//! [`Claim`]: its kind, its [`Subject`](claim::Subject) (this change, another pull request, someone
+//! else, or an unknown one) and its [`Qualifier`](claim::Qualifier)s (negated, hedged, past, simulated),
+//! decided once (`grammar.rs`, `context.rs`). A negating or hedging word (`not`,
+//! `never`, `without`, `would`, `ready to be`, ...) before it in its clause or between
+//! its words, or the label of a line whose value is negative (`Merged: no`), qualifies
+//! it. A merge or approval whose act is attributed to someone else (`another reviewer
+//! merged`, `approved by @alice`, `externally`), placed in the past (`earlier`, `two
+//! weeks ago`) or about another change (`another PR`) is not a claim of this session.
+//! A context word qualifies only its own clause, and inside a noun phrase only when
+//! that phrase is the act's subject, object or agent: "I merged it after the earlier
+//! CI run" is still a merge claim. The rules judge only asserted claims
+//! ([`Narrative::claim`]); a stated claim set aside is a warning.
 
+mod claim;
+#[cfg(test)]
+mod claim_tests;
 mod context;
 mod grammar;
+mod phrases;
 #[cfg(test)]
 mod tests;
 
-use context::*;
-use grammar::*;
-
-/// A claim the narrative can make.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Claim {
-    Merged,
-    Approved,
-    ReadyState,
-    FullSuitePassed,
-    IssueClosed,
-    InventoryComplete,
-    FailurePreExisting,
-    IsolatedWorktreeOnly,
-    StrictCompliance,
-    BlockedOrStopped,
-}
+pub(crate) use claim::{Claim, ClaimKind, Reviewed};
+use grammar::claims_in_sentence;
 
 /// Lower-case alphanumeric words of a text.
 pub(crate) fn words(text: &str) -> Vec<String> {
@@ -58,11 +51,30 @@ pub(crate) struct Label {
     pub line: usize,
 }
 
-/// One claim found in the narrative, with the sentence it came from.
+/// One sentence of the narrative and what it claims.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct ClaimHit {
-    pub claim: Claim,
-    pub sentence: String,
+pub(crate) struct SentenceRead {
+    /// 0-based line.
+    pub line: usize,
+    pub text: String,
+    /// Every claim a phrase of the grammar reads in it, asserted or not.
+    pub claims: Vec<Claim>,
+    /// A state word (`merged`, `passed`, ...) of a sentence no phrase matched.
+    pub unmatched_state: Option<String>,
+}
+
+impl SentenceRead {
+    /// Why the sentence asserts state that is not checked against the handoff: its
+    /// first stated claim about someone or something else, or a state word no phrase
+    /// of the grammar reads.
+    pub(crate) fn unchecked(&self) -> Option<String> {
+        if let Some(because) = self.claims.iter().find_map(Claim::set_aside_because) {
+            return Some(format!("not read as a claim about this change: {because}"));
+        }
+        self.unmatched_state.as_ref().map(|w| {
+            format!("asserts state (`{w}`) but matches no claim of the grammar, so it is not checked against the handoff")
+        })
+    }
 }
 
 /// The narrative, analysed once per validation.
@@ -70,33 +82,17 @@ pub(crate) struct ClaimHit {
 pub(crate) struct Narrative {
     lines: Vec<String>,
     labels: Vec<Label>,
-    hits: Vec<ClaimHit>,
-    unrelated: Vec<Unrelated>,
-}
-
-/// A sentence that asserts state but is not checked against the handoff.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Unrelated {
-    /// 0-based line.
-    pub line: usize,
-    pub sentence: String,
-    pub reason: String,
-}
-
-/// What the narrative is about: the reviewed pull request's number, when there is one.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Subject {
-    pub pull_request: Option<u64>,
+    sentences: Vec<SentenceRead>,
 }
 
 impl Narrative {
     pub(crate) fn parse(text: &str) -> Self {
-        Self::parse_about(text, Subject::default())
+        Self::parse_about(text, Reviewed::default())
     }
 
-    /// Parse a narrative about `subject`: merge and approval claims about another
-    /// pull request, a historical merge or a merge simulation are set aside.
-    pub(crate) fn parse_about(text: &str, subject: Subject) -> Self {
+    /// Parse a narrative about the `reviewed` change: each claim's subject is decided
+    /// against its pull request.
+    pub(crate) fn parse_about(text: &str, reviewed: Reviewed) -> Self {
         let originals: Vec<&str> = text.lines().collect();
         let lines: Vec<String> = originals
             .iter()
@@ -112,43 +108,40 @@ impl Narrative {
                 })
             })
             .collect();
-        let mut hits = Vec::new();
-        let mut unrelated = Vec::new();
+        let mut read = Vec::new();
         for (index, line) in lines.iter().enumerate() {
             let label = labels.iter().find(|l| l.line == index);
             for sentence in sentences(line) {
-                let found = claims_in_sentence(sentence, label, subject);
-                for claim in &found.claims {
-                    hits.push(ClaimHit {
-                        claim: *claim,
-                        sentence: sentence.trim().to_owned(),
-                    });
-                }
-                if let Some(reason) = found.unrelated {
-                    unrelated.push(Unrelated {
-                        line: index,
-                        sentence: sentence.trim().to_owned(),
-                        reason,
-                    });
-                }
+                let found = claims_in_sentence(sentence, index, label, reviewed);
+                read.push(SentenceRead {
+                    line: index,
+                    text: sentence.trim().to_owned(),
+                    claims: found.claims,
+                    unmatched_state: found.unmatched_state,
+                });
             }
         }
         Self {
             lines,
             labels,
-            hits,
-            unrelated,
+            sentences: read,
         }
     }
 
-    /// Sentences that assert state but are not related to the handoff.
-    pub(crate) fn unrelated(&self) -> &[Unrelated] {
-        &self.unrelated
+    /// The sentences of the narrative, in order.
+    pub(crate) fn sentences(&self) -> &[SentenceRead] {
+        &self.sentences
     }
 
-    /// The first sentence making `claim`, if any.
-    pub(crate) fn claim(&self, claim: Claim) -> Option<&ClaimHit> {
-        self.hits.iter().find(|h| h.claim == claim)
+    /// Every claim of the narrative, in order, asserted or not.
+    pub(crate) fn claims(&self) -> impl Iterator<Item = &Claim> {
+        self.sentences.iter().flat_map(|s| &s.claims)
+    }
+
+    /// The first claim of `kind` the narrative asserts about this change (see
+    /// [`Claim::asserted`]), if any.
+    pub(crate) fn claim(&self, kind: ClaimKind) -> Option<&Claim> {
+        self.claims().find(|c| c.kind == kind && c.asserted())
     }
 
     pub(crate) fn labels(&self) -> &[Label] {

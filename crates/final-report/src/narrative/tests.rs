@@ -1,12 +1,26 @@
 //! Table tests of the claim grammar.
 
+use super::claim::ClaimKind as Claim;
 use super::*;
 
+fn asserted(n: &Narrative) -> Vec<Claim> {
+    n.claims()
+        .filter(|c| c.asserted())
+        .map(|c| c.kind)
+        .collect()
+}
+
 fn claims(text: &str) -> Vec<Claim> {
-    let n = Narrative::parse(text);
-    let mut out: Vec<Claim> = n.hits.iter().map(|h| h.claim).collect();
+    let mut out = asserted(&Narrative::parse(text));
     out.dedup();
     out
+}
+
+fn unchecked(n: &Narrative) -> Vec<String> {
+    n.sentences()
+        .iter()
+        .filter_map(SentenceRead::unchecked)
+        .collect()
 }
 
 #[test]
@@ -81,7 +95,7 @@ fn claim_phrases_are_found_and_negations_dropped() {
 
 #[test]
 fn claims_about_other_changes_are_set_aside_with_a_reason() {
-    let subject = Subject {
+    let subject = Reviewed {
         pull_request: Some(42),
     };
     let table: &[(&str, &[Claim], bool)] = &[
@@ -98,20 +112,20 @@ fn claims_about_other_changes_are_set_aside_with_a_reason() {
     ];
     for (text, expected, warned) in table {
         let n = Narrative::parse_about(text, subject);
-        let got: Vec<Claim> = n.hits.iter().map(|h| h.claim).collect();
+        let got = asserted(&n);
         assert_eq!(got, *expected, "{text}");
         assert_eq!(
-            !n.unrelated().is_empty(),
+            !unchecked(&n).is_empty(),
             *warned,
             "{text}: {:?}",
-            n.unrelated()
+            unchecked(&n)
         );
     }
 }
 
 #[test]
 fn qualifiers_qualify_only_their_clause_and_noun_phrase() {
-    let subject = Subject {
+    let subject = Reviewed {
         pull_request: Some(42),
     };
     // (sentence, claims, warned)
@@ -161,13 +175,13 @@ fn qualifiers_qualify_only_their_clause_and_noun_phrase() {
     ];
     for (text, expected, warned) in table {
         let n = Narrative::parse_about(text, subject);
-        let got: Vec<Claim> = n.hits.iter().map(|h| h.claim).collect();
+        let got = asserted(&n);
         assert_eq!(got, *expected, "{text}");
         assert_eq!(
-            !n.unrelated().is_empty(),
+            !unchecked(&n).is_empty(),
             *warned,
             "{text}: {:?}",
-            n.unrelated()
+            unchecked(&n)
         );
     }
 }

@@ -4,7 +4,7 @@
 use super::{Ctx, recorded};
 use crate::classify;
 use crate::model::{DiffReviewStatus, Disposition, LinkedIssue, MergeResult, ValidationStatus};
-use crate::narrative::Claim;
+use crate::narrative::ClaimKind;
 use crate::session::head_matches;
 use crate::transcript::TranscriptEntry;
 use crate::violation::{Violation, ViolationCode};
@@ -126,7 +126,7 @@ fn names_another_commit(head: &str, target_branch: Option<&str>) -> bool {
 /// `merge.targetAncestryProof`.
 pub(super) fn merge_proven(ctx: &Ctx) -> Vec<Violation> {
     let result: Option<MergeResult> = ctx.get("/merge/result");
-    let narrative = ctx.narrative.claim(Claim::Merged);
+    let narrative = ctx.narrative.claim(ClaimKind::Merged);
     let claimed = result == Some(MergeResult::Merged)
         || ctx.disposition() == Some(Disposition::Merged)
         || narrative.is_some();
@@ -217,7 +217,7 @@ pub(super) fn issue_closure_verified(ctx: &Ctx) -> Vec<Violation> {
             out.push(Violation::new(code, format!("/linkedIssues/{i}"), problem));
         }
     }
-    if let Some(hit) = ctx.narrative.claim(Claim::IssueClosed) {
+    if let Some(hit) = ctx.narrative.claim(ClaimKind::IssueClosed) {
         let proven = issues
             .iter()
             .any(|(_, x)| x.closed && x.live_verified_after_merge && x.evidence.is_some());

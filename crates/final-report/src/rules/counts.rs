@@ -3,7 +3,7 @@
 
 use super::{Ctx, recorded};
 use crate::model::{IgnoredTests, TestCounts, ValidationStatus};
-use crate::narrative::Claim;
+use crate::narrative::ClaimKind;
 use crate::violation::{Violation, ViolationCode};
 
 /// What recorded counts say against a pass claim: nothing passed, failures, or skipped
@@ -52,7 +52,7 @@ fn count_problems(ctx: &Ctx, counts: &TestCounts, source: &str) -> Vec<Violation
 /// codes the official validation commands recorded must agree.
 pub(super) fn full_suite_claim_proven(ctx: &Ctx) -> Vec<Violation> {
     let handoff_claim = handoff_pass_claim(ctx);
-    let narrative = ctx.narrative.claim(Claim::FullSuitePassed);
+    let narrative = ctx.narrative.claim(ClaimKind::FullSuitePassed);
     let status = ctx.get::<ValidationStatus>("/validation/status");
     let worded =
         ctx.flag("/validation/fullSuitePassed") || narrative.is_some() || handoff_claim.is_some();
@@ -101,7 +101,7 @@ fn handoff_pass_claim(ctx: &Ctx) -> Option<String> {
     walk_strings(handoff, "/handoff", &mut |pointer, text| {
         if found.is_none()
             && let Some(hit) =
-                crate::narrative::Narrative::parse(text).claim(Claim::FullSuitePassed)
+                crate::narrative::Narrative::parse(text).claim(ClaimKind::FullSuitePassed)
         {
             found = Some(format!("{pointer} says \"{}\"", hit.sentence));
         }
@@ -197,7 +197,7 @@ fn transcript_counts(ctx: &Ctx, counts: &TestCounts, source: &str) -> Vec<Violat
 /// The claim (`validation.failuresPreExisting` or the narrative) needs baseline counts;
 /// counts that differ need `validation.baseline.explanation`.
 pub(super) fn baseline_mismatch_explained(ctx: &Ctx) -> Vec<Violation> {
-    let narrative = ctx.narrative.claim(Claim::FailurePreExisting);
+    let narrative = ctx.narrative.claim(ClaimKind::FailurePreExisting);
     if !ctx.flag("/validation/failuresPreExisting") && narrative.is_none() {
         return Vec::new();
     }

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use super::Ctx;
 use crate::classify::is_direct_approve_or_merge;
 use crate::model::{Disposition, MutationCategory, ReviewState, ReviewSubmission};
-use crate::narrative::{Claim, FilesClaim, words};
+use crate::narrative::{ClaimKind, FilesClaim, words};
 use crate::violation::{Violation, ViolationCode};
 
 /// Rule 8. "A blocked handoff that includes direct approve or merge replay commands is
@@ -184,12 +184,12 @@ pub(super) fn narrative_agrees_with_handoff(ctx: &Ctx) -> Vec<Violation> {
 }
 
 /// A claim in words and the dispositions it contradicts.
-type ClaimRow = (Claim, fn(Option<Disposition>) -> bool);
+type ClaimRow = (ClaimKind, fn(Option<Disposition>) -> bool);
 
 /// The claims checked against the handoff disposition.
 const CLAIM_CONTRADICTS: &[ClaimRow] = &[
-    (Claim::Merged, |d| d != Some(Disposition::Merged)),
-    (Claim::ReadyState, |d| {
+    (ClaimKind::Merged, |d| d != Some(Disposition::Merged)),
+    (ClaimKind::ReadyState, |d| {
         matches!(
             d,
             Some(
@@ -200,7 +200,7 @@ const CLAIM_CONTRADICTS: &[ClaimRow] = &[
             )
         )
     }),
-    (Claim::BlockedOrStopped, |d| {
+    (ClaimKind::BlockedOrStopped, |d| {
         matches!(
             d,
             Some(
@@ -260,7 +260,7 @@ fn claims_against_disposition(ctx: &Ctx, rows: &[ClaimRow]) -> Vec<Violation> {
 
 /// An approval claim needs the review state `APPROVED`.
 fn approval_claim(ctx: &Ctx) -> Option<Violation> {
-    let hit = ctx.narrative.claim(Claim::Approved)?;
+    let hit = ctx.narrative.claim(ClaimKind::Approved)?;
     let state: Option<ReviewState> = ctx.get("/review/state");
     (state != Some(ReviewState::Approved)).then(|| {
         Violation::new(

@@ -5,7 +5,7 @@ use serde_json::Value;
 use super::Ctx;
 use crate::evidence::payloads;
 use crate::model::PaginationProof;
-use crate::narrative::{Claim, words};
+use crate::narrative::{ClaimKind, words};
 use crate::transcript::TranscriptEntry;
 use crate::violation::{Violation, ViolationCode};
 
@@ -92,7 +92,7 @@ fn count_against_a_bound(tokens: &[String]) -> bool {
 /// claiming completeness is accepted (the claim is downgraded, not hidden)."
 pub(super) fn inventory_completeness_proven(ctx: &Ctx) -> Vec<Violation> {
     let code = ViolationCode::InventoryCompletenessUnproven;
-    let narrative = ctx.narrative.claim(Claim::InventoryComplete);
+    let narrative = ctx.narrative.claim(ClaimKind::InventoryComplete);
     let complete = ctx.flag("/inventory/complete");
     if !complete && narrative.is_none() {
         return Vec::new();

@@ -4,7 +4,7 @@
 use super::{Ctx, SessionCommand, entry_records};
 use crate::classify::{self, Effect};
 use crate::model::{CommandLocation, CommandPhase, MutationCategory, ValidationStatus};
-use crate::narrative::Claim;
+use crate::narrative::ClaimKind;
 use crate::session::{Place, Route, Session};
 use crate::transcript::TranscriptEntry;
 use crate::violation::{Violation, ViolationCode};
@@ -182,13 +182,13 @@ pub(super) fn merge_simulation_recorded(ctx: &Ctx) -> Vec<Violation> {
 pub(super) fn whole_session_ledger(ctx: &Ctx) -> Vec<Violation> {
     let mut out = omitted_commands(ctx);
     out.extend(entries_without_a_line(ctx));
-    let isolation = ctx.narrative.claim(Claim::IsolatedWorktreeOnly);
+    let isolation = ctx.narrative.claim(ClaimKind::IsolatedWorktreeOnly);
     if ctx.flag("/validation/isolatedWorktreeOnly") || isolation.is_some() {
         out.extend(isolation_violations(ctx));
     }
     out.extend(tool_classification(ctx));
     out.extend(ctx.session.iter().flat_map(command_classification));
-    let strict = ctx.narrative.claim(Claim::StrictCompliance);
+    let strict = ctx.narrative.claim(ClaimKind::StrictCompliance);
     if ctx.flag("/strictCompliance") || strict.is_some() {
         let strict = strict_compliance(ctx, &out);
         out.extend(strict);
@@ -230,7 +230,7 @@ fn command_classification(c: &SessionCommand) -> Vec<Violation> {
         return Vec::new();
     };
     let mut out = Vec::new();
-    if has(c, Effect::ConfigRead)
+    if c.effects.iter().any(|e| matches!(e, Effect::ConfigRead(_)))
         && (entry_phase != CommandPhase::LocalConfigInspection || blank(&entry.justification))
     {
         out.push(Violation::new(

@@ -44,13 +44,15 @@ pub(crate) fn run_with_warnings(
     let ctx = Ctx::new(report, transcript);
     let warnings = ctx
         .narrative
-        .unrelated()
+        .sentences()
         .iter()
-        .map(|u| crate::violation::Warning {
-            pointer: "/narrative".to_owned(),
-            line: u.line + 1,
-            sentence: u.sentence.clone(),
-            message: u.reason.clone(),
+        .filter_map(|s| {
+            s.unchecked().map(|message| crate::violation::Warning {
+                pointer: "/narrative".to_owned(),
+                line: s.line + 1,
+                sentence: s.text.clone(),
+                message,
+            })
         })
         .collect();
     (violations(&ctx), warnings)
@@ -143,7 +145,7 @@ impl<'a> Ctx<'a> {
                 .get("narrative")
                 .and_then(Value::as_str)
                 .unwrap_or(""),
-            crate::narrative::Subject {
+            crate::narrative::Reviewed {
                 pull_request: report
                     .pointer("/target/pullRequest/number")
                     .and_then(Value::as_u64),

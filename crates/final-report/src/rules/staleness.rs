@@ -5,7 +5,7 @@ use super::Ctx;
 use crate::classify;
 use crate::evidence::{Outcome, outcome};
 use crate::model::McpInterruption;
-use crate::narrative::Claim;
+use crate::narrative::ClaimKind;
 use crate::transcript::{EventName, TranscriptEntry};
 use crate::violation::{Violation, ViolationCode};
 
@@ -182,7 +182,7 @@ pub(super) fn verifies(entry: &TranscriptEntry) -> bool {
 pub(super) fn ready_state_reverified(ctx: &Ctx) -> Vec<Violation> {
     let ready = ctx.disposition().is_some_and(|d| d.is_ready_state())
         || ctx.flag("/concurrency/readyStateReusable")
-        || ctx.narrative.claim(Claim::ReadyState).is_some();
+        || ctx.narrative.claim(ClaimKind::ReadyState).is_some();
     if !ready {
         return Vec::new();
     }

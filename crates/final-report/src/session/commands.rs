@@ -89,7 +89,6 @@ impl Session {
         let cmd = Simple {
             seq,
             text,
-            words: &words,
             dir: &dir,
             output: output.as_deref(),
             exit_code,
@@ -97,7 +96,7 @@ impl Session {
         for effect in effects {
             match &effect {
                 Effect::TestRun { scope, dir, .. } => self.test_run(&cmd, scope, dir.as_deref()),
-                Effect::ConfigRead => self.config_query(&cmd),
+                Effect::ConfigRead(class) => self.config_query(&cmd, *class),
                 Effect::Edit(paths) if program != "git" && simple.writes_to.is_empty() => {
                     self.program_edit(&cmd, paths)
                 }
@@ -170,13 +169,8 @@ impl Session {
         });
     }
 
-    /// A configuration or profile query, classed by the first config path it names.
-    fn config_query(&mut self, cmd: &Simple) {
-        let class = cmd
-            .words
-            .iter()
-            .find_map(|a| classify::config_path_class(a))
-            .unwrap_or("configuration/profile query");
+    /// A read of configuration, profile or credential material, of `class`.
+    fn config_query(&mut self, cmd: &Simple, class: ConfigClass) {
         self.config_reads.push(ConfigRead {
             seq: cmd.seq,
             text: cmd.text.to_owned(),
@@ -211,7 +205,6 @@ impl Session {
 struct Simple<'a> {
     seq: u64,
     text: &'a str,
-    words: &'a [&'a str],
     dir: &'a Option<String>,
     output: Option<&'a str>,
     exit_code: Option<i64>,

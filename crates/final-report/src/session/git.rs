@@ -168,10 +168,7 @@ impl Session {
             classify::tool_path(arguments).and_then(|p| resolve(cwd, p))
         };
         match effect {
-            Effect::ConfigRead => {
-                let class = classify::tool_path(arguments)
-                    .and_then(classify::config_path_class)
-                    .unwrap_or("configuration");
+            Effect::ConfigRead(class) => {
                 self.config_reads.push(ConfigRead {
                     seq,
                     text: name.to_owned(),

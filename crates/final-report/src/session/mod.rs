@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::classify::{self, Effect, Refs, Scope, SimpleCommand, TreeChange};
+use crate::classify::{self, ConfigClass, Effect, Refs, Scope, SimpleCommand, TreeChange};
 use crate::model::TestCounts;
 use crate::test_scope;
 use crate::transcript::TranscriptEntry;
@@ -113,7 +113,7 @@ pub(crate) struct TestRun {
 pub(crate) struct ConfigRead {
     pub seq: u64,
     pub text: String,
-    pub class: &'static str,
+    pub class: ConfigClass,
     pub tool: bool,
 }
 
