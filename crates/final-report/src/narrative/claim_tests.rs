@@ -25,77 +25,79 @@ fn readings(text: &str, reviewed: Option<u64>) -> Vec<Reading> {
         .collect()
 }
 
+/// Sentences and the claims each gives, about reviewed pull request #42.
+const SENTENCE_CLAIMS: &[(&str, Expected)] = &[
+    ("I merged it into main.", &[(Merged, ThisChange, &[])]),
+    ("Merged PR #42 into main.", &[(Merged, ThisChange, &[])]),
+    (
+        "PR #4 was not merged.",
+        &[(Merged, OtherChange(Some(4)), &[Negated])],
+    ),
+    (
+        "In PR #12, the fix was merged.",
+        &[(Merged, OtherChange(Some(12)), &[])],
+    ),
+    (
+        "I merged another PR first.",
+        &[(Merged, OtherChange(None), &[])],
+    ),
+    (
+        "Another reviewer approved it.",
+        &[(Approved, SomeoneElse, &[])],
+    ),
+    (
+        "It was approved by @alice.",
+        &[(Approved, SomeoneElse, &[])],
+    ),
+    ("It was approved by me.", &[(Approved, ThisChange, &[])]),
+    ("It was merged earlier.", &[(Merged, ThisChange, &[Past])]),
+    (
+        "PR #12 was merged last week.",
+        &[(Merged, OtherChange(Some(12)), &[Past])],
+    ),
+    (
+        "I test-merged main into a scratch branch and aborted it.",
+        &[(Merged, ThisChange, &[Simulated])],
+    ),
+    ("- **Merged:** no", &[(Merged, ThisChange, &[Negated])]),
+    ("It would be merged.", &[(Merged, ThisChange, &[Hedged])]),
+    (
+        "It will not be merged.",
+        &[(Merged, ThisChange, &[Negated, Hedged])],
+    ),
+    (
+        "It is ready to be merged.",
+        &[
+            (Merged, ThisChange, &[Hedged]),
+            (ReadyState, ThisChange, &[]),
+        ],
+    ),
+    (
+        "PR #12 is safe to merge.",
+        &[(ReadyState, OtherChange(Some(12)), &[])],
+    ),
+    // Only merges, approvals and ready states read a subject: a pass claim naming
+    // another pull request is still this session's claim.
+    (
+        "All tests passed on PR #12.",
+        &[(FullSuitePassed, ThisChange, &[])],
+    ),
+    (
+        "Issue #3 was closed yesterday.",
+        &[(IssueClosed, ThisChange, &[])],
+    ),
+    // Only a merge is simulated.
+    ("The dry run was approved.", &[(Approved, ThisChange, &[])]),
+    // Someone else approving is not read for a ready state.
+    (
+        "Someone said it is safe to merge.",
+        &[(ReadyState, ThisChange, &[])],
+    ),
+];
+
 #[test]
 fn each_sentence_gives_typed_claims_with_subject_and_qualifiers() {
-    let table: &[(&str, Expected)] = &[
-        ("I merged it into main.", &[(Merged, ThisChange, &[])]),
-        ("Merged PR #42 into main.", &[(Merged, ThisChange, &[])]),
-        (
-            "PR #4 was not merged.",
-            &[(Merged, OtherChange(Some(4)), &[Negated])],
-        ),
-        (
-            "In PR #12, the fix was merged.",
-            &[(Merged, OtherChange(Some(12)), &[])],
-        ),
-        (
-            "I merged another PR first.",
-            &[(Merged, OtherChange(None), &[])],
-        ),
-        (
-            "Another reviewer approved it.",
-            &[(Approved, SomeoneElse, &[])],
-        ),
-        (
-            "It was approved by @alice.",
-            &[(Approved, SomeoneElse, &[])],
-        ),
-        ("It was approved by me.", &[(Approved, ThisChange, &[])]),
-        ("It was merged earlier.", &[(Merged, ThisChange, &[Past])]),
-        (
-            "PR #12 was merged last week.",
-            &[(Merged, OtherChange(Some(12)), &[Past])],
-        ),
-        (
-            "I test-merged main into a scratch branch and aborted it.",
-            &[(Merged, ThisChange, &[Simulated])],
-        ),
-        ("- **Merged:** no", &[(Merged, ThisChange, &[Negated])]),
-        ("It would be merged.", &[(Merged, ThisChange, &[Hedged])]),
-        (
-            "It will not be merged.",
-            &[(Merged, ThisChange, &[Negated, Hedged])],
-        ),
-        (
-            "It is ready to be merged.",
-            &[
-                (Merged, ThisChange, &[Hedged]),
-                (ReadyState, ThisChange, &[]),
-            ],
-        ),
-        (
-            "PR #12 is safe to merge.",
-            &[(ReadyState, OtherChange(Some(12)), &[])],
-        ),
-        // Only merges, approvals and ready states read a subject: a pass claim naming
-        // another pull request is still this session's claim.
-        (
-            "All tests passed on PR #12.",
-            &[(FullSuitePassed, ThisChange, &[])],
-        ),
-        (
-            "Issue #3 was closed yesterday.",
-            &[(IssueClosed, ThisChange, &[])],
-        ),
-        // Only a merge is simulated.
-        ("The dry run was approved.", &[(Approved, ThisChange, &[])]),
-        // Someone else approving is not read for a ready state.
-        (
-            "Someone said it is safe to merge.",
-            &[(ReadyState, ThisChange, &[])],
-        ),
-    ];
-    for (text, expected) in table {
+    for (text, expected) in SENTENCE_CLAIMS {
         let expected: Vec<Reading> = expected
             .iter()
             .map(|(k, s, q)| (*k, *s, q.to_vec()))
