@@ -3,7 +3,7 @@
 //! Commands are split like a POSIX shell would split them (quotes, `&&`, `||`, `;`,
 //! `|`, redirections) and each simple command is mapped to typed [`Effect`]s by one
 //! declarative table per tool family (`PROGRAMS` in `simple.rs`, `GIT`, the forge
-//! CLIs' `GH`/`TEA`/`GLAB`, `TEST_RUNNERS`, and `GIT_TOOL_VERBS` for local git tools).
+//! CLIs' `GH`/`TEA`/`GLAB`, `JJ`, `TEST_RUNNERS`, and `GIT_TOOL_VERBS` for local git tools).
 //! The tables are documented in docs/final-report.md; a command no row names is
 //! treated as read-only.
 
@@ -12,6 +12,7 @@ use serde_json::Value;
 mod effect;
 mod forge;
 mod git;
+mod jj;
 mod runners;
 mod shell;
 mod simple;
@@ -25,6 +26,7 @@ mod tools;
 pub(crate) use effect::*;
 pub(crate) use forge::*;
 pub(crate) use git::*;
+pub(crate) use jj::*;
 pub(crate) use runners::*;
 pub(crate) use shell::*;
 pub(crate) use simple::*;

@@ -145,6 +145,7 @@ fn unwrap_command<'a>(
 /// (as far as its name says: test runs and configuration reads are found apart).
 pub(crate) const PROGRAMS: &[Row] = &[
     row(&[&["git"]], ALWAYS, Does::By(classify_git)),
+    row(&[&["jj"]], ALWAYS, Does::By(classify_jj)),
     row(&[&["gh"]], ALWAYS, Does::By(|a| by_table(GH, a))),
     row(&[&["tea"]], ALWAYS, Does::By(|a| by_table(TEA, a))),
     row(&[&["glab"]], ALWAYS, Does::By(|a| by_table(GLAB, a))),

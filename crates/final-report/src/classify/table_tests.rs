@@ -361,3 +361,37 @@ proptest! {
         prop_assert_eq!(as_set(joined), as_set(backwards));
     }
 }
+
+/// Jujutsu (`jj`), a VCS run beside git, through its own table: its pushes are pushes,
+/// its commit and bookmark commands change the working copy or refs, its reads read.
+#[test]
+fn jj_commands_map_through_their_table() {
+    let both = || vec![Effect::WORKTREE_CHANGE, Effect::REF_UPDATE];
+    assert_effects(&[
+        ("jj git push", vec![Effect::PUSH]),
+        ("jj git push --bookmark topic", vec![Effect::PUSH]),
+        ("jj -R /src/w git push -c @-", vec![Effect::PUSH]),
+        ("jj --no-pager git push --all", vec![Effect::PUSH]),
+        ("jj git push --dry-run", vec![]),
+        ("jj git fetch", vec![Effect::REF_UPDATE]),
+        ("jj new main", both()),
+        ("jj commit -m fix", both()),
+        ("jj describe -m fix", both()),
+        ("jj squash", both()),
+        ("jj rebase -d main", both()),
+        ("jj abandon @", both()),
+        ("jj bookmark set topic -r @-", vec![Effect::REF_UPDATE]),
+        ("jj bookmark create topic", vec![Effect::REF_UPDATE]),
+        ("jj bookmark move topic --to @", vec![Effect::REF_UPDATE]),
+        ("jj bookmark delete topic", vec![Effect::REF_UPDATE]),
+        ("jj bookmark list", vec![]),
+        ("jj log -r ::@", vec![]),
+        ("jj status", vec![]),
+        ("jj diff --git", vec![]),
+        ("jj show @-", vec![]),
+        ("bash -c 'jj git push'", vec![Effect::PUSH]),
+    ]);
+    for i in 0..JJ.len() {
+        assert!(!shadowed(JJ, i), "jj row {i} can never decide");
+    }
+}
