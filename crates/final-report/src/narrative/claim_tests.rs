@@ -29,6 +29,16 @@ fn readings(text: &str, reviewed: Option<u64>) -> Vec<Reading> {
 const SENTENCE_CLAIMS: &[(&str, Expected)] = &[
     ("I merged it into main.", &[(Merged, ThisChange, &[])]),
     ("Merged PR #42 into main.", &[(Merged, ThisChange, &[])]),
+    // The row `merged:landed-on-main`.
+    ("I landed it on main.", &[(Merged, ThisChange, &[])]),
+    (
+        "The fix has landed in master.",
+        &[(Merged, ThisChange, &[])],
+    ),
+    (
+        "It has not landed on main.",
+        &[(Merged, ThisChange, &[Negated])],
+    ),
     (
         "PR #4 was not merged.",
         &[(Merged, OtherChange(Some(4)), &[Negated])],

@@ -77,6 +77,13 @@ pub(super) const PATTERNS: &[Pattern] = &[
         S5,
     ),
     p(
+        "merged:landed-on-main",
+        Merged,
+        &["landed", "on|in|into|onto|to", TARGET],
+        2,
+        S5,
+    ),
+    p(
         "merged:fast-forwarded-into-main",
         Merged,
         &["fast", "forwarded", TARGET_OR_INTO],
