@@ -115,6 +115,6 @@ fn the_docs_rule_table_is_the_rule_table() {
             )
         })
         .collect();
-    assert_eq!(table.len(), 18);
+    assert!(!documented.is_empty(), "the docs' rule table was not found");
     assert_eq!(documented, table);
 }
