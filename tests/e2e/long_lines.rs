@@ -7,27 +7,43 @@ use vouch_testkit::openai::{Match, Reply, Rule, Script, ScriptedServer};
 use vouch_testkit::synth::{MINIFIED_PATH, SynthRepo, SynthSpec, generate_temp};
 use vouch_workspace_tests::{candidates_reply, perfect, review_json, workspace};
 
-const INVESTIGATOR: &str = "Instance: generic-investigator #1\n";
-const AUDIT: &str = "Instance: clean-result-audit #1\n";
+const INVESTIGATOR: &str = "Instance: generic-investigator #1";
+const AUDIT: &str = "Instance: clean-result-audit #1";
 
 fn receipt() -> Reply {
     Reply::content(candidates_reply(json!([]), true, &[MINIFIED_PATH]))
 }
 
-/// Reviews the change with the audited composition (tools on); the investigator and the
-/// clean-result audit each make `calls` in one turn (the patch, two cut 8 KiB lines, is
-/// over the inline budget), then answer with a complete receipt and no candidate.
-async fn review(repo: &SynthRepo, calls: Vec<(&str, String)>) -> (Value, ScriptedServer) {
+/// Each execution makes `calls` in its first turn, then answers a complete receipt with
+/// no candidate.
+fn reads_then_receipt(calls: Vec<(&'static str, String)>) -> Reply {
+    Reply::computed(move |body| {
+        let answered = body["messages"]
+            .as_array()
+            .is_some_and(|m| m.iter().any(|m| m["role"] == "tool"));
+        if answered {
+            receipt()
+        } else {
+            Reply::tool_calls(calls.clone())
+        }
+    })
+}
+
+/// Reviews the change with the audited composition (tools on); every execution of the
+/// investigator and the clean-result audit (a lane may run as shards: the file's two
+/// long lines are each about what one read shows of a line) makes `calls`, then answers
+/// with a complete receipt and no candidate.
+async fn review(repo: &SynthRepo, calls: Vec<(&'static str, String)>) -> (Value, ScriptedServer) {
     let script = Script::new()
         .rule(
             Rule::when(Match::user_contains(AUDIT))
                 .named("audit")
-                .replies([Reply::tool_calls(calls.clone()), receipt()]),
+                .always(reads_then_receipt(calls.clone())),
         )
         .rule(
             Rule::when(Match::user_contains(INVESTIGATOR))
                 .named("investigator")
-                .replies([Reply::tool_calls(calls), receipt()]),
+                .always(reads_then_receipt(calls)),
         );
     let server = ScriptedServer::start(script).await;
     let manifest = workspace()
@@ -82,7 +98,7 @@ async fn a_long_line_whose_edits_were_read_by_bytes_is_seen_and_may_be_clean() {
     let snap = vouch_git::snapshot(&repo.path, Some(&repo.base), &repo.head).unwrap();
     // The edited places, at head and (an in-place edit: the same places) at base: text
     // replaced inside a long line is shown by the base line it was replaced in.
-    let calls: Vec<(&str, String)> = snap
+    let calls: Vec<(&'static str, String)> = snap
         .file(MINIFIED_PATH)
         .unwrap()
         .long_lines
@@ -106,7 +122,7 @@ async fn a_long_line_whose_edits_were_read_by_bytes_is_seen_and_may_be_clean() {
         6
     );
     // The head places alone leave the replaced text unseen.
-    let head_only: Vec<(&str, String)> = calls
+    let head_only: Vec<(&'static str, String)> = calls
         .into_iter()
         .filter(|(_, args)| args.contains("\"head\""))
         .collect();

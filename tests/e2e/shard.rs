@@ -713,3 +713,50 @@ async fn without_tools_a_hunk_larger_than_a_shard_is_given_in_line_windows() {
         assert!(note.contains("other executions review the rest"), "{note}");
     }
 }
+
+/// Issue 28 item 1, with tools: a hunk of long lines in a file too large for one read
+/// (over 32 KB) is cut into pieces from its real line lengths, so each piece planned for
+/// a shard is given inline whole. A model that reads nothing itself is still shown
+/// every changed line, and the review ends clean with full coverage.
+#[tokio::test(flavor = "multi_thread")]
+async fn with_tools_a_hunk_of_long_lines_in_a_large_file_is_given_whole_in_pieces() {
+    let line = |word: &str, i: usize| format!("{word} {i:04} {}\n", "x".repeat(140));
+    let file = |word: &str| -> String {
+        (1..=300)
+            .map(|i| {
+                line(
+                    if (100..140).contains(&i) {
+                        word
+                    } else {
+                        "same"
+                    },
+                    i,
+                )
+            })
+            .collect()
+    };
+    let repo = TestRepo::new();
+    repo.write("lock.txt", file("old"));
+    let base = repo.commit("base");
+    repo.write("lock.txt", file("new"));
+    let head = repo.commit("rewrite forty long lines");
+    assert!(file("new").len() > 32 * 1024, "larger than one read");
+    let script = Script::new().rule(Rule::when(Match::any()).always(perfect()));
+    let server = ScriptedServer::start(script).await;
+    let out = review(&repo, &base, &head, &server, Some(SHARDED)).await;
+    let report = out.json();
+    assert_eq!(
+        strings(&report["filesReviewed"]),
+        ["lock.txt"],
+        "{report:#}"
+    );
+    assert_eq!(report["opinion"]["coverage"], "full", "{report:#}");
+    assert_eq!(report["opinion"]["clean"], true, "{report:#}");
+    for request in server.chat_requests() {
+        let user = request.contents_of("user")[0].clone();
+        assert!(
+            !user.contains("are not given inline"),
+            "a planned piece did not fit its shard:\n{user}"
+        );
+    }
+}

@@ -11,6 +11,7 @@ use crate::tools::RepoTools;
 pub(crate) const CANDIDATE_CONTEXT_LINES: u32 = 12;
 
 /// Inline blocks and what did not fit.
+#[derive(Default)]
 pub(crate) struct InlineSource {
     /// Text blocks, in order.
     pub(crate) blocks: Vec<String>,
@@ -208,7 +209,9 @@ fn side_block(
         window_note(side.hunk, side.window, revision, start, end)
     );
     let at = (revision, side.read_path, start, end);
-    match read_lines_into(env, tools, at, max_bytes, used, &mut block) {
+    let before = *used;
+    let lines_room = max_bytes.saturating_sub(BLOCK_TRAILER_BYTES);
+    match read_lines_into(env, tools, at, lines_room, used, &mut block) {
         None => out.fail(side.path),
         Some(next) if next <= end => {
             block.push_str(&format!(
@@ -220,9 +223,14 @@ fn side_block(
         Some(_) => {}
     }
     block.push_str("</hunk>");
-    *used += 64;
+    // The whole block counts: its header, the lines read, the note and its end.
+    *used = before + block.len();
     out.blocks.push(block);
 }
+
+/// Bytes kept for what closes a block after its lines: the note naming the lines or
+/// bytes not given inline, and the closing tag.
+const BLOCK_TRAILER_BYTES: usize = 160;
 
 /// Bytes `[from, to)` of long line `line` of `at` given inline as one block, read in
 /// windows that fit what `max_bytes` leaves and recorded as the spans shown, with whether
@@ -240,9 +248,12 @@ fn line_bytes(
         "<line path={at:?} revision=\"{}\" line=\"{line}\" bytes=\"{from}-{to}\">\n",
         revision.as_str()
     );
+    // The header is not in `used` yet; what `append_read` adds to the block is.
+    let header = block.len();
+    let before = *used;
     let mut next = from;
     while next < to {
-        let room = max_bytes.saturating_sub(*used + block.len() + 128);
+        let room = max_bytes.saturating_sub(*used + header + BLOCK_TRAILER_BYTES);
         let want = usize::try_from(to - next).unwrap_or(usize::MAX).min(room);
         if want < 4 {
             break;
@@ -268,7 +279,7 @@ fn line_bytes(
         ));
     }
     block.push_str("</line>");
-    *used += 64;
+    *used = before + block.len();
     Some((block, next >= to))
 }
 
@@ -319,34 +330,72 @@ fn read_lines_into(
     used: &mut usize,
     block: &mut String,
 ) -> Option<u32> {
+    // The block's header is not in `used` yet; what `append_read` adds to it is.
+    let header = block.len();
+    let reader = &env.services.reader;
     let mut next = start;
     while next <= end {
-        let Ok(read) = env
-            .services
-            .reader
-            .read_file(revision, at, Some(next), Some(end))
-        else {
-            return None;
-        };
-        // The last line shown, whole (window) or in part (spans, recorded as such: a
-        // long line shown in part never counts as read whole).
-        let shown = read
-            .window
-            .as_ref()
-            .map(|w| w.end_line)
-            .into_iter()
-            .chain(read.spans.iter().map(|s| s.line))
-            .max();
-        let Some(last) = shown.filter(|&l| l >= next) else {
+        let room = max_bytes.saturating_sub(*used + header);
+        let Some(read) = read_fitting(reader, (revision, at, next, end), room).ok()? else {
             break;
         };
-        if *used + block.len() + read.text.len() > max_bytes {
+        let Some(last) = last_shown(&read).filter(|&l| l >= next) else {
             break;
-        }
+        };
         append_read(tools, read, block, used);
         next = last + 1;
     }
     Some(next)
+}
+
+/// The last line `read` shows, whole (window) or in part (spans, recorded as such: a
+/// long line shown in part never counts as read whole).
+fn last_shown(read: &vouch_git::FileRead) -> Option<u32> {
+    read.window
+        .as_ref()
+        .map(|w| w.end_line)
+        .into_iter()
+        .chain(read.spans.iter().map(|s| s.line))
+        .max()
+}
+
+/// A read of lines `start..=end` of `at` (one page at most) whose text fits `room`
+/// bytes: the whole page when it fits, else the first lines of it that do, read again so
+/// the ledger records exactly what is shown; `None` when not even one line fits.
+fn read_fitting(
+    reader: &vouch_git::SourceReader,
+    (revision, at, start, end): (Revision, &str, u32, u32),
+    room: usize,
+) -> Result<Option<vouch_git::FileRead>, vouch_git::ReadError> {
+    let read = reader.read_file(revision, at, Some(start), Some(end))?;
+    if read.text.len() <= room {
+        return Ok(Some(read));
+    }
+    // The page's text is a header line, one line per source line, and a note: the
+    // lines that fit once the header is paid, fewer while the text still does not fit.
+    let mut fit = lines_fitting(&read.text, room).saturating_sub(1);
+    while fit > 0 {
+        let read = reader.read_file(revision, at, Some(start), Some(start + fit - 1))?;
+        if read.text.len() <= room {
+            return Ok(Some(read));
+        }
+        fit -= (fit / 8).max(1);
+    }
+    Ok(None)
+}
+
+/// How many of `text`'s first lines fit `room` bytes, with their line ends.
+fn lines_fitting(text: &str, room: usize) -> u32 {
+    let mut used = 0usize;
+    let mut count = 0u32;
+    for line in text.split_inclusive('\n') {
+        used += line.len();
+        if used > room {
+            break;
+        }
+        count += 1;
+    }
+    count
 }
 
 /// The lines around each candidate at its revision (± [`CANDIDATE_CONTEXT_LINES`]),
@@ -462,5 +511,99 @@ mod tests {
         let snapshot_headers: Vec<&str> = file.hunks.iter().map(|h| h.header.as_str()).collect();
         assert_eq!(headers, snapshot_headers);
         assert!(from_tool.contains("-line 7\n+line seven\n"), "{from_tool}");
+    }
+
+    /// A change of `n` added lines of about 20 bytes each to a file of one line.
+    fn long_hunk(n: u32) -> (TestRepo, String, String) {
+        let repo = TestRepo::new();
+        repo.write("data.txt", "start\n");
+        let base = repo.commit("base");
+        let body: String = (1..=n).map(|i| format!("added line {i:>8}\n")).collect();
+        repo.write("data.txt", format!("start\n{body}"));
+        let head = repo.commit("grow");
+        (repo, base, head)
+    }
+
+    /// The head lines of `data.txt` the ledger records as whole lines, as ranges.
+    fn head_lines_recorded(tools: &RepoTools) -> Vec<(u32, u32)> {
+        tools
+            .ledger()
+            .windows
+            .iter()
+            .filter(|w| w.revision == Revision::Head && w.path == "data.txt")
+            .map(|w| (w.start_line, w.end_line))
+            .collect()
+    }
+
+    /// Rule (every changed line reachable): a hunk read in more than one page is given
+    /// whole when it fits the inline budget; the block's bytes count once against it.
+    #[test]
+    fn a_hunk_that_fits_the_budget_is_given_whole_across_pages() {
+        let (repo, base, head) = long_hunk(600);
+        let env = env(&repo, &base, &head);
+        let tools = RepoTools::new(env.services.reader.clone());
+        let hunk = env.inputs.snapshot.file("data.txt").unwrap().hunks[0].clone();
+        let piece = HunkPiece::whole(0, &hunk);
+        let (mut used, mut out) = (0, InlineSource::default());
+        hunk_lines(
+            &env,
+            &tools,
+            "data.txt",
+            &[piece],
+            24_000,
+            &mut used,
+            &mut out,
+        );
+        assert!(out.omitted.is_empty(), "{:?}", out.omitted);
+        let recorded = head_lines_recorded(&tools);
+        assert_eq!(recorded.first().map(|r| r.0), Some(hunk.new_start));
+        assert_eq!(
+            recorded.last().map(|r| r.1),
+            Some(hunk.new_start + hunk.new_lines - 1),
+            "{recorded:?}"
+        );
+        assert!(used <= 24_000, "{used}");
+    }
+
+    /// A page larger than the room left gives the lines of it that fit, recorded exactly,
+    /// and names the rest as not given inline.
+    #[test]
+    fn a_page_larger_than_the_room_left_gives_the_lines_that_fit() {
+        let (repo, base, head) = long_hunk(600);
+        let env = env(&repo, &base, &head);
+        let tools = RepoTools::new(env.services.reader.clone());
+        let hunk = env.inputs.snapshot.file("data.txt").unwrap().hunks[0].clone();
+        let piece = HunkPiece::whole(0, &hunk);
+        let (mut used, mut out) = (0, InlineSource::default());
+        hunk_lines(
+            &env,
+            &tools,
+            "data.txt",
+            &[piece],
+            3_000,
+            &mut used,
+            &mut out,
+        );
+        assert_eq!(out.omitted, ["data.txt"]);
+        let recorded = head_lines_recorded(&tools);
+        let [(first, last)] = recorded[..] else {
+            panic!("one window: {recorded:?}");
+        };
+        assert_eq!(first, hunk.new_start);
+        assert!(last > first + 50 && last < first + 150, "{recorded:?}");
+        assert!(out.blocks[0].len() <= 3_000, "{}", out.blocks[0].len());
+        let block = &out.blocks[0];
+        assert!(
+            block.contains(&format!("[lines {}-", last + 1)),
+            "the rest is named: {block}"
+        );
+        let numbered = block
+            .lines()
+            .filter(|l| {
+                l.split_once(": ")
+                    .is_some_and(|(n, _)| n.trim().parse::<u32>().is_ok())
+            })
+            .count();
+        assert_eq!(numbered as u32, last - first + 1, "{block}");
     }
 }

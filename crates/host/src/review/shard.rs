@@ -121,14 +121,10 @@ const PIECE_OVERHEAD_BYTES: usize = 200;
 /// every changed line is shown in some shard. Lines are costed from their lengths at
 /// both sides; a line the text does not have (an unreadable side) counts as 80 bytes.
 fn file_pieces(env: &ReviewEnv, file: &ChangedFile, window_tokens: u64) -> Vec<(HunkPiece, u64)> {
-    // Without tools every line is costed from its real length (any file size): what
-    // is not given inline is never seen. With tools, as a read shows them, from the text
-    // when the reader gives it whole (else estimated): the model reads the rest.
+    // Every line is costed from its real length, in a file of any size: a piece planned
+    // to fit a shard is given inline whole, with tools or without (with tools, a long
+    // line as a read shows it: see `side_pieces`).
     let lengths = |revision, path: &str| -> Vec<u32> {
-        if env.tools_enabled() {
-            let text = env.services.reader.read_text(revision, path).ok().flatten();
-            return text.map_or_else(Vec::new, |t| t.lines().map(|l| l.len() as u32).collect());
-        }
         env.services
             .reader
             .line_lengths(revision, path)
