@@ -105,7 +105,61 @@ fn check_invariants(name: &str, code: i32, report: &Value, stderr: &str, expecte
     }
 }
 
-async fn review(name: &str, manifest: &str) {
+/// Rules of the stage sequence that hold whatever the model answers: every lane of the
+/// composition has a stage record (run, failed, or skipped saying why); a stage "not
+/// started" after a failure comes with that failure; the clean-result audit runs only
+/// when every lane completed and none proposed a candidate; the verifier runs only when
+/// nothing failed before it. Whether the audit or the verifier runs at all is the model's
+/// doing (a tiny model often fails a lane first), so it is not asserted.
+fn check_stages(name: &str, report: &Value, lanes: &[&str]) {
+    let stages = report["stages"].as_array().unwrap();
+    let failed = !report["failures"].as_array().unwrap().is_empty();
+    let role = |s: &Value| s["role"].as_str().unwrap_or_default().to_string();
+    let is_lane = |s: &&Value| !matches!(role(s).as_str(), "clean-result-audit" | "verifier");
+    for lane in lanes {
+        assert!(
+            // A record skipped before its lane was sharded carries only its label.
+            stages
+                .iter()
+                .filter(is_lane)
+                .any(|s| s["lane"] == *lane || s["label"] == *lane),
+            "{name}: lane {lane} has no stage record"
+        );
+    }
+    for s in stages {
+        if s["status"] == "skipped" {
+            let why = s["problem"].as_str().unwrap_or_default();
+            assert!(!why.is_empty(), "{name}: skipped without why: {s}");
+            assert!(
+                failed || !why.starts_with("not started:"),
+                "{name}: not started after a failure the report lacks: {s}"
+            );
+        }
+    }
+    let lane_records: Vec<&Value> = stages.iter().filter(is_lane).collect();
+    let lane_failed = lane_records.iter().any(|s| s["status"] == "failed");
+    let lane_candidates: u64 = lane_records
+        .iter()
+        .map(|s| s["candidates"].as_u64().unwrap_or(0))
+        .sum();
+    for s in stages.iter().filter(|s| role(s) == "clean-result-audit") {
+        assert!(
+            !lane_failed && lane_candidates == 0,
+            "{name}: the audit ran after a failed lane or lane candidates: {s}"
+        );
+    }
+    let before_verifier_failed = stages
+        .iter()
+        .any(|s| role(s) != "verifier" && s["status"] == "failed");
+    for s in stages.iter().filter(|s| role(s) == "verifier") {
+        assert!(
+            !before_verifier_failed,
+            "{name}: the verifier ran after a failed stage: {s}"
+        );
+    }
+}
+
+async fn review(name: &str, manifest: &str, lanes: &[&str]) {
     let (dir, _, _) = fixture_repo();
     let (url, model) = endpoint();
     let repo = dir.path().display().to_string();
@@ -142,6 +196,7 @@ async fn review(name: &str, manifest: &str) {
         report["opinion"]["coverage"],
         out.code
     );
+    check_stages(name, &report, lanes);
     check_invariants(
         name,
         out.code,
@@ -159,11 +214,31 @@ async fn review(name: &str, manifest: &str) {
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "needs the local model; run by scripts/real-model-tier"]
 async fn default_composition_on_a_real_model() {
-    review("default", "tests/data/real-model/default.toml").await;
+    review(
+        "default",
+        "tests/data/real-model/default.toml",
+        &[
+            "generic-investigator #1",
+            "outcome-investigator #1",
+            "conventions #1",
+        ],
+    )
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "needs the local model; run by scripts/real-model-tier"]
 async fn panel_composition_on_a_real_model() {
-    review("panel", "tests/data/real-model/panel.toml").await;
+    review(
+        "panel",
+        "tests/data/real-model/panel.toml",
+        &[
+            "instructions-review #1",
+            "instructions-review #2",
+            "bug-review #1",
+            "bug-review #2",
+            "objective-review #1",
+        ],
+    )
+    .await;
 }
