@@ -69,12 +69,7 @@ fn services(cancel: CancellationToken) -> (ReviewServices, Observed) {
     let presenter = Arc::new(Recorder::default());
     let diagnostics = Arc::new(Collector::default());
     let services = support::services(
-        vec![
-            vouch_plugin_instructions_review::plugin_table(),
-            vouch_plugin_bug_review::plugin_table(),
-            vouch_plugin_objective_review::plugin_table(),
-            vouch_plugin_verifier::plugin_table(),
-        ],
+        support::panel_builtins(),
         presenter.clone(),
         diagnostics.clone(),
         cancel,

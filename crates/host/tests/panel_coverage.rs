@@ -167,12 +167,7 @@ async fn review(
         )
     };
     let services = support::services(
-        vec![
-            vouch_plugin_instructions_review::plugin_table(),
-            vouch_plugin_bug_review::plugin_table(),
-            vouch_plugin_objective_review::plugin_table(),
-            vouch_plugin_verifier::plugin_table(),
-        ],
+        support::panel_builtins(),
         setup.presenter,
         setup.diagnostics,
         setup.cancel,

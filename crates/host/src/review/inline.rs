@@ -535,10 +535,9 @@ mod tests {
             .collect()
     }
 
-    /// Rule (every changed line reachable): a hunk read in more than one page is given
-    /// whole when it fits the inline budget; the block's bytes count once against it.
-    #[test]
-    fn a_hunk_that_fits_the_budget_is_given_whole_across_pages() {
+    /// The one hunk of [`long_hunk`] (600 lines) given inline within `budget` bytes:
+    /// the source, the head lines the ledger records, the bytes used, and the hunk.
+    fn given_inline(budget: usize) -> (InlineSource, Vec<(u32, u32)>, usize, vouch_core::Hunk) {
         let (repo, base, head) = long_hunk(600);
         let env = env(&repo, &base, &head);
         let tools = RepoTools::new(env.services.reader.clone());
@@ -550,12 +549,19 @@ mod tests {
             &tools,
             "data.txt",
             &[piece],
-            24_000,
+            budget,
             &mut used,
             &mut out,
         );
+        (out, head_lines_recorded(&tools), used, hunk)
+    }
+
+    /// Rule (every changed line reachable): a hunk read in more than one page is given
+    /// whole when it fits the inline budget; the block's bytes count once against it.
+    #[test]
+    fn a_hunk_that_fits_the_budget_is_given_whole_across_pages() {
+        let (out, recorded, used, hunk) = given_inline(24_000);
         assert!(out.omitted.is_empty(), "{:?}", out.omitted);
-        let recorded = head_lines_recorded(&tools);
         assert_eq!(recorded.first().map(|r| r.0), Some(hunk.new_start));
         assert_eq!(
             recorded.last().map(|r| r.1),
@@ -569,30 +575,15 @@ mod tests {
     /// and names the rest as not given inline.
     #[test]
     fn a_page_larger_than_the_room_left_gives_the_lines_that_fit() {
-        let (repo, base, head) = long_hunk(600);
-        let env = env(&repo, &base, &head);
-        let tools = RepoTools::new(env.services.reader.clone());
-        let hunk = env.inputs.snapshot.file("data.txt").unwrap().hunks[0].clone();
-        let piece = HunkPiece::whole(0, &hunk);
-        let (mut used, mut out) = (0, InlineSource::default());
-        hunk_lines(
-            &env,
-            &tools,
-            "data.txt",
-            &[piece],
-            3_000,
-            &mut used,
-            &mut out,
-        );
+        let (out, recorded, _, hunk) = given_inline(3_000);
         assert_eq!(out.omitted, ["data.txt"]);
-        let recorded = head_lines_recorded(&tools);
         let [(first, last)] = recorded[..] else {
             panic!("one window: {recorded:?}");
         };
         assert_eq!(first, hunk.new_start);
         assert!(last > first + 50 && last < first + 150, "{recorded:?}");
-        assert!(out.blocks[0].len() <= 3_000, "{}", out.blocks[0].len());
         let block = &out.blocks[0];
+        assert!(block.len() <= 3_000, "{}", block.len());
         assert!(
             block.contains(&format!("[lines {}-", last + 1)),
             "the rest is named: {block}"

@@ -50,6 +50,17 @@ pub fn request(
     }
 }
 
+/// The built-in tables of the panel composition (`manifests/panel.toml`).
+#[allow(dead_code, reason = "the fuzzing runs another composition")]
+pub fn panel_builtins() -> Vec<&'static PluginTable> {
+    vec![
+        vouch_plugin_instructions_review::plugin_table(),
+        vouch_plugin_bug_review::plugin_table(),
+        vouch_plugin_objective_review::plugin_table(),
+        vouch_plugin_verifier::plugin_table(),
+    ]
+}
+
 /// The services of a test review: these built-in tables, presenter, sink and token.
 pub fn services(
     builtins: Vec<&'static PluginTable>,
