@@ -366,7 +366,7 @@ fn file_cost(
 /// fits the smaller of `max_shard_tokens` and what `max_request_tokens` leaves after the
 /// stable part of the stage's largest request (estimated at
 /// [`vouch_core::BYTES_PER_TOKEN`] bytes per token); without tools a coverage retry
-/// repeats the missing patches, so the shard gets half. Its receipt fits half the output
+/// repeats the missing patches, so the shard's content is at most half of that room. Its receipt fits half the output
 /// cap, leaving the other half for candidates and the summary.
 /// The prefetch, in every request of the execution, gets what is left after the stable
 /// part and the shard's change content: at most `prefetch_tokens`, less when the bound
@@ -384,13 +384,16 @@ fn shard_budget(env: &ReviewEnv, plan: &StagePlan) -> Result<(ShardBudget, u32),
         ));
     }
     let change = u64::from(limits.max_shard_tokens).min(room);
-    let max_tokens = if env.tools_enabled() {
-        change
+    // Without tools a coverage retry gives the missing source again, so the largest
+    // request holds the shard's content twice: it gets at most half the room.
+    let (max_tokens, held) = if env.tools_enabled() {
+        (change, change)
     } else {
-        change / 2
+        let shown = change.min(room / 2);
+        (shown, 2 * shown)
     };
     let prefetch = room
-        .saturating_sub(change)
+        .saturating_sub(held)
         .min(u64::from(plan.prefetch_tokens));
     let budget = ShardBudget {
         max_tokens: max_tokens.max(1),
