@@ -760,3 +760,59 @@ async fn with_tools_a_hunk_of_long_lines_in_a_large_file_is_given_whole_in_piece
         );
     }
 }
+
+/// Issue 28, without tools: a shard's content is at most half of what the request bound
+/// leaves after the stable part (here `max_shard_tokens` is larger than that), because
+/// a coverage retry gives the missing source again. With a model whose first receipt in
+/// every shard lists only one file, every shard retries with nearly all of its source
+/// given again, and no request (a retry included) is over the bound; the review ends
+/// with full coverage.
+#[tokio::test(flavor = "multi_thread")]
+async fn without_tools_a_retry_that_repeats_a_shards_source_stays_within_the_bound() {
+    // Sixty files of thirty rewritten lines each (about 4 KB of patch apiece): the
+    // shards are bound by their content, not by their receipts.
+    let repo = TestRepo::new();
+    let path = |f: usize| format!("src/file{f:02}.txt");
+    for f in 0..60 {
+        repo.write(&path(f), lines("old", 30));
+    }
+    let base = repo.commit("base");
+    for f in 0..60 {
+        repo.write(&path(f), lines("new", 30));
+    }
+    let head = repo.commit("rewrite sixty files");
+    let model = Reply::computed(|body| {
+        let list = expected_list(body);
+        let retry = body.to_string().contains("## Coverage retry");
+        let keep = if retry { list.len() } else { 1 };
+        let paths: Vec<&str> = list[..keep].iter().map(String::as_str).collect();
+        Reply::content(candidates_reply(json!([]), true, &paths))
+    });
+    let script = Script::new().rule(Rule::when(Match::any()).always(model));
+    let server = ScriptedServer::start(script).await;
+    let out = review(
+        &repo,
+        &base,
+        &head,
+        &server,
+        Some("tests/data/e2e/wide-shard-no-tools.toml"),
+    )
+    .await;
+    let report = out.json();
+    assert_eq!(report["opinion"]["coverage"], "full", "{report:#}");
+    assert_eq!(strings(&report["filesReviewed"]).len(), 60);
+    let requests = server.chat_requests();
+    let retries = requests.iter().filter(|r| is_retry(r)).count();
+    let shards = shard_labels(&report, GENERIC).len();
+    assert!(shards >= 2, "the lane was sharded: {shards}");
+    assert!(
+        retries >= shards,
+        "every shard retried: {retries} of {shards}"
+    );
+    let bound = 3 * 16_000;
+    let largest = requests.iter().map(|r| r.raw_body.len()).max().unwrap();
+    assert!(
+        largest <= bound,
+        "largest request {largest} bytes > {bound}"
+    );
+}

@@ -64,7 +64,7 @@ pub use shape::{
 };
 pub use shard::{
     BYTES_PER_TOKEN, FileCost, FilePart, Shard, ShardBudget, ShardEntry, ShardPlan, batches,
-    estimate_tokens, lane_receipt_bound, plan_shards, receipt_tokens, running_order,
+    estimate_tokens, lane_receipt_bound, plan_shards, receipt_tokens, running_order, shard_room,
 };
 pub use snapshot::{
     ChangeCounts, ChangeSnapshot, ChangedFile, CommitRef, EntryKind, FileStatus, Hunk,

@@ -313,6 +313,29 @@ pub fn running_order(shards_per_lane: &[usize]) -> Vec<usize> {
         .collect()
 }
 
+/// Rule (issue 28, "budgets from the model's window"; "every changed line reachable
+/// without tools"): within `room`, the tokens a shard's requests have left after their
+/// stable part, the shard's change content and its prefetch. The content is at most
+/// `max_shard_tokens`; without tools a coverage retry gives the missing source again,
+/// so the largest request holds the content twice and the content is at most half the
+/// room. The prefetch gets what is left after that, at most `prefetch_tokens`: the change
+/// itself always comes first.
+pub fn shard_room(
+    room: u64,
+    max_shard_tokens: u64,
+    prefetch_tokens: u64,
+    tools: bool,
+) -> (u64, u64) {
+    let change = max_shard_tokens.min(room);
+    let (content, held) = if tools {
+        (change, change)
+    } else {
+        let content = change.min(room / 2);
+        (content, 2 * content)
+    };
+    (content, room.saturating_sub(held).min(prefetch_tokens))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -664,6 +687,34 @@ mod tests {
                 expected,
                 "{shards:?} {cap}"
             );
+        }
+    }
+
+    /// [`shard_room`]: (room, max_shard_tokens, prefetch_tokens, tools) → (content,
+    /// prefetch); the largest request (stable part aside) never holds more than `room`.
+    #[test]
+    fn a_shards_content_and_prefetch_fit_the_room_a_retry_needs() {
+        type Case = ((u64, u64, u64, bool), (u64, u64));
+        let cases: [Case; 8] = [
+            // The default 32k window: the shard is all of max_shard_tokens either way.
+            ((18_000, 4_000, 6_000, true), (4_000, 6_000)),
+            ((18_000, 4_000, 6_000, false), (4_000, 6_000)),
+            // A tight bound: with tools the content takes what the room allows; without,
+            // half of it, so a retry holding it twice still fits.
+            ((10_000, 8_000, 6_000, true), (8_000, 2_000)),
+            ((10_000, 8_000, 6_000, false), (5_000, 0)),
+            // 128k: half the room is more than max_shard_tokens.
+            ((116_000, 53_000, 6_000, false), (53_000, 6_000)),
+            // Less room than a shard.
+            ((3_000, 4_000, 500, true), (3_000, 0)),
+            ((3_000, 4_000, 500, false), (1_500, 0)),
+            ((0, 4_000, 500, false), (0, 0)),
+        ];
+        for ((room, shard, prefetch, tools), want) in cases {
+            let got = shard_room(room, shard, prefetch, tools);
+            assert_eq!(got, want, "room {room}, shard {shard}, tools {tools}");
+            let held = if tools { got.0 } else { 2 * got.0 };
+            assert!(held + got.1 <= room, "{got:?} over {room}");
         }
     }
 }

@@ -362,15 +362,12 @@ fn file_cost(
     (cost, pieces)
 }
 
-/// Rule (issue 10, "Sharding" and "Prompt economy"): a shard's change-specific content
-/// fits the smaller of `max_shard_tokens` and what `max_request_tokens` leaves after the
-/// stable part of the stage's largest request (estimated at
-/// [`vouch_core::BYTES_PER_TOKEN`] bytes per token); without tools a coverage retry
-/// repeats the missing patches, so the shard's content is at most half of that room. Its receipt fits half the output
-/// cap, leaving the other half for candidates and the summary.
-/// The prefetch, in every request of the execution, gets what is left after the stable
-/// part and the shard's change content: at most `prefetch_tokens`, less when the bound
-/// is tight, so the change itself always comes first.
+/// Rule (issue 10, "Sharding" and "Prompt economy"): a shard's budget within the room
+/// `max_request_tokens` leaves after the stable part of the stage's largest request
+/// (estimated at [`vouch_core::BYTES_PER_TOKEN`] bytes per token): its change content
+/// and prefetch by [`vouch_core::shard_room`] (without tools, half the room: a coverage
+/// retry repeats the missing patches), and its receipt within half the output cap,
+/// leaving the other half for candidates and the summary.
 fn shard_budget(env: &ReviewEnv, plan: &StagePlan) -> Result<(ShardBudget, u32), String> {
     let limits = plan.shards;
     let stable = stable_tokens(env, plan)?;
@@ -383,18 +380,12 @@ fn shard_budget(env: &ReviewEnv, plan: &StagePlan) -> Result<(ShardBudget, u32),
             plan.lane, limits.max_request_tokens
         ));
     }
-    let change = u64::from(limits.max_shard_tokens).min(room);
-    // Without tools a coverage retry gives the missing source again, so the largest
-    // request holds the shard's content twice: it gets at most half the room.
-    let (max_tokens, held) = if env.tools_enabled() {
-        (change, change)
-    } else {
-        let shown = change.min(room / 2);
-        (shown, 2 * shown)
-    };
-    let prefetch = room
-        .saturating_sub(held)
-        .min(u64::from(plan.prefetch_tokens));
+    let (max_tokens, prefetch) = vouch_core::shard_room(
+        room,
+        u64::from(limits.max_shard_tokens),
+        u64::from(plan.prefetch_tokens),
+        env.tools_enabled(),
+    );
     let budget = ShardBudget {
         max_tokens: max_tokens.max(1),
         max_receipt_tokens: u64::from(plan.budget.max_output_tokens_per_request) / 2,
