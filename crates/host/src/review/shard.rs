@@ -122,8 +122,8 @@ const PIECE_OVERHEAD_BYTES: usize = 200;
 /// both sides; a line the text does not have (an unreadable side) counts as 80 bytes.
 fn file_pieces(env: &ReviewEnv, file: &ChangedFile, window_tokens: u64) -> Vec<(HunkPiece, u64)> {
     // Every line is costed from its real length, in a file of any size: a piece planned
-    // to fit a shard is given inline whole, with tools or without (with tools, a long
-    // line as a read shows it: see `side_pieces`).
+    // to fit a shard is given inline whole, with tools or without (a long line by the
+    // bytes that changed: see `side_pieces`).
     let lengths = |revision, path: &str| -> Vec<u32> {
         env.services
             .reader
@@ -169,19 +169,19 @@ fn file_pieces(env: &ReviewEnv, file: &ChangedFile, window_tokens: u64) -> Vec<(
             continue;
         }
         for (&(revision, first, _), sizes) in whole.sides.iter().zip(&bytes) {
-            // With tools the model reads a long line's bytes itself: its pieces show
-            // lines as a read does (a long line cut at its start).
-            let long: Option<Vec<&LongLineChange>> = (!env.tools_enabled()).then(|| {
-                file.long_lines
-                    .iter()
-                    .filter(|l| l.revision == revision)
-                    .collect()
-            });
+            // A long line is given by the bytes that changed, with tools as without: a
+            // model reading it in `read_file` byte windows from its start would need
+            // hundreds of calls for a minified bundle.
+            let long: Vec<&LongLineChange> = file
+                .long_lines
+                .iter()
+                .filter(|l| l.revision == revision)
+                .collect();
             out.extend(side_pieces(
                 index,
                 (revision, first),
                 sizes,
-                long.as_deref(),
+                &long,
                 window_bytes,
             ));
         }
@@ -191,26 +191,17 @@ fn file_pieces(env: &ReviewEnv, file: &ChangedFile, window_tokens: u64) -> Vec<(
 
 /// One side of a hunk as pieces: its runs of ordinary lines in line windows
 /// ([`windows`]) and each long line among them (`long`) as byte windows of the bytes
-/// that changed ([`byte_windows`]), in order; with `long` `None` (tools on) in line
-/// windows only, a long line costed as what one read shows of it. Both sides of a
-/// rewritten long line are named (text removed from inside it is shown only at base); a
-/// line of [`LONG_LINE_BYTES`] or more that `long` does not name is left out: no read
-/// shows it whole.
+/// that changed ([`byte_windows`]), in order. Both sides of a rewritten long line are
+/// named (text removed from inside it is shown only at base); a line of
+/// [`LONG_LINE_BYTES`] or more that `long` does not name is left out: no read shows it
+/// whole.
 fn side_pieces(
     hunk: usize,
     (revision, first): (Revision, u32),
     sizes: &[usize],
-    long: Option<&[&LongLineChange]>,
+    long: &[&LongLineChange],
     cap: usize,
 ) -> Vec<(HunkPiece, u64)> {
-    let Some(long) = long else {
-        // Lines as a read shows them: a long line cut to what one read shows.
-        let shown: Vec<usize> = sizes
-            .iter()
-            .map(|&s| s.min(LONG_LINE_BYTES as usize))
-            .collect();
-        return windows(hunk, revision, first, &shown, cap);
-    };
     let mut out = Vec::new();
     let mut run = 0usize;
     for i in 0..=sizes.len() {
@@ -336,12 +327,9 @@ fn file_cost(
                 _ => None,
             });
     let whole = match *patch {
-        // A patch shows a long line cut at its start: without tools such a file is given
-        // in pieces, its long lines as byte windows of what changed (with tools the
-        // model reads those bytes itself, `read_file` with `start_byte`).
-        Some(bytes) if file.long_lines.is_empty() || env.tools_enabled() => {
-            estimate_tokens(bytes + 40)
-        }
+        // A patch shows a long line cut at its start: such a file is given in pieces,
+        // its long lines as byte windows of what changed.
+        Some(bytes) if file.long_lines.is_empty() => estimate_tokens(bytes + 40),
         // Never given whole: split by hunks (or, without hunks, named as not given).
         _ => u64::MAX / 4,
     };
