@@ -122,6 +122,7 @@ async fn vouch_row(config: &CostConfig, window: u32, tools: bool) -> Result<Cost
         concurrency: config.concurrency,
         tools,
         reader: config.reader,
+        answers: crate::model::Answers::Exact,
         usage: Usage::Estimated,
         repeats: 1,
         review_limit: config.review_limit,

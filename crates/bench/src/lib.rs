@@ -24,7 +24,7 @@ pub mod table;
 pub mod windows;
 
 pub use cost_run::{Change, CostConfig, CostRow, run_cost};
-pub use model::{Reader, Usage};
+pub use model::{Answers, Reader, Usage};
 pub use run::{Config, Row, bench_manifest, run};
 pub use table::{COLUMNS, cost_table, markdown_table};
 

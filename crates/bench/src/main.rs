@@ -13,7 +13,7 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use clap::Parser;
 use vouch_bench::{
-    Config, CostConfig, DEFAULT_MANIFEST, Reader, Usage, bench_manifest, cost_table,
+    Answers, Config, CostConfig, DEFAULT_MANIFEST, Reader, Usage, bench_manifest, cost_table,
     markdown_table, run, run_cost,
 };
 
@@ -41,6 +41,11 @@ struct Args {
     /// `diff` call, or `read_file` in 200-line windows at head and base.
     #[arg(long, value_enum, default_value_t = ReaderArg::Diff)]
     reader: ReaderArg,
+    /// How the model writes each stage execution's first answer: exact, a receipt that
+    /// leaves out one expected file (the host retries), or cut off in the middle (the
+    /// host repairs); later answers are exact.
+    #[arg(long, value_enum, default_value_t = AnswersArg::Exact)]
+    answers: AnswersArg,
     /// Snapshot and git diff runs per size (the fastest counts).
     #[arg(long, default_value_t = 3)]
     repeats: usize,
@@ -72,6 +77,24 @@ enum ReaderArg {
     ReadFile,
 }
 
+/// `--answers`.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum AnswersArg {
+    Exact,
+    OmitOne,
+    CutOff,
+}
+
+impl From<AnswersArg> for Answers {
+    fn from(answers: AnswersArg) -> Answers {
+        match answers {
+            AnswersArg::Exact => Answers::Exact,
+            AnswersArg::OmitOne => Answers::OmitOne,
+            AnswersArg::CutOff => Answers::CutOff,
+        }
+    }
+}
+
 #[tokio::main]
 async fn main() -> Result<()> {
     let argv: Vec<String> = std::env::args().collect();
@@ -100,6 +123,7 @@ async fn main() -> Result<()> {
         concurrency: args.concurrency.max(1),
         tools: matches!(args.tools, OnOff::On),
         reader: args.reader.into(),
+        answers: args.answers.into(),
         usage: Usage::Scripted,
         repeats: args.repeats,
         review_limit: Duration::from_secs(args.review_limit_secs),
@@ -113,8 +137,9 @@ async fn main() -> Result<()> {
         "none (tools off)"
     };
     println!(
-        "Tools {}, reader {reader}:\n\n{}",
+        "Tools {}, reader {reader}, first answers {}:\n\n{}",
         if config.tools { "on" } else { "off" },
+        config.answers.name(),
         markdown_table(&rows)
     );
     Ok(())

@@ -2,7 +2,8 @@
 //! listing exactly the request's expected files, no candidate, and — when the request
 //! offers tools — first reads every file the host says it did not give inline or asks it
 //! to inspect, as its [`Reader`] does: one `diff` call per file, or `read_file` in
-//! line windows at head and base.
+//! line windows at head and base. [`Answers`] can make each execution's first answer
+//! wrong (a file left out, a reply cut off), to exercise the host's retry and repair.
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -37,6 +38,33 @@ impl Reader {
     }
 }
 
+/// How the model's first answer of each stage execution is written; every later answer
+/// (a repair, a coverage retry) is exact. The second and third exercise the host's
+/// repair and coverage-retry paths, which an exact model never takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Answers {
+    /// A complete receipt listing exactly the expected files.
+    #[default]
+    Exact,
+    /// A receipt that claims completeness but leaves out the last expected file (when it
+    /// expects more than one): the host asks again for the missing file.
+    OmitOne,
+    /// The exact answer cut off in the middle, as a reply that ran out of output tokens:
+    /// the host repairs it.
+    CutOff,
+}
+
+impl Answers {
+    /// The name used on the command line and in the table.
+    pub fn name(self) -> &'static str {
+        match self {
+            Answers::Exact => "exact",
+            Answers::OmitOne => "omit-one",
+            Answers::CutOff => "cut-off",
+        }
+    }
+}
+
 /// The `usage` the perfect model reports with each reply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Usage {
@@ -51,9 +79,9 @@ pub enum Usage {
 }
 
 /// A script whose one rule answers every chat request as [`perfect_reply`] does with
-/// `reader` and `usage`, each reply sent `latency` after its request arrived.
-pub fn perfect_script(latency: Duration, reader: Reader, usage: Usage) -> Script {
-    let reply = Reply::computed(move |request| perfect_reply(request, reader, usage));
+/// `reader`, `answers` and `usage`, each reply sent `latency` after its request arrived.
+pub fn perfect_script(latency: Duration, reader: Reader, answers: Answers, usage: Usage) -> Script {
+    let reply = Reply::computed(move |request| perfect_reply(request, reader, answers, usage));
     let reply = if latency.is_zero() {
         reply
     } else {
@@ -71,11 +99,49 @@ pub enum Answer {
     Read(Vec<(String, Value)>),
     /// The final answer (a JSON object of the stage's contract).
     Final(Value),
+    /// A final answer cut off before its end (not valid JSON).
+    CutOff(String),
+}
+
+/// Rule: `answer` as `answers` writes it. Only the first final answer of an execution
+/// (not a repair, not a coverage retry) is shaped.
+fn shaped(answer: Answer, request: &Value, answers: Answers) -> Answer {
+    let Answer::Final(mut value) = answer else {
+        return answer;
+    };
+    let first = !is_repair(request) && !answered_before(request);
+    match answers {
+        Answers::OmitOne if first && value.get("coverage").is_some() => {
+            if let Some(files) = value
+                .pointer_mut("/coverage/reviewedFiles")
+                .and_then(Value::as_array_mut)
+                .filter(|f| f.len() > 1)
+            {
+                files.pop();
+            }
+            Answer::Final(value)
+        }
+        Answers::CutOff if first => {
+            let text = value.to_string();
+            let mut cut = text.len() / 2;
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            Answer::CutOff(text[..cut].to_owned())
+        }
+        _ => Answer::Final(value),
+    }
+}
+
+/// True when the request is a coverage retry: it names the files the execution's
+/// earlier answer missed (the retry is a new conversation, with that answer quoted).
+fn answered_before(request: &Value) -> bool {
+    texts(request).iter().any(|t| t.contains("Missing files ("))
 }
 
 /// The perfect model's reply to one chat-completion request body, with `usage`.
-pub fn perfect_reply(request: &Value, reader: Reader, usage: Usage) -> Reply {
-    let (reply, completion_bytes) = match decide(request, reader) {
+pub fn perfect_reply(request: &Value, reader: Reader, answers: Answers, usage: Usage) -> Reply {
+    let (reply, completion_bytes) = match shaped(decide(request, reader), request, answers) {
         Answer::Pong => (Reply::content("pong"), 4),
         Answer::Read(calls) => {
             let calls: Vec<(String, String)> = calls
@@ -87,6 +153,9 @@ pub fn perfect_reply(request: &Value, reader: Reader, usage: Usage) -> Reply {
         }
         Answer::Final(answer) => {
             let text = answer.to_string();
+            (Reply::content(text.clone()), text.len())
+        }
+        Answer::CutOff(text) => {
             let bytes = text.len();
             (Reply::content(text), bytes)
         }
@@ -272,5 +341,48 @@ mod tests {
             panic!("no tools: a final answer at once");
         };
         assert_eq!(answer["coverage"]["reviewedFiles"], json!(["a.rs", "b.rs"]));
+    }
+
+    /// The first answer of an execution is shaped; a coverage retry's and a repair's are
+    /// exact, so every stage ends complete after one retry or one repair.
+    #[test]
+    fn only_an_executions_first_answer_is_shaped() {
+        let first = request(USER, false, vec![]);
+        let text = |reply: Answer| match reply {
+            Answer::Final(v) => v.to_string(),
+            Answer::CutOff(t) => t,
+            other => panic!("a final answer: {other:?}"),
+        };
+        let omitted = text(shaped(
+            decide(&first, Reader::Diff),
+            &first,
+            Answers::OmitOne,
+        ));
+        let omitted: Value = serde_json::from_str(&omitted).unwrap();
+        assert_eq!(omitted["coverage"]["reviewedFiles"], json!(["a.rs"]));
+        assert_eq!(omitted["coverage"]["complete"], true);
+        let cut = text(shaped(
+            decide(&first, Reader::Diff),
+            &first,
+            Answers::CutOff,
+        ));
+        assert!(serde_json::from_str::<Value>(&cut).is_err(), "{cut}");
+        let exact = text(shaped(decide(&first, Reader::Diff), &first, Answers::Exact));
+        assert!(exact.contains("\"a.rs\",\"b.rs\""), "{exact}");
+
+        let retry = request(
+            "Missing files (their patches are given below; inspect them): [\"b.rs\"]\n<expected-files>\n[\"a.rs\",\"b.rs\"]\n",
+            false,
+            vec![],
+        );
+        let mut repair = request(USER, false, vec![]);
+        repair["messages"][0]["content"] = json!("You repair a reply.");
+        for later in [retry, repair] {
+            for answers in [Answers::OmitOne, Answers::CutOff] {
+                let answer = text(shaped(decide(&later, Reader::Diff), &later, answers));
+                let answer: Value = serde_json::from_str(&answer).unwrap();
+                assert_eq!(answer["coverage"]["reviewedFiles"], json!(["a.rs", "b.rs"]));
+            }
+        }
     }
 }

@@ -14,7 +14,7 @@ use vouch_testkit::synth::SynthSpec;
 use crate::child::{ChildError, measure, measure_via};
 use crate::cost::numstat_totals;
 use crate::critical::{Phase, Step, critical_path};
-use crate::model::{Reader, Usage, perfect_script};
+use crate::model::{Answers, Reader, Usage, perfect_script};
 
 /// What to measure.
 #[derive(Debug, Clone)]
@@ -38,6 +38,8 @@ pub struct Config {
     pub tools: bool,
     /// How the perfect model reads what it was not given inline (with tools on).
     pub reader: Reader,
+    /// How the model writes each execution's first answer.
+    pub answers: Answers,
     /// The usage the perfect model reports.
     pub usage: Usage,
     /// Snapshot and `git diff` runs per size (the fastest counts).
@@ -288,7 +290,13 @@ pub(crate) async fn review(
     head: &str,
     latency: Duration,
 ) -> Result<(ReviewRun, Vec<RecordedRequest>), BenchError> {
-    let server = ScriptedServer::start(perfect_script(latency, config.reader, config.usage)).await;
+    let server = ScriptedServer::start(perfect_script(
+        latency,
+        config.reader,
+        config.answers,
+        config.usage,
+    ))
+    .await;
     let report = repo.with_extension(match latency.is_zero() {
         true => "report.json",
         false => "latency.report.json",

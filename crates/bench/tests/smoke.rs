@@ -7,8 +7,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use vouch_bench::{
-    COLUMNS, Config, CostConfig, DEFAULT_MANIFEST, Reader, Usage, bench_manifest, cost_table,
-    markdown_table, run, run_cost,
+    Answers, COLUMNS, Config, CostConfig, DEFAULT_MANIFEST, Reader, Usage, bench_manifest,
+    cost_table, markdown_table, run, run_cost,
 };
 use vouch_testkit::synth::SynthSpec;
 
@@ -28,6 +28,7 @@ async fn a_tiny_run_fills_every_column() {
         concurrency: 4,
         tools: true,
         reader: Reader::Diff,
+        answers: Answers::Exact,
         usage: Usage::Scripted,
         repeats: 1,
         review_limit: Duration::from_secs(600),
@@ -79,6 +80,25 @@ async fn a_tiny_run_fills_every_column() {
             review.files_reviewed.is_some() && review.coverage != "-",
             "{tools} {reader:?}: the review wrote its report: {review:?}"
         );
+    }
+
+    // First answers that leave a file out or are cut off: the host's coverage retry and
+    // repair bring every review to full coverage, with tools and without.
+    for answers in [Answers::OmitOne, Answers::CutOff] {
+        for tools in [true, false] {
+            let config = Config {
+                tools,
+                answers,
+                latency_sizes: vec![],
+                ..config.clone()
+            };
+            let rows = run(&config, |_| {}).await.expect("the benchmark runs");
+            let review = rows[0].review.as_ref().expect("the instant review ran");
+            assert_eq!(
+                review.coverage, "full",
+                "{answers:?}, tools {tools}: {review:?}"
+            );
+        }
     }
 }
 
