@@ -132,10 +132,7 @@ pub(crate) async fn run(args: EvalArgs) -> Result<i32> {
     let mut runs = Vec::new();
     for run in 1..=args.repeat {
         let exchanges = open_cache(&setup, &args, run)?;
-        let judge = setup
-            .judge
-            .clone()
-            .map(|j| crate::exchange::attach(j, exchanges.as_ref()));
+        let judge = setup.judge.clone().map(|j| j.through(exchanges.as_ref()));
         let mut results = Vec::new();
         for case in &cases {
             let result = run_case(&args, case, judge.as_ref(), exchanges.as_ref(), &cancel).await;

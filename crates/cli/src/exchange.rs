@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use anyhow::Result;
 use clap::Args;
+use vouch_llm::Exchanges;
 use vouch_llm::exchange::{DEFAULT_CACHE_MAX_BYTES, ExchangeCache, Recorder, Replayer};
-use vouch_llm::{Exchanges, ModelClient};
 
 use crate::UsageError;
 
@@ -62,14 +62,6 @@ impl ExchangeArgs {
 /// The exchange layer of `vouch review` (no cache unless `--cache` names one).
 pub(crate) fn open(args: &ExchangeArgs) -> Result<Option<Arc<Exchanges>>> {
     args.open(None)
-}
-
-/// `client` going through `exchanges`, when there is a layer.
-pub(crate) fn attach(client: ModelClient, exchanges: Option<&Arc<Exchanges>>) -> ModelClient {
-    match exchanges {
-        Some(exchanges) => client.with_exchanges(exchanges.clone()),
-        None => client,
-    }
 }
 
 /// After a replayed review: the first request that was not recorded, or recorded

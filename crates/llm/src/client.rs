@@ -137,6 +137,15 @@ impl ModelClient {
         self.inner.endpoint.refused()
     }
 
+    /// The same client going through `exchanges` when there is an exchange layer
+    /// ([`ModelClient::with_exchanges`]), unchanged otherwise.
+    pub fn through(self, exchanges: Option<&Arc<Exchanges>>) -> ModelClient {
+        match exchanges {
+            Some(exchanges) => self.with_exchanges(exchanges.clone()),
+            None => self,
+        }
+    }
+
     /// The same client with every HTTP attempt going through `exchanges` (a response
     /// cache, a recording or a replay).
     pub fn with_exchanges(self, exchanges: Arc<Exchanges>) -> ModelClient {

@@ -68,10 +68,7 @@ pub(crate) fn model_client(
     let requested = config.structured_outputs;
     let client = ModelClient::new(config)
         .map_err(|e| ReviewError::Usage(format!("cannot configure the model client: {e}")))?;
-    let client = match exchanges {
-        Some(exchanges) => client.with_exchanges(exchanges.clone()),
-        None => client,
-    };
+    let client = client.through(exchanges);
     Ok(RunModel {
         endpoint,
         client: Arc::new(client),
