@@ -141,13 +141,36 @@ fn deleted_inside_a_long_line() -> (vouch_testkit::git::TestRepo, String, String
     (repo, base, head)
 }
 
+/// A change that replaces a line just under the long-line size, holding [`REMOVED`],
+/// with a long line that does not: the removed text is only in the base line, which is
+/// not long by itself.
+fn short_line_replaced_by_a_long_one() -> (vouch_testkit::git::TestRepo, String, String) {
+    let repo = vouch_testkit::git::TestRepo::new();
+    let body: String = (0..4_000).map(|i| format!("v{i};")).collect();
+    let body = &body[..15_000 - REMOVED.len()];
+    repo.write("app.js", format!("{REMOVED}{body}\n"));
+    let base = repo.commit("base");
+    let tail: String = (0..4_000).map(|i| format!("w{i};")).collect();
+    repo.write("app.js", format!("{body}{tail}\n"));
+    let head = repo.commit("drop the access checks");
+    (repo, base, head)
+}
+
 /// Reviews the change of [`deleted_inside_a_long_line`] against `script`, with
 /// `--tools tools`.
 async fn review_deletion(
     script: Script,
     tools: &str,
 ) -> (vouch_workspace_tests::Output, ScriptedServer) {
-    let (repo, base, head) = deleted_inside_a_long_line();
+    review_change(deleted_inside_a_long_line(), script, tools).await
+}
+
+/// Reviews `change` against `script`, with `--tools tools`.
+async fn review_change(
+    (repo, base, head): (vouch_testkit::git::TestRepo, String, String),
+    script: Script,
+    tools: &str,
+) -> (vouch_workspace_tests::Output, ScriptedServer) {
     let server = ScriptedServer::start(script).await;
     let out = review_json(
         repo.path(),
@@ -185,6 +208,32 @@ async fn text_deleted_inside_a_long_line_is_shown_from_base(tools: &str) {
         shown >= 1,
         "the deleted text was shown to the model (tools {tools})"
     );
+}
+
+/// The text a long line no longer holds is shown from the base line it replaced even when
+/// that base line is not long itself, with tools or without.
+#[tokio::test(flavor = "multi_thread")]
+async fn text_of_a_shorter_base_line_a_long_line_replaced_is_shown() {
+    for tools in ["off", "on"] {
+        let script = Script::new().rule(Rule::when(Match::any()).always(perfect()));
+        let (out, server) = review_change(short_line_replaced_by_a_long_one(), script, tools).await;
+        let report = out.json();
+        assert_eq!(out.code, 0, "tools {tools}: {report:#}\n{}", out.stderr);
+        assert_eq!(
+            report["opinion"]["coverage"], "full",
+            "tools {tools}: {report:#}"
+        );
+        let shown = server
+            .chat_requests()
+            .iter()
+            .flat_map(|r| r.contents_of("user"))
+            .filter(|u| u.contains(REMOVED))
+            .count();
+        assert!(
+            shown >= 1,
+            "tools {tools}: the removed text was shown to the model"
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -32,12 +32,13 @@ pub fn zero_source_gap<'a>(
 
 /// Rule (design, "no clean verdict without full coverage"; issue 10, "reads that tell
 /// the truth"): a stage has seen a text file's change only when its ledger covers every
-/// changed line — each hunk's head lines (under the current path), or for a hunk that
-/// only removes lines, its base lines (under the previous path for renames and copies).
-/// A long line ([`crate::snapshot::LongLineChange`]) that was shown only in part counts
-/// as seen when the parts shown cover every byte range of it that changed. A truncated
-/// patch, a file over the inline budget that was never read, a huge hunk read only in
-/// part, or a long line whose edits were never shown leaves lines unseen. Returns the
+/// changed line on both sides — each hunk's head lines (under the current path) and,
+/// when the file removes lines, its base lines (under the previous path for renames and
+/// copies), since text a change deletes is shown only at base. A long line
+/// ([`crate::snapshot::LongLineChange`]) that was shown only in part counts as seen when
+/// the parts shown cover every byte range of it that changed. A truncated patch, a file
+/// over the inline budget that was never read, a huge hunk read only in part or only at
+/// head, or a long line whose edits were never shown leaves lines unseen. Returns the
 /// assigned files with unseen changed lines, in the given order; metadata-only files are
 /// never unseen.
 pub fn files_not_fully_seen<'a>(
@@ -52,45 +53,35 @@ pub fn files_not_fully_seen<'a>(
         .collect()
 }
 
-/// Whether the changed lines of one hunk are covered (see [`files_not_fully_seen`]):
-/// its head lines (or base lines, when it only removes), and the changed bytes of every
-/// long base line it replaces ([`base_long_lines_seen`]).
+/// Whether the changed lines of one hunk are covered (see [`files_not_fully_seen`]): its
+/// head lines, and its base lines when the file removes lines ([`removes_lines`]).
 fn hunk_seen(f: &ChangedFile, h: &crate::snapshot::Hunk, ledger: &SourceLedger) -> bool {
-    lines_seen(f, h, ledger) && (h.new_lines == 0 || base_long_lines_seen(f, h, ledger))
+    (h.new_lines == 0 || side_seen(f, h, Revision::Head, ledger))
+        && (!removes_lines(f, h) || side_seen(f, h, Revision::Base, ledger))
 }
 
-/// Rule (issue 28, "the same holds for a file of one huge line"): text removed from
-/// inside a long line is shown only by the base line it was removed from, so a hunk that
-/// replaces a long base line is seen only when that line's changed bytes were shown at
-/// base too (the whole line, or byte windows covering each changed range).
-fn base_long_lines_seen(f: &ChangedFile, h: &crate::snapshot::Hunk, ledger: &SourceLedger) -> bool {
-    let path = f.previous_path.as_deref().unwrap_or(&f.path);
-    let lines = h.old_start..h.old_start.saturating_add(h.old_lines);
-    f.long_lines
-        .iter()
-        .filter(|l| l.revision == Revision::Base && lines.contains(&l.line))
-        .all(|l| {
-            let whole = SourceWindow {
-                revision: Revision::Base,
-                path: path.to_string(),
-                start_line: l.line,
-                end_line: l.line,
-            };
-            ledger.check(&whole).is_ok()
-                || l.changed
-                    .iter()
-                    .all(|&range| ledger.shows_bytes(Revision::Base, path, l.line, range))
-        })
+/// Whether a hunk's base side can hold removed text: it has lines and the file removes
+/// some. A hunk's lines include git's three lines of context, so the base side of a file
+/// that only adds lines holds nothing the head side does not.
+fn removes_lines(f: &ChangedFile, h: &crate::snapshot::Hunk) -> bool {
+    h.old_lines > 0 && f.deletions > 0
 }
 
-/// Whether one hunk's head lines (base lines, for a hunk that only removes) are covered,
-/// a long line by the byte windows that show its changed ranges.
-fn lines_seen(f: &ChangedFile, h: &crate::snapshot::Hunk, ledger: &SourceLedger) -> bool {
-    let old_path = f.previous_path.as_deref().unwrap_or(&f.path);
-    let (revision, path, start, lines) = if h.new_lines > 0 {
-        (Revision::Head, f.path.as_str(), h.new_start, h.new_lines)
-    } else {
-        (Revision::Base, old_path, h.old_start, h.old_lines)
+/// Whether one side of a hunk is covered: its lines shown whole, or a long line by byte
+/// windows that show its changed ranges.
+fn side_seen(
+    f: &ChangedFile,
+    h: &crate::snapshot::Hunk,
+    revision: Revision,
+    ledger: &SourceLedger,
+) -> bool {
+    let (path, start, lines) = match revision {
+        Revision::Head => (f.path.as_str(), h.new_start, h.new_lines),
+        Revision::Base => (
+            f.previous_path.as_deref().unwrap_or(&f.path),
+            h.old_start,
+            h.old_lines,
+        ),
     };
     let window = |s: u32, e: u32| SourceWindow {
         revision,
@@ -123,15 +114,15 @@ fn lines_seen(f: &ChangedFile, h: &crate::snapshot::Hunk, ledger: &SourceLedger)
 
 /// Rule (design, "Structured diagnostics"; issue 9, item 9): a stage's `hunkCount` is the
 /// number of hunks of the change whose patch it retrieved or was given: hunks of `files`
-/// whose changed lines its ledger covers entirely (head lines, or base lines of a hunk
-/// that only removes, as in [`files_not_fully_seen`]).
+/// whose changed lines its ledger covers entirely (head lines, and base lines when the
+/// file removes lines, as in [`files_not_fully_seen`]).
 pub fn hunks_seen<'a>(
     files: impl IntoIterator<Item = &'a ChangedFile>,
     ledger: &SourceLedger,
 ) -> usize {
     let covered = |revision, path: &str, start: u32, lines: u32| {
-        lines > 0
-            && ledger
+        lines == 0
+            || ledger
                 .check(&SourceWindow {
                     revision,
                     path: path.to_string(),
@@ -157,11 +148,9 @@ pub fn hunks_seen<'a>(
             f.hunks
                 .iter()
                 .filter(|h| {
-                    if h.new_lines > 0 {
-                        covered(Revision::Head, &f.path, h.new_start, h.new_lines)
-                    } else {
-                        covered(Revision::Base, old_path, h.old_start, h.old_lines)
-                    }
+                    covered(Revision::Head, &f.path, h.new_start, h.new_lines)
+                        && (!removes_lines(f, h)
+                            || covered(Revision::Base, old_path, h.old_start, h.old_lines))
                 })
                 .count()
         })
@@ -298,6 +287,11 @@ mod tests {
                 ledger(vec![w(Head, "a.rs", 8, 14), w(Base, "a.rs", 8, 12)]),
                 vec!["a.rs"],
             ),
+            // The first hunk's replaced base lines were never shown.
+            (
+                ledger(vec![w(Head, "a.rs", 8, 14), w(Base, "a.rs", 50, 50)]),
+                vec!["a.rs"],
+            ),
             // Only part of the first hunk's head lines.
             (
                 ledger(vec![
@@ -313,7 +307,14 @@ mod tests {
             assert_eq!(files_not_fully_seen([&a], &l), want);
         }
         // Renames: base lines are under the previous path.
-        let seen = ledger(vec![w(Head, "new.rs", 1, 1), w(Base, "old.rs", 9, 10)]);
+        let seen = ledger(vec![
+            w(Head, "new.rs", 1, 1),
+            w(Base, "old.rs", 1, 1),
+            w(Base, "old.rs", 9, 10),
+        ]);
+        // The replaced line at base never shown: its removed text is unseen.
+        let head_only = ledger(vec![w(Head, "new.rs", 1, 1), w(Base, "old.rs", 9, 10)]);
+        assert_eq!(files_not_fully_seen([&renamed], &head_only), vec!["new.rs"]);
         assert!(files_not_fully_seen([&renamed], &seen).is_empty());
         let wrong = ledger(vec![w(Head, "new.rs", 1, 1), w(Base, "new.rs", 9, 10)]);
         assert_eq!(files_not_fully_seen([&renamed], &wrong), vec!["new.rs"]);
@@ -323,6 +324,7 @@ mod tests {
     fn one_line_file(path: &str) -> ChangedFile {
         let mut f = file(false, EntryKind::File, 0);
         f.path = path.into();
+        (f.additions, f.deletions) = (1, 1);
         f.hunks = vec![Hunk {
             old_start: 1,
             old_lines: 1,
@@ -406,13 +408,22 @@ mod tests {
                 false,
             ),
         ];
+        // The replaced base line is shown whole in every case: only the head side varies.
+        let base_line = SourceWindow {
+            revision: Base,
+            path: "bundle.min.js".into(),
+            start_line: 1,
+            end_line: 1,
+        };
         for (name, spans, seen) in cases {
             let mut l = SourceLedger::default();
+            l.record(base_line.clone());
             spans.into_iter().for_each(|s| l.record_span(s));
             assert_eq!(files_not_fully_seen([&f], &l).is_empty(), seen, "{name}");
         }
         // A window over the whole line shows it whole.
         let mut whole = SourceLedger::default();
+        whole.record(base_line);
         whole.record(SourceWindow {
             revision: Head,
             path: "bundle.min.js".into(),
@@ -511,6 +522,7 @@ mod tests {
         let mut a = file(false, EntryKind::File, 0);
         a.path = "a.rs".into();
         a.hunks = vec![hunk(1, 1, 1, 2), hunk(20, 2, 21, 0), hunk(40, 1, 40, 3)];
+        a.deletions = 3;
         let w = |rev, s, e| SourceWindow {
             revision: rev,
             path: "a.rs".into(),
@@ -519,10 +531,12 @@ mod tests {
         };
         let cases: Vec<(Vec<SourceWindow>, usize)> = vec![
             (vec![], 0),
-            (vec![w(Head, 1, 2)], 1),
-            (vec![w(Head, 1, 1)], 0),
-            (vec![w(Head, 1, 50), w(Base, 20, 21)], 3),
-            (vec![w(Head, 1, 50)], 2),
+            (vec![w(Head, 1, 2), w(Base, 1, 1)], 1),
+            (vec![w(Head, 1, 2)], 0),
+            (vec![w(Head, 1, 1), w(Base, 1, 1)], 0),
+            (vec![w(Head, 1, 50), w(Base, 1, 50)], 3),
+            (vec![w(Head, 1, 50), w(Base, 20, 21)], 1),
+            (vec![w(Head, 1, 50)], 0),
             (vec![w(Base, 1, 50)], 1),
         ];
         for (windows, want) in cases {

@@ -226,15 +226,18 @@ mod tests {
         }
     }
 
+    /// A ledger showing each window at head and at base, as a patch shows a hunk.
     fn ledger(windows: &[(&str, u32, u32)]) -> SourceLedger {
         let mut l = SourceLedger::default();
         for &(path, s, e) in windows {
-            l.record(SourceWindow {
-                revision: Revision::Head,
-                path: path.into(),
-                start_line: s,
-                end_line: e,
-            });
+            for revision in [Revision::Head, Revision::Base] {
+                l.record(SourceWindow {
+                    revision,
+                    path: path.into(),
+                    start_line: s,
+                    end_line: e,
+                });
+            }
         }
         l
     }

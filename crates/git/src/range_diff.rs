@@ -472,28 +472,28 @@ struct Run {
 
 impl Run {
     /// An added line `body` at head line `n`: paired with the next removed line, when
-    /// there is one, and recorded when either side is long.
+    /// there is one, and recorded on both sides when either side is long.
     fn added(&mut self, n: u32, body: &[u8], out: &mut Vec<LongLineChange>) {
         let long = |b: &[u8]| b.len() >= LONG_LINE_BYTES as usize;
         match self.removed.get(self.paired) {
-            Some((old_n, old)) => {
-                if long(body) {
-                    out.push(LongLineChange {
-                        revision: Revision::Head,
-                        line: n,
-                        len: body.len() as u32,
-                        changed: changed_ranges(old, body),
-                    });
-                }
-                if long(old) {
-                    out.push(LongLineChange {
-                        revision: Revision::Base,
-                        line: *old_n,
-                        len: old.len() as u32,
-                        changed: changed_ranges(body, old),
-                    });
-                }
+            // A rewritten line with either side long is named on both sides: the
+            // shorter side may still be too long to show whole in a shard, and the text
+            // it loses or gains is shown by its changed bytes.
+            Some((old_n, old)) if long(body) || long(old) => {
+                out.push(LongLineChange {
+                    revision: Revision::Head,
+                    line: n,
+                    len: body.len() as u32,
+                    changed: changed_ranges(old, body),
+                });
+                out.push(LongLineChange {
+                    revision: Revision::Base,
+                    line: *old_n,
+                    len: old.len() as u32,
+                    changed: changed_ranges(body, old),
+                });
             }
+            Some(_) => {}
             None if long(body) => out.push(whole(Revision::Head, n, body.len())),
             None => {}
         }

@@ -141,6 +141,11 @@ fn stage(label: &str, role: Role) -> StageRecord {
                 lines: vec![(80, 100)],
             },
             FileLines {
+                revision: Revision::Base,
+                path: "ratelimit/bucket.py".into(),
+                lines: vec![(80, 100)],
+            },
+            FileLines {
                 revision: Revision::Head,
                 path: "tests/test_bucket.py".into(),
                 lines: vec![(1, 40)],
@@ -627,6 +632,7 @@ fn the_json_report_is_written_directly_with_the_compact_ledger() {
         value["stages"][0]["ledger"],
         serde_json::json!([
             {"revision": "head", "path": "ratelimit/bucket.py", "lines": [[80, 100]]},
+            {"revision": "base", "path": "ratelimit/bucket.py", "lines": [[80, 100]]},
             {"revision": "head", "path": "tests/test_bucket.py", "lines": [[1, 40]]}
         ])
     );

@@ -180,9 +180,18 @@ async fn stages_that_saw_no_source_are_gaps_and_verified_findings_stay_published
         let (repo, base, head) = fixture();
         let mut generic = Vec::new();
         if reads {
-            // Reading every changed line of every assigned file is what clears the gap.
+            // Reading every changed line of every assigned file, at head and at base
+            // (where the replaced lines are), is what clears the gap.
             generic.push(read_lines("src/lib.rs", 1, 11));
             generic.push(Reply::tool_call("read_file", r#"{"path": "README.md"}"#));
+            generic.push(Reply::tool_call(
+                "read_file",
+                r#"{"path": "src/lib.rs", "revision": "base"}"#,
+            ));
+            generic.push(Reply::tool_call(
+                "read_file",
+                r#"{"path": "README.md", "revision": "base"}"#,
+            ));
         }
         generic.push(receipt(
             json!([candidate("src/lib.rs", 10, 10, "clamp allows 101")]),

@@ -180,3 +180,45 @@ fn text_deleted_from_a_long_line_is_a_change_of_the_base_line() {
         "{head_ranges:?}"
     );
 }
+
+/// A line just under the long-line size replaced by a long one is named on both sides:
+/// the text it loses is shown by its changed bytes at base, even though the base line
+/// alone is not long.
+#[test]
+fn a_short_line_replaced_by_a_long_one_is_named_at_base_too() {
+    use vouch_core::Revision;
+    let repo = TestRepo::new();
+    let removed = "REMOVED_SECURITY_CHECK();";
+    let short: String = (0..4_000).map(|i| format!("v{i};")).collect();
+    let short = &short[..15_000 - removed.len()];
+    let before = format!("{removed}{short}\n");
+    assert!(before.len() - 1 < vouch_core::LONG_LINE_BYTES as usize);
+    repo.write("app.js", &before);
+    let base = repo.commit("base");
+    let long: String = (0..4_000).map(|i| format!("w{i};")).collect();
+    repo.write("app.js", format!("{short}{long}\n"));
+    let head = repo.commit("grow");
+    let snap = snapshot(repo.path(), Some(&base), &head).unwrap();
+    let file = snap.file("app.js").expect("app.js changed");
+    let at_base = file
+        .long_lines
+        .iter()
+        .find(|l| l.revision == Revision::Base && l.line == 1)
+        .unwrap_or_else(|| panic!("base line 1 in {:?}", file.long_lines));
+    assert_eq!(at_base.len as usize, before.len() - 1);
+    assert!(
+        at_base
+            .changed
+            .iter()
+            .any(|&(s, e)| s == 0 && e as usize >= removed.len()),
+        "the removed text is a changed range at base: {:?}",
+        at_base.changed
+    );
+    assert!(
+        file.long_lines
+            .iter()
+            .any(|l| l.revision == Revision::Head && l.line == 1),
+        "{:?}",
+        file.long_lines
+    );
+}
