@@ -147,7 +147,7 @@ fn deleted_inside_a_long_line() -> (vouch_testkit::git::TestRepo, String, String
 fn short_line_replaced_by_a_long_one() -> (vouch_testkit::git::TestRepo, String, String) {
     let repo = vouch_testkit::git::TestRepo::new();
     let body: String = (0..4_000).map(|i| format!("v{i};")).collect();
-    let body = &body[..15_000 - REMOVED.len()];
+    let body = &body[..vouch_core::LONG_LINE_BYTES as usize - 500 - REMOVED.len()];
     repo.write("app.js", format!("{REMOVED}{body}\n"));
     let base = repo.commit("base");
     let tail: String = (0..4_000).map(|i| format!("w{i};")).collect();

@@ -103,9 +103,10 @@ pub struct ChangedFile {
     pub long_lines: Vec<LongLineChange>,
 }
 
-/// A changed line at or above this many bytes is a long line: no single read shows it
-/// whole, so the snapshot records which of its bytes changed.
-pub const LONG_LINE_BYTES: u32 = 16 * 1024;
+/// A changed line at or above this many bytes is a long line: a patch shows it cut and a
+/// shard may not hold it whole, so the snapshot records which of its bytes changed and
+/// a shard is given those bytes. Lines shorter than this a patch shows whole.
+pub const LONG_LINE_BYTES: u32 = 8 * 1024;
 
 /// One changed long line and the byte ranges of it that changed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]

@@ -426,7 +426,8 @@ impl BlobPair {
 /// replaces the k-th removal: a long added line gets the [`changed_ranges`] of it against
 /// its partner (whole when it has none), and a long removed line gets, at base, the
 /// ranges of it that its partner does not keep (whole when it has none) — so text
-/// deleted from inside a long line is a change of the base line that must be shown.
+/// deleted from inside a long line is a change of the base line that must be shown. A
+/// long context line is named with no changed range ([`context`]).
 fn long_lines(patch: &Patch<'_>) -> Result<Vec<LongLineChange>, git2::Error> {
     let mut out = Vec::new();
     // A file smaller than a long line has none: skip the per-line walk (most files).
@@ -452,13 +453,37 @@ fn long_lines(patch: &Patch<'_>) -> Result<Vec<LongLineChange>, git2::Error> {
                 DiffLineType::Addition => {
                     run.added(line.new_lineno().unwrap_or(0), body, &mut out);
                 }
-                DiffLineType::Context => run.flush(&mut out),
+                DiffLineType::Context => {
+                    run.flush(&mut out);
+                    context(&line, body, &mut out);
+                }
                 _ => {}
             }
         }
         run.flush(&mut out);
     }
     Ok(out)
+}
+
+/// A long context line of a hunk: named on both sides with no changed range, so the seen
+/// rule asks nothing of it (no read shows it whole, and nothing in it changed).
+fn context(line: &git2::DiffLine<'_>, body: &[u8], out: &mut Vec<LongLineChange>) {
+    if body.len() < LONG_LINE_BYTES as usize {
+        return;
+    }
+    for (revision, n) in [
+        (Revision::Head, line.new_lineno()),
+        (Revision::Base, line.old_lineno()),
+    ] {
+        if let Some(n) = n {
+            out.push(LongLineChange {
+                revision,
+                line: n,
+                len: body.len() as u32,
+                changed: vec![],
+            });
+        }
+    }
 }
 
 /// One run of removed lines and the additions that replace them, in order.

@@ -290,8 +290,9 @@ fn push(text: &mut String, shown: &mut Shown, line: &str) -> bool {
     true
 }
 
-/// Most bytes of one patch line shown; a longer line is shown cut, with [`CUT_NOTE`].
-const MAX_LINE_SHOWN: usize = MAX_BYTES / 4 - 64;
+/// Most bytes of one patch line shown; a longer line (a long line of the snapshot,
+/// [`vouch_core::LONG_LINE_BYTES`] or more) is shown cut, with [`CUT_NOTE`].
+const MAX_LINE_SHOWN: usize = vouch_core::LONG_LINE_BYTES as usize - 1;
 
 /// What follows a patch line shown cut.
 const CUT_NOTE: &str = " [line cut here: read the rest with read_file start_line and start_byte]";

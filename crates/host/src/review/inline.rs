@@ -254,10 +254,16 @@ fn line_bytes(
     let mut next = from;
     while next < to {
         let room = max_bytes.saturating_sub(*used + header + BLOCK_TRAILER_BYTES);
-        let want = usize::try_from(to - next).unwrap_or(usize::MAX).min(room);
-        if want < 4 {
+        if room < 4 {
             break;
         }
+        // A read starts on a character boundary and ends on one, so a window can stop a
+        // byte or two short of `to`: the rest is asked for as a read of at least 4 bytes
+        // (the least a read gives), which may show a few bytes past `to`.
+        let want = usize::try_from(to - next)
+            .unwrap_or(usize::MAX)
+            .max(4)
+            .min(room);
         let read = env
             .services
             .reader

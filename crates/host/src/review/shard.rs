@@ -181,7 +181,7 @@ fn file_pieces(env: &ReviewEnv, file: &ChangedFile, window_tokens: u64) -> Vec<(
                 index,
                 (revision, first),
                 sizes,
-                &long,
+                (&long, file.path.len()),
                 window_bytes,
             ));
         }
@@ -199,7 +199,7 @@ fn side_pieces(
     hunk: usize,
     (revision, first): (Revision, u32),
     sizes: &[usize],
-    long: &[&LongLineChange],
+    (long, path_len): (&[&LongLineChange], usize),
     cap: usize,
 ) -> Vec<(HunkPiece, u64)> {
     let mut out = Vec::new();
@@ -217,7 +217,7 @@ fn side_pieces(
             run = i + 1;
         }
         if let Some(l) = long_line {
-            out.extend(byte_windows(hunk, revision, l, cap));
+            out.extend(byte_windows(hunk, revision, l, cap, path_len));
         }
     }
     out
@@ -226,18 +226,27 @@ fn side_pieces(
 /// Bytes of context given around each changed range of a long line.
 const LONG_LINE_CONTEXT_BYTES: u32 = 256;
 
+/// Bytes a byte window's block adds besides its bytes and twice its path (named by the
+/// `<line …>` tag and by the read's header): the rest of both, the read's cut note and
+/// the closing tag.
+const BYTE_WINDOW_OVERHEAD_BYTES: usize = 320;
+
 /// Rule (issue 28, "the same holds for a file of one huge line"): the changed byte
 /// ranges of a long line, each with [`LONG_LINE_CONTEXT_BYTES`] around it, cut into byte
-/// windows of at most `cap` bytes (and at most what one read shows), so every changed
-/// byte is given in some shard.
+/// windows that fit `cap` bytes with their block's overhead and room for JSON escapes
+/// (an eighth, as for lines), and at most what one read shows, so every changed byte is
+/// given in some shard; each costed as its block will be.
 fn byte_windows(
     hunk: usize,
     revision: Revision,
     long: &LongLineChange,
     cap: usize,
+    path_len: usize,
 ) -> Vec<(HunkPiece, u64)> {
+    let overhead = BYTE_WINDOW_OVERHEAD_BYTES + 2 * path_len;
+    let fits = cap.saturating_sub(overhead) * 8 / 9;
     let width =
-        u32::try_from(cap.clamp(64, vouch_git::reader::MAX_LINE_WINDOW_BYTES)).unwrap_or(u32::MAX);
+        u32::try_from(fits.clamp(64, vouch_git::reader::MAX_LINE_WINDOW_BYTES)).unwrap_or(u32::MAX);
     let mut out = Vec::new();
     for &(start, end) in &long.changed {
         let start = start.saturating_sub(LONG_LINE_CONTEXT_BYTES);
@@ -248,6 +257,7 @@ fn byte_windows(
         let mut from = start;
         while from < end {
             let to = from.saturating_add(width).min(end);
+            let bytes = (to - from) as usize;
             out.push((
                 HunkPiece {
                     hunk,
@@ -255,7 +265,7 @@ fn byte_windows(
                     window: true,
                     bytes: Some((from, to)),
                 },
-                estimate_tokens((to - from) as usize + PIECE_OVERHEAD_BYTES),
+                estimate_tokens(bytes + bytes / 8 + overhead),
             ));
             from = to;
         }
