@@ -286,3 +286,37 @@ async fn without_tools_a_long_lines_changed_bytes_are_given_in_byte_windows() {
         .count();
     assert!(windows >= 1, "the changed bytes were given in byte windows");
 }
+
+/// A short edit beside an unchanged long line (in the hunk's context): the long line is
+/// never shown whole, yet the change is seen and the review ends with full coverage,
+/// with tools or without.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_edit_beside_an_unchanged_long_line_is_seen() {
+    for tools in ["off", "on"] {
+        let repo = vouch_testkit::git::TestRepo::new();
+        let long: String = (0..6_000).map(|i| format!("v{i};")).collect();
+        repo.write("app.js", format!("var limit=1;\n{long}\n"));
+        let base = repo.commit("base");
+        repo.write("app.js", format!("var limit=2;\n{long}\n"));
+        let head = repo.commit("raise the limit");
+        let script = Script::new().rule(Rule::when(Match::any()).always(perfect()));
+        let (out, server) = review_change((repo, base, head), script, tools).await;
+        let report = out.json();
+        assert_eq!(out.code, 0, "tools {tools}: {report:#}\n{}", out.stderr);
+        assert_eq!(
+            report["filesReviewed"],
+            json!(["app.js"]),
+            "tools {tools}: {report:#}"
+        );
+        assert_eq!(
+            report["opinion"]["coverage"], "full",
+            "tools {tools}: {report:#}"
+        );
+        let shown = server
+            .chat_requests()
+            .iter()
+            .flat_map(|r| r.contents_of("user"))
+            .any(|u| u.contains("var limit=1;") && u.contains("var limit=2;"));
+        assert!(shown, "tools {tools}: both sides of the edit were shown");
+    }
+}

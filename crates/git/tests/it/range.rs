@@ -222,3 +222,29 @@ fn a_short_line_replaced_by_a_long_one_is_named_at_base_too() {
         file.long_lines
     );
 }
+
+/// An unchanged long line in a hunk's context is named on both sides with no changed
+/// range: nothing in it needs to be shown for the hunk to be seen.
+#[test]
+fn a_long_context_line_is_named_with_no_changed_range() {
+    use vouch_core::Revision;
+    let repo = TestRepo::new();
+    let long: String = (0..3_000).map(|i| format!("v{i};")).collect();
+    repo.write("app.js", format!("var x=1;\n{long}\n"));
+    let base = repo.commit("base");
+    repo.write("app.js", format!("var x=2;\n{long}\n"));
+    let head = repo.commit("edit beside a long line");
+    let snap = snapshot(repo.path(), Some(&base), &head).unwrap();
+    let file = snap.file("app.js").expect("app.js changed");
+    let named: Vec<(Revision, u32, bool)> = file
+        .long_lines
+        .iter()
+        .map(|l| (l.revision, l.line, l.changed.is_empty()))
+        .collect();
+    assert_eq!(
+        named,
+        vec![(Revision::Head, 2, true), (Revision::Base, 2, true)],
+        "{:?}",
+        file.long_lines
+    );
+}
