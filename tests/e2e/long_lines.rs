@@ -156,15 +156,6 @@ fn short_line_replaced_by_a_long_one() -> (vouch_testkit::git::TestRepo, String,
     (repo, base, head)
 }
 
-/// Reviews the change of [`deleted_inside_a_long_line`] against `script`, with
-/// `--tools tools`.
-async fn review_deletion(
-    script: Script,
-    tools: &str,
-) -> (vouch_workspace_tests::Output, ScriptedServer) {
-    review_change(deleted_inside_a_long_line(), script, tools).await
-}
-
 /// Reviews `change` against `script`, with `--tools tools`.
 async fn review_change(
     (repo, base, head): (vouch_testkit::git::TestRepo, String, String),
@@ -188,26 +179,52 @@ async fn review_change(
 /// The text the change deletes from inside the long line.
 const REMOVED: &str = "checkAuth(user);requireAdmin(user);";
 
-/// Text deleted from inside a long line is shown from the base line, with tools
-/// (`tools`) or without: some request carries it, and only then is the file reviewed
-/// and the review clean. With tools the model reads nothing: the host gave the bytes.
-async fn text_deleted_inside_a_long_line_is_shown_from_base(tools: &str) {
+/// Reviews `change` (of `app.js`) with `--tools tools` and a model that reads nothing:
+/// the file is reviewed with full coverage, and each of `texts` is carried by some
+/// request (with tools too: the host gave the source).
+async fn reviewed_showing(
+    change: (vouch_testkit::git::TestRepo, String, String),
+    tools: &str,
+    texts: &[&str],
+) {
     let script = Script::new().rule(Rule::when(Match::any()).always(perfect()));
-    let (out, server) = review_deletion(script, tools).await;
+    let (out, server) = review_change(change, script, tools).await;
     let report = out.json();
-    assert_eq!(out.code, 0, "{report:#}\n{}", out.stderr);
-    assert_eq!(report["filesReviewed"], json!(["app.js"]), "{report:#}");
-    assert_eq!(report["opinion"]["coverage"], "full", "{report:#}");
-    let shown = server
+    assert_eq!(out.code, 0, "tools {tools}: {report:#}\n{}", out.stderr);
+    assert_eq!(
+        report["filesReviewed"],
+        json!(["app.js"]),
+        "tools {tools}: {report:#}"
+    );
+    assert_eq!(
+        report["opinion"]["coverage"], "full",
+        "tools {tools}: {report:#}"
+    );
+    let users: Vec<String> = server
         .chat_requests()
         .iter()
         .flat_map(|r| r.contents_of("user"))
-        .filter(|u| u.contains(REMOVED))
-        .count();
-    assert!(
-        shown >= 1,
-        "the deleted text was shown to the model (tools {tools})"
-    );
+        .collect();
+    for text in texts {
+        assert!(
+            users.iter().any(|u| u.contains(text)),
+            "tools {tools}: `{text}` was shown to the model"
+        );
+    }
+}
+
+/// [`reviewed_showing`] the text the change deletes, [`REMOVED`].
+async fn removed_text_is_shown(
+    change: (vouch_testkit::git::TestRepo, String, String),
+    tools: &str,
+) {
+    reviewed_showing(change, tools, &[REMOVED]).await;
+}
+
+/// Text deleted from inside a long line is shown from the base line, with tools or
+/// without.
+async fn text_deleted_inside_a_long_line_is_shown_from_base(tools: &str) {
+    removed_text_is_shown(deleted_inside_a_long_line(), tools).await;
 }
 
 /// The text a long line no longer holds is shown from the base line it replaced even when
@@ -215,24 +232,7 @@ async fn text_deleted_inside_a_long_line_is_shown_from_base(tools: &str) {
 #[tokio::test(flavor = "multi_thread")]
 async fn text_of_a_shorter_base_line_a_long_line_replaced_is_shown() {
     for tools in ["off", "on"] {
-        let script = Script::new().rule(Rule::when(Match::any()).always(perfect()));
-        let (out, server) = review_change(short_line_replaced_by_a_long_one(), script, tools).await;
-        let report = out.json();
-        assert_eq!(out.code, 0, "tools {tools}: {report:#}\n{}", out.stderr);
-        assert_eq!(
-            report["opinion"]["coverage"], "full",
-            "tools {tools}: {report:#}"
-        );
-        let shown = server
-            .chat_requests()
-            .iter()
-            .flat_map(|r| r.contents_of("user"))
-            .filter(|u| u.contains(REMOVED))
-            .count();
-        assert!(
-            shown >= 1,
-            "tools {tools}: the removed text was shown to the model"
-        );
+        removed_text_is_shown(short_line_replaced_by_a_long_one(), tools).await;
     }
 }
 
@@ -299,24 +299,6 @@ async fn an_edit_beside_an_unchanged_long_line_is_seen() {
         let base = repo.commit("base");
         repo.write("app.js", format!("var limit=2;\n{long}\n"));
         let head = repo.commit("raise the limit");
-        let script = Script::new().rule(Rule::when(Match::any()).always(perfect()));
-        let (out, server) = review_change((repo, base, head), script, tools).await;
-        let report = out.json();
-        assert_eq!(out.code, 0, "tools {tools}: {report:#}\n{}", out.stderr);
-        assert_eq!(
-            report["filesReviewed"],
-            json!(["app.js"]),
-            "tools {tools}: {report:#}"
-        );
-        assert_eq!(
-            report["opinion"]["coverage"], "full",
-            "tools {tools}: {report:#}"
-        );
-        let shown = server
-            .chat_requests()
-            .iter()
-            .flat_map(|r| r.contents_of("user"))
-            .any(|u| u.contains("var limit=1;") && u.contains("var limit=2;"));
-        assert!(shown, "tools {tools}: both sides of the edit were shown");
+        reviewed_showing((repo, base, head), tools, &["var limit=1;", "var limit=2;"]).await;
     }
 }
