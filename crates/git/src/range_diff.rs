@@ -509,13 +509,13 @@ impl Run {
                     revision: Revision::Head,
                     line: n,
                     len: body.len() as u32,
-                    changed: changed_ranges(old, body),
+                    changed: changed_or_end(old, body),
                 });
                 out.push(LongLineChange {
                     revision: Revision::Base,
                     line: *old_n,
                     len: old.len() as u32,
-                    changed: changed_ranges(body, old),
+                    changed: changed_or_end(body, old),
                 });
             }
             Some(_) => {}
@@ -604,6 +604,16 @@ pub(crate) fn changed_ranges(old: &[u8], new: &[u8]) -> Vec<(u32, u32)> {
         at = stop;
     }
     ranges
+}
+
+/// The [`changed_ranges`] of `new` against `old`; for a line whose text is the same and
+/// only its ending changed (CRLF to LF, a final newline added or dropped), its last byte,
+/// so the line's end is shown where the change is.
+fn changed_or_end(old: &[u8], new: &[u8]) -> Vec<(u32, u32)> {
+    if old == new {
+        return vec![removal_point(new.len(), new.len())];
+    }
+    changed_ranges(old, new)
 }
 
 /// The byte on each side of a removal at `at` of a line of `len` bytes.

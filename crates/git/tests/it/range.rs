@@ -248,3 +248,31 @@ fn a_long_context_line_is_named_with_no_changed_range() {
         file.long_lines
     );
 }
+
+/// A long line whose only change is its ending (CRLF to LF) is named by its end on both
+/// sides, so some bytes of it are shown where the change is.
+#[test]
+fn a_long_line_whose_ending_changed_is_named_by_its_end() {
+    use vouch_core::Revision;
+    let repo = TestRepo::new();
+    let long: String = (0..3_000).map(|i| format!("v{i};")).collect();
+    repo.write("app.js", format!("{long}\r\n"));
+    let base = repo.commit("base");
+    repo.write("app.js", format!("{long}\n"));
+    let head = repo.commit("line endings");
+    let snap = snapshot(repo.path(), Some(&base), &head).unwrap();
+    let file = snap.file("app.js").expect("app.js changed");
+    let len = long.len() as u32;
+    let named: Vec<(Revision, Vec<(u32, u32)>)> = file
+        .long_lines
+        .iter()
+        .map(|l| (l.revision, l.changed.clone()))
+        .collect();
+    assert_eq!(
+        named,
+        vec![
+            (Revision::Head, vec![(len - 1, len)]),
+            (Revision::Base, vec![(len - 1, len)])
+        ]
+    );
+}
