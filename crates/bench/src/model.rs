@@ -109,7 +109,7 @@ fn shaped(answer: Answer, request: &Value, answers: Answers) -> Answer {
     let Answer::Final(mut value) = answer else {
         return answer;
     };
-    let first = !is_repair(request) && !answered_before(request);
+    let first = !is_repair(request) && !is_coverage_retry(request);
     match answers {
         Answers::OmitOne if first && value.get("coverage").is_some() => {
             if let Some(files) = value
@@ -135,7 +135,7 @@ fn shaped(answer: Answer, request: &Value, answers: Answers) -> Answer {
 
 /// True when the request is a coverage retry: it names the files the execution's
 /// earlier answer missed (the retry is a new conversation, with that answer quoted).
-fn answered_before(request: &Value) -> bool {
+fn is_coverage_retry(request: &Value) -> bool {
     texts(request).iter().any(|t| t.contains("Missing files ("))
 }
 

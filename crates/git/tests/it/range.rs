@@ -223,29 +223,38 @@ fn a_short_line_replaced_by_a_long_one_is_named_at_base_too() {
     );
 }
 
+/// The long lines the snapshot names when `app.js` changes from `before` to `after`.
+fn long_lines_of(before: &str, after: &str) -> Vec<vouch_core::LongLineChange> {
+    let repo = TestRepo::new();
+    repo.write("app.js", before);
+    let base = repo.commit("base");
+    repo.write("app.js", after);
+    let head = repo.commit("change");
+    let snap = snapshot(repo.path(), Some(&base), &head).unwrap();
+    snap.file("app.js")
+        .expect("app.js changed")
+        .long_lines
+        .clone()
+}
+
 /// An unchanged long line in a hunk's context is named on both sides with no changed
 /// range: nothing in it needs to be shown for the hunk to be seen.
 #[test]
 fn a_long_context_line_is_named_with_no_changed_range() {
     use vouch_core::Revision;
-    let repo = TestRepo::new();
     let long: String = (0..3_000).map(|i| format!("v{i};")).collect();
-    repo.write("app.js", format!("var x=1;\n{long}\n"));
-    let base = repo.commit("base");
-    repo.write("app.js", format!("var x=2;\n{long}\n"));
-    let head = repo.commit("edit beside a long line");
-    let snap = snapshot(repo.path(), Some(&base), &head).unwrap();
-    let file = snap.file("app.js").expect("app.js changed");
-    let named: Vec<(Revision, u32, bool)> = file
-        .long_lines
+    let long_lines = long_lines_of(
+        &format!("var x=1;\n{long}\n"),
+        &format!("var x=2;\n{long}\n"),
+    );
+    let named: Vec<(Revision, u32, bool)> = long_lines
         .iter()
         .map(|l| (l.revision, l.line, l.changed.is_empty()))
         .collect();
     assert_eq!(
         named,
         vec![(Revision::Head, 2, true), (Revision::Base, 2, true)],
-        "{:?}",
-        file.long_lines
+        "{long_lines:?}"
     );
 }
 
@@ -254,17 +263,10 @@ fn a_long_context_line_is_named_with_no_changed_range() {
 #[test]
 fn a_long_line_whose_ending_changed_is_named_by_its_end() {
     use vouch_core::Revision;
-    let repo = TestRepo::new();
     let long: String = (0..3_000).map(|i| format!("v{i};")).collect();
-    repo.write("app.js", format!("{long}\r\n"));
-    let base = repo.commit("base");
-    repo.write("app.js", format!("{long}\n"));
-    let head = repo.commit("line endings");
-    let snap = snapshot(repo.path(), Some(&base), &head).unwrap();
-    let file = snap.file("app.js").expect("app.js changed");
+    let long_lines = long_lines_of(&format!("{long}\r\n"), &format!("{long}\n"));
     let len = long.len() as u32;
-    let named: Vec<(Revision, Vec<(u32, u32)>)> = file
-        .long_lines
+    let named: Vec<(Revision, Vec<(u32, u32)>)> = long_lines
         .iter()
         .map(|l| (l.revision, l.changed.clone()))
         .collect();
