@@ -114,27 +114,21 @@ fn side_seen(
 
 /// Rule (design, "Structured diagnostics"; issue 9, item 9): a stage's `hunkCount` is the
 /// number of hunks of the change whose patch it retrieved or was given: hunks of `files`
-/// whose changed lines its ledger covers entirely (head lines, and base lines when the
-/// file removes lines, as in [`files_not_fully_seen`]).
+/// whose changed lines its ledger covers entirely, by the same rule as
+/// [`files_not_fully_seen`] (head lines, base lines when the file removes lines, and a
+/// long line's changed bytes).
 pub fn hunks_seen<'a>(
     files: impl IntoIterator<Item = &'a ChangedFile>,
     ledger: &SourceLedger,
 ) -> usize {
-    let covered = |revision, path: &str, start: u32, lines: u32| {
-        lines == 0
-            || ledger
-                .check(&SourceWindow {
-                    revision,
-                    path: path.to_string(),
-                    start_line: start,
-                    end_line: start + lines - 1,
-                })
-                .is_ok()
-    };
     // Only files the ledger names can have a hunk seen: the rest are skipped without a
     // check, so the count costs the ledger's size, not the change's times the ledger's.
-    let named: std::collections::HashSet<&str> =
-        ledger.windows.iter().map(|w| w.path.as_str()).collect();
+    let named: std::collections::HashSet<&str> = ledger
+        .windows
+        .iter()
+        .map(|w| w.path.as_str())
+        .chain(ledger.spans.iter().map(|s| s.path.as_str()))
+        .collect();
     files
         .into_iter()
         .filter(|f| {
@@ -143,17 +137,7 @@ pub fn hunks_seen<'a>(
                     .as_deref()
                     .is_some_and(|p| named.contains(p))
         })
-        .map(|f| {
-            let old_path = f.previous_path.as_deref().unwrap_or(&f.path);
-            f.hunks
-                .iter()
-                .filter(|h| {
-                    covered(Revision::Head, &f.path, h.new_start, h.new_lines)
-                        && (!removes_lines(f, h)
-                            || covered(Revision::Base, old_path, h.old_start, h.old_lines))
-                })
-                .count()
-        })
+        .map(|f| f.hunks.iter().filter(|h| hunk_seen(f, h, ledger)).count())
         .sum()
 }
 
@@ -420,6 +404,8 @@ mod tests {
             l.record(base_line.clone());
             spans.into_iter().for_each(|s| l.record_span(s));
             assert_eq!(files_not_fully_seen([&f], &l).is_empty(), seen, "{name}");
+            // The diagnostics' hunk count follows the same rule.
+            assert_eq!(hunks_seen([&f], &l), usize::from(seen), "{name}: hunkCount");
         }
         // A window over the whole line shows it whole.
         let mut whole = SourceLedger::default();
@@ -486,6 +472,8 @@ mod tests {
             let mut l = SourceLedger::default();
             spans.into_iter().for_each(|s| l.record_span(s));
             assert_eq!(files_not_fully_seen([&f], &l).is_empty(), seen, "{name}");
+            // The diagnostics' hunk count follows the same rule.
+            assert_eq!(hunks_seen([&f], &l), usize::from(seen), "{name}: hunkCount");
         }
     }
 

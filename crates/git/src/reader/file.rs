@@ -136,66 +136,113 @@ impl SourceReader {
         max_bytes: usize,
     ) -> Result<FileRead, ReadError> {
         let max_bytes = max_bytes.clamp(4, MAX_LINE_WINDOW_BYTES);
-        let whole = self.read_file(revision, path, Some(line), Some(line))?;
-        if whole.kind == EntryKind::Symlink || whole.kind == EntryKind::Submodule {
-            return Ok(whole);
-        }
         let path = paths::normalize(path, false)?;
         let repo = self.repo();
         let tree = repo.find_tree(self.tree_id(revision))?;
-        let id = lookup(&tree, revision, &path)?.id();
-        let raw = self.with_blob(&repo, id, |content, _| {
-            lines(content)
-                .nth(line as usize - 1)
-                .unwrap_or_default()
-                .to_vec()
-        })?;
-        let start = start_byte as usize;
-        if start >= raw.len().max(1) {
-            return Err(ReadError::InvalidRange {
-                message: format!(
-                    "start_byte {start} is past the end of line {line}, which has {} bytes",
-                    raw.len()
-                ),
-            });
+        let entry = lookup(&tree, revision, &path)?;
+        let mode = file_mode(entry.filemode());
+        if entry.kind() != Some(ObjectType::Blob) || mode == git2::FileMode::Link {
+            // A directory, submodule or symlink: what `read_file` says of that line.
+            return self.read_file(revision, &path, Some(line), Some(line));
         }
-        // Start on a character boundary (move back to the sequence's first byte).
-        let mut from = start;
-        while from > 0 && raw[from] & 0xC0 == 0x80 {
-            from -= 1;
-        }
-        let to = from + cut_len(&raw[from..], max_bytes);
-        let mut text = format!(
-            "{path} at {}, line {line} bytes {from}-{to} of {}\n{line}: {}\n",
-            rev_name(revision),
-            raw.len(),
-            String::from_utf8_lossy(&raw[from..to])
-        );
-        if to < raw.len() {
-            let _ = writeln!(
-                text,
-                "[cut: at most {max_bytes} bytes per call; continue with start_line={line} start_byte={to}]"
-            );
-        }
-        let entire = from == 0 && to == raw.len();
-        Ok(FileRead {
-            window: entire.then(|| SourceWindow {
+        self.with_blob(&repo, entry.id(), |content, binary| {
+            if binary {
+                return Err(ReadError::Binary {
+                    revision,
+                    path: path.clone(),
+                    size: content.len(),
+                });
+            }
+            let at = LineAt {
                 revision,
-                path: path.clone(),
-                start_line: line,
-                end_line: line,
-            }),
-            spans: if entire {
-                vec![]
-            } else {
-                vec![span(revision, &path, line, from, to)]
-            },
-            total_lines: whole.total_lines,
-            kind: whole.kind,
-            truncated: to < raw.len(),
-            text,
-        })
+                path: &path,
+                kind: entry_kind(mode),
+                line,
+                total_lines: line_count(content),
+            };
+            check_range(line, Some(line))?;
+            if line > at.total_lines.max(1) {
+                return Err(ReadError::InvalidRange {
+                    message: format!(
+                        "start_line {line} is past the end of `{path}` at {}, which has {} lines",
+                        rev_name(revision),
+                        at.total_lines
+                    ),
+                });
+            }
+            let raw = lines(content).nth(line as usize - 1).unwrap_or_default();
+            byte_window(&at, raw, start_byte as usize, max_bytes)
+        })?
     }
+}
+
+/// The line a byte window is read from.
+struct LineAt<'a> {
+    revision: Revision,
+    path: &'a str,
+    kind: EntryKind,
+    line: u32,
+    total_lines: u32,
+}
+
+/// Bytes `start..` of one line (`raw`, without its ending): at most `max_bytes`, from the
+/// character boundary at or before `start` and cut back to one at the end.
+fn byte_window(
+    at: &LineAt<'_>,
+    raw: &[u8],
+    start: usize,
+    max_bytes: usize,
+) -> Result<FileRead, ReadError> {
+    let LineAt {
+        revision,
+        path,
+        line,
+        ..
+    } = *at;
+    if start >= raw.len().max(1) {
+        return Err(ReadError::InvalidRange {
+            message: format!(
+                "start_byte {start} is past the end of line {line}, which has {} bytes",
+                raw.len()
+            ),
+        });
+    }
+    // Start on a character boundary (move back to the sequence's first byte).
+    let mut from = start;
+    while from > 0 && raw[from] & 0xC0 == 0x80 {
+        from -= 1;
+    }
+    let to = from + cut_len(&raw[from..], max_bytes);
+    let mut text = format!(
+        "{path} at {}, line {line} bytes {from}-{to} of {}\n{line}: {}\n",
+        rev_name(revision),
+        raw.len(),
+        String::from_utf8_lossy(&raw[from..to])
+    );
+    if to < raw.len() {
+        let _ = writeln!(
+            text,
+            "[cut: at most {max_bytes} bytes per call; continue with start_line={line} start_byte={to}]"
+        );
+    }
+    let entire = from == 0 && to == raw.len();
+    Ok(FileRead {
+        window: entire.then(|| SourceWindow {
+            revision,
+            path: path.to_string(),
+            start_line: line,
+            end_line: line,
+        }),
+        spans: if entire {
+            vec![]
+        } else {
+            vec![span(revision, path, line, from, to)]
+        },
+        total_lines: at.total_lines,
+        kind: at.kind,
+        truncated: to < raw.len(),
+        text,
+    })
 }
 
 /// The mode of a tree entry as git2's enum (entry modes are always one of the known ones).
