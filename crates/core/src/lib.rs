@@ -23,6 +23,7 @@ pub mod shape;
 pub mod shard;
 pub mod snapshot;
 pub mod source;
+pub mod text;
 pub mod window;
 
 pub use boundary::{Area, Role};
@@ -74,4 +75,5 @@ pub use source::{
     Citation, CitationError, FileLines, LineSpan, Revision, SourceLedger, SourceWindow,
     merge_line_ranges,
 };
+pub use text::{char_prefix_len, shown_len, shown_text};
 pub use window::{ContextWindow, DEFAULT_CONTEXT_TOKENS, WindowSource, choose_window};

@@ -660,9 +660,10 @@ fn diffed_ranges((old, new): (&[u8], &[u8]), offset: usize, len: usize) -> Optio
 }
 
 /// A hunk header as text, without its line ending. The header's function context comes
-/// from file content and may be in any encoding; invalid bytes become U+FFFD.
+/// from file content and may be in any encoding; invalid bytes are shown as
+/// [`vouch_core::shown_text`] shows them.
 pub(crate) fn header_text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes)
+    vouch_core::shown_text(bytes)
         .trim_end_matches(['\n', '\r'])
         .to_string()
 }

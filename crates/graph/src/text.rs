@@ -5,14 +5,14 @@
 pub const MAX_FILE_BYTES: usize = 1024 * 1024;
 
 /// The lines of `content` split at `\n`, without a `\r` before it (git's numbering);
-/// invalid UTF-8 shown as U+FFFD.
+/// bytes that are not UTF-8 shown as [`vouch_core::shown_text`] shows them.
 pub(crate) fn lines(content: &[u8]) -> Vec<String> {
     if content.is_empty() {
         return Vec::new();
     }
     let body = content.strip_suffix(b"\n").unwrap_or(content);
     body.split(|&b| b == b'\n')
-        .map(|l| String::from_utf8_lossy(l.strip_suffix(b"\r").unwrap_or(l)).into_owned())
+        .map(|l| vouch_core::shown_text(l.strip_suffix(b"\r").unwrap_or(l)).into_owned())
         .collect()
 }
 

@@ -76,7 +76,7 @@ impl SourceReader {
             )),
             _ => self.with_blob(&repo, entry.id(), |content, binary| {
                 if mode == git2::FileMode::Link {
-                    let target = String::from_utf8_lossy(content);
+                    let target = vouch_core::shown_text(content);
                     return Ok(single_line(
                         revision,
                         &path,
@@ -208,8 +208,9 @@ fn byte_window(
         });
     }
     // Start on a character boundary (move back to the sequence's first byte).
+    // (At most 3 bytes back, as in `cut_len`.)
     let mut from = start;
-    while from > 0 && raw[from] & 0xC0 == 0x80 {
+    while from > 0 && start - from < 3 && raw[from] & 0xC0 == 0x80 {
         from -= 1;
     }
     let to = from + cut_len(&raw[from..], max_bytes);
@@ -217,7 +218,7 @@ fn byte_window(
         "{path} at {}, line {line} bytes {from}-{to} of {}\n{line}: {}\n",
         rev_name(revision),
         raw.len(),
-        String::from_utf8_lossy(&raw[from..to])
+        vouch_core::shown_text(&raw[from..to])
     );
     if to < raw.len() {
         let _ = writeln!(
@@ -414,14 +415,14 @@ fn shown_lines(
         if n > wanted_end || n > line_bound_end {
             break;
         }
-        let text = String::from_utf8_lossy(raw);
+        let text = vouch_core::shown_text(raw);
         let entry = format!("{n}: {text}\n");
         if shown.body.len() + entry.len() > budget {
             if shown.last < start {
                 // A single line longer than the bound: show its beginning, and record
                 // only the bytes shown.
                 let cut = cut_len(raw, budget - 32);
-                let _ = writeln!(shown.body, "{n}: {}", String::from_utf8_lossy(&raw[..cut]));
+                let _ = writeln!(shown.body, "{n}: {}", vouch_core::shown_text(&raw[..cut]));
                 shown.spans.push(span(revision, path, n, 0, cut));
                 shown.last = n;
                 shown.cut_line = true;

@@ -189,7 +189,7 @@ impl Search<'_> {
             }
             let n = i as u32 + 1;
             let shown_len = cut_len(line, MAX_GREP_LINE_BYTES);
-            let shown = String::from_utf8_lossy(&line[..shown_len]).into_owned();
+            let shown = vouch_core::shown_text(&line[..shown_len]).into_owned();
             let entry = format!("{path}:{n}:{shown}\n");
             if self.result.matches.len() >= MAX_GREP_MATCHES
                 || self.bytes + entry.len() > MAX_BYTES - 512

@@ -216,17 +216,11 @@ fn lookup(
     })
 }
 
-/// How many leading bytes of `raw` fit in `max` without splitting a UTF-8 sequence
-/// (the bytes a cut line really shows; what its [`vouch_core::LineSpan`] records).
+/// How many leading bytes of `raw` fit in `max` without splitting a UTF-8 character
+/// (the bytes a cut line really shows; what its [`vouch_core::LineSpan`] records):
+/// [`vouch_core::char_prefix_len`].
 pub(crate) fn cut_len(raw: &[u8], max: usize) -> usize {
-    if raw.len() <= max {
-        return raw.len();
-    }
-    let mut end = max;
-    while end > 0 && raw[end] & 0xC0 == 0x80 {
-        end -= 1;
-    }
-    end
+    vouch_core::char_prefix_len(raw, max)
 }
 
 /// The span recording bytes `[start, end)` of a line shown cut.

@@ -230,7 +230,7 @@ fn render(file: ChangedFile, patch: Option<&Patch<'_>>) -> Result<FileDiff, Read
                 let line = patch.line_in_hunk(h, l)?;
                 let raw = trim_eol(line.content());
                 let shown_len = cut_len(raw, MAX_LINE_SHOWN);
-                let body = String::from_utf8_lossy(&raw[..shown_len]);
+                let body = vouch_core::shown_text(&raw[..shown_len]);
                 let cut_note = if shown_len < raw.len() { CUT_NOTE } else { "" };
                 let rendered = match line.origin_value() {
                     DiffLineType::Context => format!(" {body}{cut_note}\n"),

@@ -35,8 +35,8 @@ impl SourceReader {
         })?
     }
 
-    /// The byte length of each line of the regular file `path` at `revision` (without its
-    /// line ending), for a file of any size; `None` when nothing exists there. How the
+    /// The length of each line of the regular file `path` at `revision` as a read shows it
+    /// (without its line ending; [`vouch_core::shown_len`]), for a file of any size; `None` when nothing exists there. How the
     /// host sizes what it gives inline without copying the text.
     ///
     /// # Errors
@@ -60,7 +60,7 @@ impl SourceReader {
             }
             Ok(Some(
                 super::file::lines(content)
-                    .map(|l| u32::try_from(l.len()).unwrap_or(u32::MAX))
+                    .map(|l| u32::try_from(vouch_core::shown_len(l)).unwrap_or(u32::MAX))
                     .collect(),
             ))
         })?

@@ -256,3 +256,53 @@ fn a_patch_is_computed_once_from_the_snapshot_pairing_and_shared() {
     }
     assert_eq!(reader.patches_computed(), snap.files.len() as u64);
 }
+
+/// A change that only swaps bytes which are not UTF-8 (a Latin-1 `é` for `è`) is shown as
+/// a change, in the patch and in reads of both sides: each such byte as `\xNN`, never as
+/// U+FFFD on both sides. A long line's byte window shows it the same way.
+#[test]
+fn bytes_that_are_not_utf8_are_shown_as_escapes_so_a_swap_is_seen() {
+    let (repo, _, _) = sources();
+    let long = |b: u8| {
+        let mut line = vec![b'x'; 20_000];
+        line[10_000] = b;
+        line.push(b'\n');
+        line
+    };
+    repo.write("latin1.txt", b"caf\xE9 au lait\n");
+    repo.write("long.txt", long(0xE9));
+    repo.commit("latin-1 base");
+    repo.write("latin1.txt", b"caf\xE8 au lait\n");
+    repo.write("long.txt", long(0xE8));
+    repo.commit("latin-1 head");
+    let snap = vouch_git::snapshot(repo.path(), Some("HEAD~1"), "HEAD").unwrap();
+    let reader = vouch_git::SourceReader::open(repo.path(), &snap).unwrap();
+    let diff = reader.diff("latin1.txt").unwrap();
+    assert!(
+        diff.text
+            .ends_with("@@ -1 +1 @@\n-caf\\xE9 au lait\n+caf\\xE8 au lait\n"),
+        "{}",
+        diff.text
+    );
+    for (revision, shown) in [(Revision::Base, "caf\\xE9"), (Revision::Head, "caf\\xE8")] {
+        let read = reader
+            .read_file(revision, "latin1.txt", None, None)
+            .unwrap();
+        assert!(
+            read.text.contains(&format!("1: {shown} au lait\n")),
+            "{}",
+            read.text
+        );
+        let window = reader
+            .read_line_window(revision, "long.txt", 1, 9_990, 40)
+            .unwrap();
+        let byte = &shown[3..];
+        assert!(
+            window.text.contains(&format!(
+                "1: xxxxxxxxxx{byte}xxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n"
+            )),
+            "{}",
+            window.text
+        );
+    }
+}

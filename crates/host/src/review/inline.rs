@@ -244,8 +244,11 @@ fn line_bytes(
     max_bytes: usize,
     used: &mut usize,
 ) -> Option<(String, bool)> {
+    // The tag names the line; each read in it names the bytes it shows exactly (a read
+    // starts and ends on a character boundary, so it can begin a byte or three before
+    // `from` and end a byte or three after `to`).
     let mut block = format!(
-        "<line path={at:?} revision=\"{}\" line=\"{line}\" bytes=\"{from}-{to}\">\n",
+        "<line path={at:?} revision=\"{}\" line=\"{line}\">\n",
         revision.as_str()
     );
     // The header is not in `used` yet; what `append_read` adds to the block is.

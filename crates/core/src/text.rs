@@ -1,0 +1,152 @@
+//! How source bytes are shown to a model: the one rendering every read, patch and
+//! prefetch block uses.
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+/// Rule (design, "reads that tell the truth"): source bytes are shown as text with valid
+/// UTF-8 as it is and every byte that is not part of valid UTF-8 as `\xNN` (two
+/// upper-case hex digits). A change that only swaps such bytes (a Latin-1 `é` for `è`)
+/// is therefore shown as a change; rendered as U+FFFD, both sides would read the same.
+/// Valid UTF-8 is borrowed, never copied.
+pub fn shown_text(bytes: &[u8]) -> Cow<'_, str> {
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(shown_len(bytes));
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            let _ = write!(out, "\\x{b:02X}");
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// The length in bytes of [`shown_text`] of `bytes`, without building it: how the host
+/// sizes what it shows.
+pub fn shown_len(bytes: &[u8]) -> usize {
+    if std::str::from_utf8(bytes).is_ok() {
+        return bytes.len();
+    }
+    bytes
+        .utf8_chunks()
+        .map(|c| c.valid().len() + 4 * c.invalid().len())
+        .sum()
+}
+
+/// How many leading bytes of `bytes`, at most `max`, can be shown without splitting a
+/// UTF-8 character: where a read cuts a line too long to show whole, and where the span
+/// it records ends. A byte that is not part of valid UTF-8 is a unit of its own, so a cut
+/// moves back at most three bytes, whatever the bytes.
+pub fn char_prefix_len(bytes: &[u8], max: usize) -> usize {
+    if bytes.len() <= max {
+        return bytes.len();
+    }
+    let mut raw = 0;
+    for chunk in bytes.utf8_chunks() {
+        let valid = chunk.valid();
+        if raw + valid.len() > max {
+            let mut end = max - raw;
+            while !valid.is_char_boundary(end) {
+                end -= 1;
+            }
+            return raw + end;
+        }
+        raw += valid.len();
+        if raw + chunk.invalid().len() > max {
+            return max;
+        }
+        raw += chunk.invalid().len();
+    }
+    raw
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn invalid_bytes_are_shown_as_escapes_and_valid_text_as_it_is() {
+        let cases: &[(&[u8], &str)] = &[
+            (b"", ""),
+            (b"plain", "plain"),
+            ("caf\u{e9} \u{1F600}".as_bytes(), "caf\u{e9} \u{1F600}"),
+            // Latin-1 é and è: distinct, where U+FFFD would show both the same.
+            (b"caf\xE9", "caf\\xE9"),
+            (b"caf\xE8", "caf\\xE8"),
+            // A cut sequence, a lone continuation byte, and an overlong encoding.
+            (b"a\xE2\x82", "a\\xE2\\x82"),
+            (b"\x80b", "\\x80b"),
+            (b"\xC0\xAF", "\\xC0\\xAF"),
+            // Valid text around an invalid byte stays as it is.
+            ("\u{e9}\u{ff}".as_bytes(), "\u{e9}\u{ff}"),
+            (b"x\xFFy\xC3\xA9", "x\\xFFy\u{e9}"),
+        ];
+        for &(bytes, want) in cases {
+            assert_eq!(shown_text(bytes), want, "{bytes:?}");
+            assert_eq!(shown_len(bytes), want.len(), "{bytes:?}");
+        }
+        assert!(matches!(shown_text(b"borrowed"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn a_cut_never_splits_a_character_and_cuts_invalid_bytes_anywhere() {
+        // (bytes, bound, bytes shown)
+        let cases: &[(&[u8], usize, usize)] = &[
+            (b"abcdef", 10, 6),
+            (b"abcdef", 3, 3),
+            (b"abcdef", 0, 0),
+            // `é` is two bytes: not split.
+            ("ab\u{e9}".as_bytes(), 3, 2),
+            ("ab\u{e9}".as_bytes(), 4, 4),
+            ("\u{1F600}x".as_bytes(), 3, 0),
+            // Invalid bytes are units of their own.
+            (b"ab\xE9cd", 3, 3),
+            (b"ab\xE2\x82cd", 3, 3),
+            // A long run of continuation bytes is cut at the bound, not walked back.
+            (&[0x80; 100], 40, 40),
+        ];
+        for &(bytes, max, want) in cases {
+            assert_eq!(char_prefix_len(bytes, max), want, "{bytes:?} within {max}");
+        }
+    }
+
+    proptest! {
+        /// For any bytes: the length is exact, valid UTF-8 is shown unchanged, and two
+        /// different byte strings without a backslash are never shown the same.
+        #[test]
+        fn the_rendering_is_exact_in_length_and_tells_bytes_apart(
+            a in proptest::collection::vec(any::<u8>(), 0..64),
+            b in proptest::collection::vec(any::<u8>(), 0..64),
+        ) {
+            prop_assert_eq!(shown_len(&a), shown_text(&a).len());
+            if let Ok(text) = std::str::from_utf8(&a) {
+                let shown = shown_text(&a);
+                prop_assert_eq!(shown.as_ref(), text);
+            }
+            if a != b && !a.contains(&b'\\') && !b.contains(&b'\\') {
+                prop_assert_ne!(shown_text(&a), shown_text(&b));
+            }
+        }
+
+        /// For any bytes and bound: the cut fits the bound, its rendering starts the
+        /// whole line's (no character split), and one more unit would not fit.
+        #[test]
+        fn a_cut_fits_its_bound_and_splits_no_character(
+            a in proptest::collection::vec(any::<u8>(), 0..64),
+            max in 0usize..80,
+        ) {
+            let cut = char_prefix_len(&a, max);
+            prop_assert!(cut <= max && cut <= a.len());
+            let whole = shown_text(&a);
+            prop_assert!(whole.starts_with(shown_text(&a[..cut]).as_ref()));
+            // Maximal: no longer prefix that ends between two units fits.
+            for e in cut + 1..=a.len() {
+                let ends_a_unit = whole.starts_with(shown_text(&a[..e]).as_ref());
+                prop_assert!(!(ends_a_unit && e <= max), "{e}");
+            }
+        }
+    }
+}
