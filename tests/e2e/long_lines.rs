@@ -156,6 +156,52 @@ fn short_line_replaced_by_a_long_one() -> (vouch_testkit::git::TestRepo, String,
     (repo, base, head)
 }
 
+/// A change that edits `line` (the fourth line of five) to `edited`: a hunk too large
+/// for one shard, so it is given in pieces.
+fn one_line_edited(line: &[u8], edited: &[u8]) -> (vouch_testkit::git::TestRepo, String, String) {
+    let repo = vouch_testkit::git::TestRepo::new();
+    let file =
+        |middle: &[u8]| [b"// a\nlet b = 1;\nlet c = 2;\n", middle, b"\nlet d = 3;\n"].concat();
+    repo.write("app.js", file(line));
+    let base = repo.commit("base");
+    repo.write("app.js", file(edited));
+    let head = repo.commit("edit the long line");
+    (repo, base, head)
+}
+
+/// A line just under the long-line size is an ordinary line: the pieces of a hunk too
+/// large for one shard give it whole (it was left out of every piece when its cost, an
+/// eighth more than its length for JSON escapes, reached the long-line size).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_line_just_under_the_long_line_size_is_given_whole() {
+    let line: Vec<u8> = (0..vouch_core::LONG_LINE_BYTES as usize - 100)
+        .map(|i| b"abcdefgh;="[i % 10])
+        .collect();
+    let mut edited = line.clone();
+    edited.splice(4000..4006, b"EDITED".iter().copied());
+    for tools in ["off", "on"] {
+        reviewed_showing(one_line_edited(&line, &edited), tools, &["EDITED"]).await;
+    }
+}
+
+/// A line of bytes that are not UTF-8 (Latin-1), shown four times its length as `\xNN`
+/// escapes, is still an ordinary line when it has fewer bytes than the long-line size:
+/// given whole, and a swapped byte is shown as a change on both sides.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_latin1_line_shown_longer_than_the_long_line_size_is_given_whole() {
+    let line = [vec![0xE9u8; 2100], b"caf\xE9".to_vec(), vec![0xE8u8; 10]].concat();
+    let mut edited = line.clone();
+    edited[2103] = 0xE8;
+    for tools in ["off", "on"] {
+        reviewed_showing(
+            one_line_edited(&line, &edited),
+            tools,
+            &["caf\\xE9\\xE8", "caf\\xE8\\xE8"],
+        )
+        .await;
+    }
+}
+
 /// Reviews `change` against `script`, with `--tools tools`.
 async fn review_change(
     (repo, base, head): (vouch_testkit::git::TestRepo, String, String),

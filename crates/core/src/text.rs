@@ -62,6 +62,33 @@ pub fn char_prefix_len(bytes: &[u8], max: usize) -> usize {
     raw
 }
 
+/// How many leading bytes of `bytes` are shown within `max_shown` bytes of
+/// [`shown_text`], never splitting a UTF-8 character: where a read bounded by what it
+/// shows cuts a line. An invalid byte counts as its escape (4 bytes), so what a read
+/// shows never exceeds its bound, whatever the bytes. For valid UTF-8 this is
+/// [`char_prefix_len`].
+pub fn shown_prefix_len(bytes: &[u8], max_shown: usize) -> usize {
+    let (mut raw, mut shown) = (0, 0);
+    for chunk in bytes.utf8_chunks() {
+        let valid = chunk.valid();
+        if shown + valid.len() > max_shown {
+            let mut end = max_shown - shown;
+            while !valid.is_char_boundary(end) {
+                end -= 1;
+            }
+            return raw + end;
+        }
+        (raw, shown) = (raw + valid.len(), shown + valid.len());
+        for _ in chunk.invalid() {
+            if shown + 4 > max_shown {
+                return raw;
+            }
+            (raw, shown) = (raw + 1, shown + 4);
+        }
+    }
+    raw
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,6 +140,22 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_cut_by_what_is_shown_counts_an_invalid_byte_as_its_escape() {
+        // (bytes, bound on what is shown, bytes shown)
+        let cases: &[(&[u8], usize, usize)] = &[
+            (b"abcdef", 3, 3),
+            ("ab\u{e9}".as_bytes(), 3, 2),
+            (b"ab\xE9cd", 5, 2),
+            (b"ab\xE9cd", 6, 3),
+            (b"ab\xE9cd", 8, 5),
+            (&[0xE9; 100], 40, 10),
+        ];
+        for &(bytes, max, want) in cases {
+            assert_eq!(shown_prefix_len(bytes, max), want, "{bytes:?} within {max}");
+        }
+    }
+
     proptest! {
         /// For any bytes: the length is exact, valid UTF-8 is shown unchanged, and two
         /// different byte strings without a backslash are never shown the same.
@@ -146,6 +189,28 @@ mod tests {
             for e in cut + 1..=a.len() {
                 let ends_a_unit = whole.starts_with(shown_text(&a[..e]).as_ref());
                 prop_assert!(!(ends_a_unit && e <= max), "{e}");
+            }
+        }
+
+        /// For any bytes and bound: what a cut by shown size shows fits the bound, splits
+        /// no character, and one more unit would not fit; on valid UTF-8 it is the cut
+        /// by bytes.
+        #[test]
+        fn a_cut_by_what_is_shown_fits_its_bound(
+            a in proptest::collection::vec(any::<u8>(), 0..64),
+            max in 0usize..80,
+        ) {
+            let cut = shown_prefix_len(&a, max);
+            let whole = shown_text(&a);
+            let shown = shown_text(&a[..cut]);
+            prop_assert!(shown.len() <= max);
+            prop_assert!(whole.starts_with(shown.as_ref()));
+            for e in cut + 1..=a.len() {
+                let longer = shown_text(&a[..e]);
+                prop_assert!(!(whole.starts_with(longer.as_ref()) && longer.len() <= max), "{e}");
+            }
+            if std::str::from_utf8(&a).is_ok() {
+                prop_assert_eq!(cut, char_prefix_len(&a, max));
             }
         }
     }

@@ -57,12 +57,38 @@ fn string(max: u64) -> Value {
     json!({"type": "string", "maxLength": max})
 }
 
+/// A JSON object of `entries`, in order, each value moved in: the `json!` macro copies an
+/// interpolated `Value` through serialization, and a host asks for a contract per
+/// execution.
+fn ordered<const N: usize>(entries: [(&str, Value); N]) -> Value {
+    Value::Object(
+        entries
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v))
+            .collect(),
+    )
+}
+
 fn object(properties: Value) -> Value {
-    let required: Vec<String> = properties
+    let required: Vec<Value> = properties
         .as_object()
-        .map(|o| o.keys().cloned().collect())
+        .map(|o| o.keys().map(|k| Value::String(k.clone())).collect())
         .unwrap_or_default();
-    json!({"type": "object", "properties": properties, "required": required, "additionalProperties": false})
+    ordered([
+        ("type", "object".into()),
+        ("properties", properties),
+        ("required", Value::Array(required)),
+        ("additionalProperties", false.into()),
+    ])
+}
+
+/// An array schema of at most `max` items.
+fn array(items: Value, max: u64) -> Value {
+    ordered([
+        ("type", "array".into()),
+        ("items", items),
+        ("maxItems", max.into()),
+    ])
 }
 
 /// The contract of every candidate-producing role: `{candidates, coverage, summary}`
@@ -97,16 +123,19 @@ pub fn candidate_contract(request: &ContractRequest) -> Value {
         item["description"] = json!(RECEIPT_PATH_RULE);
         (item, bound.files)
     };
-    let coverage = object(json!({
-        "complete": {"type": "boolean"},
-        "reviewedFiles": {"type": "array", "items": file_item, "maxItems": max_files},
-    }));
-    let mut properties = json!({
-        "candidates": {"type": "array", "items": candidate, "maxItems": request.candidate_cap()},
-        "coverage": coverage,
-        "summary": string(MAX_SUMMARY_CHARS),
-        "dismissedConcerns": dismissed_concerns_schema(request.dismissed_cap()),
-    });
+    let coverage = object(ordered([
+        ("complete", json!({"type": "boolean"})),
+        ("reviewedFiles", array(file_item, max_files)),
+    ]));
+    let mut properties = ordered([
+        ("candidates", array(candidate, request.candidate_cap())),
+        ("coverage", coverage),
+        ("summary", string(MAX_SUMMARY_CHARS)),
+        (
+            "dismissedConcerns",
+            dismissed_concerns_schema(request.dismissed_cap()),
+        ),
+    ]);
     if request.repair {
         properties["fullCoverageQuote"] =
             json!({"type": ["string", "null"], "maxLength": MAX_QUOTE_CHARS});
@@ -126,7 +155,7 @@ fn dismissed_concerns_schema(cap: u64) -> Value {
             "evidence": string(MAX_CLEARED_BY_CHARS),
         }))
     });
-    json!({"type": "array", "items": CONCERN.clone(), "maxItems": cap})
+    array(CONCERN.clone(), cap)
 }
 
 /// The verifier's contract: `{decisions: [{candidateId, decision, evidence, citations, finding}]}`.

@@ -6,6 +6,17 @@ use vouch_core::source::Revision;
 
 use super::{MAX_BYTES, ReadError, SourceReader, lookup, paths};
 
+/// One line's length: its bytes (what the long-line bound and byte spans count) and the
+/// bytes a read shows for it ([`vouch_core::shown_len`]: more when it holds bytes that are
+/// not UTF-8), what sizing a prompt counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineLength {
+    /// Bytes in the file.
+    pub bytes: u32,
+    /// Bytes shown.
+    pub shown: u32,
+}
+
 impl SourceReader {
     /// The whole text of the regular file `path` at `revision`, or `None` when nothing
     /// exists there. For host-read configuration such as `.vouch/review.toml` (read from
@@ -35,8 +46,8 @@ impl SourceReader {
         })?
     }
 
-    /// The length of each line of the regular file `path` at `revision` as a read shows it
-    /// (without its line ending; [`vouch_core::shown_len`]), for a file of any size; `None` when nothing exists there. How the
+    /// The length of each line of the regular file `path` at `revision` (without its line
+    /// ending), in bytes and as a read shows it, for a file of any size; `None` when nothing exists there. How the
     /// host sizes what it gives inline without copying the text.
     ///
     /// # Errors
@@ -46,7 +57,7 @@ impl SourceReader {
         &self,
         revision: Revision,
         path: &str,
-    ) -> Result<Option<Vec<u32>>, ReadError> {
+    ) -> Result<Option<Vec<LineLength>>, ReadError> {
         let Some((path, id)) = self.regular_file(revision, path)? else {
             return Ok(None);
         };
@@ -60,7 +71,10 @@ impl SourceReader {
             }
             Ok(Some(
                 super::file::lines(content)
-                    .map(|l| u32::try_from(vouch_core::shown_len(l)).unwrap_or(u32::MAX))
+                    .map(|l| LineLength {
+                        bytes: u32::try_from(l.len()).unwrap_or(u32::MAX),
+                        shown: u32::try_from(vouch_core::shown_len(l)).unwrap_or(u32::MAX),
+                    })
                     .collect(),
             ))
         })?

@@ -271,9 +271,11 @@ fn bytes_that_are_not_utf8_are_shown_as_escapes_so_a_swap_is_seen() {
     };
     repo.write("latin1.txt", b"caf\xE9 au lait\n");
     repo.write("long.txt", long(0xE9));
+    repo.write("dense.txt", [vec![0xE9u8; 40_000], b"\n".to_vec()].concat());
     repo.commit("latin-1 base");
     repo.write("latin1.txt", b"caf\xE8 au lait\n");
     repo.write("long.txt", long(0xE8));
+    repo.write("dense.txt", [vec![0xE8u8; 40_000], b"\n".to_vec()].concat());
     repo.commit("latin-1 head");
     let snap = vouch_git::snapshot(repo.path(), Some("HEAD~1"), "HEAD").unwrap();
     let reader = vouch_git::SourceReader::open(repo.path(), &snap).unwrap();
@@ -296,13 +298,36 @@ fn bytes_that_are_not_utf8_are_shown_as_escapes_so_a_swap_is_seen() {
         let window = reader
             .read_line_window(revision, "long.txt", 1, 9_990, 40)
             .unwrap();
+        // 40 bytes shown: 10 + the escape (4) + 26.
         let byte = &shown[3..];
+        let x = |n| "x".repeat(n);
         assert!(
             window.text.contains(&format!(
-                "1: xxxxxxxxxx{byte}xxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n"
+                "line 1 bytes 9990-10027 of 20000\n1: {}{byte}{}\n",
+                x(10),
+                x(26)
             )),
             "{}",
             window.text
         );
     }
+    // A line of nothing but such bytes: a read shows at most its bound, as escapes.
+    let read = reader
+        .read_file(Revision::Head, "dense.txt", None, None)
+        .unwrap();
+    assert!(
+        read.truncated && read.text.len() <= MAX_BYTES,
+        "{}",
+        read.text.len()
+    );
+    let window = reader
+        .read_line_bytes(Revision::Head, "dense.txt", 1, 0)
+        .unwrap();
+    let body = window.text.lines().nth(1).unwrap();
+    assert!(
+        body.len() <= vouch_git::reader::MAX_LINE_WINDOW_BYTES + 3,
+        "{}",
+        body.len()
+    );
+    assert_eq!(body.len(), 3 + 4 * window.spans[0].end_byte as usize);
 }

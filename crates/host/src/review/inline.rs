@@ -110,7 +110,7 @@ fn patches_into(
                 out.blocks.push(format!(
                     "<patch path={:?}>\n{}\n</patch>",
                     path,
-                    diff.text.trim_end()
+                    source_text(&diff.text)
                 ));
             }
             Err(_) => {
@@ -292,10 +292,16 @@ fn line_bytes(
     Some((block, next >= to))
 }
 
+/// A patch or read as a block's body: without its final line ending, and nothing more —
+/// whitespace a change adds at the end of its last line is part of what it shows.
+fn source_text(text: &str) -> &str {
+    text.trim_end_matches('\n')
+}
+
 /// Appends what `read` shows to `block` and records its window or spans in the ledger,
 /// exactly as shown.
 fn append_read(tools: &RepoTools, read: vouch_git::FileRead, block: &mut String, used: &mut usize) {
-    block.push_str(read.text.trim_end());
+    block.push_str(source_text(&read.text));
     block.push('\n');
     *used += read.text.len();
     if let Some(window) = read.window {
@@ -436,7 +442,7 @@ pub(crate) fn candidate_windows(
         blocks.push(format!(
             "<source for={:?}>\n{}\n</source>",
             c.id,
-            read.text.trim_end()
+            source_text(&read.text)
         ));
     }
     blocks
@@ -512,7 +518,7 @@ mod tests {
             inline.blocks,
             [format!(
                 "<patch path=\"docs/manual.md\">\n{}\n</patch>",
-                from_tool.trim_end()
+                from_tool.trim_end_matches('\n')
             )]
         );
         assert!(from_tool.contains("rename from docs/guide.md\nrename to docs/manual.md\n"));
@@ -520,6 +526,32 @@ mod tests {
         let snapshot_headers: Vec<&str> = file.hunks.iter().map(|h| h.header.as_str()).collect();
         assert_eq!(headers, snapshot_headers);
         assert!(from_tool.contains("-line 7\n+line seven\n"), "{from_tool}");
+    }
+
+    /// Whitespace a change adds at the end of the last line of a patch or a hunk block is
+    /// shown: a block drops only its final line ending.
+    #[test]
+    fn trailing_whitespace_at_the_end_of_a_block_is_shown() {
+        let repo = TestRepo::new();
+        repo.write("a.c", "int a;\nint b = 1; \n");
+        let base = repo.commit("base");
+        repo.write("a.c", "int a;\nint b = 1;\t\n");
+        let head = repo.commit("a tab for a space");
+        let env = env(&repo, &base, &head);
+        let tools = RepoTools::new(env.services.reader.clone());
+        let inline = patches(&env, &tools, &["a.c".to_string()], 12_000);
+        assert!(
+            inline.blocks[0].ends_with("-int b = 1; \n+int b = 1;\t\n</patch>"),
+            "{:?}",
+            inline.blocks
+        );
+        let hunk = env.inputs.snapshot.file("a.c").unwrap().hunks[0].clone();
+        let (mut used, mut out) = (0, InlineSource::default());
+        let piece = HunkPiece::whole(0, &hunk);
+        hunk_lines(&env, &tools, "a.c", &[piece], 12_000, &mut used, &mut out);
+        let blocks = out.blocks.join("\n");
+        assert!(blocks.contains("2: int b = 1;\t\n</hunk>"), "{blocks}");
+        assert!(blocks.contains("2: int b = 1; \n</hunk>"), "{blocks}");
     }
 
     /// A change of `n` added lines of about 20 bytes each to a file of one line.

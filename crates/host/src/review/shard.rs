@@ -124,7 +124,7 @@ fn file_pieces(env: &ReviewEnv, file: &ChangedFile, window_tokens: u64) -> Vec<(
     // Every line is costed from its real length, in a file of any size: a piece planned
     // to fit a shard is given inline whole, with tools or without (a long line by the
     // bytes that changed: see `side_pieces`).
-    let lengths = |revision, path: &str| -> Vec<u32> {
+    let lengths = |revision, path: &str| -> Vec<vouch_git::LineLength> {
         env.services
             .reader
             .line_lengths(revision, path)
@@ -137,12 +137,19 @@ fn file_pieces(env: &ReviewEnv, file: &ChangedFile, window_tokens: u64) -> Vec<(
         Revision::Base,
         file.previous_path.as_deref().unwrap_or(&file.path),
     );
-    // A line as a numbered line of a read (its number and bar), with room for JSON
-    // escapes; a line the text does not have (an unreadable side) counts as 80 bytes.
-    let line_bytes = |lines: &[u32], n: u32| -> usize {
-        lines
-            .get((n.max(1) - 1) as usize)
-            .map_or(80, |&l| l as usize + l as usize / 8 + 12)
+    // A line as a numbered line of a read, and whether it is long; a line the text does
+    // not have (an unreadable side) counts as 80 bytes.
+    let line_size = |lines: &[vouch_git::LineLength], n: u32| -> LineSize {
+        lines.get((n.max(1) - 1) as usize).map_or(
+            LineSize {
+                cost: 80,
+                long: false,
+            },
+            |l| LineSize {
+                cost: line_cost(l.shown as usize),
+                long: l.bytes >= LONG_LINE_BYTES,
+            },
+        )
     };
     let window_bytes = usize::try_from(window_tokens * vouch_core::BYTES_PER_TOKEN)
         .unwrap_or(usize::MAX)
@@ -151,7 +158,7 @@ fn file_pieces(env: &ReviewEnv, file: &ChangedFile, window_tokens: u64) -> Vec<(
     let mut out = Vec::new();
     for (index, hunk) in file.hunks.iter().enumerate() {
         let whole = HunkPiece::whole(index, hunk);
-        let bytes: Vec<Vec<usize>> = whole
+        let sizes: Vec<Vec<LineSize>> = whole
             .sides
             .iter()
             .map(|&(revision, first, last)| {
@@ -160,15 +167,15 @@ fn file_pieces(env: &ReviewEnv, file: &ChangedFile, window_tokens: u64) -> Vec<(
                 } else {
                     &base
                 };
-                (first..=last).map(|n| line_bytes(lines, n)).collect()
+                (first..=last).map(|n| line_size(lines, n)).collect()
             })
             .collect();
-        let total: usize = bytes.iter().flatten().sum();
+        let total: usize = sizes.iter().flatten().map(|s| s.cost).sum();
         if total <= window_bytes {
             out.push((whole, estimate_tokens(total + PIECE_OVERHEAD_BYTES)));
             continue;
         }
-        for (&(revision, first, _), sizes) in whole.sides.iter().zip(&bytes) {
+        for (&(revision, first, _), sizes) in whole.sides.iter().zip(&sizes) {
             // A long line is given by the bytes that changed, with tools as without: a
             // model reading it in `read_file` byte windows from its start would need
             // hundreds of calls for a minified bundle.
@@ -189,16 +196,30 @@ fn file_pieces(env: &ReviewEnv, file: &ChangedFile, window_tokens: u64) -> Vec<(
     out
 }
 
+/// A line's size for the planner: what it costs as a numbered line of a read, and
+/// whether it has [`LONG_LINE_BYTES`] or more (in bytes, the snapshot's measure).
+#[derive(Debug, Clone, Copy)]
+struct LineSize {
+    cost: usize,
+    long: bool,
+}
+
+/// What a line of `shown` bytes costs as a numbered line of a read: its number and bar,
+/// and an eighth more for JSON escapes.
+fn line_cost(shown: usize) -> usize {
+    shown + shown / 8 + 12
+}
+
 /// One side of a hunk as pieces: its runs of ordinary lines in line windows
 /// ([`windows`]) and each long line among them (`long`) as byte windows of the bytes
 /// that changed ([`byte_windows`]), in order. Both sides of a rewritten long line are
 /// named (text removed from inside it is shown only at base); a line of
-/// [`LONG_LINE_BYTES`] or more that `long` does not name is left out: no read shows it
-/// whole.
+/// [`LONG_LINE_BYTES`] bytes or more that `long` does not name is left out: no read
+/// shows it whole. A shorter line is a line like any other, however long it is shown.
 fn side_pieces(
     hunk: usize,
     (revision, first): (Revision, u32),
-    sizes: &[usize],
+    sizes: &[LineSize],
     (long, path_len): (&[&LongLineChange], usize),
     cap: usize,
 ) -> Vec<(HunkPiece, u64)> {
@@ -210,10 +231,11 @@ fn side_pieces(
             .iter()
             .find(|l| l.line == line)
             .filter(|_| i < sizes.len());
-        let unread = i < sizes.len() && long_line.is_none() && sizes[i] >= LONG_LINE_BYTES as usize;
+        let unread = i < sizes.len() && long_line.is_none() && sizes[i].long;
         if i == sizes.len() || long_line.is_some() || unread {
             let start = first + u32::try_from(run).unwrap_or(u32::MAX);
-            out.extend(windows(hunk, revision, start, &sizes[run..i], cap));
+            let costs: Vec<usize> = sizes[run..i].iter().map(|s| s.cost).collect();
+            out.extend(windows(hunk, revision, start, &costs, cap));
             run = i + 1;
         }
         if let Some(l) = long_line {
