@@ -184,21 +184,24 @@ async fn a_line_just_under_the_long_line_size_is_given_whole() {
     }
 }
 
-/// A line of bytes that are not UTF-8 (Latin-1), shown four times its length as `\xNN`
-/// escapes, is still an ordinary line when it has fewer bytes than the long-line size:
-/// given whole, and a swapped byte is shown as a change on both sides.
+/// A line of bytes that are not UTF-8 (Latin-1) is shown four times its length, as
+/// `\xNN` escapes: shown as long as a long line, it is one (named by the snapshot, its
+/// changed bytes given in windows sized by what they show), however few bytes it has. A
+/// swapped byte is shown as a change on both sides.
 #[tokio::test(flavor = "multi_thread")]
-async fn a_latin1_line_shown_longer_than_the_long_line_size_is_given_whole() {
-    let line = [vec![0xE9u8; 2100], b"caf\xE9".to_vec(), vec![0xE8u8; 10]].concat();
-    let mut edited = line.clone();
-    edited[2103] = 0xE8;
-    for tools in ["off", "on"] {
-        reviewed_showing(
-            one_line_edited(&line, &edited),
-            tools,
-            &["caf\\xE9\\xE8", "caf\\xE8\\xE8"],
-        )
-        .await;
+async fn a_latin1_line_shown_as_long_as_a_long_line_is_given_by_its_changed_bytes() {
+    for len in [2100, 6000] {
+        let line = [vec![0xE9u8; len], b"caf\xE9".to_vec(), vec![0xE8u8; 10]].concat();
+        let mut edited = line.clone();
+        edited[len + 3] = 0xE8;
+        for tools in ["off", "on"] {
+            reviewed_showing(
+                one_line_edited(&line, &edited),
+                tools,
+                &["caf\\xE9\\xE8", "caf\\xE8\\xE8"],
+            )
+            .await;
+        }
     }
 }
 

@@ -69,11 +69,11 @@ pub use shard::{
 };
 pub use snapshot::{
     ChangeCounts, ChangeSnapshot, ChangedFile, CommitRef, EntryKind, FileStatus, Hunk,
-    LONG_LINE_BYTES, LongLineChange, RangeCommit, RenameLimitHit, rename_limitation,
+    LONG_LINE_BYTES, LongLineChange, RangeCommit, RenameLimitHit, is_long_line, rename_limitation,
 };
 pub use source::{
     Citation, CitationError, FileLines, LineSpan, Revision, SourceLedger, SourceWindow,
     merge_line_ranges,
 };
-pub use text::{char_prefix_len, shown_len, shown_prefix_len, shown_text};
+pub use text::{shown_len, shown_prefix_len, shown_text};
 pub use window::{ContextWindow, DEFAULT_CONTEXT_TOKENS, WindowSource, choose_window};

@@ -103,10 +103,20 @@ pub struct ChangedFile {
     pub long_lines: Vec<LongLineChange>,
 }
 
-/// A changed line at or above this many bytes is a long line: a patch shows it cut and a
-/// shard may not hold it whole, so the snapshot records which of its bytes changed and
-/// a shard is given those bytes. Lines shorter than this a patch shows whole.
+/// A changed line shown in this many bytes or more is a long line ([`is_long_line`]): a
+/// patch shows it cut and a shard may not hold it whole, so the snapshot records which of
+/// its bytes changed and a shard is given those bytes. Lines shown shorter a patch shows
+/// whole.
 pub const LONG_LINE_BYTES: u32 = 8 * 1024;
+
+/// Rule (issue 28, long lines): a line is long when its shown text
+/// ([`crate::shown_text`]: a byte that is not UTF-8 takes four) has [`LONG_LINE_BYTES`]
+/// or more, so a line of Latin-1 text of a quarter of that is long too. One measure for
+/// the snapshot naming long lines, the patch cutting them and the shard planner.
+pub fn is_long_line(line: &[u8]) -> bool {
+    // No line of fewer than a quarter of the bound can be shown that long.
+    line.len() * 4 >= LONG_LINE_BYTES as usize && crate::shown_len(line) >= LONG_LINE_BYTES as usize
+}
 
 /// One changed long line and the byte ranges of it that changed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -366,6 +376,26 @@ mod tests {
                 .map(|f| f.path.as_str())
                 .collect();
             assert_eq!(got, want, "{names:?}");
+        }
+    }
+
+    #[test]
+    fn a_line_is_long_by_what_it_shows() {
+        let bound = LONG_LINE_BYTES as usize;
+        // (line, long)
+        let cases: Vec<(Vec<u8>, bool)> = vec![
+            (vec![b'a'; bound - 1], false),
+            (vec![b'a'; bound], true),
+            ("\u{e9}".repeat(bound / 2).into_bytes(), true),
+            ("\u{e9}".repeat(bound / 2 - 1).into_bytes(), false),
+            // A byte that is not UTF-8 is shown as `\xNN`: a quarter of the bound.
+            (vec![0xE9; bound / 4], true),
+            (vec![0xE9; bound / 4 - 1], false),
+            ([vec![0xE9; 100], vec![b'a'; bound - 400]].concat(), true),
+            ([vec![0xE9; 100], vec![b'a'; bound - 401]].concat(), false),
+        ];
+        for (line, long) in cases {
+            assert_eq!(is_long_line(&line), long, "{} bytes", line.len());
         }
     }
 }

@@ -35,38 +35,11 @@ pub fn shown_len(bytes: &[u8]) -> usize {
         .sum()
 }
 
-/// How many leading bytes of `bytes`, at most `max`, can be shown without splitting a
-/// UTF-8 character: where a read cuts a line too long to show whole, and where the span
-/// it records ends. A byte that is not part of valid UTF-8 is a unit of its own, so a cut
-/// moves back at most three bytes, whatever the bytes.
-pub fn char_prefix_len(bytes: &[u8], max: usize) -> usize {
-    if bytes.len() <= max {
-        return bytes.len();
-    }
-    let mut raw = 0;
-    for chunk in bytes.utf8_chunks() {
-        let valid = chunk.valid();
-        if raw + valid.len() > max {
-            let mut end = max - raw;
-            while !valid.is_char_boundary(end) {
-                end -= 1;
-            }
-            return raw + end;
-        }
-        raw += valid.len();
-        if raw + chunk.invalid().len() > max {
-            return max;
-        }
-        raw += chunk.invalid().len();
-    }
-    raw
-}
-
 /// How many leading bytes of `bytes` are shown within `max_shown` bytes of
 /// [`shown_text`], never splitting a UTF-8 character: where a read bounded by what it
 /// shows cuts a line. An invalid byte counts as its escape (4 bytes), so what a read
 /// shows never exceeds its bound, whatever the bytes. For valid UTF-8 this is
-/// [`char_prefix_len`].
+/// the longest prefix of at most `max_shown` bytes that ends on a character boundary.
 pub fn shown_prefix_len(bytes: &[u8], max_shown: usize) -> usize {
     let (mut raw, mut shown) = (0, 0);
     for chunk in bytes.utf8_chunks() {
@@ -119,32 +92,16 @@ mod tests {
     }
 
     #[test]
-    fn a_cut_never_splits_a_character_and_cuts_invalid_bytes_anywhere() {
-        // (bytes, bound, bytes shown)
+    fn a_cut_by_what_is_shown_counts_an_invalid_byte_as_its_escape() {
+        // (bytes, bound on what is shown, bytes shown)
         let cases: &[(&[u8], usize, usize)] = &[
             (b"abcdef", 10, 6),
             (b"abcdef", 3, 3),
             (b"abcdef", 0, 0),
-            // `é` is two bytes: not split.
-            ("ab\u{e9}".as_bytes(), 3, 2),
             ("ab\u{e9}".as_bytes(), 4, 4),
             ("\u{1F600}x".as_bytes(), 3, 0),
-            // Invalid bytes are units of their own.
-            (b"ab\xE9cd", 3, 3),
-            (b"ab\xE2\x82cd", 3, 3),
-            // A long run of continuation bytes is cut at the bound, not walked back.
-            (&[0x80; 100], 40, 40),
-        ];
-        for &(bytes, max, want) in cases {
-            assert_eq!(char_prefix_len(bytes, max), want, "{bytes:?} within {max}");
-        }
-    }
-
-    #[test]
-    fn a_cut_by_what_is_shown_counts_an_invalid_byte_as_its_escape() {
-        // (bytes, bound on what is shown, bytes shown)
-        let cases: &[(&[u8], usize, usize)] = &[
-            (b"abcdef", 3, 3),
+            // A long run of continuation bytes is cut like any invalid bytes.
+            (&[0x80; 100], 40, 10),
             ("ab\u{e9}".as_bytes(), 3, 2),
             (b"ab\xE9cd", 5, 2),
             (b"ab\xE9cd", 6, 3),
@@ -174,24 +131,6 @@ mod tests {
             }
         }
 
-        /// For any bytes and bound: the cut fits the bound, its rendering starts the
-        /// whole line's (no character split), and one more unit would not fit.
-        #[test]
-        fn a_cut_fits_its_bound_and_splits_no_character(
-            a in proptest::collection::vec(any::<u8>(), 0..64),
-            max in 0usize..80,
-        ) {
-            let cut = char_prefix_len(&a, max);
-            prop_assert!(cut <= max && cut <= a.len());
-            let whole = shown_text(&a);
-            prop_assert!(whole.starts_with(shown_text(&a[..cut]).as_ref()));
-            // Maximal: no longer prefix that ends between two units fits.
-            for e in cut + 1..=a.len() {
-                let ends_a_unit = whole.starts_with(shown_text(&a[..e]).as_ref());
-                prop_assert!(!(ends_a_unit && e <= max), "{e}");
-            }
-        }
-
         /// For any bytes and bound: what a cut by shown size shows fits the bound, splits
         /// no character, and one more unit would not fit; on valid UTF-8 it is the cut
         /// by bytes.
@@ -210,7 +149,8 @@ mod tests {
                 prop_assert!(!(whole.starts_with(longer.as_ref()) && longer.len() <= max), "{e}");
             }
             if std::str::from_utf8(&a).is_ok() {
-                prop_assert_eq!(cut, char_prefix_len(&a, max));
+                // Valid UTF-8: the bound is in bytes, and the cut a character boundary.
+                prop_assert!(cut <= max && std::str::from_utf8(&a[..cut]).is_ok());
             }
         }
     }

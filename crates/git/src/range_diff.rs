@@ -8,7 +8,7 @@ use git2::{
     FileMode, Oid, Patch, Repository,
 };
 use vouch_core::snapshot::{ChangedFile, EntryKind, FileStatus, Hunk, RenameLimitHit};
-use vouch_core::snapshot::{LONG_LINE_BYTES, LongLineChange};
+use vouch_core::snapshot::{LONG_LINE_BYTES, LongLineChange, is_long_line};
 use vouch_core::source::Revision;
 
 use crate::GitError;
@@ -430,10 +430,11 @@ impl BlobPair {
 /// long context line is named with no changed range ([`context`]).
 fn long_lines(patch: &Patch<'_>) -> Result<Vec<LongLineChange>, git2::Error> {
     let mut out = Vec::new();
-    // A file smaller than a long line has none: skip the per-line walk (most files).
+    // A file too small to hold a long line (a quarter of the bound: a byte is shown in
+    // four at most) has none: skip the per-line walk (most files).
     let delta = patch.delta();
     let largest = delta.old_file().size().max(delta.new_file().size());
-    if largest > 0 && largest < u64::from(LONG_LINE_BYTES) {
+    if largest > 0 && largest * 4 < u64::from(LONG_LINE_BYTES) {
         return Ok(out);
     }
     for h in 0..patch.num_hunks() {
@@ -468,7 +469,7 @@ fn long_lines(patch: &Patch<'_>) -> Result<Vec<LongLineChange>, git2::Error> {
 /// A long context line of a hunk: named on both sides with no changed range, so the seen
 /// rule asks nothing of it (no read shows it whole, and nothing in it changed).
 fn context(line: &git2::DiffLine<'_>, body: &[u8], out: &mut Vec<LongLineChange>) {
-    if body.len() < LONG_LINE_BYTES as usize {
+    if !is_long_line(body) {
         return;
     }
     for (revision, n) in [
@@ -499,7 +500,7 @@ impl Run {
     /// An added line `body` at head line `n`: paired with the next removed line, when
     /// there is one, and recorded on both sides when either side is long.
     fn added(&mut self, n: u32, body: &[u8], out: &mut Vec<LongLineChange>) {
-        let long = |b: &[u8]| b.len() >= LONG_LINE_BYTES as usize;
+        let long = is_long_line;
         match self.removed.get(self.paired) {
             // A rewritten line with either side long is named on both sides: the
             // shorter side may still be too long to show whole in a shard, and the text
@@ -528,7 +529,7 @@ impl Run {
     /// Ends the run: each long removed line no addition replaced changed whole.
     fn flush(&mut self, out: &mut Vec<LongLineChange>) {
         for (n, body) in self.removed.iter().skip(self.paired) {
-            if body.len() >= LONG_LINE_BYTES as usize {
+            if is_long_line(body) {
                 out.push(whole(Revision::Base, *n, body.len()));
             }
         }

@@ -120,8 +120,8 @@ impl SourceReader {
     }
 
     /// [`SourceReader::read_line_bytes`] showing at most `max_bytes` (at most
-    /// [`MAX_LINE_WINDOW_BYTES`], at least one character): how the host gives a long
-    /// line's changed bytes inline in windows that fit a shard.
+    /// [`MAX_LINE_WINDOW_BYTES`], at least one character): how a `read_file` byte window
+    /// shrinks to what a request has left.
     ///
     /// # Errors
     /// As [`SourceReader::read_line_bytes`].
@@ -131,6 +131,24 @@ impl SourceReader {
         path: &str,
         line: u32,
         start_byte: u32,
+        max_bytes: usize,
+    ) -> Result<FileRead, ReadError> {
+        self.read_line_range(revision, path, line, (start_byte, u32::MAX), max_bytes)
+    }
+
+    /// Bytes `start_byte..end_byte` of line `line` (the end moved forward to a character
+    /// boundary), showing at most `max_bytes` as [`SourceReader::read_line_window`]: how
+    /// the host gives a long line's changed bytes inline in windows that fit a shard,
+    /// never showing bytes past the range it planned.
+    ///
+    /// # Errors
+    /// As [`SourceReader::read_line_bytes`].
+    pub fn read_line_range(
+        &self,
+        revision: Revision,
+        path: &str,
+        line: u32,
+        (start_byte, end_byte): (u32, u32),
         max_bytes: usize,
     ) -> Result<FileRead, ReadError> {
         let max_bytes = max_bytes.clamp(4, MAX_LINE_WINDOW_BYTES);
@@ -169,7 +187,8 @@ impl SourceReader {
                 });
             }
             let raw = lines(content).nth(line as usize - 1).unwrap_or_default();
-            byte_window(&at, raw, start_byte as usize, max_bytes)
+            let range = (start_byte as usize, end_byte as usize);
+            byte_window(&at, raw, range, max_bytes)
         })?
     }
 }
@@ -183,12 +202,13 @@ struct LineAt<'a> {
     total_lines: u32,
 }
 
-/// Bytes `start..` of one line (`raw`, without its ending): at most `max_bytes`, from the
-/// character boundary at or before `start` and cut back to one at the end.
+/// Bytes `start..end` of one line (`raw`, without its ending): at most `max_bytes` shown,
+/// from the character boundary at or before `start` to one at or after `end`, cut back to
+/// one within the bound.
 fn byte_window(
     at: &LineAt<'_>,
     raw: &[u8],
-    start: usize,
+    (start, end): (usize, usize),
     max_bytes: usize,
 ) -> Result<FileRead, ReadError> {
     let LineAt {
@@ -206,13 +226,19 @@ fn byte_window(
         });
     }
     // Start on a character boundary (move back to the sequence's first byte).
-    // (At most 3 bytes back, as in `cut_len`.)
+    // (At most 3 bytes back: a longer run of continuation bytes is not UTF-8.)
     let mut from = start;
     while from > 0 && start - from < 3 && raw[from] & 0xC0 == 0x80 {
         from -= 1;
     }
+    // Forward to a character boundary (at most 3 bytes, as above).
+    let mut stop = end.clamp(from + 1, raw.len().max(from + 1)).min(raw.len());
+    let planned = stop;
+    while stop < raw.len() && stop - planned < 3 && raw[stop] & 0xC0 == 0x80 {
+        stop += 1;
+    }
     // Bounded by what is shown: a byte that is not UTF-8 is shown as a 4-byte escape.
-    let to = from + vouch_core::shown_prefix_len(&raw[from..], max_bytes);
+    let to = from + vouch_core::shown_prefix_len(&raw[from..stop], max_bytes);
     let mut text = format!(
         "{path} at {}, line {line} bytes {from}-{to} of {}\n{line}: {}\n",
         rev_name(revision),

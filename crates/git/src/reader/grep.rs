@@ -10,7 +10,7 @@ use vouch_core::source::{Revision, SourceWindow};
 use super::file::lines;
 use super::{
     MAX_BYTES, MAX_GREP_FILE_BYTES, MAX_GREP_LINE_BYTES, MAX_GREP_MATCHES, ReadError, SourceReader,
-    cut_len, rev_name, span,
+    rev_name, span,
 };
 
 /// Most bytes a compiled regex may use (a bound on pathological patterns).
@@ -188,7 +188,7 @@ impl Search<'_> {
                 continue;
             }
             let n = i as u32 + 1;
-            let shown_len = cut_len(line, MAX_GREP_LINE_BYTES);
+            let shown_len = vouch_core::shown_prefix_len(line, MAX_GREP_LINE_BYTES);
             let shown = vouch_core::shown_text(&line[..shown_len]).into_owned();
             let entry = format!("{path}:{n}:{shown}\n");
             if self.result.matches.len() >= MAX_GREP_MATCHES

@@ -217,13 +217,6 @@ fn lookup(
     })
 }
 
-/// How many leading bytes of `raw` fit in `max` without splitting a UTF-8 character
-/// (the bytes a cut line really shows; what its [`vouch_core::LineSpan`] records):
-/// [`vouch_core::char_prefix_len`].
-pub(crate) fn cut_len(raw: &[u8], max: usize) -> usize {
-    vouch_core::char_prefix_len(raw, max)
-}
-
 /// The span recording bytes `[start, end)` of a line shown cut.
 pub(crate) fn span(
     revision: Revision,

@@ -9,7 +9,7 @@ use git2::{DiffLineType, Patch};
 use vouch_core::snapshot::{ChangedFile, FileStatus};
 use vouch_core::source::{Revision, SourceWindow};
 
-use super::{MAX_BYTES, MAX_LINES, ReadError, SourceReader, cut_len, paths, span};
+use super::{MAX_BYTES, MAX_LINES, ReadError, SourceReader, paths, span};
 use crate::GitError;
 use crate::range_diff::{SideSource, file_patch, side_content};
 
@@ -229,7 +229,9 @@ fn render(file: ChangedFile, patch: Option<&Patch<'_>>) -> Result<FileDiff, Read
             for l in 0..count {
                 let line = patch.line_in_hunk(h, l)?;
                 let raw = trim_eol(line.content());
-                let shown_len = cut_len(raw, MAX_LINE_SHOWN);
+                // Cut where the shown text reaches the bound: exactly the long lines
+                // ([`vouch_core::is_long_line`]) are cut.
+                let shown_len = vouch_core::shown_prefix_len(raw, MAX_LINE_SHOWN);
                 let body = vouch_core::shown_text(&raw[..shown_len]);
                 let cut_note = if shown_len < raw.len() { CUT_NOTE } else { "" };
                 let rendered = match line.origin_value() {
@@ -290,8 +292,8 @@ fn push(text: &mut String, shown: &mut Shown, line: &str) -> bool {
     true
 }
 
-/// Most bytes of one patch line shown; a longer line (a long line of the snapshot,
-/// [`vouch_core::LONG_LINE_BYTES`] or more) is shown cut, with [`CUT_NOTE`].
+/// Most bytes of one patch line shown; a line shown longer (a long line of the snapshot,
+/// [`vouch_core::is_long_line`]) is shown cut, with [`CUT_NOTE`].
 const MAX_LINE_SHOWN: usize = vouch_core::LONG_LINE_BYTES as usize - 1;
 
 /// What follows a patch line shown cut.

@@ -260,17 +260,12 @@ fn line_bytes(
         if room < 4 {
             break;
         }
-        // A read starts on a character boundary and ends on one, so a window can stop a
-        // byte or two short of `to`: the rest is asked for as a read of at least 4 bytes
-        // (the least a read gives), which may show a few bytes past `to`.
-        let want = usize::try_from(to - next)
-            .unwrap_or(usize::MAX)
-            .max(4)
-            .min(room);
+        // A read shows bytes `next..to` (each end moved to a character boundary, so it
+        // may show up to 3 bytes past `to`), or as many of them as `room` holds shown.
         let read = env
             .services
             .reader
-            .read_line_window(revision, at, line, next, want)
+            .read_line_range(revision, at, line, (next, to), room)
             .ok()?;
         let shown = read.spans.iter().map(|s| s.end_byte).max().or_else(|| {
             // The whole line fitted: it is recorded as a window.

@@ -140,16 +140,12 @@ fn file_pieces(env: &ReviewEnv, file: &ChangedFile, window_tokens: u64) -> Vec<(
     // A line as a numbered line of a read, and whether it is long; a line the text does
     // not have (an unreadable side) counts as 80 bytes.
     let line_size = |lines: &[vouch_git::LineLength], n: u32| -> LineSize {
-        lines.get((n.max(1) - 1) as usize).map_or(
-            LineSize {
-                cost: 80,
-                long: false,
-            },
-            |l| LineSize {
-                cost: line_cost(l.shown as usize),
-                long: l.bytes >= LONG_LINE_BYTES,
-            },
-        )
+        lines
+            .get((n.max(1) - 1) as usize)
+            .map_or(LineSize::UNREADABLE, |&length| LineSize {
+                cost: line_cost(length.shown as usize),
+                length,
+            })
     };
     let window_bytes = usize::try_from(window_tokens * vouch_core::BYTES_PER_TOKEN)
         .unwrap_or(usize::MAX)
@@ -196,12 +192,29 @@ fn file_pieces(env: &ReviewEnv, file: &ChangedFile, window_tokens: u64) -> Vec<(
     out
 }
 
-/// A line's size for the planner: what it costs as a numbered line of a read, and
-/// whether it has [`LONG_LINE_BYTES`] or more (in bytes, the snapshot's measure).
+/// A line's size for the planner: what it costs as a numbered line of a read, and its
+/// length in bytes and shown.
 #[derive(Debug, Clone, Copy)]
 struct LineSize {
     cost: usize,
-    long: bool,
+    length: vouch_git::LineLength,
+}
+
+impl LineSize {
+    /// A line the text does not have (an unreadable side): 80 bytes.
+    const UNREADABLE: LineSize = LineSize {
+        cost: 80,
+        length: vouch_git::LineLength {
+            bytes: 80,
+            shown: 80,
+        },
+    };
+
+    /// Whether the line is long: shown in [`LONG_LINE_BYTES`] or more, the snapshot's
+    /// measure ([`vouch_core::is_long_line`]).
+    fn long(&self) -> bool {
+        self.length.shown >= LONG_LINE_BYTES
+    }
 }
 
 /// What a line of `shown` bytes costs as a numbered line of a read: its number and bar,
@@ -214,8 +227,8 @@ fn line_cost(shown: usize) -> usize {
 /// ([`windows`]) and each long line among them (`long`) as byte windows of the bytes
 /// that changed ([`byte_windows`]), in order. Both sides of a rewritten long line are
 /// named (text removed from inside it is shown only at base); a line of
-/// [`LONG_LINE_BYTES`] bytes or more that `long` does not name is left out: no read
-/// shows it whole. A shorter line is a line like any other, however long it is shown.
+/// shown in [`LONG_LINE_BYTES`] or more that `long` does not name is left out: no read
+/// shows it whole.
 fn side_pieces(
     hunk: usize,
     (revision, first): (Revision, u32),
@@ -231,7 +244,7 @@ fn side_pieces(
             .iter()
             .find(|l| l.line == line)
             .filter(|_| i < sizes.len());
-        let unread = i < sizes.len() && long_line.is_none() && sizes[i].long;
+        let unread = i < sizes.len() && long_line.is_none() && sizes[i].long();
         if i == sizes.len() || long_line.is_some() || unread {
             let start = first + u32::try_from(run).unwrap_or(u32::MAX);
             let costs: Vec<usize> = sizes[run..i].iter().map(|s| s.cost).collect();
@@ -239,7 +252,8 @@ fn side_pieces(
             run = i + 1;
         }
         if let Some(l) = long_line {
-            out.extend(byte_windows(hunk, revision, l, cap, path_len));
+            let length = sizes[i].length;
+            out.extend(byte_windows(hunk, revision, (l, length), cap, path_len));
         }
     }
     out
@@ -257,18 +271,24 @@ const BYTE_WINDOW_OVERHEAD_BYTES: usize = 320;
 /// ranges of a long line, each with [`LONG_LINE_CONTEXT_BYTES`] around it, cut into byte
 /// windows that fit `cap` bytes with their block's overhead and room for JSON escapes
 /// (an eighth, as for lines), and at most what one read shows, so every changed byte is
-/// given in some shard; each costed as its block will be.
+/// given in some shard; each costed as its block will be. A line shown longer than its
+/// bytes (bytes that are not UTF-8, each shown as a 4-byte escape) gets windows of fewer
+/// bytes, in proportion.
 fn byte_windows(
     hunk: usize,
     revision: Revision,
-    long: &LongLineChange,
+    (long, length): (&LongLineChange, vouch_git::LineLength),
     cap: usize,
     path_len: usize,
 ) -> Vec<(HunkPiece, u64)> {
     let overhead = BYTE_WINDOW_OVERHEAD_BYTES + 2 * path_len;
-    let fits = cap.saturating_sub(overhead) * 8 / 9;
-    let width =
-        u32::try_from(fits.clamp(64, vouch_git::reader::MAX_LINE_WINDOW_BYTES)).unwrap_or(u32::MAX);
+    let fits =
+        (cap.saturating_sub(overhead) * 8 / 9).clamp(64, vouch_git::reader::MAX_LINE_WINDOW_BYTES);
+    // Bytes of the line per window: what fits shown, times the line's bytes per byte
+    // shown (at most one).
+    let (bytes, shown) = (length.bytes.max(1) as usize, length.shown.max(1) as usize);
+    let shown = shown.max(bytes);
+    let width = u32::try_from((fits * bytes / shown).max(16)).unwrap_or(u32::MAX);
     let mut out = Vec::new();
     for &(start, end) in &long.changed {
         let start = start.saturating_sub(LONG_LINE_CONTEXT_BYTES);
@@ -279,7 +299,7 @@ fn byte_windows(
         let mut from = start;
         while from < end {
             let to = from.saturating_add(width).min(end);
-            let bytes = (to - from) as usize;
+            let window_shown = (to - from) as usize * shown / bytes;
             out.push((
                 HunkPiece {
                     hunk,
@@ -287,7 +307,7 @@ fn byte_windows(
                     window: true,
                     bytes: Some((from, to)),
                 },
-                estimate_tokens(bytes + bytes / 8 + overhead),
+                estimate_tokens(window_shown + window_shown / 8 + overhead),
             ));
             from = to;
         }
