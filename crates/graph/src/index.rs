@@ -162,6 +162,9 @@ impl Walk<'_> {
             next: None,
             scope: Scope::default(),
         }];
+        // One cursor and one buffer for the whole walk: a cursor per node allocates.
+        let mut cursor = root.walk();
+        let mut children: Vec<Node<'_>> = Vec::new();
         while let Some(visit) = stack.pop() {
             let Visit {
                 node, up, scope, ..
@@ -187,8 +190,9 @@ impl Walk<'_> {
                 }
                 continue;
             }
-            let mut cursor = node.walk();
-            let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+            // (`children` resets the cursor to `node` first.)
+            children.clear();
+            children.extend(node.children(&mut cursor));
             let child_up = [Some(node), up[0], up[1]];
             for (i, child) in children.iter().enumerate().rev() {
                 stack.push(Visit {
