@@ -562,4 +562,78 @@ mod tests {
         assert!(pieces.iter().all(|(p, _)| p.window && p.hunk == 3));
         assert!(pieces.iter().all(|(p, _)| p.sides[0].0 == Revision::Base));
     }
+
+    /// A line of `shown` bytes, of which `dense` are shown as `\xNN` escapes.
+    fn line_size(shown: u32, dense: bool) -> LineSize {
+        let bytes = if dense { shown.div_ceil(4) } else { shown };
+        let length = vouch_git::LineLength { bytes, shown };
+        LineSize {
+            cost: line_cost(shown as usize),
+            length,
+        }
+    }
+
+    proptest::proptest! {
+        /// Rule (every changed line reachable): for any line lengths (around the long-line
+        /// size, and lines of bytes shown as escapes) and any cap, every line that is not
+        /// long is in exactly one line window, and every changed byte of a long line
+        /// (named as the snapshot names it) is in some byte window.
+        #[test]
+        fn every_line_of_a_side_is_in_some_piece(
+            lines in proptest::collection::vec(
+                (proptest::prop_oneof![1u32..200, 7000u32..9500, 9500u32..40_000], proptest::bool::ANY),
+                1..12,
+            ),
+            edits in proptest::collection::vec((0u32..40_000, 1u32..600), 1..4),
+            cap in 600usize..20_000,
+        ) {
+            let first = 10;
+            let sizes: Vec<LineSize> = lines.iter().map(|&(s, d)| line_size(s, d)).collect();
+            let named: Vec<LongLineChange> = sizes
+                .iter()
+                .enumerate()
+                // Named as the snapshot names them: shown in the long-line size or more.
+                .filter(|(_, s)| s.length.shown >= LONG_LINE_BYTES)
+                .map(|(i, s)| {
+                    let len = s.length.bytes;
+                    let mut changed: Vec<(u32, u32)> = edits
+                        .iter()
+                        .map(|&(at, n)| (at % len, (at % len + n).min(len)))
+                        .collect();
+                    changed.sort_unstable();
+                    changed.dedup();
+                    LongLineChange { revision: Revision::Head, line: first + i as u32, len, changed }
+                })
+                .collect();
+            let long: Vec<&LongLineChange> = named.iter().collect();
+            let pieces = side_pieces(0, (Revision::Head, first), &sizes, (&long, 8), cap);
+            // A byte window, costed by what it shows, fits the cap.
+            for (piece, tokens) in &pieces {
+                if piece.bytes.is_some() {
+                    proptest::prop_assert!(*tokens <= estimate_tokens(cap) + 1, "{:?}: {}", piece, tokens);
+                }
+            }
+            for (i, size) in sizes.iter().enumerate() {
+                let n = first + i as u32;
+                let windows = pieces
+                    .iter()
+                    .filter(|(p, _)| p.bytes.is_none() && p.sides[0].1 <= n && n <= p.sides[0].2)
+                    .count();
+                if size.length.shown < LONG_LINE_BYTES {
+                    proptest::prop_assert_eq!(windows, 1, "line {} ({:?})", n, size.length);
+                    continue;
+                }
+                proptest::prop_assert_eq!(windows, 0, "long line {} in a line window", n);
+                let change = named.iter().find(|l| l.line == n).unwrap();
+                for &(start, end) in &change.changed {
+                    for b in start..end {
+                        let shown = pieces.iter().any(|(p, _)| {
+                            p.sides[0].1 == n && p.bytes.is_some_and(|(s, e)| s <= b && b < e)
+                        });
+                        proptest::prop_assert!(shown, "byte {} of line {}", b, n);
+                    }
+                }
+            }
+        }
+    }
 }
