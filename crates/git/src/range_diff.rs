@@ -500,12 +500,11 @@ impl Run {
     /// An added line `body` at head line `n`: paired with the next removed line, when
     /// there is one, and recorded on both sides when either side is long.
     fn added(&mut self, n: u32, body: &[u8], out: &mut Vec<LongLineChange>) {
-        let long = is_long_line;
         match self.removed.get(self.paired) {
             // A rewritten line with either side long is named on both sides: the
             // shorter side may still be too long to show whole in a shard, and the text
             // it loses or gains is shown by its changed bytes.
-            Some((old_n, old)) if long(body) || long(old) => {
+            Some((old_n, old)) if is_long_line(body) || is_long_line(old) => {
                 out.push(LongLineChange {
                     revision: Revision::Head,
                     line: n,
@@ -520,7 +519,7 @@ impl Run {
                 });
             }
             Some(_) => {}
-            None if long(body) => out.push(whole(Revision::Head, n, body.len())),
+            None if is_long_line(body) => out.push(whole(Revision::Head, n, body.len())),
             None => {}
         }
         self.paired += 1;

@@ -232,7 +232,7 @@ fn byte_window(
         from -= 1;
     }
     // Forward to a character boundary (at most 3 bytes, as above).
-    let mut stop = end.clamp(from + 1, raw.len().max(from + 1)).min(raw.len());
+    let mut stop = end.max(from + 1).min(raw.len());
     let planned = stop;
     while stop < raw.len() && stop - planned < 3 && raw[stop] & 0xC0 == 0x80 {
         stop += 1;
