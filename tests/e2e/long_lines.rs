@@ -205,6 +205,24 @@ async fn a_latin1_line_shown_as_long_as_a_long_line_is_given_by_its_changed_byte
     }
 }
 
+/// A change of line ending alone (CRLF to LF) is shown as a change: the base line is
+/// given with the CRLF mark after its text, for an ordinary line and for a long one
+/// (whose changed byte is its last), with tools or without.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_line_whose_only_change_is_its_ending_is_shown_with_the_crlf_mark() {
+    let long = "q".repeat(20_000);
+    let cases = [
+        ("let x = 1;".to_string(), "let x = 1;\u{240D}".to_string()),
+        (long, format!("qqqq{}", vouch_core::CR_MARK)),
+    ];
+    for (line, shown) in &cases {
+        let crlf = [line.as_bytes(), b"\r"].concat();
+        for tools in ["off", "on"] {
+            reviewed_showing(one_line_edited(&crlf, line.as_bytes()), tools, &[shown]).await;
+        }
+    }
+}
+
 /// Reviews `change` against `script`, with `--tools tools`.
 async fn review_change(
     (repo, base, head): (vouch_testkit::git::TestRepo, String, String),

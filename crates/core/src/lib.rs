@@ -75,5 +75,5 @@ pub use source::{
     Citation, CitationError, FileLines, LineSpan, Revision, SourceLedger, SourceWindow,
     merge_line_ranges,
 };
-pub use text::{shown_len, shown_prefix_len, shown_text};
+pub use text::{CR_MARK, ending_mark, shown_len, shown_prefix_len, shown_text, split_cr};
 pub use window::{ContextWindow, DEFAULT_CONTEXT_TOKENS, WindowSource, choose_window};

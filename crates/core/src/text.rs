@@ -23,6 +23,27 @@ pub fn shown_text(bytes: &[u8]) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Rule (design, "reads that tell the truth"): a line is shown without its line ending,
+/// except that a line ending with `\r\n` (or a last line ending with `\r`) is shown
+/// with [`CR_MARK`] after its text. Without it, a change of line ending alone (CRLF to
+/// LF) would show two sides that read the same. The mark is not part of the line's
+/// bytes: lengths, byte windows and changed ranges are over the text before the ending.
+pub const CR_MARK: &str = "\u{240D}";
+
+/// A line's bytes without a `\r` before its (already removed) `\n`, and whether it
+/// had one: where every reader splits a line from its ending ([`CR_MARK`]).
+pub fn split_cr(line: &[u8]) -> (&[u8], bool) {
+    match line.strip_suffix(b"\r") {
+        Some(text) => (text, true),
+        None => (line, false),
+    }
+}
+
+/// What follows a line's shown text: [`CR_MARK`] when it ends with `\r`, else nothing.
+pub fn ending_mark(crlf: bool) -> &'static str {
+    if crlf { CR_MARK } else { "" }
+}
+
 /// The length in bytes of [`shown_text`] of `bytes`, without building it: how the host
 /// sizes what it shows.
 pub fn shown_len(bytes: &[u8]) -> usize {
@@ -92,6 +113,25 @@ mod tests {
     }
 
     #[test]
+    fn a_carriage_return_before_the_line_end_is_split_off_and_marked() {
+        // (line without its `\n`, text, ends with `\r`)
+        let cases: &[(&[u8], &[u8], bool)] = &[
+            (b"", b"", false),
+            (b"a", b"a", false),
+            (b"a\r", b"a", true),
+            (b"\r", b"", true),
+            // Only the last `\r` is the ending; one inside the line is text.
+            (b"a\rb", b"a\rb", false),
+            (b"a\r\r", b"a\r", true),
+        ];
+        for &(line, text, crlf) in cases {
+            assert_eq!(split_cr(line), (text, crlf), "{line:?}");
+        }
+        assert_eq!(ending_mark(true), "\u{240D}");
+        assert_eq!(ending_mark(false), "");
+    }
+
+    #[test]
     fn a_cut_by_what_is_shown_counts_an_invalid_byte_as_its_escape() {
         // (bytes, bound on what is shown, bytes shown)
         let cases: &[(&[u8], usize, usize)] = &[
@@ -128,6 +168,25 @@ mod tests {
             }
             if a != b && !a.contains(&b'\\') && !b.contains(&b'\\') {
                 prop_assert_ne!(shown_text(&a), shown_text(&b));
+            }
+        }
+
+        /// For any two lines (without their `\n`), from bytes weighted towards `\r`:
+        /// shown as every reader shows a line (text, then the ending's mark), two
+        /// different lines never read the same, a change of ending alone included. (A
+        /// backslash or a literal mark in the text is the accepted ambiguity.)
+        #[test]
+        fn two_lines_that_differ_only_in_their_ending_read_differently(
+            a in proptest::collection::vec(prop_oneof![Just(b'\r'), Just(b'a'), any::<u8>()], 0..16),
+            b in proptest::collection::vec(prop_oneof![Just(b'\r'), Just(b'a'), any::<u8>()], 0..16),
+        ) {
+            let shown = |line: &[u8]| {
+                let (text, crlf) = split_cr(line);
+                format!("{}{}", shown_text(text), ending_mark(crlf))
+            };
+            let plain = |l: &[u8]| !l.contains(&b'\\') && !shown_text(l).contains(CR_MARK);
+            if a != b && plain(&a) && plain(&b) {
+                prop_assert_ne!(shown(&a), shown(&b));
             }
         }
 

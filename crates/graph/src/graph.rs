@@ -762,7 +762,13 @@ fn numbered(block: &mut String, index: &FileIndex, start: u32, end: u32) {
         let Some(line) = index.lines.get(n as usize - 1) else {
             break;
         };
-        block.push_str(&format!("{n}: {}\n", text::cut(line, MAX_LINE_BYTES)));
+        let shown = text::cut(line, MAX_LINE_BYTES);
+        let mark = if shown.len() == line.len() {
+            index.ending_mark(n)
+        } else {
+            ""
+        };
+        block.push_str(&format!("{n}: {shown}{mark}\n"));
     }
 }
 

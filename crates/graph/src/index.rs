@@ -70,12 +70,15 @@ pub struct FileIndex {
     pub has_errors: bool,
     /// The file's lines (no line endings), for showing signatures and bodies.
     pub lines: Vec<String>,
+    /// The lines (1-based, ascending) that end with `\r\n`: shown with
+    /// [`vouch_core::CR_MARK`] after their text ([`FileIndex::ending_mark`]).
+    pub crlf: Vec<u32>,
 }
 
 impl FileIndex {
     /// Parses `source` as `language`.
     pub fn parse(language: Language, source: &[u8]) -> FileIndex {
-        let lines = crate::text::lines(source);
+        let (lines, crlf) = crate::text::lines_and_crlf(source);
         let mut parser = Parser::new();
         let tree = parser
             .set_language(&language.grammar())
@@ -88,6 +91,7 @@ impl FileIndex {
                 occurrences: Vec::new(),
                 has_errors: true,
                 lines,
+                crlf,
             };
         };
         let root = tree.root_node();
@@ -107,7 +111,13 @@ impl FileIndex {
             occurrences: walk.occurrences,
             has_errors: root.has_error(),
             lines,
+            crlf,
         }
+    }
+
+    /// What follows line `n` as shown: [`vouch_core::CR_MARK`] when it ended with `\r\n`.
+    pub fn ending_mark(&self, n: u32) -> &'static str {
+        vouch_core::ending_mark(self.crlf.binary_search(&n).is_ok())
     }
 
     /// Memory this index holds, roughly (for the cache bound).
@@ -115,6 +125,7 @@ impl FileIndex {
         // A line is a String (24 bytes) and its heap block; an occurrence 40 bytes and
         // its name's block (allocator overhead included).
         self.lines.iter().map(|l| l.len() + 40).sum::<usize>()
+            + self.crlf.len() * 4
             + self
                 .occurrences
                 .iter()

@@ -7,13 +7,25 @@ pub const MAX_FILE_BYTES: usize = 1024 * 1024;
 /// The lines of `content` split at `\n`, without a `\r` before it (git's numbering);
 /// bytes that are not UTF-8 shown as [`vouch_core::shown_text`] shows them.
 pub(crate) fn lines(content: &[u8]) -> Vec<String> {
+    lines_and_crlf(content).0
+}
+
+/// [`lines`], and the numbers (1-based, ascending) of the lines that ended with `\r\n`:
+/// each is shown with [`vouch_core::CR_MARK`] after its text.
+pub(crate) fn lines_and_crlf(content: &[u8]) -> (Vec<String>, Vec<u32>) {
+    let (mut lines, mut crlf) = (Vec::new(), Vec::new());
     if content.is_empty() {
-        return Vec::new();
+        return (lines, crlf);
     }
     let body = content.strip_suffix(b"\n").unwrap_or(content);
-    body.split(|&b| b == b'\n')
-        .map(|l| vouch_core::shown_text(l.strip_suffix(b"\r").unwrap_or(l)).into_owned())
-        .collect()
+    for (i, l) in body.split(|&b| b == b'\n').enumerate() {
+        let (text, cr) = vouch_core::split_cr(l);
+        lines.push(vouch_core::shown_text(text).into_owned());
+        if cr {
+            crlf.push(i as u32 + 1);
+        }
+    }
+    (lines, crlf)
 }
 
 /// Cuts `s` to at most `max` bytes at a char boundary.
@@ -51,4 +63,28 @@ pub(crate) fn word_positions<'a>(
 /// A byte that can continue a name in the supported languages.
 pub(crate) fn is_word_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_ending_with_crlf_are_named_for_their_mark() {
+        // (content, lines, lines that ended with `\r\n`)
+        let cases: &[(&[u8], &[&str], &[u32])] = &[
+            (b"", &[], &[]),
+            (b"a\nb\n", &["a", "b"], &[]),
+            (b"a\r\nb\nc\r", &["a", "b", "c"], &[1, 3]),
+            (b"a\rb\r\n", &["a\rb"], &[1]),
+            (b"caf\xE9\r\n", &["caf\\xE9"], &[1]),
+        ];
+        for &(content, lines, crlf) in cases {
+            assert_eq!(
+                lines_and_crlf(content),
+                (lines.iter().map(|l| l.to_string()).collect(), crlf.to_vec()),
+                "{content:?}"
+            );
+        }
+    }
 }

@@ -186,7 +186,9 @@ impl SourceReader {
                     ),
                 });
             }
-            let raw = lines(content).nth(line as usize - 1).unwrap_or_default();
+            let raw = lines_with_endings(content)
+                .nth(line as usize - 1)
+                .unwrap_or_default();
             let range = (start_byte as usize, end_byte as usize);
             byte_window(&at, raw, range, max_bytes)
         })?
@@ -202,12 +204,13 @@ struct LineAt<'a> {
     total_lines: u32,
 }
 
-/// Bytes `start..end` of one line (`raw`, without its ending): at most `max_bytes` shown,
-/// from the character boundary at or before `start` to one at or after `end`, cut back to
-/// one within the bound.
+/// Bytes `start..end` of one line (`raw`, without its ending, and whether that ending
+/// was `\r\n`): at most `max_bytes` shown, from the character boundary at or before
+/// `start` to one at or after `end`, cut back to one within the bound. A window that
+/// reaches the line's end shows its [`vouch_core::CR_MARK`].
 fn byte_window(
     at: &LineAt<'_>,
-    raw: &[u8],
+    (raw, crlf): (&[u8], bool),
     (start, end): (usize, usize),
     max_bytes: usize,
 ) -> Result<FileRead, ReadError> {
@@ -240,10 +243,11 @@ fn byte_window(
     // Bounded by what is shown: a byte that is not UTF-8 is shown as a 4-byte escape.
     let to = from + vouch_core::shown_prefix_len(&raw[from..stop], max_bytes);
     let mut text = format!(
-        "{path} at {}, line {line} bytes {from}-{to} of {}\n{line}: {}\n",
+        "{path} at {}, line {line} bytes {from}-{to} of {}\n{line}: {}{}\n",
         rev_name(revision),
         raw.len(),
-        vouch_core::shown_text(&raw[from..to])
+        vouch_core::shown_text(&raw[from..to]),
+        vouch_core::ending_mark(crlf && to == raw.len())
     );
     if to < raw.len() {
         let _ = writeln!(
@@ -315,9 +319,15 @@ fn single_line(
 }
 
 /// The lines of `content`, split at `\n`, each without its `\n` and a `\r` before it.
-/// Newlines are found with `memchr`: a byte window of line 1 of a 2 MB minified file
-/// scans to the line's end for every window.
 pub(crate) fn lines(content: &[u8]) -> impl Iterator<Item = &[u8]> {
+    lines_with_endings(content).map(|(text, _)| text)
+}
+
+/// The lines of `content` as [`lines`], each with whether it ended with `\r`
+/// ([`vouch_core::split_cr`]: shown as [`vouch_core::CR_MARK`]). Newlines are found with
+/// `memchr`: a byte window of line 1 of a 2 MB minified file scans to the line's end for
+/// every window.
+pub(crate) fn lines_with_endings(content: &[u8]) -> impl Iterator<Item = (&[u8], bool)> {
     let body = content.strip_suffix(b"\n").unwrap_or(content);
     let mut rest = (!content.is_empty()).then_some(body);
     std::iter::from_fn(move || {
@@ -332,7 +342,7 @@ pub(crate) fn lines(content: &[u8]) -> impl Iterator<Item = &[u8]> {
                 r
             }
         };
-        Some(line.strip_suffix(b"\r").unwrap_or(line))
+        Some(vouch_core::split_cr(line))
     })
 }
 
@@ -342,6 +352,10 @@ pub(crate) fn line_count(content: &[u8]) -> u32 {
     let partial = usize::from(!content.is_empty() && !content.ends_with(b"\n"));
     (newlines + partial) as u32
 }
+
+/// What follows the last line of a file that does not end with a newline, as git's
+/// patches say it.
+pub(crate) const NO_FINAL_NEWLINE: &str = "\\ No newline at end of file\n";
 
 /// Renders the bounded window of a text blob: the range checked, the lines read within
 /// the line and byte bounds, then the header and the truncation note.
@@ -383,6 +397,11 @@ fn window(
         rev_name(revision)
     );
     text.push_str(&shown.body);
+    if last == total && !shown.cut_line && !content.ends_with(b"\n") {
+        // As a patch says it: otherwise adding or removing the final newline alone would
+        // show two sides that read the same.
+        text.push_str(NO_FINAL_NEWLINE);
+    }
     if truncated {
         text.push_str(&truncation_note(last, wanted_end, shown.cut_line));
     }
@@ -448,13 +467,16 @@ fn shown_lines(
     };
     // Leave room for the header and the truncation note, which name the path.
     let budget = MAX_BYTES.saturating_sub(320 + 2 * path.len()).max(1024);
-    for (i, raw) in lines(content).enumerate().skip(start as usize - 1) {
+    for (i, (raw, crlf)) in lines_with_endings(content)
+        .enumerate()
+        .skip(start as usize - 1)
+    {
         let n = i as u32 + 1;
         if n > wanted_end || n > line_bound_end {
             break;
         }
         let text = vouch_core::shown_text(raw);
-        let entry = format!("{n}: {text}\n");
+        let entry = format!("{n}: {text}{}\n", vouch_core::ending_mark(crlf));
         if shown.body.len() + entry.len() > budget {
             if shown.last < start {
                 // A single line longer than the bound: show its beginning, and record

@@ -7,7 +7,7 @@ use globset::{Glob, GlobMatcher};
 use regex::bytes::{Regex, RegexBuilder};
 use vouch_core::source::{Revision, SourceWindow};
 
-use super::file::lines;
+use super::file::lines_with_endings;
 use super::{
     MAX_BYTES, MAX_GREP_FILE_BYTES, MAX_GREP_LINE_BYTES, MAX_GREP_MATCHES, ReadError, SourceReader,
     rev_name, span,
@@ -183,14 +183,16 @@ impl Search<'_> {
             return Ok(());
         }
         self.result.files_searched += 1;
-        for (i, line) in lines(blob.content()).enumerate() {
+        for (i, (line, crlf)) in lines_with_endings(blob.content()).enumerate() {
             if !self.regex.is_match(line) {
                 continue;
             }
             let n = i as u32 + 1;
             let shown_len = vouch_core::shown_prefix_len(line, MAX_GREP_LINE_BYTES);
             let shown = vouch_core::shown_text(&line[..shown_len]).into_owned();
-            let entry = format!("{path}:{n}:{shown}\n");
+            let whole = shown_len == line.len();
+            let mark = vouch_core::ending_mark(crlf && whole);
+            let entry = format!("{path}:{n}:{shown}{mark}\n");
             if self.result.matches.len() >= MAX_GREP_MATCHES
                 || self.bytes + entry.len() > MAX_BYTES - 512
             {
@@ -199,7 +201,7 @@ impl Search<'_> {
             }
             self.bytes += entry.len();
             self.result.text.push_str(&entry);
-            if shown_len < line.len() {
+            if !whole {
                 let part = span(self.revision, path, n, 0, shown_len);
                 self.result.spans.push(part);
             } else {

@@ -30,7 +30,8 @@ pub struct FileDiff {
     /// True when the patch was cut at [`MAX_LINES`] lines or [`MAX_BYTES`] bytes.
     pub truncated: bool,
     /// The text for the model: a git-style header with real UTF-8 paths (never quoted),
-    /// the hunks, and a note when truncated. Line endings are not shown (`\r\n` as `\n`).
+    /// the hunks, and a note when truncated. A line ending with `\r\n` is shown with
+    /// [`vouch_core::CR_MARK`] after its text.
     pub text: String,
 }
 
@@ -228,20 +229,8 @@ fn render(file: ChangedFile, patch: Option<&Patch<'_>>) -> Result<FileDiff, Read
             let (mut new_seen, mut old_seen) = (Vec::new(), Vec::new());
             for l in 0..count {
                 let line = patch.line_in_hunk(h, l)?;
-                let raw = trim_eol(line.content());
-                // Cut where the shown text reaches the bound: exactly the long lines
-                // ([`vouch_core::is_long_line`]) are cut.
-                let shown_len = vouch_core::shown_prefix_len(raw, MAX_LINE_SHOWN);
-                let body = vouch_core::shown_text(&raw[..shown_len]);
-                let cut_note = if shown_len < raw.len() { CUT_NOTE } else { "" };
-                let rendered = match line.origin_value() {
-                    DiffLineType::Context => format!(" {body}{cut_note}\n"),
-                    DiffLineType::Addition => format!("+{body}{cut_note}\n"),
-                    DiffLineType::Deletion => format!("-{body}{cut_note}\n"),
-                    DiffLineType::ContextEOFNL
-                    | DiffLineType::AddEOFNL
-                    | DiffLineType::DeleteEOFNL => "\\ No newline at end of file\n".to_string(),
-                    _ => continue,
+                let Some((rendered, shown_len, len)) = patch_line(&line) else {
+                    continue;
                 };
                 if !push(&mut text, &mut shown, &rendered) {
                     break;
@@ -251,7 +240,7 @@ fn render(file: ChangedFile, patch: Option<&Patch<'_>>) -> Result<FileDiff, Read
                     (line.old_lineno(), Revision::Base, &old_path, &mut old_seen),
                 ] {
                     let Some(n) = n else { continue };
-                    if shown_len < raw.len() {
+                    if shown_len < len {
                         spans.push(span(revision, path, n, 0, shown_len));
                     } else {
                         extend(seen, n);
@@ -281,6 +270,32 @@ fn render(file: ChangedFile, patch: Option<&Patch<'_>>) -> Result<FileDiff, Read
     })
 }
 
+/// One hunk line as a patch shows it, with how many of its bytes are shown and its
+/// length (more when it is shown cut); `None` for a line a patch does not show.
+fn patch_line(line: &git2::DiffLine<'_>) -> Option<(String, usize, usize)> {
+    let (raw, crlf) = trim_eol(line.content());
+    // Cut where the shown text reaches the bound: exactly the long lines
+    // ([`vouch_core::is_long_line`]) are cut.
+    let shown_len = vouch_core::shown_prefix_len(raw, MAX_LINE_SHOWN);
+    let body = vouch_core::shown_text(&raw[..shown_len]);
+    // A line shown cut does not show its end; one shown whole shows its CR.
+    let end = if shown_len < raw.len() {
+        CUT_NOTE
+    } else {
+        vouch_core::ending_mark(crlf)
+    };
+    let rendered = match line.origin_value() {
+        DiffLineType::Context => format!(" {body}{end}\n"),
+        DiffLineType::Addition => format!("+{body}{end}\n"),
+        DiffLineType::Deletion => format!("-{body}{end}\n"),
+        DiffLineType::ContextEOFNL | DiffLineType::AddEOFNL | DiffLineType::DeleteEOFNL => {
+            super::file::NO_FINAL_NEWLINE.to_string()
+        }
+        _ => return None,
+    };
+    Some((rendered, shown_len, raw.len()))
+}
+
 /// Appends one line unless a bound is reached; false (and `truncated`) when it was not.
 fn push(text: &mut String, shown: &mut Shown, line: &str) -> bool {
     if shown.lines >= MAX_LINES || text.len() + line.len() > MAX_BYTES - 512 {
@@ -307,9 +322,9 @@ fn extend(runs: &mut Vec<(u32, u32)>, n: u32) {
     }
 }
 
-fn trim_eol(content: &[u8]) -> &[u8] {
-    let c = content.strip_suffix(b"\n").unwrap_or(content);
-    c.strip_suffix(b"\r").unwrap_or(c)
+/// A patch line's text without its ending, and whether the ending was `\r\n`.
+fn trim_eol(content: &[u8]) -> (&[u8], bool) {
+    vouch_core::split_cr(content.strip_suffix(b"\n").unwrap_or(content))
 }
 
 fn window(revision: Revision, path: &str, start_line: u32, end_line: u32) -> SourceWindow {

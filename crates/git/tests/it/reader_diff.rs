@@ -331,3 +331,87 @@ fn bytes_that_are_not_utf8_are_shown_as_escapes_so_a_swap_is_seen() {
     );
     assert_eq!(body.len(), 3 + 4 * window.spans[0].end_byte as usize);
 }
+
+/// A change of line ending alone (CRLF to LF, the final newline) is a change the model
+/// must see: every read of a changed line shows the two sides differently.
+#[test]
+fn a_change_of_line_ending_alone_reads_differently_at_base_and_head() {
+    let (repo, _, _) = sources();
+    let long = "z".repeat(20_000);
+    repo.write("eol.txt", "one\r\ntwo\r\n");
+    repo.write("final.txt", "x\ny");
+    repo.write("long-eol.txt", format!("{long}\r\n"));
+    repo.commit("CRLF base");
+    repo.write("eol.txt", "one\ntwo\r\n");
+    repo.write("final.txt", "x\ny\n");
+    repo.write("long-eol.txt", format!("{long}\n"));
+    repo.commit("LF head");
+    let snap = vouch_git::snapshot(repo.path(), Some("HEAD~1"), "HEAD").unwrap();
+    let reader = vouch_git::SourceReader::open(repo.path(), &snap).unwrap();
+    let cr = "\u{240D}";
+
+    let diff = reader.diff("eol.txt").unwrap();
+    assert!(
+        diff.text
+            .ends_with(&format!("@@ -1,2 +1,2 @@\n-one{cr}\n+one\n two{cr}\n")),
+        "{}",
+        diff.text
+    );
+    for (revision, first) in [
+        (Revision::Base, format!("one{cr}")),
+        (Revision::Head, "one".into()),
+    ] {
+        let read = reader.read_file(revision, "eol.txt", None, None).unwrap();
+        assert!(
+            read.text.ends_with(&format!("1: {first}\n2: two{cr}\n")),
+            "{}",
+            read.text
+        );
+        let grep = reader.grep("^one", Some("eol.txt"), revision).unwrap();
+        assert!(
+            grep.text.contains(&format!("eol.txt:1:{first}\n")),
+            "{}",
+            grep.text
+        );
+    }
+
+    let diff = reader.diff("final.txt").unwrap();
+    assert!(
+        diff.text.contains("-y\n\\ No newline at end of file\n+y\n"),
+        "{}",
+        diff.text
+    );
+    let base = reader
+        .read_file(Revision::Base, "final.txt", None, None)
+        .unwrap();
+    let head = reader
+        .read_file(Revision::Head, "final.txt", None, None)
+        .unwrap();
+    assert!(
+        base.text.ends_with("2: y\n\\ No newline at end of file\n"),
+        "{}",
+        base.text
+    );
+    assert!(head.text.ends_with("2: y\n"), "{}", head.text);
+
+    // A long line: the window that reaches its end shows the ending; one before does not.
+    for (revision, mark) in [(Revision::Base, cr), (Revision::Head, "")] {
+        let end = reader
+            .read_line_window(revision, "long-eol.txt", 1, 19_990, 40)
+            .unwrap();
+        assert!(
+            end.text
+                .ends_with(&format!("1: {}{mark}\n", "z".repeat(10))),
+            "{}",
+            end.text
+        );
+        let middle = reader
+            .read_line_range(revision, "long-eol.txt", 1, (100, 140), 40)
+            .unwrap();
+        assert!(
+            middle.text.contains(&format!("1: {}\n", "z".repeat(40))),
+            "{}",
+            middle.text
+        );
+    }
+}

@@ -303,14 +303,18 @@ fn binary_blobs_and_directories_are_refused_with_a_note() {
 }
 
 #[test]
-fn crlf_lines_are_shown_without_carriage_returns() {
+fn crlf_lines_are_shown_with_a_mark_after_their_text() {
     let (_repo, _, reader) = sources();
     let read = reader
         .read_file(Revision::Head, "crlf.txt", None, None)
         .unwrap();
     assert_eq!(read.total_lines, 2);
     assert!(!read.text.contains('\r'));
-    assert!(read.text.ends_with("1: alpha\n2: beta\n"), "{}", read.text);
+    assert!(
+        read.text.ends_with("1: alpha\u{240D}\n2: beta\u{240D}\n"),
+        "{}",
+        read.text
+    );
 }
 
 #[test]

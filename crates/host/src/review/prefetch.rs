@@ -417,7 +417,7 @@ fn numbered(out: &mut String, index: &FileIndex, start: u32, end: u32) {
         let Some(line) = index.lines.get(n as usize - 1) else {
             break;
         };
-        let _ = writeln!(out, "{n}: {line}");
+        let _ = writeln!(out, "{n}: {line}{}", index.ending_mark(n));
     }
 }
 

@@ -218,7 +218,8 @@ impl LineSize {
 }
 
 /// What a line of `shown` bytes costs as a numbered line of a read: its number and bar,
-/// and an eighth more for JSON escapes.
+/// its escaped newline and a CRLF mark ([`vouch_core::CR_MARK`], 3 bytes) within the
+/// 12, and an eighth more for JSON escapes.
 fn line_cost(shown: usize) -> usize {
     shown + shown / 8 + 12
 }
