@@ -20,7 +20,9 @@ pub use error::GitError;
 pub use range_diff::{CONTEXT_LINES, SIMILARITY_THRESHOLD};
 pub use reader::{
     BlobContent, DirEntry, DirEntryKind, DirListing, FileDiff, FileRead, GrepMatch, GrepResult,
-    LineLength, ReadError, SourceReader, TreeFile,
+    KeptPatches, LineLength, ReadError, SourceReader, TreeFile,
 };
 pub use remote::remote_url;
-pub use snapshot::{ResolvedRange, resolve_range, snapshot, snapshot_range};
+pub use snapshot::{
+    ResolvedRange, resolve_range, snapshot, snapshot_range, snapshot_range_with_patches,
+};

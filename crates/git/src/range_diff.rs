@@ -409,15 +409,22 @@ impl BlobPair {
     }
 
     /// The [`ChangedFile`]: the same patch [`changed_file`] loads for it from the tree
-    /// diff, here from the two blobs by [`file_patch`], as the `diff` tool loads it.
-    pub(crate) fn changed_file(&self, repo: &Repository) -> Result<ChangedFile, GitError> {
+    /// diff, here from the two blobs by [`file_patch`], as the `diff` tool loads it; and
+    /// what `then` makes of the file and that patch while it is loaded.
+    pub(crate) fn changed_file<T>(
+        &self,
+        repo: &Repository,
+        then: impl FnOnce(&ChangedFile, &Patch<'_>) -> Result<T, git2::Error>,
+    ) -> Result<(ChangedFile, T), GitError> {
         let doing = "loading a file's patch";
         let old = SideSource::Blob(repo.find_blob(self.old).map_err(GitError::git(doing))?);
         let new = SideSource::Blob(repo.find_blob(self.new).map_err(GitError::git(doing))?);
         let path = Path::new(&self.facts.path);
         let patch = file_patch(&old, path, &new, path)?;
         let content = patch_content(Some(&patch), false)?;
-        Ok(self.facts.clone().into_file(content))
+        let file = self.facts.clone().into_file(content);
+        let made = then(&file, &patch).map_err(GitError::git(doing))?;
+        Ok((file, made))
     }
 }
 

@@ -107,3 +107,10 @@ pub(crate) fn merge_base(
 pub(crate) fn oid(sha: &str) -> Result<Oid, GitError> {
     Oid::from_str(sha).map_err(GitError::git("parsing an object id"))
 }
+
+/// The tree id of a commit.
+pub(crate) fn tree_of(repo: &Repository, commit: Oid) -> Result<Oid, GitError> {
+    repo.find_commit(commit)
+        .map(|c| c.tree_id())
+        .map_err(GitError::git("reading a commit"))
+}

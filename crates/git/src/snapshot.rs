@@ -7,6 +7,7 @@ use git2::{Oid, Repository, Sort};
 use vouch_core::snapshot::{ChangeSnapshot, ChangedFile, CommitRef, RangeCommit, RenameLimitHit};
 
 use crate::range_diff::{BlobPair, changed_file, find_renames, tree_diff};
+use crate::reader::{FileDiff, KeptPatches};
 use crate::{GitError, resolve};
 
 /// Snapshots the change a pull request from `base` into `head` would show: the diff of
@@ -102,6 +103,29 @@ pub fn snapshot_range(
     range: ResolvedRange,
     cancel: &AtomicBool,
 ) -> Result<ChangeSnapshot, GitError> {
+    snapshot_keeping(repo_path, range, cancel, false).map(|(snapshot, _)| snapshot)
+}
+
+/// [`snapshot_range`], also keeping what the `diff` tool shows of each text file modified
+/// in place, rendered from the patch the snapshot loaded anyway: a reader given them
+/// ([`crate::SourceReader::with_patches`]) never diffs those files a second time.
+///
+/// # Errors
+/// As [`snapshot_range`].
+pub fn snapshot_range_with_patches(
+    repo_path: &Path,
+    range: ResolvedRange,
+    cancel: &AtomicBool,
+) -> Result<(ChangeSnapshot, KeptPatches), GitError> {
+    snapshot_keeping(repo_path, range, cancel, true)
+}
+
+fn snapshot_keeping(
+    repo_path: &Path,
+    range: ResolvedRange,
+    cancel: &AtomicBool,
+    keep: bool,
+) -> Result<(ChangeSnapshot, KeptPatches), GitError> {
     let check = || match cancel.load(Ordering::Relaxed) {
         true => Err(GitError::Cancelled),
         false => Ok(()),
@@ -109,19 +133,34 @@ pub fn snapshot_range(
     let repo = resolve::open(repo_path)?;
     let merge_base = resolve::oid(&range.merge_base)?;
     let head_oid = resolve::oid(&range.head.sha)?;
-    let old_tree = tree_of(&repo, merge_base)?;
-    let new_tree = tree_of(&repo, head_oid)?;
+    let old_tree = resolve::tree_of(&repo, merge_base)?;
+    let new_tree = resolve::tree_of(&repo, head_oid)?;
     check()?;
-    let (mut files, rename_limit) = changed_files(&repo, old_tree, new_tree, cancel)?;
-    files.sort_by(|a, b| a.path.cmp(&b.path));
+    let (mut loaded, rename_limit) = changed_files(&repo, (old_tree, new_tree), cancel, keep)?;
+    loaded.files.sort_by(|a, b| a.path.cmp(&b.path));
     check()?;
     let commits = range_commits(&repo, merge_base, head_oid)?;
-    Ok(ChangeSnapshot {
+    let snapshot = ChangeSnapshot {
         rename_limit,
-        files,
+        files: loaded.files,
         commits,
         ..range.unprepared()
-    })
+    };
+    Ok((snapshot, KeptPatches(loaded.kept)))
+}
+
+/// The changed files loaded so far, and the patches kept of them.
+#[derive(Debug, Default)]
+struct Loaded {
+    files: Vec<ChangedFile>,
+    kept: Vec<FileDiff>,
+}
+
+impl Loaded {
+    fn extend(&mut self, other: Loaded) {
+        self.files.extend(other.files);
+        self.kept.extend(other.kept);
+    }
 }
 
 /// Files modified in place below which their patches are loaded on the calling thread
@@ -139,10 +178,10 @@ const MAX_HELPERS: usize = 3;
 /// tree diff's hunk settings, the same patch the `diff` tool shows.
 fn changed_files(
     repo: &Repository,
-    old_tree: Oid,
-    new_tree: Oid,
+    (old_tree, new_tree): (Oid, Oid),
     cancel: &AtomicBool,
-) -> Result<(Vec<ChangedFile>, Option<RenameLimitHit>), GitError> {
+    keep: bool,
+) -> Result<(Loaded, Option<RenameLimitHit>), GitError> {
     let mut diff = tree_diff(repo, old_tree, new_tree)?;
     let mut pairs = Vec::new();
     for idx in 0..diff.deltas().len() {
@@ -153,6 +192,7 @@ fn changed_files(
     let queue = BlobQueue {
         pairs: &pairs,
         next: AtomicUsize::new(0),
+        keep,
     };
     let helpers = if pairs.len() < PARALLEL_MIN_FILES {
         0
@@ -174,22 +214,25 @@ fn changed_files(
             })
             .collect();
         let paired = pair_and_load(repo, &mut diff, &queue, cancel);
-        let mut files = match paired {
-            Ok(files) => files,
+        let (files, rename_limit) = match paired {
+            Ok(paired) => paired,
             Err(e) => {
                 queue.stop();
                 return Err(e);
             }
         };
-        let rename_limit = files.1;
-        files.0.extend(queue.drain(repo, cancel)?);
+        let mut loaded = Loaded {
+            files,
+            kept: Vec::new(),
+        };
+        loaded.extend(queue.drain(repo, cancel)?);
         for handle in handles {
             let helped = handle
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            files.0.extend(helped?);
+            loaded.extend(helped?);
         }
-        Ok((files.0, rename_limit))
+        Ok((loaded, rename_limit))
     })
 }
 
@@ -223,16 +266,18 @@ fn pair_and_load(
     Ok((files, rename_limit))
 }
 
-/// Modified files whose patches any thread may load, each taken once.
+/// Modified files whose patches any thread may load, each taken once (with `keep`, each
+/// text file's rendered patch kept too).
 struct BlobQueue<'a> {
     pairs: &'a [BlobPair],
     next: AtomicUsize,
+    keep: bool,
 }
 
 impl BlobQueue<'_> {
     /// Loads files from the queue until it is empty.
-    fn drain(&self, repo: &Repository, cancel: &AtomicBool) -> Result<Vec<ChangedFile>, GitError> {
-        let mut out = Vec::new();
+    fn drain(&self, repo: &Repository, cancel: &AtomicBool) -> Result<Loaded, GitError> {
+        let mut out = Loaded::default();
         loop {
             let Some(pair) = self.pairs.get(self.next.fetch_add(1, Ordering::Relaxed)) else {
                 return Ok(out);
@@ -241,8 +286,15 @@ impl BlobQueue<'_> {
                 self.stop();
                 return Err(GitError::Cancelled);
             }
-            match pair.changed_file(repo) {
-                Ok(file) => out.push(file),
+            let keep = |file: &ChangedFile, patch: &git2::Patch<'_>| match self.keep {
+                true => crate::reader::patch::kept(file, patch),
+                false => Ok(None),
+            };
+            match pair.changed_file(repo, keep) {
+                Ok((file, kept)) => {
+                    out.files.push(file);
+                    out.kept.extend(kept);
+                }
                 Err(e) => {
                     self.stop();
                     return Err(e);
@@ -255,13 +307,6 @@ impl BlobQueue<'_> {
     fn stop(&self) {
         self.next.store(self.pairs.len(), Ordering::Relaxed);
     }
-}
-
-/// The tree id of a commit.
-pub(crate) fn tree_of(repo: &Repository, commit: Oid) -> Result<Oid, GitError> {
-    repo.find_commit(commit)
-        .map(|c| c.tree_id())
-        .map_err(GitError::git("reading a commit"))
 }
 
 /// Commits reachable from `head` but not from `merge_base`, newest first (children
@@ -311,7 +356,8 @@ mod tests {
     }
 
     fn trees(repo: &Repository, base: &str, head: &str) -> (Oid, Oid) {
-        let tree = |sha: &str| tree_of(repo, Oid::from_str(sha).expect("sha")).expect("tree");
+        let tree =
+            |sha: &str| resolve::tree_of(repo, Oid::from_str(sha).expect("sha")).expect("tree");
         (tree(base), tree(head))
     }
 
@@ -337,13 +383,23 @@ mod tests {
                 "seed {seed}: {queued} modified files do not reach the helpers"
             );
             let (mut expected, expected_hit) = one_thread(&repo, old, new);
-            let (mut got, hit) =
-                changed_files(&repo, old, new, &AtomicBool::new(false)).expect("changed files");
+            let (loaded, hit) = changed_files(&repo, (old, new), &AtomicBool::new(false), true)
+                .expect("changed files");
+            let mut got = loaded.files;
             expected.sort_by(|a, b| a.path.cmp(&b.path));
             got.sort_by(|a, b| a.path.cmp(&b.path));
             assert_eq!(got.len(), synth.changes.len(), "seed {seed}");
             assert_eq!(got, expected, "seed {seed}");
             assert_eq!(hit, expected_hit, "seed {seed}");
+            // Every patch kept is what a reader renders afresh from the file's two blobs.
+            let snapshot =
+                crate::snapshot(&synth.path, Some(&synth.base), &synth.head).expect("snapshot");
+            let reader = crate::SourceReader::open(&synth.path, &snapshot).expect("reader");
+            assert!(loaded.kept.len() >= PARALLEL_MIN_FILES, "seed {seed}");
+            for kept in &loaded.kept {
+                let fresh = reader.diff(&kept.file.path).expect("diff");
+                assert_eq!(*fresh, *kept, "seed {seed}: {}", kept.file.path);
+            }
         }
     }
 
@@ -352,7 +408,7 @@ mod tests {
         let (_dir, synth) = generate_temp(&SynthSpec::new(80));
         let repo = resolve::open(&synth.path).expect("open");
         let (old, new) = trees(&repo, &synth.base, &synth.head);
-        let got = changed_files(&repo, old, new, &AtomicBool::new(true));
+        let got = changed_files(&repo, (old, new), &AtomicBool::new(true), true);
         assert!(matches!(got, Err(GitError::Cancelled)), "{got:?}");
     }
 }

@@ -6,15 +6,16 @@
 //! output whenever it cut something, so the model knows how to page. Every error is a
 //! [`ReadError`] whose message is written for the model to read.
 //!
-//! Text is split into lines at `\n`; a `\r` before the `\n` (CRLF files) is not shown, and
-//! line numbers are the same as git's. Invalid UTF-8 in file content is shown as U+FFFD.
+//! Text is split into lines at `\n`, and line numbers are the same as git's; a `\r` before
+//! the `\n` (CRLF files) is shown as [`vouch_core::CR_MARK`] after the line's text, and
+//! bytes that are not UTF-8 as `\xNN` ([`vouch_core::shown_text`]).
 
 mod blob;
 mod dir;
 mod file;
 mod grep;
 mod large;
-mod patch;
+pub(crate) mod patch;
 pub(crate) mod paths;
 mod text;
 
@@ -26,14 +27,15 @@ use git2::{ErrorCode, Oid, Repository, Tree, TreeEntry};
 use vouch_core::snapshot::{ChangeSnapshot, ChangedFile};
 use vouch_core::source::Revision;
 
-use crate::{GitError, resolve, snapshot::tree_of};
+use crate::GitError;
+use crate::resolve::{self, tree_of};
 
 pub use blob::{BlobContent, TreeFile};
 pub use dir::{DirEntry, DirEntryKind, DirListing};
 pub use file::{FileRead, MAX_LINE_WINDOW_BYTES};
 pub use grep::{GrepMatch, GrepResult};
 pub use large::{LARGE_BLOB_BYTES, MAX_KEPT_LARGE_BLOB_BYTES};
-pub use patch::{FileDiff, MAX_CACHED_PATCH_BYTES};
+pub use patch::{FileDiff, KeptPatches, MAX_CACHED_PATCH_BYTES};
 pub use text::LineLength;
 
 /// Most lines one `read_file` or `diff` call returns.

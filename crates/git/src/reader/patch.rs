@@ -62,6 +62,11 @@ impl PatchCache {
 
     fn insert(&mut self, path: String, diff: Arc<FileDiff>) {
         self.computed += 1;
+        self.keep(path, diff);
+    }
+
+    /// Holds `diff` (computed elsewhere) under `path`, within the bound.
+    fn keep(&mut self, path: String, diff: Arc<FileDiff>) {
         self.bytes += diff.text.len();
         self.order.push_back(path.clone());
         self.map.insert(path, diff);
@@ -73,6 +78,21 @@ impl PatchCache {
                 self.bytes -= gone.text.len();
             }
         }
+    }
+}
+
+/// Patches a snapshot rendered while loading them ([`crate::snapshot_range_with_patches`]),
+/// for a reader of the same snapshot ([`SourceReader::with_patches`]).
+#[derive(Debug, Default)]
+pub struct KeptPatches(pub(crate) Vec<FileDiff>);
+
+/// What the `diff` tool shows of `file`, rendered from `patch` (the patch the snapshot
+/// loaded for it), or `None` for a binary file, whose patch also names its sides'
+/// metadata and is rendered by the reader.
+pub(crate) fn kept(file: &ChangedFile, patch: &Patch<'_>) -> Result<Option<FileDiff>, git2::Error> {
+    match file.binary {
+        true => Ok(None),
+        false => render(file.clone(), Some(patch)).map(Some),
     }
 }
 
@@ -114,6 +134,20 @@ impl SourceReader {
         };
         self.patch_cache().insert(path, rendered.clone());
         Ok(rendered)
+    }
+
+    /// This reader, holding the patches its snapshot kept
+    /// ([`crate::snapshot_range_with_patches`]) as if it had computed them: shown the
+    /// same, within the same bound, and not counted in [`SourceReader::patches_computed`].
+    #[must_use]
+    pub fn with_patches(self, kept: KeptPatches) -> SourceReader {
+        {
+            let mut cache = self.patch_cache();
+            for diff in kept.0 {
+                cache.keep(diff.file.path.clone(), Arc::new(diff));
+            }
+        }
+        self
     }
 
     /// How many patches this reader has computed (cache misses). A change's patches are
@@ -204,7 +238,10 @@ pub(crate) fn detected_type(content: &[u8]) -> &'static str {
 }
 
 /// Renders the header and as many hunk lines as the bounds allow.
-fn render(file: ChangedFile, patch: Option<&Patch<'_>>) -> Result<FileDiff, ReadError> {
+pub(crate) fn render(
+    file: ChangedFile,
+    patch: Option<&Patch<'_>>,
+) -> Result<FileDiff, git2::Error> {
     let old_path = file
         .previous_path
         .clone()

@@ -257,6 +257,40 @@ fn a_patch_is_computed_once_from_the_snapshot_pairing_and_shared() {
     assert_eq!(reader.patches_computed(), snap.files.len() as u64);
 }
 
+/// A reader given the patches its snapshot kept shows every file exactly as a reader
+/// that computes them, and computes only those the snapshot did not keep (files modified
+/// in place are kept; renames, additions, deletions and binary files are not).
+#[test]
+fn patches_the_snapshot_kept_are_shown_as_computed_and_not_computed_again() {
+    let (repo, snap, fresh) = sources();
+    let range =
+        vouch_git::resolve_range(repo.path(), Some(&snap.base.spec), &snap.head.spec).unwrap();
+    let (kept_snap, kept) = vouch_git::snapshot_range_with_patches(
+        repo.path(),
+        range,
+        &std::sync::atomic::AtomicBool::new(false),
+    )
+    .unwrap();
+    assert_eq!(kept_snap, snap);
+    let reader = vouch_git::SourceReader::open(repo.path(), &snap)
+        .unwrap()
+        .with_patches(kept);
+    let in_place = |f: &&vouch_core::snapshot::ChangedFile| {
+        f.status == FileStatus::Modified && !f.binary && f.old_mode == f.new_mode
+    };
+    assert!(snap.files.iter().filter(in_place).count() >= 2);
+    for f in &snap.files {
+        assert_eq!(
+            reader.diff(&f.path).unwrap(),
+            fresh.diff(&f.path).unwrap(),
+            "{}",
+            f.path
+        );
+    }
+    let not_kept = snap.files.iter().filter(|f| !in_place(f)).count();
+    assert_eq!(reader.patches_computed(), not_kept as u64);
+}
+
 /// A change that only swaps bytes which are not UTF-8 (a Latin-1 `é` for `è`) is shown as
 /// a change, in the patch and in reads of both sides: each such byte as `\xNN`, never as
 /// U+FFFD on both sides. A long line's byte window shows it the same way.

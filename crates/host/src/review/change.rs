@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use tokio_util::sync::CancellationToken;
 use vouch_core::ChangeSnapshot;
-use vouch_git::SourceReader;
+use vouch_git::{KeptPatches, SourceReader};
 
 use super::request::ReviewError;
 use crate::manifest::{Composition, REPO_OVERRIDE_PATH, RepoOverrides};
@@ -28,9 +28,11 @@ pub(crate) async fn open_change(
     cancel: &CancellationToken,
 ) -> Result<Change, ReviewError> {
     let range = vouch_git::resolve_range(repo, base, head).map_err(ReviewError::usage)?;
-    let (snapshot, prepared) = prepare_change(repo, range, cancel).await?;
+    let (snapshot, kept, prepared) = prepare_change(repo, range, cancel).await?;
     let snapshot = Arc::new(snapshot);
-    let reader = SourceReader::open(repo, &snapshot).map_err(ReviewError::usage)?;
+    let reader = SourceReader::open(repo, &snapshot)
+        .map_err(ReviewError::usage)?
+        .with_patches(kept);
     Ok(Change {
         snapshot,
         prepared,
@@ -38,25 +40,29 @@ pub(crate) async fn open_change(
     })
 }
 
-/// Prepares the change (the snapshot: tree diff, rename detection, hunks) on a blocking
-/// thread, in steps that observe cancellation. Returns the snapshot and `true`; when
-/// `cancel` fires first, the range without files and `false` at once (the blocking work
-/// stops at its next step), so the review ends `aborted` without waiting for it.
+/// Prepares the change (the snapshot: tree diff, rename detection, hunks, and the patches
+/// it loaded, kept for the reader) on a blocking thread, in steps that observe
+/// cancellation. Returns the snapshot, its patches and `true`; when `cancel` fires first,
+/// the range without files and `false` at once (the blocking work stops at its next
+/// step), so the review ends `aborted` without waiting for it.
 async fn prepare_change(
     repo: &Path,
     range: vouch_git::ResolvedRange,
     cancel: &CancellationToken,
-) -> Result<(ChangeSnapshot, bool), ReviewError> {
+) -> Result<(ChangeSnapshot, KeptPatches, bool), ReviewError> {
     let stop = Arc::new(AtomicBool::new(false));
     let unprepared = range.unprepared();
     let task = {
         let (repo, stop) = (repo.to_path_buf(), stop.clone());
-        tokio::task::spawn_blocking(move || vouch_git::snapshot_range(&repo, range, &stop))
+        tokio::task::spawn_blocking(move || {
+            vouch_git::snapshot_range_with_patches(&repo, range, &stop)
+        })
     };
+    let cancelled = |unprepared| Ok((unprepared, KeptPatches::default(), false));
     tokio::select! {
         joined = task => match joined {
-            Ok(Ok(snapshot)) => Ok((snapshot, true)),
-            Ok(Err(vouch_git::GitError::Cancelled)) => Ok((unprepared, false)),
+            Ok(Ok((snapshot, kept))) => Ok((snapshot, kept, true)),
+            Ok(Err(vouch_git::GitError::Cancelled)) => cancelled(unprepared),
             Ok(Err(e)) => Err(ReviewError::usage(e)),
             Err(e) => Err(ReviewError::Internal(format!(
                 "preparing the change (a bug in vouch): {e}"
@@ -64,7 +70,7 @@ async fn prepare_change(
         },
         _ = cancel.cancelled() => {
             stop.store(true, Ordering::Relaxed);
-            Ok((unprepared, false))
+            cancelled(unprepared)
         }
     }
 }
