@@ -223,6 +223,23 @@ async fn a_line_whose_only_change_is_its_ending_is_shown_with_the_crlf_mark() {
     }
 }
 
+/// A long last line whose only change is the newline after it: the byte window that
+/// shows the line's end at base says the file has no final newline there, so base and
+/// head read differently, with tools or without.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_long_last_line_given_a_final_newline_is_shown_as_a_change() {
+    let long = "w".repeat(20_000);
+    for tools in ["off", "on"] {
+        let repo = vouch_testkit::git::TestRepo::new();
+        repo.write("app.js", format!("// a\n{long}"));
+        let base = repo.commit("base");
+        repo.write("app.js", format!("// a\n{long}\n"));
+        let head = repo.commit("add the final newline");
+        let end = format!("{}\n\\ No newline at end of file", "w".repeat(16));
+        reviewed_showing((repo, base, head), tools, &[&end]).await;
+    }
+}
+
 /// Reviews `change` against `script`, with `--tools tools`.
 async fn review_change(
     (repo, base, head): (vouch_testkit::git::TestRepo, String, String),

@@ -683,12 +683,16 @@ fn use_entry(path: &str, index: &FileIndex, o: &Occurrence) -> (String, Hit) {
     let place = enclosing
         .map(|d| format!("in `{}`", d.name))
         .unwrap_or_else(|| "at top level".into());
-    let line = index.lines.get(o.line as usize - 1).map_or("", |l| l);
-    let block = format!(
-        "{path}:{}: {role} {place}: {}\n",
-        o.line,
-        text::cut(line.trim_start(), MAX_LINE_BYTES)
-    );
+    let line = index
+        .lines
+        .get(o.line as usize - 1)
+        .map_or("", |l| l.trim_start());
+    let shown = text::cut(line, MAX_LINE_BYTES);
+    let mark = match shown.len() == line.len() {
+        true => index.ending_mark(o.line),
+        false => "",
+    };
+    let block = format!("{path}:{}: {role} {place}: {shown}{mark}\n", o.line,);
     let hit = Hit {
         path: path.to_string(),
         kind: if o.role == Role::Call {

@@ -600,3 +600,31 @@ fn results_are_bounded_and_say_so() {
         assert_eq!(result.windows.len(), result.hits.len());
     }
 }
+
+/// A line that ends with `\r\n` is shown with the CRLF mark in every graph answer (a use
+/// line, a definition), and an LF line without it: a change of line ending alone reads
+/// as a change in what the graph shows too.
+#[test]
+fn lines_ending_with_crlf_carry_the_mark_in_graph_answers() {
+    let repo = TestRepo::new();
+    repo.write(
+        "a.py",
+        "def greet(name):\r\n    return name\r\n\r\ngreet(\"x\")\r\n",
+    );
+    let base = repo.commit("crlf");
+    repo.write(
+        "a.py",
+        "def greet(name):\n    return name\n\ngreet(\"x\")\n",
+    );
+    let head = repo.commit("lf");
+    let g = graph(&repo, &base, &head);
+    let cr = vouch_core::CR_MARK;
+    for (revision, mark) in [(Revision::Base, cr), (Revision::Head, "")] {
+        let uses = g.references("greet", revision).expect("references");
+        let want = format!("a.py:4: call at top level: greet(\"x\"){mark}\n");
+        assert!(uses.text.contains(&want), "{}", uses.text);
+        let def = g.definition("greet", None, revision).expect("definition");
+        let want = format!("1: def greet(name):{mark}\n2:     return name{mark}\n");
+        assert!(def.text.contains(&want), "{}", def.text);
+    }
+}

@@ -169,12 +169,14 @@ impl SourceReader {
                     size: content.len(),
                 });
             }
+            let total_lines = line_count(content);
             let at = LineAt {
                 revision,
                 path: &path,
                 kind: entry_kind(mode),
                 line,
-                total_lines: line_count(content),
+                total_lines,
+                unterminated: line == total_lines && !content.ends_with(b"\n"),
             };
             check_range(line, Some(line))?;
             if line > at.total_lines.max(1) {
@@ -202,12 +204,15 @@ struct LineAt<'a> {
     kind: EntryKind,
     line: u32,
     total_lines: u32,
+    /// The line is the file's last and has no newline after it.
+    unterminated: bool,
 }
 
 /// Bytes `start..end` of one line (`raw`, without its ending, and whether that ending
 /// was `\r\n`): at most `max_bytes` shown, from the character boundary at or before
 /// `start` to one at or after `end`, cut back to one within the bound. A window that
-/// reaches the line's end shows its [`vouch_core::CR_MARK`].
+/// reaches the line's end shows its ending: [`vouch_core::CR_MARK`], and
+/// [`NO_FINAL_NEWLINE`] after the last line of a file without one.
 fn byte_window(
     at: &LineAt<'_>,
     (raw, crlf): (&[u8], bool),
@@ -249,6 +254,9 @@ fn byte_window(
         vouch_core::shown_text(&raw[from..to]),
         vouch_core::ending_mark(crlf && to == raw.len())
     );
+    if at.unterminated && to == raw.len() {
+        text.push_str(NO_FINAL_NEWLINE);
+    }
     if to < raw.len() {
         let _ = writeln!(
             text,

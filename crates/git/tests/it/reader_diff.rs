@@ -375,10 +375,12 @@ fn a_change_of_line_ending_alone_reads_differently_at_base_and_head() {
     repo.write("eol.txt", "one\r\ntwo\r\n");
     repo.write("final.txt", "x\ny");
     repo.write("long-eol.txt", format!("{long}\r\n"));
+    repo.write("long-final.txt", &long);
     repo.commit("CRLF base");
     repo.write("eol.txt", "one\ntwo\r\n");
     repo.write("final.txt", "x\ny\n");
     repo.write("long-eol.txt", format!("{long}\n"));
+    repo.write("long-final.txt", format!("{long}\n"));
     repo.commit("LF head");
     let snap = vouch_git::snapshot(repo.path(), Some("HEAD~1"), "HEAD").unwrap();
     let reader = vouch_git::SourceReader::open(repo.path(), &snap).unwrap();
@@ -429,6 +431,14 @@ fn a_change_of_line_ending_alone_reads_differently_at_base_and_head() {
     assert!(head.text.ends_with("2: y\n"), "{}", head.text);
 
     // A long line: the window that reaches its end shows the ending; one before does not.
+    let unterminated = "\\ No newline at end of file\n";
+    for (revision, end) in [(Revision::Base, unterminated), (Revision::Head, "")] {
+        let read = reader
+            .read_line_window(revision, "long-final.txt", 1, 19_990, 40)
+            .unwrap();
+        let want = format!("1: {}\n{end}", "z".repeat(10));
+        assert!(read.text.ends_with(&want), "{}", read.text);
+    }
     for (revision, mark) in [(Revision::Base, cr), (Revision::Head, "")] {
         let end = reader
             .read_line_window(revision, "long-eol.txt", 1, 19_990, 40)
