@@ -24,9 +24,14 @@ impl Item {
         format!("### {}\n{}", self.title, self.body)
     }
 
-    /// Its estimated cost as a block of the section (JSON-escaped, with its newline).
+    /// Its estimated cost as a block of the section (JSON-escaped, with its newline):
+    /// `json_text_len` of [`Item::text`] less one, measured by parts without building the
+    /// text (escaping is per character, so the escaped lengths of the parts add up).
     pub(super) fn tokens(&self) -> u64 {
-        estimate_tokens(vouch_llm::json_text_len(&self.text()) - 1)
+        let escaped = |s: &str| vouch_llm::json_text_len(s) - 2;
+        estimate_tokens(
+            2 + escaped("### ") + escaped(&self.title) + escaped("\n") + escaped(&self.body) - 1,
+        )
     }
 }
 
@@ -67,6 +72,21 @@ impl PrefetchMemo {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// An item's cost measured by parts is that of the block it is shown as.
+        #[test]
+        fn an_items_cost_is_that_of_its_text(title in "\\PC{0,40}", body in "(\\PC|[\\n\\t\"\\\\\\x01]){0,200}") {
+            let item = Item {
+                kind: PrefetchKind::Callee,
+                title,
+                body,
+                windows: vec![],
+            };
+            prop_assert_eq!(item.tokens(), estimate_tokens(vouch_llm::json_text_len(&item.text()) - 1));
+        }
+    }
 
     /// Two stages gathering different file sets run at once (each gather here waits for
     /// the other to start: one lock over every gather would not let it), and stages
