@@ -240,11 +240,31 @@ async fn a_long_last_line_given_a_final_newline_is_shown_as_a_change() {
     }
 }
 
+/// With a 16k-token window a shard holds a few KiB: a changed line too long for that
+/// but shorter than a patch shows whole is still given, by the bytes that changed, so
+/// the review reaches full coverage with tools or without.
+#[tokio::test(flavor = "multi_thread")]
+async fn with_a_small_window_a_line_longer_than_a_shard_is_given_by_its_changed_bytes() {
+    let manifest = workspace()
+        .join("tests/data/e2e/window-16k.toml")
+        .display()
+        .to_string();
+    for len in [2_500usize, 7_000] {
+        let line: Vec<u8> = (0..len).map(|i| b"abcdefgh;="[i % 10]).collect();
+        let mut edited = line.clone();
+        edited.splice(len / 2..len / 2 + 6, b"EDITED".iter().copied());
+        for tools in ["off", "on"] {
+            let args = ["--tools", tools, "--manifest", &manifest];
+            reviewed_showing_with(one_line_edited(&line, &edited), &args, &["EDITED"]).await;
+        }
+    }
+}
+
 /// Reviews `change` against `script`, with `--tools tools`.
 async fn review_change(
     (repo, base, head): (vouch_testkit::git::TestRepo, String, String),
     script: Script,
-    tools: &str,
+    args: &[&str],
 ) -> (vouch_workspace_tests::Output, ScriptedServer) {
     let server = ScriptedServer::start(script).await;
     let out = review_json(
@@ -253,7 +273,7 @@ async fn review_change(
         &head,
         &server.base_url(),
         "scripted",
-        &["--tools", tools],
+        args,
         &[],
     )
     .await;
@@ -271,8 +291,18 @@ async fn reviewed_showing(
     tools: &str,
     texts: &[&str],
 ) {
+    reviewed_showing_with(change, &["--tools", tools], texts).await;
+}
+
+/// [`reviewed_showing`] with the review's arguments `args` (`--tools` among them).
+async fn reviewed_showing_with(
+    change: (vouch_testkit::git::TestRepo, String, String),
+    args: &[&str],
+    texts: &[&str],
+) {
+    let tools = args.join(" ");
     let script = Script::new().rule(Rule::when(Match::any()).always(perfect()));
-    let (out, server) = review_change(change, script, tools).await;
+    let (out, server) = review_change(change, script, args).await;
     let report = out.json();
     assert_eq!(out.code, 0, "tools {tools}: {report:#}\n{}", out.stderr);
     assert_eq!(

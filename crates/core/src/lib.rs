@@ -69,7 +69,8 @@ pub use shard::{
 };
 pub use snapshot::{
     ChangeCounts, ChangeSnapshot, ChangedFile, CommitRef, EntryKind, FileStatus, Hunk,
-    LONG_LINE_BYTES, LongLineChange, RangeCommit, RenameLimitHit, is_long_line, rename_limitation,
+    LONG_LINE_BYTES, LongLineChange, NAMED_LINE_BYTES, RangeCommit, RenameLimitHit, is_long_line,
+    is_named_line, rename_limitation,
 };
 pub use source::{
     Citation, CitationError, FileLines, LineSpan, Revision, SourceLedger, SourceWindow,

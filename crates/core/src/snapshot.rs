@@ -96,9 +96,10 @@ pub struct ChangedFile {
     pub additions: u32,
     /// Deleted lines over all hunks.
     pub deletions: u32,
-    /// Changed lines too long for one read ([`LONG_LINE_BYTES`]), with the byte ranges
-    /// that changed in each: for such a line, being "seen" means those ranges were shown
-    /// (see [`crate::files_not_fully_seen`]). Empty for ordinary files.
+    /// Changed lines a shard may not hold whole ([`NAMED_LINE_BYTES`]; every long line,
+    /// [`LONG_LINE_BYTES`], among them), with the byte ranges that changed in each: such
+    /// a line is "seen" when shown whole or when those ranges were shown (see
+    /// [`crate::files_not_fully_seen`]). Empty for ordinary files.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub long_lines: Vec<LongLineChange>,
 }
@@ -118,7 +119,23 @@ pub fn is_long_line(line: &[u8]) -> bool {
     line.len() * 4 >= LONG_LINE_BYTES as usize && crate::shown_len(line) >= LONG_LINE_BYTES as usize
 }
 
-/// One changed long line and the byte ranges of it that changed.
+/// A changed line shown in this many bytes or more is named by the snapshot with the
+/// bytes that changed in it ([`is_named_line`]), so a shard that cannot hold it whole is
+/// given those bytes instead: the smallest shard a 16k-token window leaves without tools
+/// holds about 2 KiB of lines. Lines shorter than [`LONG_LINE_BYTES`] are still shown
+/// whole wherever they fit.
+pub const NAMED_LINE_BYTES: u32 = 1024;
+
+/// Rule (issue 28, lines longer than a shard): a changed line is named with its changed
+/// byte ranges when its shown text has [`NAMED_LINE_BYTES`] or more. Naming never makes
+/// the seen rule stricter: a named line is seen whole or by its changed ranges.
+pub fn is_named_line(line: &[u8]) -> bool {
+    line.len() * 4 >= NAMED_LINE_BYTES as usize
+        && crate::shown_len(line) >= NAMED_LINE_BYTES as usize
+}
+
+/// One changed line named by the snapshot ([`is_named_line`]) and the byte ranges of it
+/// that changed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LongLineChange {

@@ -8,7 +8,7 @@ use git2::{
     FileMode, Oid, Patch, Repository,
 };
 use vouch_core::snapshot::{ChangedFile, EntryKind, FileStatus, Hunk, RenameLimitHit};
-use vouch_core::snapshot::{LONG_LINE_BYTES, LongLineChange, is_long_line};
+use vouch_core::snapshot::{LongLineChange, NAMED_LINE_BYTES, is_named_line};
 use vouch_core::source::Revision;
 
 use crate::GitError;
@@ -428,8 +428,8 @@ impl BlobPair {
     }
 }
 
-/// The changed lines of `patch` at or over [`LONG_LINE_BYTES`], each with the byte ranges
-/// that changed. Within a run of removals followed by additions, the k-th addition
+/// The changed lines of `patch` shown in [`NAMED_LINE_BYTES`] or more (here "long"),
+/// each with the byte ranges that changed. Within a run of removals followed by additions, the k-th addition
 /// replaces the k-th removal: a long added line gets the [`changed_ranges`] of it against
 /// its partner (whole when it has none), and a long removed line gets, at base, the
 /// ranges of it that its partner does not keep (whole when it has none) — so text
@@ -437,11 +437,11 @@ impl BlobPair {
 /// long context line is named with no changed range ([`context`]).
 fn long_lines(patch: &Patch<'_>) -> Result<Vec<LongLineChange>, git2::Error> {
     let mut out = Vec::new();
-    // A file too small to hold a long line (a quarter of the bound: a byte is shown in
-    // four at most) has none: skip the per-line walk (most files).
+    // A file too small to hold a named line (a quarter of the bound: a byte is shown in
+    // four at most) has none: skip the per-line walk.
     let delta = patch.delta();
     let largest = delta.old_file().size().max(delta.new_file().size());
-    if largest > 0 && largest * 4 < u64::from(LONG_LINE_BYTES) {
+    if largest > 0 && largest * 4 < u64::from(NAMED_LINE_BYTES) {
         return Ok(out);
     }
     for h in 0..patch.num_hunks() {
@@ -476,7 +476,7 @@ fn long_lines(patch: &Patch<'_>) -> Result<Vec<LongLineChange>, git2::Error> {
 /// A long context line of a hunk: named on both sides with no changed range, so the seen
 /// rule asks nothing of it (no read shows it whole, and nothing in it changed).
 fn context(line: &git2::DiffLine<'_>, body: &[u8], out: &mut Vec<LongLineChange>) {
-    if !is_long_line(body) {
+    if !is_named_line(body) {
         return;
     }
     for (revision, n) in [
@@ -511,7 +511,7 @@ impl Run {
             // A rewritten line with either side long is named on both sides: the
             // shorter side may still be too long to show whole in a shard, and the text
             // it loses or gains is shown by its changed bytes.
-            Some((old_n, old)) if is_long_line(body) || is_long_line(old) => {
+            Some((old_n, old)) if is_named_line(body) || is_named_line(old) => {
                 out.push(LongLineChange {
                     revision: Revision::Head,
                     line: n,
@@ -526,7 +526,7 @@ impl Run {
                 });
             }
             Some(_) => {}
-            None if is_long_line(body) => out.push(whole(Revision::Head, n, body.len())),
+            None if is_named_line(body) => out.push(whole(Revision::Head, n, body.len())),
             None => {}
         }
         self.paired += 1;
@@ -535,7 +535,7 @@ impl Run {
     /// Ends the run: each long removed line no addition replaced changed whole.
     fn flush(&mut self, out: &mut Vec<LongLineChange>) {
         for (n, body) in self.removed.iter().skip(self.paired) {
-            if is_long_line(body) {
+            if is_named_line(body) {
                 out.push(whole(Revision::Base, *n, body.len()));
             }
         }
