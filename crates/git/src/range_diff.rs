@@ -455,8 +455,7 @@ fn long_lines(patch: &Patch<'_>) -> Result<Vec<LongLineChange>, git2::Error> {
                     if run.paired > 0 {
                         run.flush(&mut out);
                     }
-                    run.removed
-                        .push((line.old_lineno().unwrap_or(0), body.to_vec()));
+                    run.removed.push((line.old_lineno().unwrap_or(0), body));
                 }
                 DiffLineType::Addition => {
                     run.added(line.new_lineno().unwrap_or(0), body, &mut out);
@@ -496,17 +495,17 @@ fn context(line: &git2::DiffLine<'_>, body: &[u8], out: &mut Vec<LongLineChange>
 
 /// One run of removed lines and the additions that replace them, in order.
 #[derive(Default)]
-struct Run {
-    /// The run's removed lines: base line number and text.
-    removed: Vec<(u32, Vec<u8>)>,
+struct Run<'p> {
+    /// The run's removed lines: base line number and text (borrowed from the patch).
+    removed: Vec<(u32, &'p [u8])>,
     /// How many of them an addition has replaced so far.
     paired: usize,
 }
 
-impl Run {
+impl<'p> Run<'p> {
     /// An added line `body` at head line `n`: paired with the next removed line, when
     /// there is one, and recorded on both sides when either side is long.
-    fn added(&mut self, n: u32, body: &[u8], out: &mut Vec<LongLineChange>) {
+    fn added(&mut self, n: u32, body: &'p [u8], out: &mut Vec<LongLineChange>) {
         match self.removed.get(self.paired) {
             // A rewritten line with either side long is named on both sides: the
             // shorter side may still be too long to show whole in a shard, and the text
