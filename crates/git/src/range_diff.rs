@@ -178,6 +178,18 @@ fn side_of(repo: &Repository, file: &DiffFile<'_>) -> Result<Vec<u8>, GitError> 
     side_content(repo, file.mode(), file.id())
 }
 
+/// Bytes git looks at to tell a binary file from text.
+const BINARY_CHECK_BYTES: usize = 8000;
+
+/// Rule (one binary rule): content is binary when its first 8,000 bytes hold a NUL byte,
+/// the rule git's diff uses and so the one that decides whether the snapshot shows a file
+/// as text. Every reader asks this, never libgit2's `Blob::is_binary` (which also calls
+/// text with control characters binary, so a file the diff shows as text could not be
+/// read: a log with `\x01` separators).
+pub(crate) fn is_binary(content: &[u8]) -> bool {
+    memchr::memchr(0, &content[..content.len().min(BINARY_CHECK_BYTES)]).is_some()
+}
+
 /// The content one side of a change shows: a blob's bytes, a symlink's link text, for a
 /// submodule `Subproject commit <sha>` as git prints it, nothing for an absent side.
 pub(crate) fn side_content(

@@ -179,7 +179,7 @@ impl Search<'_> {
             return Ok(());
         }
         let blob = repo.find_blob(id)?;
-        if blob.is_binary() {
+        if crate::range_diff::is_binary(blob.content()) {
             return Ok(());
         }
         self.result.files_searched += 1;

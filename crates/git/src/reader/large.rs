@@ -62,7 +62,8 @@ impl LargeBlobs {
 }
 
 impl super::SourceReader {
-    /// Calls `f` with the content of blob `id` and whether git deems it binary: a large
+    /// Calls `f` with the content of blob `id` and whether it is binary
+    /// ([`crate::range_diff::is_binary`], the diff's own rule): a large
     /// blob from the kept ones (inflated and kept on its first read), any other straight
     /// from `repo`.
     pub(crate) fn with_blob<R>(
@@ -76,11 +77,14 @@ impl super::SourceReader {
         }
         let blob = repo.find_blob(id)?;
         if blob.size() < LARGE_BLOB_BYTES {
-            return Ok(f(blob.content(), blob.is_binary()));
+            return Ok(f(
+                blob.content(),
+                crate::range_diff::is_binary(blob.content()),
+            ));
         }
         let kept = Arc::new(BlobBytes {
             content: blob.content().to_vec(),
-            binary: blob.is_binary(),
+            binary: crate::range_diff::is_binary(blob.content()),
         });
         drop(blob);
         self.large_blobs().insert(id, kept.clone());

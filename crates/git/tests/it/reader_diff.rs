@@ -459,3 +459,43 @@ fn a_change_of_line_ending_alone_reads_differently_at_base_and_head() {
         );
     }
 }
+
+/// One binary rule: a text file with control characters (a log with `\x01` field
+/// separators) that the diff shows as text is read as text too, where libgit2's own
+/// blob check called it binary and every read of it came back empty.
+#[test]
+fn a_file_the_diff_shows_as_text_is_read_as_text() {
+    let (repo, _, _) = sources();
+    let log = |price: &str| {
+        (1..=40)
+            .map(|i| {
+                format!("8=FIX.4.2\x019=65\x0135=D\x0111=ORD{i}\x0144={price}\x0110=128\x01\n")
+            })
+            .collect::<String>()
+    };
+    repo.write("orders.log", log("100"));
+    repo.commit("orders");
+    repo.write("orders.log", log("101"));
+    repo.commit("reprice");
+    let snap = vouch_git::snapshot(repo.path(), Some("HEAD~1"), "HEAD").unwrap();
+    let reader = vouch_git::SourceReader::open(repo.path(), &snap).unwrap();
+    assert!(!snap.file("orders.log").unwrap().binary);
+    for (revision, price) in [(Revision::Base, "100"), (Revision::Head, "101")] {
+        let read = reader
+            .read_file(revision, "orders.log", Some(3), Some(3))
+            .unwrap();
+        assert!(
+            read.text.contains(&format!("\x0144={price}\x01")),
+            "{}",
+            read.text
+        );
+        let line = reader
+            .read_line_window(revision, "orders.log", 3, 0, 400)
+            .unwrap();
+        assert!(line.text.contains("ORD3"), "{}", line.text);
+        let grep = reader
+            .grep("ORD3\x01", Some("orders.log"), revision)
+            .unwrap();
+        assert_eq!(grep.matches.len(), 1, "{}", grep.text);
+    }
+}
