@@ -461,7 +461,7 @@ fn long_lines(patch: &Patch<'_>) -> Result<Vec<LongLineChange>, git2::Error> {
         let mut run = Run::default();
         for l in 0..count {
             let line = patch.line_in_hunk(h, l)?;
-            let body = trim_eol(line.content());
+            let (body, _) = trim_eol(line.content());
             match line.origin_value() {
                 DiffLineType::Deletion => {
                     if run.paired > 0 {
@@ -564,9 +564,10 @@ fn whole(revision: Revision, line: u32, len: usize) -> LongLineChange {
     }
 }
 
-fn trim_eol(content: &[u8]) -> &[u8] {
-    let c = content.strip_suffix(b"\n").unwrap_or(content);
-    c.strip_suffix(b"\r").unwrap_or(c)
+/// A patch line's text without its ending, and whether the ending was `\r\n`
+/// ([`vouch_core::split_cr`]).
+pub(crate) fn trim_eol(content: &[u8]) -> (&[u8], bool) {
+    vouch_core::split_cr(content.strip_suffix(b"\n").unwrap_or(content))
 }
 
 /// Bytes compared at a time when both sides of a long line have the same length; also

@@ -687,12 +687,8 @@ fn use_entry(path: &str, index: &FileIndex, o: &Occurrence) -> (String, Hit) {
         .lines
         .get(o.line as usize - 1)
         .map_or("", |l| l.trim_start());
-    let shown = text::cut(line, MAX_LINE_BYTES);
-    let mark = match shown.len() == line.len() {
-        true => index.ending_mark(o.line),
-        false => "",
-    };
-    let block = format!("{path}:{}: {role} {place}: {shown}{mark}\n", o.line,);
+    let (shown, mark) = cut_line(index, o.line, line);
+    let block = format!("{path}:{}: {role} {place}: {shown}{mark}\n", o.line);
     let hit = Hit {
         path: path.to_string(),
         kind: if o.role == Role::Call {
@@ -760,18 +756,23 @@ fn params_note(def: &Definition) -> String {
     }
 }
 
+/// Line `n`'s text `line` (or its tail) cut at [`MAX_LINE_BYTES`], and what follows it: the
+/// line's CRLF mark when shown to its end, nothing when cut.
+fn cut_line<'l>(index: &FileIndex, n: u32, line: &'l str) -> (&'l str, &'static str) {
+    let shown = text::cut(line, MAX_LINE_BYTES);
+    match shown.len() == line.len() {
+        true => (shown, index.ending_mark(n)),
+        false => (shown, ""),
+    }
+}
+
 /// Appends lines `start..=end` of a parsed file, numbered, each cut at [`MAX_LINE_BYTES`].
 fn numbered(block: &mut String, index: &FileIndex, start: u32, end: u32) {
     for n in start..=end {
         let Some(line) = index.lines.get(n as usize - 1) else {
             break;
         };
-        let shown = text::cut(line, MAX_LINE_BYTES);
-        let mark = if shown.len() == line.len() {
-            index.ending_mark(n)
-        } else {
-            ""
-        };
+        let (shown, mark) = cut_line(index, n, line);
         block.push_str(&format!("{n}: {shown}{mark}\n"));
     }
 }

@@ -11,7 +11,7 @@ use vouch_core::source::{Revision, SourceWindow};
 
 use super::{MAX_BYTES, MAX_LINES, ReadError, SourceReader, paths, span};
 use crate::GitError;
-use crate::range_diff::{SideSource, file_patch, side_content};
+use crate::range_diff::{SideSource, file_patch, side_content, trim_eol};
 
 /// The result of one `diff` call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -357,11 +357,6 @@ fn extend(runs: &mut Vec<(u32, u32)>, n: u32) {
         Some(last) if (last.0..=last.1 + 1).contains(&n) => last.1 = last.1.max(n),
         _ => runs.push((n, n)),
     }
-}
-
-/// A patch line's text without its ending, and whether the ending was `\r\n`.
-fn trim_eol(content: &[u8]) -> (&[u8], bool) {
-    vouch_core::split_cr(content.strip_suffix(b"\n").unwrap_or(content))
 }
 
 fn window(revision: Revision, path: &str, start_line: u32, end_line: u32) -> SourceWindow {
