@@ -260,6 +260,25 @@ async fn with_a_small_window_a_line_longer_than_a_shard_is_given_by_its_changed_
     }
 }
 
+/// With a shard budget too small to hold it whole, a changed line shorter than the
+/// named-line size is given in byte windows that together show all of it, and counts as
+/// seen (it was in no shard, so its file could never be reviewed).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_short_line_no_shard_holds_whole_is_given_in_byte_windows_covering_it() {
+    let manifest = workspace()
+        .join("tests/data/e2e/tiny-shard.toml")
+        .display()
+        .to_string();
+    let len = vouch_core::NAMED_LINE_BYTES as usize - 124;
+    let line: Vec<u8> = (0..len).map(|i| b"abcdefgh;="[i % 10]).collect();
+    let mut edited = line.clone();
+    edited.splice(len / 2..len / 2 + 6, b"EDITED".iter().copied());
+    for tools in ["off", "on"] {
+        let args = ["--tools", tools, "--manifest", &manifest];
+        reviewed_showing_with(one_line_edited(&line, &edited), &args, &["EDITED"]).await;
+    }
+}
+
 /// Reviews `change` against `script`, with `--tools tools`.
 async fn review_change(
     (repo, base, head): (vouch_testkit::git::TestRepo, String, String),

@@ -67,8 +67,8 @@ fn removes_lines(f: &ChangedFile, h: &crate::snapshot::Hunk) -> bool {
     h.old_lines > 0 && f.deletions > 0
 }
 
-/// Whether one side of a hunk is covered: its lines shown whole, or a long line by byte
-/// windows that show its changed ranges.
+/// Whether one side of a hunk is covered: each line shown whole (by a window, or by
+/// spans covering every byte of it), or a named line by spans showing its changed ranges.
 fn side_seen(
     f: &ChangedFile,
     h: &crate::snapshot::Hunk,
@@ -92,11 +92,11 @@ fn side_seen(
     if lines == 0 || ledger.check(&window(start, start + lines - 1)).is_ok() {
         return true;
     }
-    if f.long_lines.is_empty() {
+    if f.long_lines.is_empty() && !ledger.spans.iter().any(|s| s.reaches_end) {
         return false;
     }
     (start..start + lines).all(|n| {
-        if ledger.check(&window(n, n)).is_ok() {
+        if ledger.shows_line(revision, path, n) {
             return true;
         }
         let Some(long) = f
@@ -343,6 +343,7 @@ mod tests {
             line,
             start_byte: s,
             end_byte: e,
+            reaches_end: false,
         };
         let around = |(s, e): (u32, u32)| span(Head, 1, s - 100, e + 100);
         let cases: Vec<(&str, Vec<LineSpan>, bool)> = vec![
@@ -447,6 +448,7 @@ mod tests {
             line: 1,
             start_byte: s,
             end_byte: e,
+            reaches_end: false,
         };
         let head = span(Head, 158_600, 159_200);
         let base = span(Base, 158_600, 159_200);
@@ -489,7 +491,7 @@ mod tests {
             use crate::source::{LineSpan, Revision::Head};
             let mut l = SourceLedger::default();
             for &(s, n) in &spans {
-                l.record_span(LineSpan { revision: Head, path: "a".into(), line: 3, start_byte: s, end_byte: s + n });
+                l.record_span(LineSpan { revision: Head, path: "a".into(), line: 3, start_byte: s, end_byte: s + n, reaches_end: false });
             }
             let end = start + len;
             let truth = (start..end).all(|b| spans.iter().any(|&(s, n)| s <= b && b < s + n));

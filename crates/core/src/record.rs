@@ -284,6 +284,7 @@ mod tests {
             line: 1,
             start_byte: 0,
             end_byte: 100,
+            reaches_end: false,
         });
         let mut record = StageRecord::new(
             "generic-investigator #1",

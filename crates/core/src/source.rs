@@ -112,6 +112,10 @@ pub struct LineSpan {
     pub start_byte: u32,
     /// One past the last byte shown.
     pub end_byte: u32,
+    /// Whether the span ends where the line ends (its last byte was shown): with spans
+    /// covering every byte before it, the whole line was shown in pieces.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reaches_end: bool,
 }
 
 /// Every source window one stage execution read or was given, in order, and the parts
@@ -272,6 +276,37 @@ impl SourceLedger {
         next >= end
     }
 
+    /// Rule (issue 28, "every changed line reachable"): a line counts as shown whole when
+    /// a window covers it, or when spans cover every byte of it: from its first byte, with
+    /// no gap, through a span that reaches the line's end.
+    pub fn shows_line(&self, revision: Revision, path: &str, line: u32) -> bool {
+        let mut spans: Vec<&LineSpan> = self
+            .spans
+            .iter()
+            .filter(|s| s.revision == revision && s.line == line && s.path == path)
+            .collect();
+        if spans.iter().any(|s| s.reaches_end) {
+            spans.sort_by_key(|s| s.start_byte);
+            let mut next = 0;
+            for s in &spans {
+                if s.start_byte > next {
+                    break;
+                }
+                if s.reaches_end {
+                    return true;
+                }
+                next = next.max(s.end_byte);
+            }
+        }
+        self.check(&SourceWindow {
+            revision,
+            path: path.to_string(),
+            start_line: line,
+            end_line: line,
+        })
+        .is_ok()
+    }
+
     /// Rule (verification): every emitted citation must resolve to source the verifier
     /// itself read or was given in this execution. A citation is accepted when every one of
     /// its lines lies in the union of the recorded windows of the same revision and path.
@@ -357,6 +392,65 @@ mod tests {
         ));
     }
 
+    /// A span of a line as a table writes it: `(start, end, reaches_end)`.
+    type Piece = (u32, u32, bool);
+
+    /// Spans of line 3 of `a.js` at head.
+    fn pieces(spans: &[Piece]) -> SourceLedger {
+        let mut ledger = SourceLedger::default();
+        for &(start_byte, end_byte, reaches_end) in spans {
+            ledger.record_span(LineSpan {
+                revision: Revision::Head,
+                path: "a.js".into(),
+                line: 3,
+                start_byte,
+                end_byte,
+                reaches_end,
+            });
+        }
+        ledger
+    }
+
+    #[test]
+    fn a_line_is_shown_whole_by_a_window_or_by_spans_covering_every_byte() {
+        // (spans of line 3, shown whole)
+        let cases: &[(&[Piece], bool)] = &[
+            (&[], false),
+            (&[(0, 900, true)], true),
+            (&[(0, 400, false), (400, 900, true)], true),
+            (&[(400, 900, true), (0, 400, false)], true),
+            (&[(0, 500, false), (300, 900, true)], true),
+            (&[(0, 400, false), (401, 900, true)], false), // byte 400 never shown
+            (&[(1, 400, false), (400, 900, true)], false), // byte 0 never shown
+            (&[(0, 400, false), (400, 800, false)], false), // the end never reached
+            (&[(400, 900, true)], false),
+            (&[(0, 900, false)], false), // a cut line: its end not shown
+        ];
+        for (spans, whole) in cases {
+            let ledger = pieces(spans);
+            assert_eq!(
+                ledger.shows_line(Revision::Head, "a.js", 3),
+                *whole,
+                "{spans:?}"
+            );
+            assert!(
+                !ledger.shows_line(Revision::Base, "a.js", 3),
+                "{spans:?} at base"
+            );
+            assert!(
+                !ledger.shows_line(Revision::Head, "b.js", 3),
+                "{spans:?} of b.js"
+            );
+            assert!(
+                !ledger.shows_line(Revision::Head, "a.js", 4),
+                "{spans:?} line 4"
+            );
+        }
+        let mut window = pieces(&[]);
+        window.record(w(Revision::Head, "a.js", 2, 5));
+        assert!(window.shows_line(Revision::Head, "a.js", 3));
+    }
+
     /// Inclusive line ranges, as a table writes them.
     type Ranges = &'static [(u32, u32)];
 
@@ -416,6 +510,7 @@ mod tests {
             line: 1,
             start_byte: 0,
             end_byte: 10,
+            reaches_end: false,
         };
         let rebuilt = SourceLedger::from_compact(&compact, std::slice::from_ref(&span));
         assert_eq!(rebuilt.spans, [span]);
@@ -441,6 +536,25 @@ mod tests {
             start_line: start,
             end_line: end,
         })
+    }
+
+    proptest! {
+        /// Rule: spans show a line whole exactly when every byte of it, up to its length,
+        /// lies in some span and a span ends where the line ends (the spans of a line of
+        /// `len` bytes, some of which the reader marked as reaching its end).
+        #[test]
+        fn spans_show_a_line_whole_only_when_they_cover_every_byte(
+            len in 1u32..60,
+            cuts in prop::collection::vec((0u32..70, 0u32..70), 0..8),
+        ) {
+            let spans: Vec<Piece> = cuts
+                .iter()
+                .map(|&(a, b)| (a.min(b).min(len), a.max(b).min(len)))
+                .map(|(s, e)| (s, e, e == len))
+                .collect();
+            let covered = (0..len).all(|b| spans.iter().any(|&(s, e, _)| s <= b && b < e));
+            prop_assert_eq!(pieces(&spans).shows_line(Revision::Head, "a.js", 3), covered, "{:?}", spans);
+        }
     }
 
     proptest! {

@@ -274,7 +274,7 @@ fn byte_window(
         spans: if entire {
             vec![]
         } else {
-            vec![span(revision, path, line, from, to)]
+            vec![span(revision, path, line, (from, to), to == raw.len())]
         },
         total_lines: at.total_lines,
         kind: at.kind,
@@ -314,7 +314,7 @@ fn single_line(
         spans: if whole {
             vec![]
         } else {
-            vec![span(revision, path, 1, 0, shown.len())]
+            vec![span(revision, path, 1, (0, shown.len()), false)]
         },
         total_lines: 1,
         kind,
@@ -491,7 +491,7 @@ fn shown_lines(
                 // only the bytes shown.
                 let cut = vouch_core::shown_prefix_len(raw, budget - 32);
                 let _ = writeln!(shown.body, "{n}: {}", vouch_core::shown_text(&raw[..cut]));
-                shown.spans.push(span(revision, path, n, 0, cut));
+                shown.spans.push(span(revision, path, n, (0, cut), false));
                 shown.last = n;
                 shown.cut_line = true;
             }

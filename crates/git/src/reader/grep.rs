@@ -202,7 +202,7 @@ impl Search<'_> {
             self.bytes += entry.len();
             self.result.text.push_str(&entry);
             if !whole {
-                let part = span(self.revision, path, n, 0, shown_len);
+                let part = span(self.revision, path, n, (0, shown_len), false);
                 self.result.spans.push(part);
             } else {
                 self.result.windows.push(SourceWindow {

@@ -219,13 +219,14 @@ fn lookup(
     })
 }
 
-/// The span recording bytes `[start, end)` of a line shown cut.
+/// The span recording bytes `[start, end)` of a line shown cut (`reaches_end`: `end` is
+/// where the line ends).
 pub(crate) fn span(
     revision: Revision,
     path: &str,
     line: u32,
-    start: usize,
-    end: usize,
+    (start, end): (usize, usize),
+    reaches_end: bool,
 ) -> vouch_core::LineSpan {
     vouch_core::LineSpan {
         revision,
@@ -233,6 +234,7 @@ pub(crate) fn span(
         line,
         start_byte: start as u32,
         end_byte: end as u32,
+        reaches_end,
     }
 }
 

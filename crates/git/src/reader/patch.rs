@@ -278,7 +278,7 @@ pub(crate) fn render(
                 ] {
                     let Some(n) = n else { continue };
                     if shown_len < len {
-                        spans.push(span(revision, path, n, 0, shown_len));
+                        spans.push(span(revision, path, n, (0, shown_len), false));
                     } else {
                         extend(seen, n);
                     }

@@ -224,13 +224,14 @@ fn line_cost(shown: usize) -> usize {
     shown + shown / 8 + 12
 }
 
-/// One side of a hunk as pieces: its runs of ordinary lines in line windows
-/// ([`windows`]) and each line the snapshot names (`long`: [`vouch_core::is_named_line`])
+/// One side of a hunk as pieces, in order: its runs of ordinary lines in line windows
+/// ([`windows`]); each line the snapshot names (`long`: [`vouch_core::is_named_line`])
 /// that is long or that no window of `cap` holds whole as byte windows of the bytes that
-/// changed ([`byte_windows`]), in order. Both sides of a rewritten named line are named
-/// (text removed from inside it is shown only at base); a line shown in
-/// [`LONG_LINE_BYTES`] or more that `long` does not name is left out: no read shows it
-/// whole.
+/// changed ([`byte_windows`]); and each shorter line no window of `cap` holds (a budget
+/// far below the derived ones) as byte windows of all its bytes. Both sides of a
+/// rewritten named line are named (text removed from inside it is shown only at base); a
+/// line shown in [`LONG_LINE_BYTES`] or more that `long` does not name is left out: no
+/// read shows it whole.
 fn side_pieces(
     hunk: usize,
     (revision, first): (Revision, u32),
@@ -242,11 +243,17 @@ fn side_pieces(
     let mut run = 0usize;
     for i in 0..=sizes.len() {
         let line = first + u32::try_from(i).unwrap_or(u32::MAX);
-        // A named line that a window holds whole is an ordinary line of the run.
-        let long_line = long
-            .iter()
-            .find(|l| l.line == line)
-            .filter(|_| i < sizes.len() && (sizes[i].long() || sizes[i].cost > cap));
+        // A line that a window holds whole is an ordinary line of the run.
+        let every_byte;
+        let long_line = match long.iter().find(|l| l.line == line) {
+            _ if i == sizes.len() || !(sizes[i].long() || sizes[i].cost > cap) => None,
+            Some(named) => Some(*named),
+            None if sizes[i].long() => None,
+            None => {
+                every_byte = whole_line(revision, line, sizes[i].length);
+                Some(&every_byte)
+            }
+        };
         let unread = i < sizes.len() && long_line.is_none() && sizes[i].long();
         if i == sizes.len() || long_line.is_some() || unread {
             let start = first + u32::try_from(run).unwrap_or(u32::MAX);
@@ -260,6 +267,16 @@ fn side_pieces(
         }
     }
     out
+}
+
+/// A line no window holds, as if all its bytes changed: its byte windows show it whole.
+fn whole_line(revision: Revision, line: u32, length: vouch_git::LineLength) -> LongLineChange {
+    LongLineChange {
+        revision,
+        line,
+        len: length.bytes,
+        changed: vec![(0, length.bytes)],
+    }
 }
 
 /// Bytes of context given around each changed range of a long line.
@@ -580,13 +597,14 @@ mod tests {
         /// Rule (every changed line reachable): for any line lengths (around the named-
         /// and long-line sizes, and lines of bytes shown as escapes) and any cap, a line
         /// the snapshot names that is long or that no window of the cap holds has every
-        /// changed byte in some byte window and is in no line window; every other line is
-        /// in exactly one line window.
+        /// changed byte in some byte window and is in no line window; a shorter line no
+        /// window holds has every byte in some byte window; every other line is in
+        /// exactly one line window.
         #[test]
         fn every_line_of_a_side_is_in_some_piece(
             lines in proptest::collection::vec(
                 (
-                    proptest::prop_oneof![1u32..200, 900u32..7000, 7000u32..9500, 9500u32..40_000],
+                    proptest::prop_oneof![1u32..200, 300u32..1024, 900u32..7000, 7000u32..9500, 9500u32..40_000],
                     proptest::bool::ANY,
                 ),
                 1..12,
@@ -627,12 +645,17 @@ mod tests {
                     .filter(|(p, _)| p.bytes.is_none() && p.sides[0].1 <= n && n <= p.sides[0].2)
                     .count();
                 let is_named = size.length.shown >= vouch_core::NAMED_LINE_BYTES;
-                if !(is_named && (size.long() || size.cost > cap)) {
+                if !(size.long() || size.cost > cap) {
                     proptest::prop_assert_eq!(windows, 1, "line {} ({:?})", n, size.length);
                     continue;
                 }
                 proptest::prop_assert_eq!(windows, 0, "line {} by bytes in a line window", n);
-                let change = named.iter().find(|l| l.line == n).unwrap();
+                let change = match named.iter().find(|l| l.line == n) {
+                    Some(change) => change.clone(),
+                    // Shorter than the named-line size: every byte, as if all changed.
+                    None => LongLineChange { revision: Revision::Head, line: n, len: size.length.bytes, changed: vec![(0, size.length.bytes)] },
+                };
+                proptest::prop_assert!(is_named || !size.long());
                 for &(start, end) in &change.changed {
                     for b in start..end {
                         let shown = pieces.iter().any(|(p, _)| {
