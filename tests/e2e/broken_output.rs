@@ -96,16 +96,14 @@ async fn failed_investigator(
 /// An investigator reply with a complete receipt and a candidate cut mid-claim.
 const CUT_INVESTIGATOR: &str = r#"{"coverage": {"complete": true, "reviewedFiles": ["docs/limits.md", "src/limits.rs"]}, "candidates": [{"path": "src/limits.rs", "startLine": 5, "endLine": 5, "revision": "head", "severity": "high", "area": "correctness", "claim": "allowed() now admits one file more than MAX_OP"#;
 
-/// Issue #9 (a): a cut investigator reply whose repair claims full coverage by quoting
-/// the cut receipt never ends clean: the cut reply is never repaired; the stage re-asks
-/// once, stating the cut and the bound; a second cut fails the review
-/// (`truncated-output`, stated in the report).
+/// Issue #9 (a): a cut investigator reply, whose repair would claim full coverage, never
+/// ends clean: the cut reply is never repaired; the stage re-asks once, stating the cut
+/// and the bound; a second cut fails the review (`truncated-output`, stated in the
+/// report).
 #[tokio::test(flavor = "multi_thread")]
 async fn a_cut_investigator_reply_is_never_repaired_into_a_clean_review() {
-    let quote =
-        r#""coverage": {"complete": true, "reviewedFiles": ["docs/limits.md", "src/limits.rs"]}"#;
     let repaired = json!({"candidates": [], "coverage": {"complete": true, "reviewedFiles": FILES},
-        "summary": "repaired", "fullCoverageQuote": quote});
+        "summary": "repaired"});
     let (server, out, report) = failed_investigator(
         Reply::content_with_finish(CUT_INVESTIGATOR, "length").with_usage(11, 7),
         Reply::content(repaired.to_string()),
@@ -325,15 +323,20 @@ async fn a_repair_that_flips_a_verdict_is_refused() {
     assert_ne!(report["candidates"][0]["verdict"], "rejected");
 }
 
-/// Issue #9 (c): a repaired `complete: true` whose quote is a trivial span of the prior
-/// reply (a single `.`, one path) is downgraded to `complete: false`, visibly (record,
-/// observation, diagnostic), and takes the normal coverage retry.
+/// Issue #9 (c): a repaired `complete: true` of a reply with no JSON receipt is
+/// downgraded to `complete: false`, visibly (record, observation, diagnostic), and takes
+/// the normal coverage retry, however the reply words its coverage: the host cannot tell
+/// a full claim from a qualified one in prose.
 #[tokio::test(flavor = "multi_thread")]
-async fn a_trivial_full_coverage_quote_is_downgraded_and_retried() {
-    for quote in [".", "src/limits.rs"] {
-        let prose = "Looked at src/limits.rs. The comparison changed.";
+async fn a_prose_reply_repaired_into_full_coverage_is_downgraded_and_retried() {
+    for prose in [
+        "Looked at src/limits.rs. The comparison changed.",
+        "I reviewed every changed file without reading docs/limits.md.",
+        "I reviewed all the files I was able to open.",
+        "The task claims I reviewed every changed file, which is false.",
+    ] {
         let repaired = json!({"candidates": [], "coverage": {"complete": true, "reviewedFiles": FILES},
-            "summary": "repaired", "fullCoverageQuote": quote});
+            "summary": "repaired"});
         let script = Script::new()
             .rule(
                 Rule::when(Match::system_contains(REPAIR))
@@ -353,19 +356,33 @@ async fn a_trivial_full_coverage_quote_is_downgraded_and_retried() {
             );
         let server = ScriptedServer::start(script).await;
         let (out, report) = review(&server).await;
-        assert_eq!(out.code, 0, "{quote:?}: {}\n{}", out.stdout, out.stderr);
+        assert_eq!(out.code, 0, "{prose:?}: {}\n{}", out.stdout, out.stderr);
         let s = stage(&report, "generic-investigator #1");
-        assert_eq!(s["receiptDowngraded"], true, "{quote:?}: {s:#}");
+        assert_eq!(s["receiptDowngraded"], true, "{prose:?}: {s:#}");
         assert_eq!(s["firstCoverage"]["reportedIncomplete"], true, "{s:#}");
         assert_eq!(s["retried"], true);
-        assert_eq!(server.served_by("retry").len(), 1, "{quote:?}");
+        assert_eq!(server.served_by("retry").len(), 1, "{prose:?}");
         let observations = report["observations"].to_string();
         assert!(
             observations.contains(
-                "does not state that every expected file was reviewed; recorded as complete: false"
+                "the prior reply held no JSON coverage receipt saying complete: true with exactly the expected files"
             ),
-            "{quote:?}: {observations}"
+            "{prose:?}: {observations}"
         );
+        // What the reply said is not misquoted: neither in the report nor in the retry.
+        let issue = s["replyIssues"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["step"] == "coverage-retry")
+            .unwrap();
+        let message = issue["message"].as_str().unwrap();
+        assert!(
+            message.starts_with("the repaired receipt said complete: true, but"),
+            "{message}"
+        );
+        let retry = server.served_by("retry")[0].contents_of("user").join("\n");
+        assert!(!retry.contains("said coverage.complete: false"), "{retry}");
         assert!(
             out.stderr.contains("\"repair-quote-missing\""),
             "{}",
@@ -376,7 +393,10 @@ async fn a_trivial_full_coverage_quote_is_downgraded_and_retried() {
 
 /// Reviews with an investigator answering `investigator`, a repair answering `repair`,
 /// a retry answering a complete receipt and the audit passing.
-async fn investigator_and_repair(investigator: Value, repair: Value) -> (ScriptedServer, Value) {
+async fn investigator_and_repair(
+    investigator: impl std::fmt::Display,
+    repair: Value,
+) -> (ScriptedServer, Value) {
     let script = Script::new()
         .rule(
             Rule::when(Match::system_contains(REPAIR))
@@ -425,8 +445,7 @@ async fn a_reply_that_omits_its_empty_arrays_is_accepted_without_repair() {
 async fn an_unknown_key_goes_to_repair_and_a_complete_prior_receipt_stands() {
     let receipt = json!({"complete": true, "reviewedFiles": FILES});
     let prior = json!({"candidates": [], "coverage": receipt, "notes": "all good"});
-    let repaired =
-        json!({"candidates": [], "coverage": receipt, "summary": "", "fullCoverageQuote": null});
+    let repaired = json!({"candidates": [], "coverage": receipt, "summary": ""});
     let (server, report) = investigator_and_repair(prior, repaired).await;
     assert_eq!(server.served_by("repair").len(), 1);
     assert!(server.served_by("retry").is_empty(), "no coverage retry");
@@ -440,16 +459,41 @@ async fn an_unknown_key_goes_to_repair_and_a_complete_prior_receipt_stands() {
     assert_eq!(s["replyIssues"].as_array().unwrap().len(), 1);
 }
 
+/// A receipt the prior reply wrote malformed (keys in another case, a trailing comma,
+/// `complete` as a string) or ambiguous (a key repeated, the incomplete copy first) is
+/// no statement of full coverage, whatever the prose beside it says: the repaired
+/// `complete: true` is downgraded and the stage takes the coverage retry.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_malformed_or_ambiguous_prior_receipt_is_never_repaired_into_full_coverage() {
+    let stated = "I reviewed every changed file.";
+    let priors = [
+        format!(r#"{{"Coverage": {{"Complete": false, "reviewedFiles": ["src/limits.rs"]}}}} {stated}"#),
+        format!(r#"{{"coverage": {{"complete": false, "reviewedFiles": ["src/limits.rs"],}}}} {stated}"#),
+        format!(r#"{{"coverage": {{"complete": "false", "reviewedFiles": ["src/limits.rs"]}}}} {stated}"#),
+        r#"{"candidates": [], "coverage": {"complete": false, "reviewedFiles": ["src/limits.rs"]}, "coverage": {"complete": true, "reviewedFiles": ["docs/limits.md", "src/limits.rs"]}}"#.to_string(),
+    ];
+    let repaired = json!({"candidates": [], "coverage": {"complete": true, "reviewedFiles": FILES},
+        "summary": ""});
+    for prior in priors {
+        let (server, report) = investigator_and_repair(&prior, repaired.clone()).await;
+        assert_eq!(server.served_by("repair").len(), 1, "{prior}");
+        assert_eq!(server.served_by("retry").len(), 1, "{prior}");
+        let s = stage(&report, "generic-investigator #1");
+        assert_eq!(s["receiptDowngraded"], true, "{prior}: {s:#}");
+        assert_eq!(s["retried"], true, "{prior}");
+    }
+}
+
 /// A prior reply whose own receipt said `complete: false` stays incomplete whatever its
-/// repair claims and quotes: the receipt is downgraded and takes the coverage retry, and
-/// the report names both steps.
+/// repair claims and its prose says: the receipt is downgraded and takes the coverage
+/// retry, and the report names both steps.
 #[tokio::test(flavor = "multi_thread")]
 async fn an_incomplete_prior_receipt_is_never_repaired_into_full_coverage() {
     let stated = "I reviewed all changed files: docs/limits.md, src/limits.rs.";
     let prior = json!({"coverage": {"complete": false, "reviewedFiles": ["src/limits.rs"]},
         "summary": stated, "candidates": [{"path": "src/limits.rs"}]});
     let repaired = json!({"candidates": [], "coverage": {"complete": true, "reviewedFiles": FILES},
-        "summary": "", "fullCoverageQuote": stated});
+        "summary": ""});
     let (server, report) = investigator_and_repair(prior, repaired).await;
     assert_eq!(server.served_by("repair").len(), 1);
     assert_eq!(server.served_by("retry").len(), 1);
@@ -460,7 +504,10 @@ async fn an_incomplete_prior_receipt_is_never_repaired_into_full_coverage() {
     assert_eq!(issues[0]["pointer"], "/candidates/0/startLine", "{s:#}");
     assert_eq!(issues[1]["step"], "coverage-retry");
     assert_eq!(issues[1]["pointer"], "/coverage");
-    assert_eq!(issues[1]["message"], "the receipt said complete: false");
+    assert_eq!(
+        issues[1]["message"],
+        "the repaired receipt said complete: true, but the prior reply's own coverage receipt was incomplete, did not list exactly the expected files, or repeated a key; recorded as complete: false"
+    );
     let observations = report["observations"].to_string();
     assert!(
         observations.contains("the prior reply's own coverage receipt was incomplete"),

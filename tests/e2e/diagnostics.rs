@@ -189,11 +189,14 @@ fn empty(files: &[&str]) -> Reply {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_successful_run_with_repair_and_focused_pass_keeps_stderr_to_diagnostics() {
+    // Its own receipt is exact, beside a key the contract does not know: it goes to
+    // repair, and the repaired receipt keeps full coverage.
     let prose = format!(
-        "I read {FILE} (CONTENTMARK-c3f9) and README.md. All expected files were reviewed. No problems."
+        "I read {FILE} (CONTENTMARK-c3f9) and README.md. No problems. {}",
+        json!({"coverage": {"complete": true, "reviewedFiles": FILES}, "notes": "all read"})
     );
     let repaired = json!({"candidates": [], "coverage": {"complete": true, "reviewedFiles": FILES},
-        "summary": "", "fullCoverageQuote": "All expected files were reviewed."});
+        "summary": ""});
     let script = Script::new()
         .rule(
             Rule::when(Match::system_contains("You repair"))

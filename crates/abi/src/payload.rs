@@ -363,9 +363,6 @@ pub struct CandidateReply {
     pub candidates: Vec<ProposedCandidate>,
     /// The coverage receipt.
     pub coverage: Coverage,
-    /// Set only by a repair: the prior reply's explicit full-coverage statement, verbatim.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub full_coverage_quote: Option<String>,
     /// A short summary for the report.
     #[serde(default)]
     pub summary: String,
@@ -488,7 +485,8 @@ pub struct ContractRequest {
     /// Host-assigned ids of the candidates to decide (verifier).
     #[serde(default)]
     pub candidate_ids: Vec<String>,
-    /// True for the repair contract, which adds `fullCoverageQuote`.
+    /// True when the contract is asked for a repair call (a plugin may shape the repair's
+    /// contract differently; the standard contracts are the same for both).
     #[serde(default)]
     pub repair: bool,
     /// Most candidates the reply may carry (1 to [`MAX_CANDIDATES`]; `None` is the

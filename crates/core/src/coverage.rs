@@ -107,6 +107,28 @@ impl CoverageComparison {
             parts.join("; ")
         }
     }
+
+    /// Why a receipt goes to the coverage retry, in one line for the report: its
+    /// [`mismatch_summary`](Self::mismatch_summary), or, for a repaired `complete: true`
+    /// the host recorded as `complete: false` (`downgraded`), why it did, then any
+    /// missing or unexpected files.
+    pub fn retry_reason(&self, downgraded: Option<crate::ReceiptProblem>) -> String {
+        let Some(problem) = downgraded else {
+            return self.mismatch_summary();
+        };
+        let why = format!(
+            "the repaired receipt said complete: true, but {problem}; recorded as complete: false"
+        );
+        let files = CoverageComparison {
+            reported_incomplete: false,
+            ..self.clone()
+        };
+        if files.missing_files.is_empty() && files.unexpected_files.is_empty() {
+            why
+        } else {
+            format!("{why}; {}", files.mismatch_summary())
+        }
+    }
 }
 
 /// Rule (forced synthesis): a final answer the host forced when a turn, tool-call or
@@ -150,6 +172,30 @@ mod tests {
             ),
         ] {
             assert_eq!(comparison.mismatch_summary(), want);
+            assert_eq!(comparison.retry_reason(None), want);
+        }
+    }
+
+    #[test]
+    fn a_downgraded_receipt_says_what_the_reply_said_and_why_it_was_not_taken() {
+        let downgraded = CoverageComparison {
+            reported_incomplete: true,
+            ..CoverageComparison::default()
+        };
+        let short = CoverageComparison {
+            missing_files: vec!["b.rs".into()],
+            ..downgraded.clone()
+        };
+        let problem = crate::ReceiptProblem::NoPriorReceipt;
+        let why = format!(
+            "the repaired receipt said complete: true, but {problem}; recorded as complete: false"
+        );
+        for (comparison, want) in [
+            (&downgraded, why.clone()),
+            (&short, format!("{why}; 1 expected file(s) missing (b.rs)")),
+        ] {
+            assert_eq!(comparison.retry_reason(Some(problem)), want);
+            assert!(!want.contains("the receipt said complete: false"));
         }
     }
 

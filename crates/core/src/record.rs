@@ -120,8 +120,8 @@ pub struct StageRecord {
     pub first_coverage: Option<CoverageComparison>,
     /// True when an isolated repair call ran.
     pub repaired: bool,
-    /// True when a repaired `complete: true` lacked a quote stating full coverage
-    /// (`full_coverage_quote`) and was recorded as `complete: false`.
+    /// True when a repaired `complete: true` was not backed by the prior reply's own
+    /// exact JSON receipt (`repaired_full_coverage`) and was recorded as `complete: false`.
     pub receipt_downgraded: bool,
     /// What was wrong with each reply that went to repair or to a coverage retry (and
     /// with a repair's reply that failed): a JSON pointer and the contract check's,

@@ -99,19 +99,6 @@ pub enum RepairViolation {
 /// Every complete JSON object in `text` (outermost first, then their nested objects),
 /// found by trying to read one value at each `{` not inside an object already read.
 fn complete_objects(text: &str) -> Vec<Value> {
-    let mut found = Vec::new();
-    let mut at = 0;
-    while let Some(offset) = text[at..].find('{') {
-        let start = at + offset;
-        let mut stream = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
-        match stream.next() {
-            Some(Ok(value)) => {
-                at = start + stream.byte_offset();
-                found.push(value);
-            }
-            _ => at = start + 1,
-        }
-    }
     let mut all = Vec::new();
     fn walk(v: &Value, out: &mut Vec<Value>) {
         match v {
@@ -123,8 +110,29 @@ fn complete_objects(text: &str) -> Vec<Value> {
             _ => {}
         }
     }
-    found.iter().for_each(|v| walk(v, &mut all));
+    outer_objects(text)
+        .iter()
+        .for_each(|(_, v)| walk(v, &mut all));
     all
+}
+
+/// The JSON objects of `text` that are not inside another one it holds, each with its
+/// source text.
+fn outer_objects(text: &str) -> Vec<(&str, Value)> {
+    let mut found = Vec::new();
+    let mut at = 0;
+    while let Some(offset) = text[at..].find('{') {
+        let start = at + offset;
+        let mut stream = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
+        match stream.next() {
+            Some(Ok(value)) => {
+                at = start + stream.byte_offset();
+                found.push((&text[start..at], value));
+            }
+            _ => at = start + 1,
+        }
+    }
+    found
 }
 
 /// The candidates the prior reply contains in full: complete JSON objects with a string
@@ -392,23 +400,17 @@ pub fn named_verdicts(prior: &str, id: &str, ids: &[&str]) -> Vec<Verdict> {
 
 /// Why a repaired `complete: true` does not stand.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub enum QuoteProblem {
-    /// No quote, or only whitespace.
-    #[error("no fullCoverageQuote was given")]
-    Missing,
-    /// The quote is not a span of the prior reply.
-    #[error("the fullCoverageQuote is not a verbatim span of the prior reply")]
-    NotInPrior,
-    /// The quote neither lists every expected path nor says all files were reviewed.
-    #[error("the fullCoverageQuote does not state that every expected file was reviewed")]
-    NoStatement,
-    /// The quote negates, limits or hedges its statement.
-    #[error("the fullCoverageQuote negates, limits or hedges its coverage statement")]
-    Qualified,
-    /// The prior reply's own JSON receipt was incomplete or did not list exactly the
-    /// expected files: a repair cannot make it complete.
+pub enum ReceiptProblem {
+    /// The prior reply holds no JSON receipt: what it says of its coverage is prose,
+    /// which the host cannot check, so only a receipt can say it.
     #[error(
-        "the prior reply's own coverage receipt was incomplete or did not list exactly the expected files"
+        "the prior reply held no JSON coverage receipt saying complete: true with exactly the expected files (a prose claim of coverage is not checked)"
+    )]
+    NoPriorReceipt,
+    /// The prior reply's own JSON receipt was incomplete, did not list exactly the
+    /// expected files, or was ambiguous (an object of it repeats a key).
+    #[error(
+        "the prior reply's own coverage receipt was incomplete, did not list exactly the expected files, or repeated a key"
     )]
     PriorReceiptNotExact,
 }
@@ -421,13 +423,18 @@ pub enum PriorReceipt {
     Absent,
     /// Every receipt it holds says `complete: true` and lists exactly the expected files.
     Exact,
-    /// A receipt it holds is incomplete or lists other files than the expected ones.
+    /// A receipt it holds is incomplete or lists other files than the expected ones, or
+    /// an object of the reply repeats a key.
     NotExact,
 }
 
 /// The receipts the prior reply's complete JSON objects hold, read as [`PriorReceipt`]
 /// against `expected` (compared exactly, as [`compare_coverage`] compares a receipt).
 pub fn prior_receipt(prior: &str, expected: &[String]) -> PriorReceipt {
+    // A repeated key makes an object ambiguous (a parser keeps the last copy silently).
+    let repeats_a_key = outer_objects(prior)
+        .iter()
+        .any(|(source, _)| vouch_json::duplicate_key(source).is_some());
     let receipts: Vec<CoverageReceipt> = complete_objects(prior)
         .iter()
         .filter_map(|o| o.get("coverage"))
@@ -446,9 +453,10 @@ pub fn prior_receipt(prior: &str, expected: &[String]) -> PriorReceipt {
         .collect();
     if receipts.is_empty() {
         PriorReceipt::Absent
-    } else if receipts
-        .iter()
-        .all(|r| compare_coverage(expected, r).complete)
+    } else if !repeats_a_key
+        && receipts
+            .iter()
+            .all(|r| compare_coverage(expected, r).complete)
     {
         PriorReceipt::Exact
     } else {
@@ -456,367 +464,18 @@ pub fn prior_receipt(prior: &str, expected: &[String]) -> PriorReceipt {
     }
 }
 
-/// Rule (repair, receipts): a repaired `complete: true` stands when the prior reply
-/// stated full coverage explicitly. Its own JSON receipt saying `complete: true` with
-/// exactly the expected files is such a statement, checked by the host, and needs no
-/// quote; a prior JSON receipt that was incomplete or listed other files stays so,
-/// whatever the repair quotes; without any JSON receipt (a prose-only claim), the
-/// repair's quote must state it ([`full_coverage_quote`]).
-pub fn repaired_full_coverage(
-    prior: &str,
-    quote: Option<&str>,
-    expected: &[String],
-) -> Result<(), QuoteProblem> {
+/// Rule (repair, receipts): a repaired `complete: true` stands only when the prior
+/// reply's own JSON receipt said `complete: true` with exactly the expected files: a
+/// statement the host checks itself. A prior receipt that was incomplete, listed other
+/// files or repeated a key stays incomplete, and a prose-only claim of coverage is never
+/// enough (the host cannot tell "I reviewed every file" from "I reviewed every file but
+/// one"): both are recorded as `complete: false`, which leads to the coverage retry.
+pub fn repaired_full_coverage(prior: &str, expected: &[String]) -> Result<(), ReceiptProblem> {
     match prior_receipt(prior, expected) {
         PriorReceipt::Exact => Ok(()),
-        PriorReceipt::NotExact => Err(QuoteProblem::PriorReceiptNotExact),
-        PriorReceipt::Absent => full_coverage_quote(prior, quote, expected),
+        PriorReceipt::NotExact => Err(ReceiptProblem::PriorReceiptNotExact),
+        PriorReceipt::Absent => Err(ReceiptProblem::NoPriorReceipt),
     }
-}
-
-/// Words that make a coverage statement false or partial.
-const NEGATIONS: &[&str] = &[
-    "not",
-    "no",
-    "never",
-    "none",
-    "nor",
-    "without",
-    "except",
-    "excluding",
-    "but",
-    "only",
-    "some",
-    "most",
-    "few",
-    "partially",
-    "partly",
-    "skipped",
-    "skip",
-    "missed",
-    "unable",
-    "cannot",
-    "yet",
-    "until",
-    "unless",
-    "besides",
-    "other",
-    "remaining",
-    "rest",
-    "nobody",
-    "neither",
-    "hardly",
-    "barely",
-    "failed",
-    "fail",
-    "fails",
-    "false",
-    "wish",
-    "whether",
-    "todo",
-    "fixme",
-    "tbd",
-    "pending",
-];
-
-/// Words after a quoted coverage statement, in its sentence, that narrow it ("… every
-/// changed file except notes.txt"). Fewer than before it: "and found no defects" after
-/// the statement does not narrow it.
-const NARROWING_AFTER: &[&str] = &[
-    "except",
-    "excluding",
-    "but",
-    "besides",
-    "other",
-    "apart",
-    "save",
-    "yet",
-    "until",
-    "unless",
-    "not",
-    "only",
-    "skipped",
-    "skip",
-    "partially",
-    "partly",
-    "remaining",
-    "rest",
-    "if",
-];
-
-/// Words that make a coverage statement uncertain or not yet done.
-const HEDGES: &[&str] = &[
-    "might",
-    "may",
-    "maybe",
-    "perhaps",
-    "possibly",
-    "probably",
-    "likely",
-    "seem",
-    "seems",
-    "seemed",
-    "appear",
-    "appears",
-    "think",
-    "believe",
-    "guess",
-    "assume",
-    "should",
-    "would",
-    "could",
-    "will",
-    "shall",
-    "mostly",
-    "almost",
-    "nearly",
-    "roughly",
-    "hopefully",
-    "try",
-    "tried",
-    "attempt",
-    "attempted",
-    "plan",
-    "going",
-    "if",
-];
-
-/// Stems of the verbs that say a file was looked at.
-const REVIEW_STEMS: &[&str] = &[
-    "review", "inspect", "examin", "check", "read", "analy", "cover", "look", "audit",
-];
-
-/// Universal quantifiers.
-const ALL_WORDS: &[&str] = &["all", "every", "each"];
-
-/// Words that may stand between a quantifier and "file(s)" without narrowing it.
-const NEUTRAL_WORDS: &[&str] = &[
-    "the",
-    "of",
-    "these",
-    "those",
-    "its",
-    "my",
-    "changed",
-    "expected",
-    "listed",
-    "assigned",
-    "modified",
-    "canonical",
-    "given",
-    "diff",
-    "change",
-    "changeset",
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "single",
-];
-
-fn is_path_char(c: char) -> bool {
-    c.is_alphanumeric() || matches!(c, '_' | '-' | '/' | '\\' | '.' | '~' | '+' | '@')
-}
-
-/// True when `path` occurs in `text` as a whole path: not preceded by a path character,
-/// and followed by none (a sentence's final `.` is allowed).
-fn lists_path(text: &str, path: &str) -> bool {
-    if path.is_empty() {
-        return false;
-    }
-    text.match_indices(path).any(|(at, _)| {
-        let before = text[..at].chars().next_back();
-        let mut after = text[at + path.len()..].chars();
-        let next = after.next();
-        let following = after.next();
-        let before_ok = before.is_none_or(|c| !is_path_char(c));
-        let after_ok = match next {
-            None => true,
-            Some('.') => following.is_none_or(|c| !is_path_char(c)),
-            Some(c) => !is_path_char(c),
-        };
-        before_ok && after_ok
-    })
-}
-
-/// The lower-case words of `text` (letters, digits and apostrophes), with every
-/// expected path removed first so a path's words never count as prose.
-fn words(text: &str, expected: &[String]) -> Vec<String> {
-    let mut text = text.replace('\u{2019}', "'");
-    let mut paths: Vec<&String> = expected.iter().collect();
-    paths.sort_by_key(|p| std::cmp::Reverse(p.len()));
-    for p in paths {
-        if !p.is_empty() {
-            text = text.replace(p.as_str(), " ");
-        }
-    }
-    text.to_lowercase()
-        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
-        .map(|w| w.trim_matches('\'').to_string())
-        .filter(|w| !w.is_empty())
-        .collect()
-}
-
-/// Most words between a quantifier and "file(s)" ("every one of the 11 expected changed
-/// files").
-const MAX_WORDS_TO_FILES: usize = 8;
-
-/// True when `words` say all/every/each … file(s), with only neutral words between.
-fn says_all_files(words: &[String]) -> bool {
-    words.iter().enumerate().any(|(i, w)| {
-        let after = || words[i + 1..].iter().take(MAX_WORDS_TO_FILES + 1);
-        ALL_WORDS.contains(&w.as_str())
-            && after().any(|n| n.starts_with("file"))
-            && after().take_while(|n| !n.starts_with("file")).all(|n| {
-                NEUTRAL_WORDS.contains(&n.as_str()) || n.chars().all(|c| c.is_ascii_digit())
-            })
-    })
-}
-
-/// Rule (repair quote, issue #9 item 5): a repaired `complete: true` stands only when its
-/// `fullCoverageQuote` is a verbatim span of the prior reply that by itself states that
-/// every expected file was reviewed: it says a file was reviewed (a word such as
-/// reviewed, inspected, examined, checked, read, analysed, covered), and either lists
-/// every canonical path as a whole path, or says all/every/each (changed, expected, …)
-/// file(s); and it carries no negation, limitation or hedge ("not all files", "only",
-/// "except", "should", "probably", "n't", …), nor does the rest of its sentence in the
-/// prior reply (a negation or hedge before it, an exception after it: "I never reviewed
-/// …", "… every file except notes.txt"). Anything else is downgraded to
-/// `complete: false`.
-pub fn full_coverage_quote(
-    prior: &str,
-    quote: Option<&str>,
-    expected: &[String],
-) -> Result<(), QuoteProblem> {
-    let quote = quote.map(str::trim).unwrap_or_default();
-    if quote.is_empty() {
-        return Err(QuoteProblem::Missing);
-    }
-    if !prior.contains(quote) {
-        return Err(QuoteProblem::NotInPrior);
-    }
-    let said = words(quote, expected);
-    let reviewed = said
-        .iter()
-        .any(|w| REVIEW_STEMS.iter().any(|s| w.starts_with(s)));
-    let lists_all = !expected.is_empty() && expected.iter().all(|p| lists_path(quote, p));
-    if !reviewed || !(lists_all || says_all_files(&said)) {
-        return Err(QuoteProblem::NoStatement);
-    }
-    let qualifies = |w: &String| {
-        NEGATIONS.contains(&w.as_str()) || HEDGES.contains(&w.as_str()) || w.ends_with("n't")
-    };
-    let narrows = |w: &String| NARROWING_AFTER.contains(&w.as_str()) || w.ends_with("n't");
-    let in_context_qualified =
-        sentence_contexts(prior, quote)
-            .into_iter()
-            .any(|(before, after)| {
-                words(&before, expected).iter().any(qualifies)
-                    || words(&after, expected).iter().any(narrows)
-                    || after.ends_with('?')
-            });
-    // A question states nothing ("Did I review all changed files? No.").
-    if said.iter().any(qualifies) || quote.contains('?') || in_context_qualified {
-        return Err(QuoteProblem::Qualified);
-    }
-    Ok(())
-}
-
-/// Most bytes of a quote's clause read on either side of it.
-const MAX_CONTEXT_BYTES: usize = 400;
-
-/// For each occurrence of `quote` in `prior`, the rest of its clause before it, and after
-/// it the rest of its clause plus the first word of the next clause (at most
-/// [`MAX_CONTEXT_BYTES`] on either side): "I never reviewed …" carries "I never", "…
-/// every file, except notes.txt" carries "except", while "…, and apart from what the
-/// tests do not cover I see no defect" carries only "and". A clause ends at `,`, `:`,
-/// `(` or `)`; a sentence at `.`, `!`, `?` or `;` followed by white space (not the dot of
-/// `calc.py`), at a blank line, and at a JSON string's or object's edge (`"`, `{`, `}`).
-fn sentence_contexts(prior: &str, quote: &str) -> Vec<(String, String)> {
-    let edges = Edges(prior.as_bytes());
-    prior
-        .match_indices(quote)
-        .map(|(start, _)| {
-            let end = start + quote.len();
-            let mut from = start.saturating_sub(MAX_CONTEXT_BYTES);
-            while !prior.is_char_boundary(from) {
-                from += 1;
-            }
-            let mut limit = (end + MAX_CONTEXT_BYTES).min(prior.len());
-            while !prior.is_char_boundary(limit) {
-                limit -= 1;
-            }
-            let before = clause_before(prior, &edges, from, start);
-            // A quote that ends its sentence has nothing after it.
-            let after = match quote.ends_with(['.', '!', '?', ';']) {
-                true => String::new(),
-                false => clause_after(prior, &edges, end, limit),
-            };
-            (before, after)
-        })
-        .collect()
-}
-
-/// Where clauses and sentences of a text end (see [`sentence_contexts`]).
-struct Edges<'a>(&'a [u8]);
-
-impl Edges<'_> {
-    fn ends_sentence(&self, i: usize) -> bool {
-        let b = self.0;
-        matches!(b[i], b'"' | b'{' | b'}')
-            || (matches!(b[i], b'.' | b'!' | b'?' | b';')
-                && b.get(i + 1).is_none_or(u8::is_ascii_whitespace))
-            || b[i..].starts_with(b"\n\n")
-    }
-
-    fn ends_clause(&self, i: usize) -> bool {
-        matches!(self.0[i], b',' | b':' | b'(' | b')') || self.ends_sentence(i)
-    }
-}
-
-/// The text of `prior[from..start]` in the clause that ends at `start`, with the last
-/// word of the clause before when it is in the same sentence ("TODO: reviewed all …").
-fn clause_before(prior: &str, edges: &Edges, from: usize, start: usize) -> String {
-    let clause = (from..start).rev().find(|&i| edges.ends_clause(i));
-    let mut before = prior[clause.map_or(from, |i| i + 1)..start].to_string();
-    if let Some(i) = clause.filter(|&i| !edges.ends_sentence(i)) {
-        let last: String = prior[from..i]
-            .trim_end()
-            .chars()
-            .rev()
-            .take_while(|c| c.is_alphanumeric() || *c == '\'')
-            .collect();
-        before.insert(0, ' ');
-        before.insert_str(0, &last.chars().rev().collect::<String>());
-    }
-    before
-}
-
-/// The text of `prior[end..limit]` in the clause that starts at `end`, then a `?` when
-/// the sentence is a question, or else the first word of the next clause.
-fn clause_after(prior: &str, edges: &Edges, end: usize, limit: usize) -> String {
-    let to = (end..limit)
-        .find(|&i| edges.ends_clause(i))
-        .unwrap_or(limit);
-    let mut after = prior[end..to].to_string();
-    if to < limit && edges.0[to] == b'?' {
-        after.push('?');
-    } else if to < limit && !edges.ends_sentence(to) {
-        let next: String = prior[to + 1..limit]
-            .trim_start()
-            .chars()
-            .take_while(|c| c.is_alphanumeric() || *c == '\'')
-            .collect();
-        after.push(' ');
-        after.push_str(&next);
-    }
-    after
 }
 
 #[cfg(test)]

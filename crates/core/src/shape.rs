@@ -43,7 +43,6 @@ pub const OMITTABLE: &[(&str, Omitted)] = &[
     ("/candidates", Omitted::EmptyArray),
     ("/dismissedConcerns", Omitted::EmptyArray),
     ("/summary", Omitted::EmptyString),
-    ("/fullCoverageQuote", Omitted::Null),
     ("/candidates/*/evidence", Omitted::EmptyString),
     ("/candidates/*/revision", Omitted::Text("head")),
     ("/decisions/*/evidence", Omitted::EmptyString),
@@ -322,7 +321,6 @@ mod tests {
             })),
             "summary": {"type": "string"},
             "dismissedConcerns": {"type": "array", "items": {"type": "object"}},
-            "fullCoverageQuote": {"type": ["string", "null"]},
         }))
     }
 
@@ -345,19 +343,19 @@ mod tests {
                 json!({"coverage": receipt()}),
                 Ok(
                     json!({"coverage": receipt(), "candidates": [], "summary": "",
-                          "dismissedConcerns": [], "fullCoverageQuote": null}),
+                          "dismissedConcerns": []}),
                 ),
             ),
             (
                 "a candidate without evidence or revision",
                 json!({"coverage": receipt(), "candidates": [candidate()], "summary": "s",
-                       "dismissedConcerns": [], "fullCoverageQuote": null}),
+                       "dismissedConcerns": []}),
                 Ok({
                     let mut c = candidate();
                     c["evidence"] = json!("");
                     c["revision"] = json!("head");
                     json!({"coverage": receipt(), "candidates": [c], "summary": "s",
-                           "dismissedConcerns": [], "fullCoverageQuote": null})
+                           "dismissedConcerns": []})
                 }),
             ),
             ("no receipt", json!({}), Err(vec![missing("/coverage")])),

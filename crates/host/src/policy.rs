@@ -136,9 +136,9 @@ Answer with exactly one JSON object and no other text.";
 /// tools and no snapshot path, given the full JSON contract, the canonical list (for
 /// reviewers; `None` for summaries and the verifier, whose schemas have no receipt), the
 /// invalid prior reply and the parser error. A repaired `complete: true` with the
-/// canonical list is allowed only when the prior reply explicitly states that every
-/// expected file was reviewed, and then the statement must be quoted verbatim in
-/// `fullCoverageQuote`; otherwise `complete: false` with the paths the reply supports.
+/// canonical list stands only when the prior reply's own JSON receipt says so (the host
+/// checks it: [`vouch_core::repaired_full_coverage`]); otherwise `complete: false` with
+/// the paths the reply supports.
 pub(crate) fn repair_user_message(
     schema: &Value,
     expected: Option<&[String]>,
@@ -153,9 +153,9 @@ pub(crate) fn repair_user_message(
         out.push_str(&format!(
             "## Coverage receipt\nThe canonical list of expected changed files:\n<expected-files>\n{array}\n</expected-files>\n\
              Set coverage.complete to true and copy this exact list into coverage.reviewedFiles only if the prior reply \
-             explicitly states that every expected file was reviewed; then copy that statement, verbatim, into \
-             fullCoverageQuote. Otherwise set coverage.complete to false, list only the files the prior reply shows were \
-             inspected, and set fullCoverageQuote to null.\n\n"
+             holds a JSON coverage receipt saying complete: true with exactly this list; vouch checks that receipt in the \
+             prior reply itself, and a statement in prose does not count. Otherwise set coverage.complete to false and \
+             list only the files the prior reply shows were inspected.\n\n"
         ));
     }
     out.push_str(&format!("## Parser error\n{error}\n\n## Prior reply\n<prior-reply>\n{prior_reply}\n</prior-reply>\n\n"));
@@ -188,7 +188,7 @@ pub(crate) enum RetrySource {
 /// still-valid findings and return one complete replacement.
 pub(crate) fn coverage_retry_message(
     expected: &[String],
-    previous_output: &Value,
+    (previous_output, downgraded): (&Value, Option<vouch_core::ReceiptProblem>),
     comparison: &CoverageComparison,
     source: &RetrySource,
 ) -> String {
@@ -197,8 +197,15 @@ pub(crate) fn coverage_retry_message(
     let unexpected =
         serde_json::to_string(&comparison.unexpected_files).expect("strings serialise");
     let mut why = String::new();
-    if comparison.reported_incomplete {
-        why.push_str("Your previous answer said coverage.complete: false.\n");
+    match downgraded {
+        Some(problem) => why.push_str(&format!(
+            "Your previous answer, rewritten by a repair, said coverage.complete: true, but vouch recorded it as \
+             false: {problem}. Give your coverage receipt as JSON.\n"
+        )),
+        None if comparison.reported_incomplete => {
+            why.push_str("Your previous answer said coverage.complete: false.\n")
+        }
+        None => {}
     }
     let means = match source {
         RetrySource::Tools => format!("Missing files (inspect these now): {missing}\n"),
@@ -280,11 +287,11 @@ mod tests {
     /// no file list at all.
     #[test]
     fn repair_message_carries_contract_list_reply_and_error() {
-        let schema = serde_json::json!({"type": "object", "properties": {"fullCoverageQuote": {"type": ["string", "null"]}}});
+        let schema = serde_json::json!({"type": "object", "properties": {"contractMarker": {"type": "object"}}});
         let m = repair_user_message(&schema, Some(&list()), "All files reviewed.", "no JSON");
         assert!(m.contains("<expected-files>\n[\"AGENTS.md\",\"CHANGELOG.md\",\"docs/verification/example.md\"]\n</expected-files>"), "{m}");
         assert!(
-            m.contains("fullCoverageQuote"),
+            m.contains("contractMarker"),
             "the contract is included: {m}"
         );
         assert!(m.contains("## Parser error\nno JSON\n"), "{m}");
@@ -308,7 +315,8 @@ mod tests {
             missing_files: vec!["CHANGELOG.md".into(), "docs/verification/example.md".into()],
             unexpected_files: vec!["./AGENTS.md".into()],
         };
-        let m = coverage_retry_message(&list(), &previous, &comparison, &RetrySource::Tools);
+        let m =
+            coverage_retry_message(&list(), (&previous, None), &comparison, &RetrySource::Tools);
         assert!(m.contains("Missing files (inspect these now): [\"CHANGELOG.md\",\"docs/verification/example.md\"]\n"), "{m}");
         assert!(m.contains("Unexpected files (not part of this change's list; remove them): [\"./AGENTS.md\"]\n"), "{m}");
         assert!(
@@ -331,9 +339,25 @@ mod tests {
             missing_files: vec![],
             unexpected_files: vec![],
         };
-        let m = coverage_retry_message(&list(), &previous, &incomplete, &RetrySource::Tools);
+        let m =
+            coverage_retry_message(&list(), (&previous, None), &incomplete, &RetrySource::Tools);
         assert!(
             m.contains("Your previous answer said coverage.complete: false."),
+            "{m}"
+        );
+        // A repaired `complete: true` the host recorded as false is not misquoted.
+        let problem = vouch_core::ReceiptProblem::NoPriorReceipt;
+        let m = coverage_retry_message(
+            &list(),
+            (&previous, Some(problem)),
+            &incomplete,
+            &RetrySource::Tools,
+        );
+        assert!(!m.contains("said coverage.complete: false"), "{m}");
+        assert!(
+            m.contains(&format!(
+                "said coverage.complete: true, but vouch recorded it as false: {problem}."
+            )),
             "{m}"
         );
     }
@@ -353,7 +377,7 @@ mod tests {
             blocks: vec!["<patch path=\"CHANGELOG.md\">\n@@ -1 +1 @@\n-a\n+b\n</patch>".into()],
             unavailable: vec!["docs/verification/example.md".into()],
         };
-        let m = coverage_retry_message(&list(), &previous, &comparison, &source);
+        let m = coverage_retry_message(&list(), (&previous, None), &comparison, &source);
         assert!(!m.contains("inspect these now"), "{m}");
         assert!(m.contains("Missing files (their patches are given below; inspect them): [\"CHANGELOG.md\",\"docs/verification/example.md\"]\n<patch path=\"CHANGELOG.md\">"), "{m}");
         assert!(m.contains("source gap the report states, so leave them out of coverage.reviewedFiles): [\"docs/verification/example.md\"]"), "{m}");

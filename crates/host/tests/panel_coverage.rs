@@ -490,7 +490,7 @@ impl DiagnosticSink for CancelOn {
     }
 }
 
-/// Rules 3 and 8: a repaired `complete: true` whose quote is not in the prior reply is
+/// Rules 3 and 8: a repaired `complete: true` of a prose reply (no JSON receipt) is
 /// downgraded visibly (`repair-quote-missing`); when the run is cancelled at that moment,
 /// no retry is started — no event, no request, `retried: false` — and the review is
 /// `aborted`.
@@ -499,7 +499,7 @@ async fn cancellation_before_the_retry_starts_no_retry() {
     let (repo, base, head) = change();
     let prose = "bug-review #2 notes: the change bumps answer() to 42 [marker-b2].";
     let repaired = json!({"candidates": [], "coverage": {"complete": true, "reviewedFiles": EXPECTED},
-        "summary": "repaired", "fullCoverageQuote": "I reviewed all four files."});
+        "summary": "repaired"});
     let script = panel_script(vec![
         Rule::when(retry_execution("bug-review #2"))
             .named("retry")

@@ -22,8 +22,6 @@ pub const MAX_CLAIM_CHARS: u64 = 300;
 pub const MAX_EVIDENCE_CHARS: u64 = 800;
 /// Longest summary.
 pub const MAX_SUMMARY_CHARS: u64 = 400;
-/// Longest verbatim full-coverage quote (repair only).
-pub const MAX_QUOTE_CHARS: u64 = 400;
 pub use vouch_abi::MAX_CANDIDATES;
 /// Most citations per decision.
 pub const MAX_CITATIONS: u64 = 4;
@@ -91,8 +89,8 @@ fn array(items: Value, max: u64) -> Value {
     ])
 }
 
-/// The contract of every candidate-producing role: `{candidates, coverage, summary}`
-/// (plus `fullCoverageQuote` for a repair).
+/// The contract of every candidate-producing role: `{candidates, coverage, summary,
+/// dismissedConcerns}`, the same for a repair.
 pub fn candidate_contract(request: &ContractRequest) -> Value {
     // The same for every request: built once (a host asks for contracts per execution).
     static CANDIDATE: LazyLock<Value> = LazyLock::new(|| {
@@ -127,7 +125,7 @@ pub fn candidate_contract(request: &ContractRequest) -> Value {
         ("complete", json!({"type": "boolean"})),
         ("reviewedFiles", array(file_item, max_files)),
     ]));
-    let mut properties = ordered([
+    let properties = ordered([
         ("candidates", array(candidate, request.candidate_cap())),
         ("coverage", coverage),
         ("summary", string(MAX_SUMMARY_CHARS)),
@@ -136,10 +134,6 @@ pub fn candidate_contract(request: &ContractRequest) -> Value {
             dismissed_concerns_schema(request.dismissed_cap()),
         ),
     ]);
-    if request.repair {
-        properties["fullCoverageQuote"] =
-            json!({"type": ["string", "null"], "maxLength": MAX_QUOTE_CHARS});
-    }
     object(properties)
 }
 

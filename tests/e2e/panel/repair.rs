@@ -10,28 +10,29 @@ use super::*;
 const SMALL_LIST: &str = "<expected-files>\n[\"AGENTS.md\",\"CHANGELOG.md\",\"docs/verification/example.md\",\"src/lib.rs\"]\n</expected-files>";
 
 /// A repaired receipt for [`small_change`].
-fn repaired(complete: bool, files: &[&str], quote: Option<&str>) -> String {
+fn repaired(complete: bool, files: &[&str]) -> String {
     json!({"candidates": [], "coverage": {"complete": complete, "reviewedFiles": files},
-           "summary": "repaired", "fullCoverageQuote": quote})
+           "summary": "repaired"})
     .to_string()
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn repair_gets_contract_list_reply_and_error_but_no_tools_or_snapshot_path() {
     let change = small_change();
-    let prose = "Findings of bug-review [marker-b1]: none. I reviewed all four expected files.";
+    // Its own receipt is exact, but it carries a key the contract does not know.
+    let prose = format!(
+        "Findings of bug-review [marker-b1]: none. {}",
+        json!({"candidates": [], "coverage": {"complete": true, "reviewedFiles": SMALL},
+               "notes": "all four read"})
+    );
     let script = panel_script(
         vec![
             Rule::when(repair_of("[marker-b1]"))
                 .named("repair")
-                .reply(Reply::content(repaired(
-                    true,
-                    &SMALL,
-                    Some("I reviewed all four expected files."),
-                ))),
+                .reply(Reply::content(repaired(true, &SMALL))),
             Rule::when(first_execution("bug-review #1"))
                 .named("first")
-                .reply(Reply::content(prose)),
+                .reply(Reply::content(prose.clone())),
         ],
         &SMALL,
     );
@@ -39,7 +40,7 @@ async fn repair_gets_contract_list_reply_and_error_but_no_tools_or_snapshot_path
     let out = review(&change, &server, &[]).await;
     assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
     let report = out.json();
-    // The quote is really in the prior reply: the repaired receipt stands, no retry.
+    // The prior reply's own receipt was exact: the repaired receipt stands, no retry.
     assert_eq!(
         coverage_of(&report, "bug-review #1"),
         (true, json!([]), json!([]), false)
@@ -67,7 +68,7 @@ async fn repair_gets_contract_list_reply_and_error_but_no_tools_or_snapshot_path
     );
     assert!(user.contains("## Parser error\n"), "{user}");
     assert!(
-        user.contains("\"fullCoverageQuote\""),
+        user.contains("\"reviewedFiles\"") && !user.contains("fullCoverageQuote"),
         "the repair contract: {user}"
     );
     assert!(
@@ -75,10 +76,7 @@ async fn repair_gets_contract_list_reply_and_error_but_no_tools_or_snapshot_path
         "no reviewer task: {user}"
     );
     let schema = &request.response_format().expect("structured outputs")["json_schema"]["schema"];
-    assert!(
-        schema["properties"]["fullCoverageQuote"].is_object(),
-        "{schema:#}"
-    );
+    assert!(schema["properties"]["coverage"].is_object(), "{schema:#}");
     let repo_path = change.repo.path().display().to_string();
     assert!(
         !request.raw_body.contains(&repo_path),
@@ -88,7 +86,7 @@ async fn repair_gets_contract_list_reply_and_error_but_no_tools_or_snapshot_path
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn repaired_full_coverage_without_a_verbatim_quote_is_downgraded_and_retried() {
+async fn repaired_full_coverage_of_a_prose_reply_is_downgraded_and_retried() {
     let change = small_change();
     let prose = "bug-review notes [marker-b1]: answer() changed from 41 to 42.";
     let script = panel_script(
@@ -98,11 +96,7 @@ async fn repaired_full_coverage_without_a_verbatim_quote_is_downgraded_and_retri
                 .reply(Reply::content(receipt(true, &SMALL))),
             Rule::when(repair_of("[marker-b1]"))
                 .named("repair")
-                .reply(Reply::content(repaired(
-                    true,
-                    &SMALL,
-                    Some("I reviewed every file."),
-                ))),
+                .reply(Reply::content(repaired(true, &SMALL))),
             Rule::when(first_execution("bug-review #1")).reply(Reply::content(prose)),
         ],
         &SMALL,
@@ -123,7 +117,7 @@ async fn repaired_full_coverage_without_a_verbatim_quote_is_downgraded_and_retri
     );
     let observations = report["observations"].to_string();
     assert!(
-        observations.contains("bug-review #1: the repaired reply claimed full coverage, but the fullCoverageQuote is not a verbatim span of the prior reply; recorded as complete: false"),
+        observations.contains("bug-review #1: the repaired reply claimed full coverage, but the prior reply held no JSON coverage receipt saying complete: true with exactly the expected files (a prose claim of coverage is not checked); recorded as complete: false"),
         "{observations}"
     );
     assert_only_retried(&server, &["bug-review #1"]);
@@ -145,7 +139,7 @@ async fn two_different_valid_objects_are_invalid_and_go_to_repair() {
                 .reply(Reply::content(receipt(true, &SMALL))),
             Rule::when(repair_of("[marker-b2]"))
                 .named("repair")
-                .reply(Reply::content(repaired(false, &["src/lib.rs"], None))),
+                .reply(Reply::content(repaired(false, &["src/lib.rs"]))),
             Rule::when(first_execution("bug-review #2")).reply(Reply::content(prose)),
         ],
         &SMALL,

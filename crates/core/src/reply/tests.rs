@@ -262,178 +262,39 @@ fn a_repair_never_changes_a_stated_verdict() {
 }
 
 #[test]
-fn a_repaired_full_coverage_quote_must_state_every_file_was_reviewed() {
-    use QuoteProblem::*;
-    let expected: Vec<String> = ["README.md", "src/lib.rs"].map(String::from).to_vec();
-    let prior = "Analysis. I reviewed all changed files. I reviewed all 2 expected files. \
-        Reviewed: README.md, src/lib.rs. I read README.md and src/lib.rs. \
-        Reviewed README.md. Not all files were reviewed. I think I reviewed all files. \
-        I reviewed all files except README.md. I reviewed all the important files. \
-        All files should be reviewed. I didn't review all files. I reviewed every file. \
-        Every changed file was inspected. I have only reviewed src/lib.rs and README.md. \
-        \"coverage\": {\"complete\": true, \"reviewedFiles\": [\"README.md\", \"src/lib.rs\"]} \
-        I reviewed src/lib.rs.bak and README.md. I reviewed all files, probably. \
-        I will review all files. I reviewed all of the 2 changed files. \
-        All files: README.md, src/lib.rs. I reviewed each file. I reviewed all files but one. \
-        I reviewed src/lib.rs, README.md. Every one of the 11 expected changed files was\nreviewed. \
-        I never reviewed README.md and src/lib.rs. I could not review README.md and src/lib.rs. \
-        Nobody reviewed all changed files yet. I reviewed every changed file except README.md. \
-        {\"summary\": \"Perhaps I reviewed every one of the files\"} \
-        I examined all changed files and found no defects. \
-        I have reviewed all 2\nfiles in the expected list, and apart from what the tests do \
-        not cover I see no defect. I inspected every changed file, except src/lib.rs. \
-        Failed to inspect all changed files. I wish I had checked all changed files. \
-        It is false that I analysed all changed files. Did I audit all changed files? No. \
-        TODO: covered all changed files";
-    // (quote, verdict)
-    let cases: &[(Option<&str>, Result<(), QuoteProblem>)] = &[
-        (Some("I reviewed all changed files."), Ok(())),
-        (Some("  I reviewed all 2 expected files.  "), Ok(())),
-        (Some("Reviewed: README.md, src/lib.rs."), Ok(())),
-        (Some("I read README.md and src/lib.rs."), Ok(())),
-        (Some("I reviewed every file."), Ok(())),
-        (Some("Every changed file was inspected."), Ok(())),
-        (Some("I reviewed all of the 2 changed files."), Ok(())),
-        (Some("I reviewed each file."), Ok(())),
-        // A real model's statement, across a line break.
-        (
-            Some("Every one of the 11 expected changed files was\nreviewed"),
-            Ok(()),
-        ),
-        (Some("I reviewed src/lib.rs, README.md."), Ok(())),
-        (
-            Some("\"reviewedFiles\": [\"README.md\", \"src/lib.rs\"]"),
-            Ok(()),
-        ),
-        // Trivial spans of the prior reply.
-        (Some("."), Err(NoStatement)),
-        (Some("README.md"), Err(NoStatement)),
-        (Some("src/lib.rs"), Err(NoStatement)),
-        (Some("Analysis."), Err(NoStatement)),
-        // A partial list.
-        (Some("Reviewed README.md."), Err(NoStatement)),
-        // A path inside a longer path does not list it.
-        (
-            Some("I reviewed src/lib.rs.bak and README.md."),
-            Err(NoStatement),
-        ),
-        // A list without saying it was reviewed.
-        (Some("All files: README.md, src/lib.rs."), Err(NoStatement)),
-        // A narrowing adjective.
-        (
-            Some("I reviewed all the important files."),
-            Err(NoStatement),
-        ),
-        // Negations and limitations.
-        (Some("Not all files were reviewed."), Err(Qualified)),
-        (Some("I didn't review all files."), Err(Qualified)),
-        (
-            Some("I reviewed all files except README.md."),
-            Err(Qualified),
-        ),
-        (Some("I reviewed all files but one."), Err(Qualified)),
-        (
-            Some("I have only reviewed src/lib.rs and README.md."),
-            Err(Qualified),
-        ),
-        // Hedges and intentions.
-        (Some("I think I reviewed all files."), Err(Qualified)),
-        (Some("All files should be reviewed."), Err(Qualified)),
-        (Some("I reviewed all files, probably."), Err(Qualified)),
-        (Some("I will review all files."), Err(Qualified)),
-        // Cut out of a sentence that negates, hedges or narrows it.
-        (Some("reviewed README.md and src/lib.rs"), Err(Qualified)),
-        (Some("review README.md and src/lib.rs"), Err(Qualified)),
-        (Some("reviewed all changed files"), Err(Qualified)),
-        (Some("I reviewed every changed file"), Err(Qualified)),
-        (Some("reviewed every one of the files"), Err(Qualified)),
-        // What follows in its sentence without narrowing it does not void it.
-        (Some("I examined all changed files"), Ok(())),
-        // A later clause that qualifies something else does not void it (a recorded
-        // model reply); one that starts with an exception does.
-        (
-            Some("I have reviewed all 2\nfiles in the expected list"),
-            Ok(()),
-        ),
-        (Some("I inspected every changed file"), Err(Qualified)),
-        // A failure, a wish, a denial, a question, a to-do.
-        (Some("inspect all changed files"), Err(Qualified)),
-        (Some("checked all changed files"), Err(Qualified)),
-        (Some("analysed all changed files"), Err(Qualified)),
-        (Some("audit all changed files"), Err(Qualified)),
-        (Some("Did I audit all changed files?"), Err(Qualified)),
-        (Some("covered all changed files"), Err(Qualified)),
-        // Not a verbatim span (case, wording, invented).
-        (Some("i reviewed all changed files."), Err(NotInPrior)),
-        (Some("I reviewed all the files."), Err(NotInPrior)),
-        (
-            Some("I reviewed all changed files and tests."),
-            Err(NotInPrior),
-        ),
-        // Missing.
-        (Some("   "), Err(Missing)),
-        (None, Err(Missing)),
-    ];
-    assert!(cases.len() >= 20);
-    for (quote, want) in cases {
-        assert_eq!(
-            full_coverage_quote(prior, *quote, &expected),
-            *want,
-            "quote {quote:?}"
-        );
-    }
-}
-
-#[test]
-fn the_receipt_of_a_cut_reply_is_no_statement_for_another_list() {
-    // A quoted receipt lists paths; it counts only when it lists every expected path.
-    let prior = r#"{"coverage": {"complete": true, "reviewedFiles": ["a.rs"]}, "candidates": [{"path": "a.rs", "cl"#;
-    let expected: Vec<String> = ["a.rs", "b.rs"].map(String::from).to_vec();
-    assert_eq!(
-        full_coverage_quote(prior, Some(r#""reviewedFiles": ["a.rs"]"#), &expected),
-        Err(QuoteProblem::NoStatement)
-    );
-}
-
-#[test]
 fn a_prior_json_receipt_decides_a_repaired_full_coverage_claim() {
     let expected: Vec<String> = ["a.rs", "b.rs"].map(String::from).to_vec();
     let receipt = |complete: bool, files: &[&str]| {
         serde_json::json!({"coverage": {"complete": complete, "reviewedFiles": files}}).to_string()
     };
     let stated = "I reviewed all changed files: a.rs, b.rs.";
-    // (prior reply, repair's quote, result)
-    let cases: Vec<(String, Option<&str>, Result<(), QuoteProblem>)> = vec![
-        // The reply's own receipt is the statement: no quote needed.
-        (receipt(true, &["a.rs", "b.rs"]), None, Ok(())),
+    // (prior reply, result)
+    let cases: Vec<(String, Result<(), ReceiptProblem>)> = vec![
+        // The reply's own receipt is the statement.
+        (receipt(true, &["a.rs", "b.rs"]), Ok(())),
         (
             format!(
                 "Summary first. {} and candidates: [oops",
                 receipt(true, &["b.rs", "a.rs", "a.rs"])
             ),
-            None,
             Ok(()),
         ),
-        // Incomplete, short, or padded receipts stay so, whatever the quote.
+        // Incomplete, short, or padded receipts stay so, whatever the prose says.
         (
             format!("{} {stated}", receipt(false, &["a.rs", "b.rs"])),
-            Some(stated),
-            Err(QuoteProblem::PriorReceiptNotExact),
+            Err(ReceiptProblem::PriorReceiptNotExact),
         ),
         (
             format!("{} {stated}", receipt(true, &["a.rs"])),
-            Some(stated),
-            Err(QuoteProblem::PriorReceiptNotExact),
+            Err(ReceiptProblem::PriorReceiptNotExact),
         ),
         (
             receipt(true, &["a.rs", "b.rs", "c.rs"]),
-            None,
-            Err(QuoteProblem::PriorReceiptNotExact),
+            Err(ReceiptProblem::PriorReceiptNotExact),
         ),
         (
             receipt(true, &["./a.rs", "b.rs"]),
-            None,
-            Err(QuoteProblem::PriorReceiptNotExact),
+            Err(ReceiptProblem::PriorReceiptNotExact),
         ),
         // Two receipts that disagree state nothing complete.
         (
@@ -442,25 +303,40 @@ fn a_prior_json_receipt_decides_a_repaired_full_coverage_claim() {
                 receipt(true, &["a.rs", "b.rs"]),
                 receipt(false, &[])
             ),
-            None,
-            Err(QuoteProblem::PriorReceiptNotExact),
+            Err(ReceiptProblem::PriorReceiptNotExact),
         ),
-        // No JSON receipt: a prose claim needs its quote.
-        (stated.to_string(), None, Err(QuoteProblem::Missing)),
-        (stated.to_string(), Some(stated), Ok(())),
-        // A receipt cut before its end is no receipt.
+        // A repeated key: the incomplete copy is not overruled by the complete one.
+        (
+            r#"{"coverage": {"complete": false, "reviewedFiles": ["a.rs"]}, "coverage": {"complete": true, "reviewedFiles": ["a.rs", "b.rs"]}}"#.to_string(),
+            Err(ReceiptProblem::PriorReceiptNotExact),
+        ),
+        (
+            r#"{"coverage": {"complete": true, "complete": true, "reviewedFiles": ["a.rs", "b.rs"]}}"#.to_string(),
+            Err(ReceiptProblem::PriorReceiptNotExact),
+        ),
+        // No JSON receipt: prose is never enough, however it is worded.
+        (stated.to_string(), Err(ReceiptProblem::NoPriorReceipt)),
+        (
+            "I reviewed every changed file without reading b.rs.".to_string(),
+            Err(ReceiptProblem::NoPriorReceipt),
+        ),
+        // A receipt the reply wrote malformed is no receipt: incomplete, in other keys,
+        // or cut before its end.
+        (
+            r#"{"Coverage": {"Complete": true, "reviewedFiles": ["a.rs", "b.rs"]}}"#.to_string(),
+            Err(ReceiptProblem::NoPriorReceipt),
+        ),
+        (
+            r#"{"coverage": {"complete": "true", "reviewedFiles": ["a.rs", "b.rs"]}}"#.to_string(),
+            Err(ReceiptProblem::NoPriorReceipt),
+        ),
         (
             r#"{"coverage": {"complete": true, "reviewedFiles": ["a.rs", "b.rs"]"#.to_string(),
-            None,
-            Err(QuoteProblem::Missing),
+            Err(ReceiptProblem::NoPriorReceipt),
         ),
     ];
-    for (prior, quote, want) in cases {
-        assert_eq!(
-            repaired_full_coverage(&prior, quote, &expected),
-            want,
-            "{prior}"
-        );
+    for (prior, want) in cases {
+        assert_eq!(repaired_full_coverage(&prior, &expected), want, "{prior}");
     }
 }
 
@@ -485,7 +361,6 @@ mod properties {
             files in proptest::collection::vec(proptest::sample::select(vec!["README.md", "src/lib.rs", "src/x.rs", "./README.md", "src/lib.rs "]), 0..5),
             before in "\\PC{0,60}",
             after in "\\PC{0,60}",
-            quote in proptest::option::of("\\PC{0,60}"),
         ) {
             let receipt = CoverageReceipt { complete, reviewed_files: files.iter().map(|f| f.to_string()).collect() };
             prop_assume!(!compare_coverage(&expected(), &receipt).complete);
@@ -493,67 +368,35 @@ mod properties {
             let prior = format!("{before}\n{json}\n{after}");
             let stated = "I reviewed all changed files: README.md, src/lib.rs.";
             let prior = format!("{prior} {stated}");
-            for q in [quote.as_deref(), Some(stated), None] {
-                prop_assert!(repaired_full_coverage(&prior, q, &expected()).is_err());
-            }
+            prop_assert!(repaired_full_coverage(&prior, &expected()).is_err());
         }
 
-        /// Without any JSON receipt, nothing stands without a quote.
+        /// Without any JSON object, no prose ever stands for full coverage.
         #[test]
-        fn an_absent_receipt_never_stands_without_a_quote(prior in "[^{]{0,200}") {
-            prop_assert_eq!(repaired_full_coverage(&prior, None, &expected()), Err(QuoteProblem::Missing));
+        fn prose_never_stands_for_full_coverage(prior in "[^{]{0,200}") {
+            prop_assert_eq!(repaired_full_coverage(&prior, &expected()), Err(ReceiptProblem::NoPriorReceipt));
         }
 
-        /// A quote that is not a span of the prior reply never stands.
+        /// An exact receipt in an object that repeats a key, at the top or inside the
+        /// receipt, never stands, even when every copy is exact.
         #[test]
-        fn a_quote_outside_the_prior_never_stands(prior in "\\PC{0,120}", quote in "\\PC{1,60}") {
-            prop_assume!(!prior.contains(quote.trim()));
-            prop_assert!(full_coverage_quote(&prior, Some(&quote), &expected()).is_err());
-        }
-
-        /// Whatever surrounds it, a quote with a negation or hedge never stands.
-        #[test]
-        fn a_qualified_quote_never_stands(
-            prefix in "[a-zA-Z0-9 ,.;:/]{0,40}",
-            word in proptest::sample::select(NEGATIONS.iter().chain(HEDGES).copied().collect::<Vec<_>>()),
-            suffix in "[a-zA-Z0-9 ,.;:/]{0,40}",
+        fn a_receipt_in_an_object_repeating_a_key_never_stands(
+            key in proptest::sample::select(vec!["summary", "coverage", "complete", "reviewedFiles"]),
+            before in "[^{}]{0,40}",
         ) {
-            let quote = format!("{prefix} {word} I reviewed all changed files: README.md, src/lib.rs {suffix}");
-            let prior = format!("Notes. {quote} End.");
-            prop_assert!(full_coverage_quote(&prior, Some(&quote), &expected()).is_err());
-        }
-
-        /// A quote cut out of a sentence that negates or hedges it before, or narrows it
-        /// after, never stands, whatever else the sentence holds.
-        #[test]
-        fn a_quote_cut_out_of_a_qualifying_sentence_never_stands(
-            before in "[a-zA-Z0-9 ,:/]{0,40}",
-            word in proptest::sample::select(NEGATIONS.iter().chain(HEDGES).copied().collect::<Vec<_>>()),
-            narrowing in proptest::sample::select(NARROWING_AFTER.to_vec()),
-            word_first: bool,
-            after in "[a-zA-Z0-9 ,:/]{0,40}",
-        ) {
-            let quote = "reviewed all changed files: README.md, src/lib.rs";
-            let prior = if word_first {
-                format!("Notes. {before} {word} {quote} {after}. End.")
-            } else {
-                format!("Notes. {before} {quote} {narrowing} {after}. End.")
+            let files = r#"["README.md", "src/lib.rs"]"#;
+            let (inner, outer) = match key {
+                "complete" => (r#", "complete": true"#.to_string(), String::new()),
+                "reviewedFiles" => (format!(r#", "reviewedFiles": {files}"#), String::new()),
+                "coverage" => (String::new(), format!(r#", "coverage": {{"complete": true, "reviewedFiles": {files}}}"#)),
+                _ => (String::new(), r#", "summary": "again""#.to_string()),
             };
-            prop_assert_eq!(
-                full_coverage_quote(&prior, Some(quote), &expected()),
-                Err(QuoteProblem::Qualified),
-                "{}", prior
+            let prior = format!(
+                r#"{before}{{"summary": "", "coverage": {{"complete": true, "reviewedFiles": {files}{inner}}}{outer}}}"#
             );
-        }
-
-        /// Any span of any reply as a quote is judged without a panic (multi-byte text,
-        /// sentence edges at either end).
-        #[test]
-        fn any_span_is_judged_without_a_panic(prior in "\\PC{0,200}", a in 0usize..200, n in 0usize..80) {
-            let chars: Vec<(usize, char)> = prior.char_indices().collect();
-            let from = chars.get(a).map_or(prior.len(), |c| c.0);
-            let to = chars.get(a + n).map_or(prior.len(), |c| c.0);
-            let _ = full_coverage_quote(&prior, Some(&prior[from..to]), &expected());
+            prop_assert_eq!(repaired_full_coverage(&prior, &expected()), Err(ReceiptProblem::PriorReceiptNotExact), "{}", prior);
+            let once = format!(r#"{before}{{"summary": "", "coverage": {{"complete": true, "reviewedFiles": {files}}}}}"#);
+            prop_assert_eq!(repaired_full_coverage(&once, &expected()), Ok(()), "{}", once);
         }
 
         /// Hostile text never panics the rules, and keeping exactly the candidates the

@@ -35,8 +35,8 @@ impl Contract {
         Ok(Contract { request, schema })
     }
 
-    /// The repair variant of this contract (adds `fullCoverageQuote` for receipts), asked
-    /// for only when a reply needs repair.
+    /// The repair variant of this contract (a plugin may shape it differently), asked for
+    /// only when a reply needs repair.
     ///
     /// # Errors
     /// The plugin's error.

@@ -85,8 +85,6 @@ pub(crate) struct CandidateAnswer {
     pub(crate) candidates: Vec<ProposedDraft>,
     /// The coverage receipt.
     pub(crate) receipt: CoverageReceipt,
-    /// A repair's quote of the prior reply's full-coverage statement.
-    pub(crate) full_coverage_quote: Option<String>,
     /// Summary for the report.
     pub(crate) summary: String,
     /// Concerns the stage checked and dismissed, with the evidence that cleared them.
@@ -241,7 +239,6 @@ fn candidates(reply: CandidateReply) -> Result<CandidateAnswer, String> {
             complete: reply.coverage.complete,
             reviewed_files: reply.coverage.reviewed_files,
         },
-        full_coverage_quote: reply.full_coverage_quote,
         summary: reply.summary,
         dismissed: reply.dismissed_concerns,
     })
@@ -769,7 +766,6 @@ mod tests {
         ParsedReply::Candidates(CandidateReply {
             candidates: vec![candidate],
             coverage: Coverage::default(),
-            full_coverage_quote: None,
             summary: String::new(),
             dismissed_concerns: vec![],
         })

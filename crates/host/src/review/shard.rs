@@ -73,7 +73,11 @@ fn stable_tokens(env: &ReviewEnv, plan: &StagePlan) -> Result<u64, String> {
         + json_text_len(&split_files_section(&[]))
         + json_text_len(&coverage_retry_message(
             &[],
-            &serde_json::Value::Null,
+            // The longest reason a retry can give.
+            (
+                &serde_json::Value::Null,
+                Some(vouch_core::ReceiptProblem::NoPriorReceipt),
+            ),
             &CoverageComparison {
                 complete: false,
                 reported_incomplete: true,

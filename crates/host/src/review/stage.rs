@@ -4,7 +4,7 @@
 use vouch_abi::{DismissedForVerification, PAYLOAD_VERSION, PromptRequest, Role};
 use vouch_core::{
     Candidate, CoverageComparison, Failure, FailureKind, IssueStep, Limitation, LimitationKind,
-    QuoteProblem, ReplyIssue, StageRecord, StageStatus, candidate_id, compare_coverage,
+    ReceiptProblem, ReplyIssue, StageRecord, StageStatus, candidate_id, compare_coverage,
     forced_synthesis_limits, mismatch_after_retry_message, repaired_full_coverage,
 };
 
@@ -83,21 +83,19 @@ pub(super) fn prompt_request(env: &ReviewEnv, plan: &StagePlan) -> PromptRequest
 
 /// The candidate reply with the repair rule for receipts ([`repaired_full_coverage`])
 /// applied: a repaired `complete: true` stands only when the prior reply's own JSON
-/// receipt was complete with exactly the expected files or, without a JSON receipt, when
-/// its quote is a span of the prior reply that by itself states every expected file was
-/// reviewed; otherwise it is recorded as `complete: false` (the problem is returned).
-fn checked_reply(answer: &Answer, expected: &[String]) -> (CandidateAnswer, Option<QuoteProblem>) {
+/// receipt was complete with exactly the expected files; otherwise it is recorded as
+/// `complete: false` (the problem is returned).
+fn checked_reply(
+    answer: &Answer,
+    expected: &[String],
+) -> (CandidateAnswer, Option<ReceiptProblem>) {
     let TypedReply::Candidates(mut reply) = answer.reply.clone() else {
         unreachable!("a candidate stage's exchange returns candidates")
     };
     let mut problem = None;
     if answer.repaired
         && reply.receipt.complete
-        && let Err(p) = repaired_full_coverage(
-            &answer.prior_text,
-            reply.full_coverage_quote.as_deref(),
-            expected,
-        )
+        && let Err(p) = repaired_full_coverage(&answer.prior_text, expected)
     {
         reply.receipt.complete = false;
         problem = Some(p);
@@ -236,7 +234,7 @@ async fn drive(
         .ask(env, prepared.user.clone())
         .await
         .map_err(|f| f.noted(&mut run.record))?;
-    let (reply, comparison) = absorb(env, run, &first, plan, &plan.assigned);
+    let (reply, comparison, downgraded) = absorb(env, run, &first, plan, &plan.assigned);
     if comparison.complete {
         return accept(run, plan, reply, &first, &gaps);
     }
@@ -247,16 +245,19 @@ async fn drive(
     let first = FirstTry {
         answer: &first,
         comparison,
+        downgraded,
         gaps,
     };
     retry(env, plan, tools, run, &prepared, first).await
 }
 
 /// What a stage's first exchange leaves for its coverage retry: its answer, the receipt's
-/// comparison and the files that could not be given without tools.
+/// comparison, why a repaired `complete: true` was recorded as `complete: false` (if it
+/// was) and the files that could not be given without tools.
 struct FirstTry<'a> {
     answer: &'a Answer,
     comparison: CoverageComparison,
+    downgraded: Option<ReceiptProblem>,
     gaps: Vec<String>,
 }
 
@@ -274,14 +275,20 @@ async fn retry(
     let FirstTry {
         answer,
         comparison,
+        downgraded,
         mut gaps,
     } = first;
-    note_retry(env, plan, tools, run, &comparison);
+    note_retry(env, plan, tools, run, (&comparison, downgraded));
     let source = retry_source(env, plan, tools, &comparison.missing_files, &mut gaps);
     let retry_user = format!(
         "{}\n\n{}",
         prepared.user.trim_end(),
-        coverage_retry_message(&plan.assigned, &answer.value, &comparison, &source)
+        coverage_retry_message(
+            &plan.assigned,
+            (&answer.value, downgraded),
+            &comparison,
+            &source
+        )
     );
     let second = prepared
         .ask(env, retry_user)
@@ -295,7 +302,7 @@ async fn retry(
         .filter(|p| !gaps.contains(p))
         .cloned()
         .collect();
-    let (reply, comparison) = absorb(env, run, &second, plan, &coverable);
+    let (reply, comparison, _) = absorb(env, run, &second, plan, &coverable);
     if comparison.complete {
         return accept(run, plan, reply, &second, &gaps);
     }
@@ -310,7 +317,7 @@ fn note_retry(
     plan: &StagePlan,
     tools: &RepoTools,
     run: &mut StageRun,
-    comparison: &CoverageComparison,
+    (comparison, downgraded): (&CoverageComparison, Option<ReceiptProblem>),
 ) {
     env.progress(ProgressEvent::ReviewerCoverageRetry {
         label: plan.label.clone(),
@@ -328,7 +335,7 @@ fn note_retry(
     run.record.reply_issues.push(ReplyIssue::new(
         IssueStep::CoverageRetry,
         Some("/coverage".to_string()),
-        &comparison.mismatch_summary(),
+        &comparison.retry_reason(downgraded),
     ));
     run.record.first_coverage = Some(comparison.clone());
 }
@@ -403,14 +410,14 @@ fn retry_source(
 /// Records an answer's bookkeeping and compares its receipt with `expected`. A repaired
 /// receipt that was downgraded to `complete: false` is made visible: a report
 /// observation naming why, the record's `receiptDowngraded` flag and a
-/// `repair-quote-missing` diagnostic.
+/// `repair-quote-missing` diagnostic; why is returned too.
 fn absorb(
     env: &ReviewEnv,
     run: &mut StageRun,
     answer: &Answer,
     plan: &StagePlan,
     expected: &[String],
-) -> (CandidateAnswer, CoverageComparison) {
+) -> (CandidateAnswer, CoverageComparison, Option<ReceiptProblem>) {
     note_answer(&mut run.record, answer);
     let (reply, downgraded) = checked_reply(answer, &plan.assigned);
     if let Some(problem) = downgraded {
@@ -448,7 +455,7 @@ fn absorb(
             ),
         });
     }
-    (reply, comparison)
+    (reply, comparison, downgraded)
 }
 
 fn accept(
