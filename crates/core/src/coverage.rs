@@ -76,6 +76,23 @@ pub fn mismatch_after_retry_message(label: &str, comparison: &CoverageComparison
     lines.join("\n")
 }
 
+/// Why a repaired `complete: true` does not stand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum ReceiptProblem {
+    /// The prior reply holds no JSON receipt: what it says of its coverage is prose,
+    /// which the host cannot check, so only a receipt can say it.
+    #[error(
+        "the prior reply held no JSON coverage receipt saying complete: true with exactly the expected files (a prose claim of coverage is not checked)"
+    )]
+    NoPriorReceipt,
+    /// The prior reply's own JSON receipt was incomplete, did not list exactly the
+    /// expected files, or was ambiguous (an object of it repeats a key).
+    #[error(
+        "the prior reply's own coverage receipt was incomplete, did not list exactly the expected files, or repeated a key"
+    )]
+    PriorReceiptNotExact,
+}
+
 impl CoverageComparison {
     /// What made a receipt not exact, in one line for the report: `complete: false`, and
     /// how many expected files were missing or unexpected (the first few named).
@@ -112,7 +129,7 @@ impl CoverageComparison {
     /// [`mismatch_summary`](Self::mismatch_summary), or, for a repaired `complete: true`
     /// the host recorded as `complete: false` (`downgraded`), why it did, then any
     /// missing or unexpected files.
-    pub fn retry_reason(&self, downgraded: Option<crate::ReceiptProblem>) -> String {
+    pub fn retry_reason(&self, downgraded: Option<ReceiptProblem>) -> String {
         let Some(problem) = downgraded else {
             return self.mismatch_summary();
         };
@@ -186,7 +203,7 @@ mod tests {
             missing_files: vec!["b.rs".into()],
             ..downgraded.clone()
         };
-        let problem = crate::ReceiptProblem::NoPriorReceipt;
+        let problem = ReceiptProblem::NoPriorReceipt;
         let why = format!(
             "the repaired receipt said complete: true, but {problem}; recorded as complete: false"
         );

@@ -34,7 +34,7 @@ pub use convention::{
     ConventionGap, ConventionSupport, MIN_CONVENTION_EXAMPLES, convention_support,
 };
 pub use coverage::{
-    CoverageComparison, CoverageReceipt, compare_coverage, forced_synthesis_limits,
+    CoverageComparison, CoverageReceipt, ReceiptProblem, compare_coverage, forced_synthesis_limits,
     mismatch_after_retry_message,
 };
 pub use decision::{
@@ -51,9 +51,9 @@ pub use opinion::{
 pub use prefetch::{PrefetchKind, PrefetchRecord, select_within_budget};
 pub use record::{BudgetKind, CandidateRecord, ExcludedFile, StageRecord, StageStatus, TokenUsage};
 pub use reply::{
-    CandidateLocation, PriorReceipt, ReceiptProblem, RepairViolation, TruncationStep,
-    check_candidate_repair, check_decision_repair, complete_prior_candidates, prior_receipt,
-    prior_verdicts, repaired_full_coverage, truncation_step,
+    CandidateLocation, PriorReceipt, RepairViolation, TruncationStep, check_candidate_repair,
+    check_decision_repair, complete_prior_candidates, prior_receipt, prior_verdicts,
+    repaired_full_coverage, truncation_step,
 };
 pub use reviewed::{
     FilesReviewed, NotReviewedFile, NotReviewedReason, StageCoverage, files_reviewed,

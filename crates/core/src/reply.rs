@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use crate::coverage::{CoverageReceipt, compare_coverage};
+use crate::coverage::{CoverageReceipt, ReceiptProblem, compare_coverage};
 use crate::decision::Verdict;
 
 /// What a stage execution does with a reply, by how it ended.
@@ -396,23 +396,6 @@ pub fn named_verdicts(prior: &str, id: &str, ids: &[&str]) -> Vec<Verdict> {
         }
     }
     named
-}
-
-/// Why a repaired `complete: true` does not stand.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub enum ReceiptProblem {
-    /// The prior reply holds no JSON receipt: what it says of its coverage is prose,
-    /// which the host cannot check, so only a receipt can say it.
-    #[error(
-        "the prior reply held no JSON coverage receipt saying complete: true with exactly the expected files (a prose claim of coverage is not checked)"
-    )]
-    NoPriorReceipt,
-    /// The prior reply's own JSON receipt was incomplete, did not list exactly the
-    /// expected files, or was ambiguous (an object of it repeats a key).
-    #[error(
-        "the prior reply's own coverage receipt was incomplete, did not list exactly the expected files, or repeated a key"
-    )]
-    PriorReceiptNotExact,
 }
 
 /// What the prior reply's own JSON says of its coverage.
