@@ -459,6 +459,41 @@ async fn an_unknown_key_goes_to_repair_and_a_complete_prior_receipt_stands() {
     assert_eq!(s["replyIssues"].as_array().unwrap().len(), 1);
 }
 
+/// A reply whose own JSON object does not parse (a trailing comma, a comment) is
+/// reported by its syntax error and its place in the reply, not by what an object found
+/// inside it lacks (with no pointer into an object the model did not write).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_reply_that_does_not_parse_is_reported_by_its_syntax_error() {
+    let receipt = json!({"complete": true, "reviewedFiles": FILES}).to_string();
+    let cases = [
+        (
+            format!(r#"{{"candidates": [], "coverage": {receipt},}}"#),
+            "trailing comma at line 1 column",
+        ),
+        (
+            format!("{{\n  // all read\n  \"coverage\": {receipt}\n}}"),
+            "at line 2 column 3 of the reply",
+        ),
+    ];
+    let repaired = json!({"candidates": [], "coverage": {"complete": true, "reviewedFiles": FILES},
+        "summary": ""});
+    for (prior, want) in cases {
+        let (_, report) = investigator_and_repair(&prior, repaired.clone()).await;
+        let s = stage(&report, "generic-investigator #1");
+        let issue = &s["replyIssues"][0];
+        assert_eq!(issue["step"], "repair", "{prior}: {s:#}");
+        assert!(
+            issue.get("pointer").is_none_or(Value::is_null),
+            "{prior}: {issue:#}"
+        );
+        let message = issue["message"].as_str().unwrap();
+        assert!(
+            message.contains("does not parse") && message.contains(want),
+            "{prior}: {message}"
+        );
+    }
+}
+
 /// A receipt the prior reply wrote malformed (keys in another case, a trailing comma,
 /// `complete` as a string) or ambiguous (a key repeated, the incomplete copy first) is
 /// no statement of full coverage, whatever the prose beside it says: the repaired

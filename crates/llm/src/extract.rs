@@ -30,6 +30,13 @@ pub enum ExtractError {
     /// silently keep the last), so the reply is not read.
     #[error("the reply's JSON is ambiguous: {0}; each key may appear once in an object")]
     DuplicateKey(String),
+    /// No object passed the check, and the reply's own JSON object (one that holds every
+    /// object found, or the first one when none parses) is not valid JSON: its syntax
+    /// error is the problem to fix, not what an object found inside it lacks.
+    #[error(
+        "the reply's JSON object does not parse: {0}; write one JSON object, with double-quoted keys and strings, no comments and no trailing commas"
+    )]
+    Syntax(String),
     /// Several different objects passed the check.
     #[error(
         "the reply contains {count} different JSON objects that each satisfy the output \
@@ -69,9 +76,10 @@ where
     if let Some(whole) = whole.filter(|value| validate(value).is_ok()) {
         return Ok(whole);
     }
+    let syntax = broken_outer_object(text, &found);
     let found: Vec<Value> = found.into_iter().map(|(value, _)| value).collect();
     if found.is_empty() {
-        return Err(ExtractError::NoJson);
+        return Err(syntax.map_or(ExtractError::NoJson, ExtractError::Syntax));
     }
     let mut valid = Vec::new();
     let mut reasons = Vec::new();
@@ -83,10 +91,13 @@ where
         }
     }
     match valid.as_slice() {
-        [] => Err(ExtractError::NoValid {
-            candidates: found.len(),
-            reasons,
-        }),
+        [] => Err(syntax.map_or(
+            ExtractError::NoValid {
+                candidates: found.len(),
+                reasons,
+            },
+            ExtractError::Syntax,
+        )),
         [one] => Ok((*one).clone()),
         several => Err(ExtractError::Ambiguous {
             count: several.len(),
@@ -182,6 +193,58 @@ fn balanced_objects(text: &str) -> Vec<(Value, &str)> {
         }
     }
     objects
+}
+
+/// The syntax error of the reply's own JSON object, when it has one: the outermost brace
+/// group that closes but does not parse and holds every object `found` in it (with no
+/// object found, the first such group that opens as an object does: with a quoted key or
+/// a comment, so braces of code or prose are not taken for it). Its place is a line and
+/// column of the reply.
+fn broken_outer_object(text: &str, found: &[(Value, &str)]) -> Option<String> {
+    let offset = |s: &str| s.as_ptr() as usize - text.as_ptr() as usize;
+    let spans: Vec<(usize, usize)> = found
+        .iter()
+        .map(|(_, s)| (offset(s), offset(s) + s.len()))
+        .collect();
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    while let Some(at) = bytes[start..].iter().position(|&b| b == b'{') {
+        let open = start + at;
+        let close = matching_close(bytes, open)?;
+        let group = &text[open..=close];
+        let opens_as_object = matches!(
+            group[1..].trim_start().as_bytes().first(),
+            Some(b'"' | b'\'' | b'/')
+        );
+        match serde_json::from_str::<Value>(group) {
+            Err(e)
+                if (!spans.is_empty() || opens_as_object)
+                    && spans
+                        .iter()
+                        .all(|&(from, to)| open <= from && to <= close + 1) =>
+            {
+                return Some(syntax_message(text, open, &e));
+            }
+            _ => start = close + 1,
+        }
+    }
+    None
+}
+
+/// A parser error of the group at byte `open` of `text`, placed in the whole reply.
+fn syntax_message(text: &str, open: usize, e: &serde_json::Error) -> String {
+    let before = &text[..open];
+    let line = before.matches('\n').count() + e.line();
+    let column = if e.line() == 1 {
+        before.len() - before.rfind('\n').map_or(0, |n| n + 1) + e.column()
+    } else {
+        e.column()
+    };
+    let what = e.to_string();
+    let what = what
+        .strip_suffix(&format!(" at line {} column {}", e.line(), e.column()))
+        .unwrap_or(&what);
+    format!("{what} at line {line} column {column} of the reply")
 }
 
 /// Index of the `}` closing the `{` at `start`, skipping braces inside JSON string

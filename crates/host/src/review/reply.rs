@@ -13,7 +13,7 @@ use vouch_core::{
     ReplyIssue, Revision, Severity, ShapeProblem, SourceWindow, TokenUsage, TruncationStep,
     Verdict, check_candidate_repair, check_decision_repair, conform, truncation_step,
 };
-use vouch_llm::extract::extract_json;
+use vouch_llm::extract::{ExtractError, extract_json};
 use vouch_llm::{
     AgentEvent, AgentOutcome, AgentRequest, Budget, LlmError, ResponseSchema, run_agent,
 };
@@ -373,7 +373,12 @@ fn extract_and_parse(
             })
     })
     .map_err(|e| ReplyFault {
-        pointer: first.take().and_then(|f| f.pointer),
+        // A place inside an object the check refused is the problem only when the
+        // reply's JSON parsed.
+        pointer: first
+            .take()
+            .and_then(|f| f.pointer)
+            .filter(|_| matches!(e, ExtractError::NoValid { .. })),
         message: e.to_string(),
     })?;
     check_value(handle, kind, schema, &value)

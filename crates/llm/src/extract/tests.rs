@@ -19,6 +19,8 @@ enum Expect {
     Ambiguous(usize),
     /// The key named.
     DuplicateKey(&'static str),
+    /// The parser's message and place in the reply.
+    Syntax(&'static str),
 }
 
 #[test]
@@ -110,6 +112,31 @@ fn extraction_table() {
             Expect::NoJson,
         ),
         (
+            "a trailing comma: the reply's object is the problem, not the one inside it",
+            "Answer:\n{\"coverage\": {\"complete\": false}, \"findings\": [],}",
+            Expect::Syntax("trailing comma at line 2 column 50 of the reply"),
+        ),
+        (
+            "a comment in the reply's object",
+            "{\n  // every file read\n  \"findings\": []\n}",
+            Expect::Syntax("at line 2 column 3 of the reply"),
+        ),
+        (
+            "single-quoted keys",
+            "{'findings': []}",
+            Expect::Syntax("key must be a string at line 1 column 2 of the reply"),
+        ),
+        (
+            "a broken draft before a valid answer is not the problem",
+            r#"Draft: {"findings": [1],} Final: {"findings": [8]}"#,
+            Expect::Value(json!({"findings": [8]})),
+        ),
+        (
+            "a broken object beside a refused one does not hold it",
+            r#"{"coverage": {}} and {"findings": [1],}"#,
+            Expect::NoValid(1),
+        ),
+        (
             "a repeated key: which value was meant is unknown",
             r#"{"findings": [], "complete": false, "complete": true}"#,
             Expect::DuplicateKey("complete"),
@@ -140,6 +167,9 @@ fn extraction_table() {
         match (expected, got) {
             (Expect::Value(want), Ok(value)) => assert_eq!(value, want, "{name}"),
             (Expect::NoJson, Err(ExtractError::NoJson)) => {}
+            (Expect::Syntax(want), Err(e @ ExtractError::Syntax(_))) => {
+                assert!(e.to_string().contains(want), "{name}: {e}")
+            }
             (Expect::NoValid(n), Err(ExtractError::NoValid { candidates, .. })) => {
                 assert_eq!(candidates, n, "{name}")
             }
