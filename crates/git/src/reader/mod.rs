@@ -55,14 +55,18 @@ pub const MAX_DIR_ENTRIES: usize = 1000;
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
     /// The arguments are not acceptable (a path that is absolute, contains `..`, a
-    /// backslash or NUL, or is empty where a file is needed).
+    /// NUL, or is empty where a file is needed).
     #[error("refused: {reason}")]
     Refused {
         /// Why, in a sentence the model can act on.
         reason: String,
     },
     /// Nothing exists at that path in that revision's tree.
-    #[error("`{path}` does not exist at {}; use list_dir to see what exists", rev_name(*revision))]
+    #[error(
+        "`{path}` does not exist at {}; {}use list_dir to see what exists",
+        rev_name(*revision),
+        separator_hint(path)
+    )]
     NotFound {
         /// Which tree was searched.
         revision: Revision,
@@ -200,6 +204,15 @@ impl SourceReader {
             Revision::Head => self.head_tree,
             Revision::Base => self.base_tree,
         }
+    }
+}
+
+/// What a not-found error adds for a path that may use `\` as a separator.
+fn separator_hint(path: &str) -> &'static str {
+    if path.contains('\\') {
+        "paths are separated by `/` (a backslash is part of a name); "
+    } else {
+        ""
     }
 }
 

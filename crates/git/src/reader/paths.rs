@@ -10,17 +10,14 @@ use super::ReadError;
 /// empty and `.` components dropped (`./src//a.rs` → `src/a.rs`), so source windows are
 /// recorded under the same path the snapshot uses. The root is `""`.
 ///
-/// Refused: a leading `/` (absolute), a `..` component, a backslash, a NUL byte, and, when
-/// `allow_root` is false, a path that names the root (empty, `.`).
+/// Refused: a leading `/` (absolute), a `..` component, a NUL byte, and, when
+/// `allow_root` is false, a path that names the root (empty, `.`). A backslash is an
+/// ordinary character of a name, as in git (`back\slash.txt` is a file of its own); a
+/// model that separates with it finds nothing, and the not-found error says to use `/`.
 pub fn normalize(path: &str, allow_root: bool) -> Result<String, ReadError> {
     let refuse = |reason: String| Err(ReadError::Refused { reason });
     if path.contains('\0') {
         return refuse("the path contains a NUL byte".into());
-    }
-    if path.contains('\\') {
-        return refuse(format!(
-            "`{path}` contains a backslash; paths are repository-relative and separated by `/`"
-        ));
     }
     if path.starts_with('/') {
         return refuse(format!(
@@ -70,7 +67,8 @@ mod tests {
             ("../secret", false, None),
             ("src/../../x", false, None),
             ("src/..", true, None),
-            ("src\\a.rs", false, None),
+            ("src\\a.rs", false, Some("src\\a.rs")),
+            ("back\\slash.txt", false, Some("back\\slash.txt")),
             ("src/a\0.rs", false, None),
         ];
         for &(input, allow_root, expected) in cases {

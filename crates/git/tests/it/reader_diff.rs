@@ -499,3 +499,31 @@ fn a_file_the_diff_shows_as_text_is_read_as_text() {
         assert_eq!(grep.matches.len(), 1, "{}", grep.text);
     }
 }
+
+/// A backslash is part of a git file name: a file named `back\slash.txt` is diffed and
+/// read like any other, and a model that writes `\` for `/` finds nothing and is told
+/// how paths are separated.
+#[test]
+fn a_file_whose_name_holds_a_backslash_is_read_like_any_other() {
+    let (repo, _, _) = sources();
+    repo.write("docs/back\\slash.txt", "one\ntwo\n");
+    repo.commit("add");
+    repo.write("docs/back\\slash.txt", "one\nTWO\n");
+    repo.commit("edit");
+    let snap = vouch_git::snapshot(repo.path(), Some("HEAD~1"), "HEAD").unwrap();
+    let reader = vouch_git::SourceReader::open(repo.path(), &snap).unwrap();
+    let path = "docs/back\\slash.txt";
+    assert!(snap.file(path).is_some(), "{:?}", snap.files);
+    let diff = reader.diff(path).unwrap();
+    assert!(diff.text.contains("+TWO"), "{}", diff.text);
+    let read = reader.read_file(Revision::Head, path, None, None).unwrap();
+    assert!(read.text.contains("2: TWO"), "{}", read.text);
+    let err = reader
+        .read_file(Revision::Head, "docs\\back\\slash.txt", None, None)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("does not exist") && err.contains("separated by `/`"),
+        "{err}"
+    );
+}

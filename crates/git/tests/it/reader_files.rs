@@ -358,7 +358,6 @@ fn paths_outside_the_tree_are_refused_before_any_lookup() {
         "../outside.txt",
         "src/../../x",
         "/etc/passwd",
-        "src\\lib.rs",
         "src/lib\0.rs",
         "",
         ".",
