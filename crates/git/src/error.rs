@@ -25,7 +25,7 @@ pub enum GitError {
     /// A revision did not resolve to an object.
     #[error(
         "unknown revision `{spec}`: no branch, tag or commit of that name{}",
-        shallow_hint(*shallow, "the revision may lie outside the fetched history")
+        revision_hint(spec, *shallow)
     )]
     UnknownRevision {
         /// The revision as given.
@@ -56,7 +56,11 @@ pub enum GitError {
     /// Base and head share no history, so there is no merge base to diff from.
     #[error(
         "`{base}` and `{head}` have no common ancestor (no merge base){}",
-        shallow_hint(*shallow, "the merge base may lie outside the fetched history")
+        if *shallow {
+            shallow_hint(true, "the merge base may lie outside the fetched history")
+        } else {
+            "; vouch reviews what head adds since its merge base with base, so pass a --base that shares history with --head (the branch it was created from)".to_string()
+        }
     )]
     NoMergeBase {
         /// The base revision as given.
@@ -101,6 +105,20 @@ pub(crate) fn plain(error: &git2::Error) -> &str {
     error.message().trim_end_matches('.')
 }
 
+/// The extra sentence of an unknown revision: a range given as one revision, a `HEAD`
+/// that names no commit yet, or a revision outside a shallow clone's history.
+fn revision_hint(spec: &str, shallow: bool) -> String {
+    if let Some((base, head)) = spec.split_once("...").or_else(|| spec.split_once("..")) {
+        return format!(
+            "; `{spec}` is a range, and --base and --head each take one revision: pass --base {base} --head {head}"
+        );
+    }
+    if spec == "HEAD" && !shallow {
+        return "; the repository has no commit yet".to_string();
+    }
+    shallow_hint(shallow, "the revision may lie outside the fetched history")
+}
+
 /// The extra sentence for errors in shallow clones.
 fn shallow_hint(shallow: bool, why: &str) -> String {
     if shallow {
@@ -142,5 +160,41 @@ mod tests {
             );
             assert!(!reason.is_empty() && text.contains(&reason), "{text}");
         }
+    }
+
+    /// An unknown revision says what to do when it is a range, a `HEAD` with no commit,
+    /// or outside a shallow clone; unrelated histories say what base to pass.
+    #[test]
+    fn an_unknown_revision_says_what_to_pass_instead() {
+        let unknown = |spec: &str, shallow: bool| {
+            GitError::UnknownRevision {
+                spec: spec.into(),
+                shallow,
+            }
+            .to_string()
+        };
+        // (spec, shallow, what the message says)
+        let cases = [
+            ("main..feature", false, "pass --base main --head feature"),
+            ("v1...v2", false, "pass --base v1 --head v2"),
+            ("HEAD", false, "the repository has no commit yet"),
+            ("HEAD", true, "git fetch --unshallow"),
+            ("nosuch", true, "git fetch --unshallow"),
+        ];
+        for (spec, shallow, want) in cases {
+            let text = unknown(spec, shallow);
+            assert!(text.contains(want), "{spec}: {text}");
+        }
+        assert!(unknown("nosuch", false).ends_with("no branch, tag or commit of that name"));
+        let unrelated = GitError::NoMergeBase {
+            base: "a".into(),
+            head: "b".into(),
+            shallow: false,
+        }
+        .to_string();
+        assert!(
+            unrelated.contains("pass a --base that shares history"),
+            "{unrelated}"
+        );
     }
 }
