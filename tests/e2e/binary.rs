@@ -125,6 +125,12 @@ async fn under_binary_limit_a_changed_image_is_set_aside_and_coverage_is_limited
     assert_eq!(report["filesReviewed"], json!(["src/lib.rs"]));
     assert_eq!(report["filesNotReviewed"][0]["path"], "assets/logo.png");
     assert_eq!(report["filesNotReviewed"][0]["reason"], "binary");
+    // The limitation says why the file was set aside: no exclude rule matched it.
+    assert_eq!(
+        report["limitations"][0]["detail"],
+        "1 changed file(s) were not reviewed: 1 binary, set aside by binary = \"limit\"",
+        "{report:#}"
+    );
     assert!(
         server.served_by("both").is_empty(),
         "the image was never shown"

@@ -74,6 +74,10 @@ async fn excluded_files_are_listed_with_their_reason_and_limit_coverage() {
         excluded[0].1
     );
     assert_eq!(limitation_kinds(&report), ["excluded-files"]);
+    assert_eq!(
+        report["limitations"][0]["detail"],
+        "1 changed file(s) were not reviewed: 1 excluded by a [files] exclude rule"
+    );
     // No lane is assigned an excluded file.
     for name in ["generic", "outcome", "conventions", "audit"] {
         let prompt = user(&server.served_by(name)[0]);

@@ -86,16 +86,38 @@ pub(super) fn partition_files(
         part.limitations.push(Limitation {
             kind: LimitationKind::ExcludedFiles,
             stage: None,
-            detail: format!(
-                "{} changed file(s) were excluded from review",
-                part.set_aside.len()
-            ),
+            detail: set_aside_detail(&part.set_aside),
         });
     }
     part.limitations
         .extend(vouch_core::rename_limitation(snapshot));
     part.expected = expected_files(reviewable);
     part
+}
+
+/// What the limitation of the files set aside says: how many, and why (excluded by a
+/// rule, or binary under `binary = "limit"`).
+fn set_aside_detail(set_aside: &[NotReviewedFile]) -> String {
+    let count = |reason| set_aside.iter().filter(|f| f.reason == reason).count();
+    let parts: Vec<String> = [
+        (
+            count(NotReviewedReason::Excluded),
+            "excluded by a [files] exclude rule",
+        ),
+        (
+            count(NotReviewedReason::Binary),
+            "binary, set aside by binary = \"limit\"",
+        ),
+    ]
+    .into_iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, why)| format!("{n} {why}"))
+    .collect();
+    format!(
+        "{} changed file(s) were not reviewed: {}",
+        set_aside.len(),
+        parts.join("; ")
+    )
 }
 
 /// One candidate lane instance of this review: skipped (with its record) or to run.
