@@ -357,6 +357,51 @@ async fn a_review_runs_under_the_ceiling_and_the_repository_file_lowers_it_furth
     }
 }
 
+/// A broken `.vouch/review.toml` in the base tree stops the review with an error that
+/// says the file was read from the base revision (a fix in the change cannot apply to
+/// its own review) and how to go on; `--no-repo-config` reviews without it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_broken_repository_file_at_base_says_where_it_was_read_and_how_to_go_on() {
+    let composition = workspace().join("tests/data/e2e/no-budget.toml");
+    let manifest = composition.display().to_string();
+    let repo = TestRepo::new();
+    repo.write("a.txt", "a\n");
+    repo.write(".vouch/review.toml", "[files]\nexclude = 3\n");
+    let base = repo.commit("base");
+    repo.write("a.txt", "b\n");
+    repo.write(".vouch/review.toml", "[files]\nexclude = []\n");
+    let head = repo.commit("fix the repository file");
+    let files = [".vouch/review.toml", "a.txt"];
+    let server = ScriptedServer::start(Script::new().rule(stage(
+        GENERIC,
+        "investigator",
+        [receipt(json!([]), &files)],
+    )))
+    .await;
+    let args = ["--manifest", manifest.as_str(), "--tools", "off"];
+    let out = ScriptedReview::new(&repo, &base, &head, &server)
+        .args(&args)
+        .run()
+        .await;
+    assert_eq!(out.code, 3, "{}\n{}", out.stdout, out.stderr);
+    let said = format!("{}{}", out.stdout, out.stderr);
+    assert!(
+        said.contains("`files.exclude`")
+            && said.contains("from the base revision")
+            && said.contains("--no-repo-config"),
+        "{said}"
+    );
+    assert!(
+        server.served_by("investigator").is_empty(),
+        "no model request"
+    );
+    let out = ScriptedReview::new(&repo, &base, &head, &server)
+        .args(&[&args[..], &["--no-repo-config"]].concat())
+        .run()
+        .await;
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+}
+
 /// A plugin pinned in the user configuration serves a composition that names its id
 /// only, wins over the manifest's own pin, and `vouch specialists list` shows it.
 #[tokio::test(flavor = "multi_thread")]

@@ -75,6 +75,14 @@ async fn prepare_change(
     }
 }
 
+/// A problem of the base tree's `.vouch/review.toml`, with where it was read and what a
+/// user can do: a fix in the reviewed change does not apply to its own review.
+fn from_base(e: impl std::fmt::Display) -> ReviewError {
+    ReviewError::Usage(format!(
+        "{e}\nvouch read {REPO_OVERRIDE_PATH} from the base revision, so a fix made in this change applies only once it is merged: fix the file on the base branch, or review without it (--no-repo-config)"
+    ))
+}
+
 /// Applies the reviewed repository's `.vouch/review.toml` from the **base** tree;
 /// returns the observation that says so when there is one.
 pub(crate) fn apply_repo_config(
@@ -91,10 +99,10 @@ pub(crate) fn apply_repo_config(
     else {
         return Ok(None);
     };
-    let overrides = RepoOverrides::from_toml_str(&text).map_err(ReviewError::usage)?;
+    let overrides = RepoOverrides::from_toml_str(&text).map_err(from_base)?;
     composition
         .apply_repo_overrides(&overrides)
-        .map_err(ReviewError::usage)?;
+        .map_err(from_base)?;
     Ok(Some(format!(
         "applied the repository's {REPO_OVERRIDE_PATH} (read from the base tree)"
     )))
