@@ -426,6 +426,67 @@ async fn at_a_16k_window_no_request_and_its_reply_exceed_the_window() {
     }
 }
 
+/// At an 8k-token window the endpoint states, the default composition's stable prompt
+/// with tools (about 6,500 tokens) leaves no room for the change under the 6,000-token
+/// request bound: no lane can run, so the review is incomplete (exit 2), each lane a
+/// `budget-too-small` failure naming fixes that can work, and no request is sent. With
+/// tools off the same review runs and completes within the window.
+#[tokio::test(flavor = "multi_thread")]
+async fn at_an_8k_window_lanes_that_cannot_run_make_the_review_incomplete() {
+    let (repo, base, head) = forty_files();
+    let start = || {
+        let script = Script::new()
+            .rule(Rule::when(Match::any()).always(perfect(0)))
+            .context_window(8_192);
+        ScriptedServer::start_as(Dialect::Vllm { key: None }, &["scripted"], script)
+    };
+    let vllm = start().await;
+    let out = ScriptedReview::new(&repo, &base, &head, &vllm)
+        .args(&["--tools", "on"])
+        .run()
+        .await;
+    let report = out.json();
+    assert_eq!(report["opinion"]["outcome"], "incomplete", "{report:#}");
+    assert_eq!(out.code, 2, "{report:#}");
+    assert!(vllm.chat_requests().is_empty(), "no request was sent");
+    let failures = report["failures"].as_array().unwrap();
+    assert!(!failures.is_empty(), "{report:#}");
+    for failure in failures {
+        assert_eq!(failure["kind"], "budget-too-small", "{failure:#}");
+        let message = failure["message"].as_str().unwrap();
+        for fix in [
+            "max_output_tokens",
+            "--tools off",
+            "manifests/local-model.toml",
+            "larger context window",
+        ] {
+            assert!(message.contains(fix), "{fix} in {message}");
+        }
+        assert!(!message.contains("raise max_request_tokens"), "{message}");
+    }
+    assert_eq!(report["filesReviewed"], json!([]), "{report:#}");
+    assert!(
+        out.stderr.contains(r#""reason":"budget-hit""#),
+        "a diagnostic line names the budget: {}",
+        out.stderr
+    );
+
+    let vllm = start().await;
+    let out = ScriptedReview::new(&repo, &base, &head, &vllm)
+        .args(&["--tools", "off"])
+        .run()
+        .await;
+    let report = out.json();
+    assert_eq!(out.code, 0, "{report:#}");
+    assert_eq!(report["opinion"]["coverage"], "full", "{report:#}");
+    let (asked, max_tokens) = largest_ask(&vllm);
+    assert_eq!(max_tokens, 2_048);
+    assert!(
+        asked <= 8_192,
+        "a request asks {asked} of an 8,192-token window"
+    );
+}
+
 /// A window the endpoint states below 8,192 tokens (the smallest `context_tokens` may
 /// set) is refused before the review, naming it: no request and reply would fit.
 #[tokio::test(flavor = "multi_thread")]
