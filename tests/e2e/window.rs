@@ -296,6 +296,10 @@ async fn config_show_names_the_window_and_its_source() {
         line(&out, "max_shard_tokens"),
         "max_shard_tokens = 53000  # derived from context_tokens"
     );
+    assert_eq!(
+        line(&out, "max_output_tokens"),
+        "max_output_tokens = 8192  # derived from context_tokens"
+    );
 
     let manifest = vouch_workspace_tests::workspace()
         .join("tests/data/e2e/window-32k.toml")
@@ -326,5 +330,178 @@ async fn config_show_names_the_window_and_its_source() {
     assert_eq!(
         line(&out, "max_shard_tokens"),
         "max_shard_tokens = 20000  # derived from context_tokens"
+    );
+}
+
+/// A change of one 600-line file with every tenth line rewritten (60 hunks).
+fn sixty_hunks() -> (TestRepo, String, String) {
+    let repo = TestRepo::new();
+    repo.write("src/big.txt", lines("old", 600));
+    let base = repo.commit("base");
+    let mut text = lines("old", 600);
+    for i in (5..=600).step_by(10) {
+        text = text.replace(&format!("old line {i:04}"), &format!("NEW line {i:04}"));
+    }
+    repo.write("src/big.txt", text);
+    let head = repo.commit("rewrite every tenth line");
+    (repo, base, head)
+}
+
+/// A model that, before answering perfectly, reads its first expected file in 60-line
+/// windows with `read_file`, one window a turn, eight times while it has tools: its
+/// tool results fill its requests up to their bound.
+fn reader() -> Reply {
+    Reply::computed(|body| {
+        let list = expected_list(body);
+        let reads = body["messages"]
+            .as_array()
+            .map_or(0, |m| m.iter().filter(|m| m["role"] == "tool").count());
+        let tools = body["tools"].as_array().is_some_and(|t| !t.is_empty())
+            && body["tool_choice"] != "none";
+        match list.first() {
+            Some(path) if tools && reads < 8 => {
+                let start = 60 * reads + 1;
+                Reply::tool_call(
+                    "read_file",
+                    json!({"path": path, "start_line": start, "end_line": start + 59}).to_string(),
+                )
+            }
+            _ => {
+                let paths: Vec<&str> = list.iter().map(String::as_str).collect();
+                Reply::content(candidates_reply(json!([]), true, &paths))
+            }
+        }
+    })
+}
+
+/// What a request asks of the window, in tokens: its body at the host's estimate of
+/// three bytes per token (which errs large), plus the reply it asks for.
+fn asked_tokens(request: &RecordedRequest) -> u64 {
+    let reply = request.body["max_tokens"].as_u64().unwrap_or(0);
+    (request.raw_body.len() as u64).div_ceil(3) + reply
+}
+
+/// The largest [`asked_tokens`] of `server`'s chat requests, with the request's
+/// `max_tokens`.
+fn largest_ask(server: &ScriptedServer) -> (u64, Value) {
+    let requests = server.chat_requests();
+    assert!(!requests.is_empty(), "the review sent requests");
+    let largest = requests.iter().max_by_key(|r| asked_tokens(r)).unwrap();
+    (asked_tokens(largest), largest.body["max_tokens"].clone())
+}
+
+/// With a 16k-token window — stated by a vLLM server, or set by `[model] context_tokens`
+/// — a model whose tool reads fill every request to its bound still has each request's
+/// size plus the `max_tokens` it asks for within the window (vLLM refuses a request that
+/// is not), and the review completes. The replies follow the window (4,096 tokens).
+#[tokio::test(flavor = "multi_thread")]
+async fn at_a_16k_window_no_request_and_its_reply_exceed_the_window() {
+    let (repo, base, head) = sixty_hunks();
+    for manifest in [None, Some("tests/data/e2e/window-16k.toml")] {
+        let script = Script::new()
+            .rule(Rule::when(Match::any()).always(reader()))
+            .context_window(16_384);
+        let vllm =
+            ScriptedServer::start_as(Dialect::Vllm { key: None }, &["scripted"], script).await;
+        let mut review = ScriptedReview::new(&repo, &base, &head, &vllm).args(&["--tools", "on"]);
+        if let Some(manifest) = manifest {
+            review = review.manifest(manifest);
+        }
+        let out = review.run().await;
+        let report = out.json();
+        assert_eq!(out.code, 0, "{manifest:?}: {report:#}");
+        assert_eq!(report["opinion"]["outcome"], "no-findings", "{report:#}");
+        assert_eq!(report["contextWindow"]["tokens"], 16_384);
+        let (asked, max_tokens) = largest_ask(&vllm);
+        assert!(
+            asked <= 16_384,
+            "{manifest:?}: a request asks {asked} tokens (max_tokens {max_tokens}) of a \
+             16,384-token window"
+        );
+        assert_eq!(max_tokens, 4_096, "{manifest:?}");
+        assert!(
+            asked > 16_384 - 2_000,
+            "{manifest:?}: the reads filled a request to near its bound ({asked})"
+        );
+    }
+}
+
+/// At an 8k-token window the endpoint states, the default composition's stable prompt
+/// with tools (about 6,500 tokens) leaves no room for the change under the 6,000-token
+/// request bound: no lane can run, so the review is incomplete (exit 2), each lane a
+/// `budget-too-small` failure naming fixes that can work, and no request is sent. With
+/// tools off the same review runs and completes within the window.
+#[tokio::test(flavor = "multi_thread")]
+async fn at_an_8k_window_lanes_that_cannot_run_make_the_review_incomplete() {
+    let (repo, base, head) = forty_files();
+    let start = || {
+        let script = Script::new()
+            .rule(Rule::when(Match::any()).always(perfect(0)))
+            .context_window(8_192);
+        ScriptedServer::start_as(Dialect::Vllm { key: None }, &["scripted"], script)
+    };
+    let vllm = start().await;
+    let out = ScriptedReview::new(&repo, &base, &head, &vllm)
+        .args(&["--tools", "on"])
+        .run()
+        .await;
+    let report = out.json();
+    assert_eq!(report["opinion"]["outcome"], "incomplete", "{report:#}");
+    assert_eq!(out.code, 2, "{report:#}");
+    assert!(vllm.chat_requests().is_empty(), "no request was sent");
+    let failures = report["failures"].as_array().unwrap();
+    assert!(!failures.is_empty(), "{report:#}");
+    for failure in failures {
+        assert_eq!(failure["kind"], "budget-too-small", "{failure:#}");
+        let message = failure["message"].as_str().unwrap();
+        for fix in [
+            "max_output_tokens",
+            "--tools off",
+            "manifests/local-model.toml",
+            "larger context window",
+        ] {
+            assert!(message.contains(fix), "{fix} in {message}");
+        }
+        assert!(!message.contains("raise max_request_tokens"), "{message}");
+    }
+    assert_eq!(report["filesReviewed"], json!([]), "{report:#}");
+    assert!(
+        out.stderr.contains(r#""reason":"budget-hit""#),
+        "a diagnostic line names the budget: {}",
+        out.stderr
+    );
+
+    let vllm = start().await;
+    let out = ScriptedReview::new(&repo, &base, &head, &vllm)
+        .args(&["--tools", "off"])
+        .run()
+        .await;
+    let report = out.json();
+    assert_eq!(out.code, 0, "{report:#}");
+    assert_eq!(report["opinion"]["coverage"], "full", "{report:#}");
+    let (asked, max_tokens) = largest_ask(&vllm);
+    assert_eq!(max_tokens, 2_048);
+    assert!(
+        asked <= 8_192,
+        "a request asks {asked} of an 8,192-token window"
+    );
+}
+
+/// A window the endpoint states below 8,192 tokens (the smallest `context_tokens` may
+/// set) is refused before the review, naming it: no request and reply would fit.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_window_the_endpoint_states_below_8k_is_refused_before_the_review() {
+    let (repo, base, head) = forty_files();
+    let script = Script::new()
+        .rule(Rule::when(Match::any()).always(perfect(0)))
+        .context_window(4_096);
+    let vllm = ScriptedServer::start_as(Dialect::Vllm { key: None }, &["scripted"], script).await;
+    let out = ScriptedReview::new(&repo, &base, &head, &vllm).run().await;
+    assert_eq!(out.code, 3, "{}\n{}", out.stdout, out.stderr);
+    let said = format!("{}{}", out.stdout, out.stderr);
+    assert!(said.contains("context window of 4096 tokens"), "{said}");
+    assert!(
+        vllm.chat_requests().is_empty(),
+        "no review request was sent"
     );
 }

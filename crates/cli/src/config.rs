@@ -198,7 +198,7 @@ fn print_budget(applied: &UserComposition) {
         let builtin = c.origin.to_string_lossy().starts_with("builtin:");
         let sized = matches!(
             key,
-            "max_request_tokens" | "max_shard_tokens" | "max_total_tokens"
+            "max_output_tokens" | "max_request_tokens" | "max_shard_tokens" | "max_total_tokens"
         ) && c.window.source != WindowSource::Default;
         let asked_from = match (from_manifest, builtin, sized) {
             (true, true, _) => "built-in composition",

@@ -118,6 +118,9 @@ pub enum FailureKind {
     InvalidDecision,
     /// A plugin call failed.
     PluginError,
+    /// A stage could not run: the stable part of its requests leaves no room for the
+    /// change under its request bound, so its files could never be reviewed.
+    BudgetTooSmall,
 }
 
 impl FailureKind {
@@ -130,6 +133,7 @@ impl FailureKind {
             FailureKind::CoverageMismatch => "coverage-mismatch",
             FailureKind::InvalidDecision => "invalid-decision",
             FailureKind::PluginError => "plugin-error",
+            FailureKind::BudgetTooSmall => "budget-too-small",
         }
     }
 }

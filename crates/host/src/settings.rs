@@ -6,8 +6,9 @@ use std::path::Path;
 use vouch_core::{ContextWindow, WindowSource};
 
 use crate::manifest::{
-    BudgetCap, Composition, ConfigLocation, EndpointFlags, ModelSection, ResolvedEndpoint,
-    UserConfig, apply_ceilings, apply_pins, attribute, locate, overlay, resolve_endpoint,
+    BudgetCap, Composition, ConfigLocation, EndpointFlags, MIN_CONTEXT_TOKENS, ModelSection,
+    ResolvedEndpoint, UserConfig, apply_ceilings, apply_pins, attribute, locate, overlay,
+    resolve_endpoint,
 };
 
 /// A user configuration that cannot be used (its file, a key, a profile, the manifest
@@ -24,6 +25,19 @@ pub struct UserComposition {
     pub caps: Vec<BudgetCap>,
     /// The ids whose library the user configuration pins.
     pub pinned: Vec<String>,
+}
+
+/// Rule: a window the endpoint states below [`MIN_CONTEXT_TOKENS`] (the smallest a
+/// manifest or profile may set) is refused before any review work: no request and reply
+/// vouch can ask for would fit it.
+fn too_small(window: ContextWindow) -> Result<(), SettingsError> {
+    if window.source != WindowSource::Endpoint || window.tokens >= MIN_CONTEXT_TOKENS {
+        return Ok(());
+    }
+    Err(SettingsError(format!(
+        "the endpoint states a context window of {} tokens, smaller than any window vouch can review in (at least {MIN_CONTEXT_TOKENS}: the stable prompt alone takes about 4,000 tokens)\n  help: serve the model with a larger context (vLLM's --max-model-len, llama.cpp's -c), or use a model with a larger window",
+        window.tokens
+    )))
 }
 
 /// The user configuration of this run.
@@ -110,6 +124,7 @@ impl UserSettings {
         let configured =
             (composition.window.source != WindowSource::Default).then_some(composition.window);
         let window = vouch_core::choose_window(configured, stated);
+        too_small(window)?;
         if window != composition.window {
             composition = load(Some(window))?;
         }

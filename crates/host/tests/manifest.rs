@@ -337,18 +337,66 @@ max_shard_tokens = 8000
     assert_eq!(sizes(&c.verifier.budget), (122_000, 8_000, 305_000));
 
     let profile = vouch_core::ContextWindow {
-        tokens: 32_768,
+        tokens: 65_536,
         source: vouch_core::WindowSource::UserConfig,
     };
     let c = Composition::from_toml_str_for(text, origin, profile).unwrap();
     assert_eq!(c.window, profile);
-    assert_eq!(sizes(&c.budget), (24_000, 4_000, 60_000));
+    assert_eq!(sizes(&c.budget), (57_000, 20_000, 142_000));
+    // At 32k the conventions entry's 40,000-token requests and their 8,192-token
+    // replies do not fit the window: refused, naming its table.
+    let small = vouch_core::ContextWindow {
+        tokens: 32_768,
+        ..profile
+    };
+    let err = Composition::from_toml_str_for(text, origin, small).unwrap_err();
+    let err = err.to_string();
+    assert!(err.contains("specialist[1].budget"), "{err}");
+    assert!(err.contains("max_request_tokens (40000)"), "{err}");
 
     // Without a window, the budgets are vouch's fixed defaults, as before.
     let c =
         Composition::from_toml_str(&text.replace("context_tokens = 131072", ""), origin).unwrap();
     assert_eq!(c.window, vouch_core::ContextWindow::default());
     assert_eq!(sizes(&c.budget), (24_000, 4_000, 60_000));
+}
+
+/// The built-in compositions are valid at every window vouch accepts (so
+/// `Composition::builtin_default_for` never fails), and at each every stage's request
+/// bound plus the reply it asks for fits the window: the compositions set no
+/// `max_output_tokens`, so it follows the window too.
+#[test]
+fn the_builtin_compositions_fit_every_window() {
+    let windows = [
+        8_192, 12_000, 16_384, 24_576, 32_768, 65_536, 131_072, 1_048_576,
+    ];
+    for name in ["default", "panel", "local-model"] {
+        let path = data(&format!("../../../manifests/{name}.toml"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        for tokens in windows {
+            let window = vouch_core::ContextWindow {
+                tokens,
+                source: vouch_core::WindowSource::Endpoint,
+            };
+            let c = Composition::from_toml_str_for(&text, &path, window)
+                .unwrap_or_else(|e| panic!("{name} at {tokens}: {e}"));
+            let budgets = c.specialists.iter().map(|s| &s.budget);
+            for b in budgets.chain([&c.budget, &c.verifier.budget]) {
+                assert!(
+                    b.max_request_tokens + b.max_output_tokens <= tokens,
+                    "{name} at {tokens}: {b:?}"
+                );
+            }
+        }
+    }
+    let c = Composition::builtin_default_for(Some(vouch_core::ContextWindow {
+        tokens: 16_384,
+        source: vouch_core::WindowSource::Endpoint,
+    }));
+    assert_eq!(
+        (c.budget.max_output_tokens, c.budget.max_request_tokens),
+        (4_096, 12_000)
+    );
 }
 
 #[test]

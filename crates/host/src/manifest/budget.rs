@@ -2,6 +2,7 @@
 //! any (design, "Model access notes": every agent loop has default budgets).
 
 use serde::Deserialize;
+use vouch_core::{ContextWindow, WindowSource};
 
 use super::error::{ErrorKind, ManifestError, Reporter};
 use super::locate::KeyPath;
@@ -55,14 +56,25 @@ fn thousands(tokens: u32) -> u32 {
     tokens / 1_000 * 1_000
 }
 
+/// Default [`Budget::max_output_tokens`]: 8,192 tokens, a quarter of the default window.
+pub(super) const DEFAULT_MAX_OUTPUT_TOKENS: u32 = 8_192;
+
+/// Rule (reply from the window): a reply may take a quarter of the window (capped at
+/// [`MAX_SIZING_WINDOW`]), at most [`DEFAULT_MAX_OUTPUT_TOKENS`] and at least 1. At the
+/// default 32k window and above: 8,192, today's default; at 16k: 4,096; at 8k: 2,048.
+pub fn output_tokens_for(window: u32) -> u32 {
+    (window.min(MAX_SIZING_WINDOW) / 4).clamp(1, DEFAULT_MAX_OUTPUT_TOKENS)
+}
+
 /// Rule (request bound from the window): a request may fill the window, capped at
-/// [`MAX_SIZING_WINDOW`], less room for one reply — the stage's `max_output_tokens`, at
-/// most a quarter of the window — rounded down to thousands, and at least 2,000. At the
-/// default 32k window and 8,192-token replies: 24,000, today's default.
+/// [`MAX_SIZING_WINDOW`], less the stage's whole `max_output_tokens` (every request asks
+/// for that many reply tokens, so the two together must fit), rounded down to
+/// thousands, and at least 2,000. At the default 32k window and 8,192-token replies:
+/// 24,000, today's default. A reply so large that the floor applies leaves a request
+/// and reply over the window, which [`check_effective`] refuses.
 pub fn request_tokens_for(window: u32, max_output_tokens: u32) -> u32 {
     let window = window.min(MAX_SIZING_WINDOW);
-    let reply = max_output_tokens.min(window / 4);
-    thousands(window - reply).max(2_000)
+    thousands(window.saturating_sub(max_output_tokens)).max(2_000)
 }
 
 /// Rule (shard size from the request bound): half of what a request has left after
@@ -92,7 +104,7 @@ impl Default for Budget {
         Self {
             max_turns: 12,
             max_tool_calls: 24,
-            max_output_tokens: 8192,
+            max_output_tokens: DEFAULT_MAX_OUTPUT_TOKENS,
             max_total_tokens: DEFAULT_MAX_TOTAL_TOKENS,
             max_shard_tokens: DEFAULT_MAX_SHARD_TOKENS,
             max_shards: DEFAULT_MAX_SHARDS,
@@ -117,15 +129,19 @@ impl Budget {
         }
     }
 
-    /// Rule (budgets from the model's window): each of `max_request_tokens`,
-    /// `max_shard_tokens` and `max_total_tokens` that `set` (the keys a manifest table
-    /// set for this stage) leaves unset is derived from `window` tokens by
-    /// [`request_tokens_for`], [`shard_tokens_for`] and [`total_tokens_for`], in that
-    /// order (the shard and the total follow the request bound the stage ends up with);
+    /// Rule (budgets from the model's window): each of `max_output_tokens`,
+    /// `max_request_tokens`, `max_shard_tokens` and `max_total_tokens` that `set` (the
+    /// keys a manifest table set for this stage) leaves unset is derived from `window`
+    /// tokens by [`output_tokens_for`], [`request_tokens_for`], [`shard_tokens_for`] and
+    /// [`total_tokens_for`], in that order (the request bound follows the reply the stage
+    /// ends up with, the shard and the total the request bound);
     /// a set key keeps its value, except that a shard is lowered to half its request.
     /// User and repository ceilings apply afterwards and only lower.
     pub fn sized(self, window: u32, set: &BudgetOverride) -> Budget {
         let mut b = self;
+        if set.max_output_tokens.is_none() {
+            b.max_output_tokens = output_tokens_for(window);
+        }
         if set.max_request_tokens.is_none() {
             b.max_request_tokens = request_tokens_for(window, b.max_output_tokens);
         }
@@ -226,12 +242,16 @@ impl BudgetOverride {
 }
 
 /// Rejects an effective budget whose reply limit exceeds its total limit, or whose
-/// prefetch and reply limits together do, pointing at `path` (the table that made it so).
+/// prefetch and reply limits together do, or whose request bound and reply limit
+/// together exceed a known `window` ([`check_window`]), pointing at `path` (the table
+/// that made it so).
 pub(crate) fn check_effective(
     budget: Budget,
+    window: ContextWindow,
     reporter: &Reporter<'_>,
     path: &KeyPath,
 ) -> Result<(), ManifestError> {
+    check_window(budget, window, reporter, path)?;
     if budget.max_output_tokens > budget.max_total_tokens {
         return Err(reporter.at(
             ErrorKind::BadBudget,
@@ -275,35 +295,135 @@ pub(crate) fn check_effective(
     Ok(())
 }
 
+/// Rule (a request and its reply fit the window): every request a stage sends is at most
+/// `max_request_tokens` and asks for `max_output_tokens` more, so when the window is
+/// known (set in the configuration or stated by the endpoint) the two together must fit
+/// it; an endpoint would refuse (vLLM answers HTTP 400) a request that does not. Budgets
+/// derived from the window always fit; only keys a table sets can break it. The default
+/// window is nobody's statement, so it is not held against set keys.
+fn check_window(
+    budget: Budget,
+    window: ContextWindow,
+    reporter: &Reporter<'_>,
+    path: &KeyPath,
+) -> Result<(), ManifestError> {
+    let asked = u64::from(budget.max_request_tokens) + u64::from(budget.max_output_tokens);
+    if window.source == WindowSource::Default || asked <= u64::from(window.tokens) {
+        return Ok(());
+    }
+    let output = output_tokens_for(window.tokens);
+    Err(reporter.at(
+        ErrorKind::BadBudget,
+        path,
+        true,
+        format!(
+            "max_request_tokens ({}) plus max_output_tokens ({}) is {asked} tokens, more than the model's context window of {} tokens ({}): every request could be refused",
+            budget.max_request_tokens,
+            budget.max_output_tokens,
+            window.tokens,
+            window_origin(window.source),
+        ),
+        format!(
+            "lower max_output_tokens or max_request_tokens until together they fit {} tokens, or remove both so they follow the window ({output} and {} at {} tokens)",
+            window.tokens,
+            request_tokens_for(window.tokens, output),
+            window.tokens,
+        ),
+    ))
+}
+
+/// Where a window came from, in words for an error.
+fn window_origin(source: WindowSource) -> &'static str {
+    match source {
+        WindowSource::Endpoint => "stated by the endpoint",
+        WindowSource::Manifest => "[model] context_tokens of the manifest",
+        WindowSource::UserConfig => "context_tokens of the user configuration's profile",
+        WindowSource::Default => "the default",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     /// The derivation at the windows users have: the default 32k gives today's
     /// defaults; 128k gives shards large enough for a lane to take a 40-file change in
-    /// one execution; larger windows size as 128k; small ones stay usable.
+    /// one execution; larger windows size as 128k; small ones take smaller replies, so
+    /// that at every window a request at its bound and the reply it asks for fit.
     #[test]
     fn budgets_derived_from_the_window() {
-        // (window, max_output_tokens) -> (request, shard, total)
-        for ((window, output), expected) in [
-            ((32_768, 8_192), (24_000, 4_000, 60_000)),
-            ((131_072, 8_192), (122_000, 53_000, 305_000)),
-            ((65_536, 8_192), (57_000, 20_000, 142_000)),
-            ((1_047_576, 8_192), (122_000, 53_000, 305_000)),
-            ((32_768, 2_048), (30_000, 7_000, 75_000)),
-            ((16_384, 8_192), (12_000, 2_000, 60_000)),
-            ((8_192, 8_192), (6_000, 1_000, 60_000)),
-            ((4_096, 8_192), (3_000, 1_000, 60_000)),
-            ((1, 8_192), (2_000, 1_000, 60_000)),
+        // (window, max_output_tokens a table sets) -> (reply, request, shard, total)
+        for ((window, set), expected) in [
+            ((32_768, None), (8_192, 24_000, 4_000, 60_000)),
+            ((131_072, None), (8_192, 122_000, 53_000, 305_000)),
+            ((65_536, None), (8_192, 57_000, 20_000, 142_000)),
+            ((1_047_576, None), (8_192, 122_000, 53_000, 305_000)),
+            ((32_768, Some(2_048)), (2_048, 30_000, 7_000, 75_000)),
+            ((24_576, None), (6_144, 18_000, 3_000, 60_000)),
+            ((16_384, None), (4_096, 12_000, 2_000, 60_000)),
+            ((16_384, Some(1_024)), (1_024, 15_000, 2_000, 60_000)),
+            ((8_192, None), (2_048, 6_000, 1_000, 60_000)),
+            ((8_192, Some(1_024)), (1_024, 7_000, 1_000, 60_000)),
         ] {
-            let request = request_tokens_for(window, output);
+            let over = BudgetOverride {
+                max_output_tokens: set,
+                ..BudgetOverride::default()
+            };
+            let b = Budget::default().with(&over).sized(window, &over);
             let got = (
-                request,
-                shard_tokens_for(request),
-                total_tokens_for(request),
+                b.max_output_tokens,
+                b.max_request_tokens,
+                b.max_shard_tokens,
+                b.max_total_tokens,
             );
-            assert_eq!(got, expected, "window {window}, replies of {output}");
-            assert!(got.1 * 2 <= got.0, "a shard leaves half its request");
+            assert_eq!(got, expected, "window {window}, replies set to {set:?}");
+            assert!(got.2 * 2 <= got.1, "a shard leaves half its request");
+            assert!(
+                got.0 + got.1 <= window,
+                "window {window}: a request of {} asking {} more does not fit",
+                got.1,
+                got.0
+            );
+        }
+    }
+
+    /// A known window refuses set keys whose request and reply do not fit it, naming
+    /// both keys, the window and where it came from; the default window refuses none,
+    /// and a derived budget always passes.
+    #[test]
+    fn a_request_and_its_reply_over_a_known_window_are_refused() {
+        let text = "[budget]\nmax_output_tokens = 8192\nmax_request_tokens = 12000\n";
+        let reporter = Reporter::new("team.toml".into(), text).unwrap();
+        let path = KeyPath::root().key("budget");
+        let set = BudgetOverride {
+            max_output_tokens: Some(8_192),
+            max_request_tokens: Some(12_000),
+            ..BudgetOverride::default()
+        };
+        let window = |tokens, source| ContextWindow { tokens, source };
+        let check = |w: ContextWindow| {
+            let b = Budget::default().with(&set).sized(w.tokens, &set);
+            check_effective(b, w, &reporter, &path)
+        };
+        let err = check(window(16_384, WindowSource::Endpoint))
+            .unwrap_err()
+            .to_string();
+        for part in [
+            "max_request_tokens (12000) plus max_output_tokens (8192)",
+            "context window of 16384 tokens (stated by the endpoint)",
+            "(4096 and 12000 at 16384 tokens)",
+        ] {
+            assert!(err.contains(part), "{part} in {err}");
+        }
+        let err = check(window(16_384, WindowSource::Manifest)).unwrap_err();
+        assert!(err.to_string().contains("[model] context_tokens"), "{err}");
+        check(window(20_480, WindowSource::Manifest)).expect("20,192 tokens fit 20,480");
+        check(ContextWindow::default()).expect("the default window is nobody's statement");
+        for tokens in [8_192, 12_000, 16_384, 32_768, 200_000] {
+            let none = BudgetOverride::default();
+            let b = Budget::default().sized(tokens, &none);
+            check_effective(b, window(tokens, WindowSource::Endpoint), &reporter, &path)
+                .expect("derived budgets fit their window");
         }
     }
 

@@ -19,7 +19,10 @@ mod user;
 mod user_apply;
 mod validate;
 
-pub use budget::{Budget, BudgetOverride, request_tokens_for, shard_tokens_for, total_tokens_for};
+pub use budget::{
+    Budget, BudgetOverride, output_tokens_for, request_tokens_for, shard_tokens_for,
+    total_tokens_for,
+};
 pub use composition::{
     BinaryPolicy, Composition, GENERIC_INVESTIGATOR_ID, MAX_CONCURRENCY, PluginSource,
     SpecialistEntry, ToolsMode, VerifierEntry,

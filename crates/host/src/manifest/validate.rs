@@ -220,7 +220,7 @@ fn defaults(
         }))
         .unwrap_or_default();
     let budget = sized(Budget::default().with(&set), window, &set);
-    check_effective(budget, reporter, budget_path)?;
+    check_effective(budget, window, reporter, budget_path)?;
     Ok(Defaults {
         budget,
         set,
@@ -679,7 +679,7 @@ fn entry_budget(
     over.check(reporter, at)?;
     let set = over.or(&defaults.set);
     let budget = sized(defaults.budget.with(&over), defaults.window, &set);
-    check_effective(budget, reporter, at)?;
+    check_effective(budget, defaults.window, reporter, at)?;
     Ok(budget)
 }
 

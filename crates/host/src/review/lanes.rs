@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use vouch_abi::DismissedForVerification;
 use vouch_core::{
-    AuditRun, AuditState, Candidate, Failure, Limitation, LimitationKind, StageRecord, StageStatus,
-    audit_state, files_not_fully_seen, zero_source_gap,
+    AuditRun, AuditState, Candidate, Failure, FailureKind, Limitation, LimitationKind, StageRecord,
+    StageStatus, audit_state, files_not_fully_seen, zero_source_gap,
 };
 
 use super::ReviewPlan;
@@ -153,8 +153,9 @@ enum Slot {
 /// Rule (issue 10, "Sharding"): a lane instance runs as the shards
 /// [`shard::shard_lane`] plans. Files left out by `max_shards` are a stated budget
 /// limitation naming each file; a lane whose stable prompt leaves no room under its
-/// request bound does not run (skipped, a budget limitation naming why): no request is
-/// ever sent over the bound.
+/// request bound does not run (failed, a `budget-too-small` failure naming why and what
+/// can fix it): no request is ever sent over the bound, and a review with a lane that
+/// could not run is incomplete, never a completed review of fewer files.
 fn shard_plans(
     env: &ReviewEnv,
     plan: StagePlan,
@@ -163,16 +164,19 @@ fn shard_plans(
     let lane = plan.lane.clone();
     let sharded = shard::shard_lane(env, plan.clone(), &mut out.patch_sizes);
     if let Some(problem) = sharded.problem {
-        out.limitations.push(Limitation {
-            kind: LimitationKind::BudgetHit,
+        out.failures.push(Failure {
+            kind: FailureKind::BudgetTooSmall,
             stage: Some(lane),
-            detail: problem.clone(),
+            message: problem.clone(),
+            detail: None,
         });
-        return Err(Box::new(StageRecord {
-            status: StageStatus::Skipped,
+        let record = StageRecord {
+            status: StageStatus::Failed,
             problem: Some(problem),
             ..super::stage::stage_record(&plan.label, &plan.handle, plan.assigned.len())
-        }));
+        };
+        env.diagnose_record("lane", &record, ReasonCode::BudgetHit);
+        return Err(Box::new(record));
     }
     if !sharded.left_out.is_empty() {
         out.left_out.extend(sharded.left_out.iter().cloned());
@@ -278,7 +282,8 @@ pub(super) fn shard_lanes(env: &ReviewEnv, lanes: Vec<Lane>, out: &mut Collected
 }
 
 /// Runs the lanes' shards with at most `concurrency` executions at once, round-robin across
-/// lanes ([`vouch_core::running_order`]). Each shard does
+/// lanes ([`vouch_core::running_order`]); none when a lane could not be planned (a
+/// failure is already in `out`), each then recorded as not started. Each shard does
 /// its own optional coverage retry before it counts as completed; siblings are never
 /// rerun. Records are kept in manifest order, shards in order within their lane.
 pub(super) async fn run_lanes(
@@ -296,9 +301,17 @@ pub(super) async fn run_lanes(
         })
         .collect();
     let order = vouch_core::running_order(&per_lane);
-    let mut runs = run_plans(env, concurrency, lanes.plans, &order)
-        .await
-        .into_iter();
+    let mut runs = match out.failures.first() {
+        // A lane that could not run has already made the review incomplete: fail fast,
+        // no request is spent on the others.
+        Some(failed) => {
+            let why = NotRun::AfterFailure(failed.stage.clone().unwrap_or_default());
+            let not_started = |plan: StagePlan| (not_run(env, &plan, &why), plan);
+            lanes.plans.into_iter().map(not_started).collect()
+        }
+        None => run_plans(env, concurrency, lanes.plans, &order).await,
+    }
+    .into_iter();
     for slot in lanes.slots {
         match slot {
             Slot::Record(record) => out.stages.push(*record),

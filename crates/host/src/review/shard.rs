@@ -437,12 +437,7 @@ fn shard_budget(env: &ReviewEnv, plan: &StagePlan) -> Result<(ShardBudget, u32),
     let stable = stable_tokens(env, plan)?;
     let room = u64::from(limits.max_request_tokens).saturating_sub(stable);
     if room < MIN_SHARD_TOKENS {
-        return Err(format!(
-            "{} did not run: the stable part of its requests (about {stable} tokens) leaves \
-             {room} tokens for the change under max_request_tokens ({}); raise \
-             max_request_tokens or shorten the policy evidence",
-            plan.lane, limits.max_request_tokens
-        ));
+        return Err(no_room(plan, stable, room));
     }
     let (max_tokens, prefetch) = vouch_core::shard_room(
         room,
@@ -456,6 +451,24 @@ fn shard_budget(env: &ReviewEnv, plan: &StagePlan) -> Result<(ShardBudget, u32),
         max_shards: limits.max_shards.max(1) as usize,
     };
     Ok((budget, u32::try_from(prefetch).unwrap_or(u32::MAX)))
+}
+
+/// Why a lane cannot run (see [`shard_budget`]), with the fixes that can work: whatever
+/// the window, `max_request_tokens` plus `max_output_tokens` must fit it, so raising the
+/// request bound is no fix at a window's limit. A smaller reply shrinks the stable part
+/// (a retry shows the previous answer at its bound) and leaves a derived request bound
+/// more room; tools off drops the tool definitions; `manifests/local-model.toml` does
+/// both; a larger window raises every bound.
+fn no_room(plan: &StagePlan, stable: u64, room: u64) -> String {
+    format!(
+        "{} did not run: the stable part of its requests (about {stable} tokens: prompts, \
+         policy evidence, tool definitions, the output contract and a retry's previous \
+         answer) leaves {room} tokens for the change under max_request_tokens ({}), so \
+         the review cannot complete. Fixes that can work: a smaller max_output_tokens \
+         (now {}), `--tools off`, the composition manifests/local-model.toml, or a model \
+         with a larger context window",
+        plan.lane, plan.shards.max_request_tokens, plan.budget.max_output_tokens_per_request
+    )
 }
 
 /// The stage plans of `plan`'s shards: one per shard, its expected list the canonical

@@ -27,7 +27,8 @@ use crate::diagnostics::ReasonCode;
 use crate::progress::ProgressEvent;
 use crate::tools::RepoTools;
 
-/// Output-token budget of a focused verification pass.
+/// Output-token budget of a focused verification pass (at most the verifier's own
+/// `max_output_tokens`).
 pub(crate) const FOCUSED_OUTPUT_TOKENS: u32 = 4_000;
 
 /// What verification contributes to the review.
@@ -162,6 +163,16 @@ fn pass_limitations(
     limitations
 }
 
+/// The plan of a focused pass: the verifier's, its replies lowered to
+/// [`FOCUSED_OUTPUT_TOKENS`] and never raised (its request bound leaves room in the
+/// window for the verifier's own replies, not more).
+fn focused_plan_of(plan: &StagePlan) -> StagePlan {
+    let mut focused = plan.clone();
+    let own = plan.budget.max_output_tokens_per_request;
+    focused.budget.max_output_tokens_per_request = FOCUSED_OUTPUT_TOKENS.min(own);
+    focused
+}
+
 /// One verification pass over `candidates`: their source and prefetch given inline, one
 /// exchange, and its decisions accounted against the pass's ledger.
 async fn pass(
@@ -184,11 +195,10 @@ async fn pass(
         prefetch::prefetch(env, &tools, &files, plan.prefetch_tokens)
     });
     record.prefetch = prefetched.record;
-    let mut focused_plan;
+    let focused_plan;
     let mut run_plan = plan;
     if kind == StageKind::FocusedVerification {
-        focused_plan = plan.clone();
-        focused_plan.budget.max_output_tokens_per_request = FOCUSED_OUTPUT_TOKENS;
+        focused_plan = focused_plan_of(plan);
         run_plan = &focused_plan;
     }
     let contract =
