@@ -245,18 +245,8 @@ async fn a_long_last_line_given_a_final_newline_is_shown_as_a_change() {
 /// the review reaches full coverage with tools or without.
 #[tokio::test(flavor = "multi_thread")]
 async fn with_a_small_window_a_line_longer_than_a_shard_is_given_by_its_changed_bytes() {
-    let manifest = workspace()
-        .join("tests/data/e2e/window-16k.toml")
-        .display()
-        .to_string();
     for len in [2_500usize, 7_000] {
-        let line: Vec<u8> = (0..len).map(|i| b"abcdefgh;="[i % 10]).collect();
-        let mut edited = line.clone();
-        edited.splice(len / 2..len / 2 + 6, b"EDITED".iter().copied());
-        for tools in ["off", "on"] {
-            let args = ["--tools", tools, "--manifest", &manifest];
-            reviewed_showing_with(one_line_edited(&line, &edited), &args, &["EDITED"]).await;
-        }
+        edited_in_the_middle_is_reviewed(len, "window-16k.toml").await;
     }
 }
 
@@ -265,11 +255,18 @@ async fn with_a_small_window_a_line_longer_than_a_shard_is_given_by_its_changed_
 /// seen (it was in no shard, so its file could never be reviewed).
 #[tokio::test(flavor = "multi_thread")]
 async fn a_short_line_no_shard_holds_whole_is_given_in_byte_windows_covering_it() {
+    let len = vouch_core::NAMED_LINE_BYTES as usize - 124;
+    edited_in_the_middle_is_reviewed(len, "tiny-shard.toml").await;
+}
+
+/// A line of `len` bytes edited in its middle is reviewed with full coverage under the
+/// e2e manifest `manifest`, tools off and on, and the edit reaches the model.
+async fn edited_in_the_middle_is_reviewed(len: usize, manifest: &str) {
     let manifest = workspace()
-        .join("tests/data/e2e/tiny-shard.toml")
+        .join("tests/data/e2e")
+        .join(manifest)
         .display()
         .to_string();
-    let len = vouch_core::NAMED_LINE_BYTES as usize - 124;
     let line: Vec<u8> = (0..len).map(|i| b"abcdefgh;="[i % 10]).collect();
     let mut edited = line.clone();
     edited.splice(len / 2..len / 2 + 6, b"EDITED".iter().copied());
