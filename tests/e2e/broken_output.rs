@@ -494,6 +494,45 @@ async fn a_reply_that_does_not_parse_is_reported_by_its_syntax_error() {
     }
 }
 
+/// A defect a reply states only in prose, at a place in a changed file, cannot be lost
+/// in the repair: a repair that keeps it neither as a candidate nor as a dismissed
+/// concern fails, and the review is incomplete, never clean.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_defect_stated_in_prose_is_never_repaired_away() {
+    let prose = "1. **src/limits.rs:5** (high, correctness) - allowed() admits one file more \
+        than MAX_OP.\nI reviewed every changed file.";
+    let repaired = json!({"candidates": [], "coverage": {"complete": true, "reviewedFiles": FILES},
+        "summary": ""});
+    let script = Script::new()
+        .rule(
+            Rule::when(Match::system_contains(REPAIR))
+                .named("repair")
+                .always(Reply::content(repaired.to_string())),
+        )
+        .rule(audit_passes())
+        .rule(
+            Rule::when(Match::user_contains(INVESTIGATOR))
+                .named("investigator")
+                .always(Reply::content(prose)),
+        );
+    let server = ScriptedServer::start(script).await;
+    let (out, report) = review(&server).await;
+    assert_eq!(out.code, 2, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(report["opinion"]["outcome"], "incomplete");
+    let message = report["failures"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains(
+            "names src/limits.rs:5, but the repair kept no candidate or dismissed concern there"
+        ),
+        "{message}"
+    );
+    let repair = server.served_by("repair")[0].contents_of("user").join("\n");
+    assert!(
+        repair.contains("must appear as a candidate or as a dismissed concern"),
+        "{repair}"
+    );
+}
+
 /// A receipt the prior reply wrote malformed (keys in another case, a trailing comma,
 /// `complete` as a string) or ambiguous (a key repeated, the incomplete copy first) is
 /// no statement of full coverage, whatever the prose beside it says: the repaired

@@ -53,7 +53,7 @@ pub use record::{BudgetKind, CandidateRecord, ExcludedFile, StageRecord, StageSt
 pub use reply::{
     CandidateLocation, PriorReceipt, RepairViolation, TruncationStep, check_candidate_repair,
     check_decision_repair, complete_prior_candidates, prior_receipt, prior_verdicts,
-    repaired_full_coverage, truncation_step,
+    prose_locations, repaired_full_coverage, truncation_step,
 };
 pub use reviewed::{
     FilesReviewed, NotReviewedFile, NotReviewedReason, StageCoverage, files_reviewed,

@@ -94,6 +94,17 @@ pub enum RepairViolation {
         .0.path, .0.start_line, .0.end_line
     )]
     CandidateDropped(CandidateLocation),
+    /// A prose reply named a place in a changed file that the repair kept neither as a
+    /// candidate nor as a dismissed concern.
+    #[error(
+        "the prior reply names {path}:{line}, but the repair kept no candidate or dismissed concern there"
+    )]
+    LocationDropped {
+        /// The changed file.
+        path: String,
+        /// The line the prior reply names.
+        line: u64,
+    },
 }
 
 /// Every complete JSON object in `text` (outermost first, then their nested objects),
@@ -197,16 +208,57 @@ fn has_number(text: &str, number: u64) -> bool {
         .any(|t| t == number.to_string())
 }
 
+/// The places a prose reply (one holding no JSON object) names in the changed files:
+/// each `path:line` or `path:line-line` whose path is exactly one of `expected` (not part
+/// of a longer path), as the path and its first line, in order.
+pub fn prose_locations(prior: &str, expected: &[String]) -> Vec<(String, u64)> {
+    if !outer_objects(prior).is_empty() {
+        return Vec::new();
+    }
+    let part_of_path = |c: char| c.is_alphanumeric() || "/._-".contains(c);
+    let mut found = Vec::new();
+    for path in expected.iter().filter(|p| !p.is_empty()) {
+        for (at, _) in prior.match_indices(path.as_str()) {
+            if prior[..at].chars().next_back().is_some_and(part_of_path) {
+                continue;
+            }
+            let Some(rest) = prior[at + path.len()..].strip_prefix(':') else {
+                continue;
+            };
+            let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+            if let Ok(line) = rest[..digits].parse::<u64>() {
+                found.push((path.clone(), line));
+            }
+        }
+    }
+    found
+}
+
 /// Rule (repair, candidates): a repair fixes syntax only. It may not drop a candidate
 /// the prior reply contained in full (a complete JSON object), nor return fewer
 /// candidates than the prior reply wrote claims in any notation (YAML, a Python dict,
-/// JSON: [`claim_keys`]); and it may not add one: every repaired candidate either is a
-/// complete prior candidate (same path and lines) or its path and first line both occur
-/// in the prior reply's text.
+/// JSON: [`claim_keys`]), nor drop a place a prose reply names in a changed file
+/// ([`prose_locations`]: it must reappear as a candidate or among `dismissed`, lines
+/// holding it); and it may not add one: every repaired candidate either is a complete
+/// prior candidate (same path and lines) or its path and first line both occur in the
+/// prior reply's text.
 pub fn check_candidate_repair(
     prior: &str,
     repaired: &[CandidateLocation],
+    (expected, dismissed): (&[String], &[CandidateLocation]),
 ) -> Result<(), RepairViolation> {
+    let holds = |l: &CandidateLocation, path: &str, line: u64| {
+        l.path == path && l.start_line <= line && line <= l.end_line
+    };
+    for (path, line) in prose_locations(prior, expected) {
+        if !repaired
+            .iter()
+            .chain(dismissed)
+            .any(|l| holds(l, &path, line))
+        {
+            return Err(RepairViolation::LocationDropped { path, line });
+        }
+    }
     let complete = complete_prior_candidates(prior);
     if let Some(dropped) = complete.iter().find(|c| !repaired.contains(c)) {
         return Err(RepairViolation::CandidateDropped(dropped.clone()));

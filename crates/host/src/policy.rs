@@ -155,7 +155,8 @@ pub(crate) fn repair_user_message(
              Set coverage.complete to true and copy this exact list into coverage.reviewedFiles only if the prior reply \
              holds a JSON coverage receipt saying complete: true with exactly this list; vouch checks that receipt in the \
              prior reply itself, and a statement in prose does not count. Otherwise set coverage.complete to false and \
-             list only the files the prior reply shows were inspected.\n\n"
+             list only the files the prior reply shows were inspected. Every place in these files the prior reply names \
+             (path:line) must appear as a candidate or as a dismissed concern.\n\n"
         ));
     }
     out.push_str(&format!("## Parser error\n{error}\n\n## Prior reply\n<prior-reply>\n{prior_reply}\n</prior-reply>\n\n"));

@@ -92,11 +92,73 @@ fn a_repair_neither_adds_nor_drops_a_full_candidate() {
     ];
     for (prior, repaired, want) in cases {
         assert_eq!(
-            check_candidate_repair(prior, &repaired),
+            check_candidate_repair(prior, &repaired, (&[], &[])),
             want,
             "prior {prior:?}, repaired {repaired:?}"
         );
     }
+}
+
+/// A defect a prose reply states at a place in a changed file cannot be repaired away:
+/// the place must come back as a candidate or a dismissed concern that holds its line.
+#[test]
+fn a_repair_keeps_every_place_a_prose_reply_names() {
+    use RepairViolation::*;
+    type Case = (
+        &'static str,
+        Vec<CandidateLocation>,
+        Vec<CandidateLocation>,
+        Result<(), RepairViolation>,
+    );
+    let expected: Vec<String> = ["src/calc.py", "README.md"].map(String::from).to_vec();
+    let markdown = "1. **src/calc.py:24-25** (high, correctness) - Claim: clamp returns lo \
+        when x > hi.\nI reviewed every changed file.";
+    let dropped = Err(LocationDropped {
+        path: "src/calc.py".into(),
+        line: 24,
+    });
+    // (prior, repaired candidates, dismissed concerns, result)
+    let cases: Vec<Case> = vec![
+        (markdown, vec![], vec![], dropped.clone()),
+        (markdown, vec![loc("src/calc.py", 24, 25)], vec![], Ok(())),
+        (markdown, vec![], vec![loc("src/calc.py", 20, 30)], Ok(())),
+        (markdown, vec![loc("src/calc.py", 25, 26)], vec![], dropped),
+        // Another path, a longer path, no line, or a place inside JSON: not a prose place.
+        (
+            "See lib/src/calc.py:24 and src/calc.pyc:3.",
+            vec![],
+            vec![],
+            Ok(()),
+        ),
+        ("src/calc.py looks fine.", vec![], vec![], Ok(())),
+        ("Checked docs/x.md:3.", vec![], vec![], Ok(())),
+        (
+            r#"{"coverage": {"complete": true, "reviewedFiles": []}, "summary": "src/calc.py:9"}"#,
+            vec![],
+            vec![],
+            Ok(()),
+        ),
+        (
+            "README.md:2 states the old default.",
+            vec![],
+            vec![],
+            Err(LocationDropped {
+                path: "README.md".into(),
+                line: 2,
+            }),
+        ),
+    ];
+    for (prior, repaired, dismissed, want) in cases {
+        assert_eq!(
+            check_candidate_repair(prior, &repaired, (&expected, &dismissed)),
+            want,
+            "{prior}"
+        );
+    }
+    assert_eq!(
+        prose_locations(markdown, &expected),
+        [("src/calc.py".to_string(), 24)]
+    );
 }
 
 /// A candidate the prior reply wrote in another notation than JSON cannot be repaired
@@ -110,7 +172,7 @@ fn a_repair_keeps_candidates_written_in_any_notation() {
     for prior in [yaml, pydict, json] {
         assert_eq!(claim_keys(prior), 1, "{prior}");
         assert_eq!(
-            check_candidate_repair(prior, &[]),
+            check_candidate_repair(prior, &[], (&[], &[])),
             Err(RepairViolation::CandidatesMissing {
                 claims: 1,
                 repaired: 0
@@ -118,7 +180,7 @@ fn a_repair_keeps_candidates_written_in_any_notation() {
             "{prior}"
         );
         assert!(
-            check_candidate_repair(prior, &[loc("calc.py", 1, 3)]).is_ok(),
+            check_candidate_repair(prior, &[loc("calc.py", 1, 3)], (&[], &[])).is_ok(),
             "{prior}"
         );
     }
@@ -404,7 +466,7 @@ mod properties {
         #[test]
         fn keeping_the_complete_candidates_is_always_acceptable(prior in "\\PC{0,300}") {
             let complete = complete_prior_candidates(&prior);
-            prop_assert!(check_candidate_repair(&prior, &complete).is_ok());
+            prop_assert!(check_candidate_repair(&prior, &complete, (&[], &[])).is_ok());
             let stated = prior_verdicts(&prior);
             prop_assert!(check_decision_repair(&prior, &stated).is_ok());
         }

@@ -385,20 +385,27 @@ fn extract_and_parse(
 }
 
 /// Rule (repair, [`check_candidate_repair`], [`check_decision_repair`]): a repaired
-/// reply stands only when it changed syntax, not content.
-fn check_repair(prior: &str, reply: &TypedReply) -> Result<(), String> {
+/// reply stands only when it changed syntax, not content (`expected`: the stage's
+/// canonical list, whose places a prose reply names must survive).
+fn check_repair(prior: &str, reply: &TypedReply, expected: &[String]) -> Result<(), String> {
+    let at = |path: &str, start: u32, end: u32| CandidateLocation {
+        path: path.to_string(),
+        start_line: u64::from(start),
+        end_line: u64::from(end),
+    };
     let result = match reply {
         TypedReply::Candidates(a) => {
             let locations: Vec<CandidateLocation> = a
                 .candidates
                 .iter()
-                .map(|c| CandidateLocation {
-                    path: c.path.clone(),
-                    start_line: u64::from(c.start_line),
-                    end_line: u64::from(c.end_line),
-                })
+                .map(|c| at(&c.path, c.start_line, c.end_line))
                 .collect();
-            check_candidate_repair(prior, &locations)
+            let dismissed: Vec<CandidateLocation> = a
+                .dismissed
+                .iter()
+                .map(|d| at(&d.path, d.start_line, d.end_line))
+                .collect();
+            check_candidate_repair(prior, &locations, (expected, &dismissed))
         }
         TypedReply::Decisions(ds) => {
             let verdicts: Vec<(String, Verdict)> = ds
@@ -686,7 +693,8 @@ async fn repair(
     }
     let checked = extract_and_parse(ex.handle, ex.kind, &repair_schema, &repaired.final_text)
         .and_then(|(value, reply)| {
-            check_repair(&prior_text, &reply).map_err(ReplyFault::plain)?;
+            check_repair(&prior_text, &reply, ex.expected.unwrap_or_default())
+                .map_err(ReplyFault::plain)?;
             Ok((value, reply))
         });
     match checked {
