@@ -533,6 +533,64 @@ async fn a_defect_stated_in_prose_is_never_repaired_away() {
     );
 }
 
+/// A coverage retry's answer replaces the first one, but a candidate the first answer
+/// proposed is never lost by it: left out of the retry's answer, it is kept for the
+/// verifier to decide, and the report says so.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_candidate_the_coverage_retry_leaves_out_still_reaches_the_verifier() {
+    let first = candidates_reply(
+        json!([candidate(
+            "src/limits.rs",
+            5,
+            5,
+            "allowed() admits one file more than MAX_OPEN"
+        )]),
+        true,
+        &["src/limits.rs"],
+    );
+    let rejected = json!({"decisions": [{"candidateId": "generic-investigator #1/0",
+        "decision": "rejected", "evidence": "checked", "citations": [], "finding": null}]});
+    let script = Script::new()
+        .rule(audit_passes())
+        .rule(
+            Rule::when(Match::user_contains(INVESTIGATOR).and(Match::user_contains(RETRY)))
+                .named("retry")
+                .always(Reply::content(complete_receipt())),
+        )
+        .rule(
+            Rule::when(Match::user_contains(INVESTIGATOR))
+                .named("investigator")
+                .always(Reply::content(first)),
+        )
+        .rule(
+            Rule::when(Match::user_contains(VERIFIER))
+                .named("verifier")
+                .always(Reply::content(rejected.to_string())),
+        );
+    let server = ScriptedServer::start(script).await;
+    let (out, report) = review(&server).await;
+    assert_eq!(server.served_by("retry").len(), 1, "{}", out.stderr);
+    let verifier = server.served_by("verifier");
+    assert!(
+        !verifier.is_empty(),
+        "the candidate was verified: {report:#}"
+    );
+    assert!(
+        verifier[0]
+            .contents_of("user")
+            .join("\n")
+            .contains("generic-investigator #1/0"),
+        "{report:#}"
+    );
+    let observations = report["observations"].to_string();
+    assert!(
+        observations.contains(
+            "its coverage retry left out 1 candidate(s) of its first answer (src/limits.rs:5-5)"
+        ),
+        "{observations}"
+    );
+}
+
 /// A receipt the prior reply wrote malformed (keys in another case, a trailing comma,
 /// `complete` as a string) or ambiguous (a key repeated, the incomplete copy first) is
 /// no statement of full coverage, whatever the prose beside it says: the repaired

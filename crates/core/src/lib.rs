@@ -51,9 +51,9 @@ pub use opinion::{
 pub use prefetch::{PrefetchKind, PrefetchRecord, select_within_budget};
 pub use record::{BudgetKind, CandidateRecord, ExcludedFile, StageRecord, StageStatus, TokenUsage};
 pub use reply::{
-    CandidateLocation, PriorReceipt, RepairViolation, TruncationStep, check_candidate_repair,
-    check_decision_repair, complete_prior_candidates, prior_receipt, prior_verdicts,
-    prose_locations, repaired_full_coverage, truncation_step,
+    CandidateLocation, PriorReceipt, RepairViolation, TruncationStep, carried_candidates,
+    check_candidate_repair, check_decision_repair, complete_prior_candidates, prior_receipt,
+    prior_verdicts, prose_locations, repaired_full_coverage, truncation_step,
 };
 pub use reviewed::{
     FilesReviewed, NotReviewedFile, NotReviewedReason, StageCoverage, files_reviewed,

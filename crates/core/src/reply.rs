@@ -208,6 +208,19 @@ fn has_number(text: &str, number: u64) -> bool {
         .any(|t| t == number.to_string())
 }
 
+/// Rule (coverage retry, candidates): the retry asks for one complete replacement, but a
+/// candidate is decided by the verifier, not dropped by a second answer. The first
+/// answer's candidates that the retry's answer does not hold at the same place (path and
+/// lines) are kept beside it: their indices in `first`, in order.
+pub fn carried_candidates(first: &[CandidateLocation], retry: &[CandidateLocation]) -> Vec<usize> {
+    first
+        .iter()
+        .enumerate()
+        .filter(|(i, c)| !retry.contains(c) && !first[..*i].contains(c))
+        .map(|(i, _)| i)
+        .collect()
+}
+
 /// The places a prose reply (one holding no JSON object) names in the changed files:
 /// each `path:line` or `path:line-line` whose path is exactly one of `expected` (not part
 /// of a longer path), as the path and its first line, in order.

@@ -99,6 +99,38 @@ fn a_repair_neither_adds_nor_drops_a_full_candidate() {
     }
 }
 
+/// A coverage retry's answer replaces the first one, but never drops a candidate: the
+/// first answer's candidates at places the retry does not hold are carried.
+#[test]
+fn a_retry_carries_the_first_answers_candidates_it_left_out() {
+    type Case = (Vec<CandidateLocation>, Vec<CandidateLocation>, Vec<usize>);
+    let a = loc("a.rs", 1, 2);
+    let b = loc("a.rs", 5, 5);
+    let c = loc("b.rs", 1, 2);
+    // (first, retry, carried indices of first)
+    let cases: Vec<Case> = vec![
+        (vec![], vec![], vec![]),
+        (vec![a.clone()], vec![], vec![0]),
+        (vec![a.clone()], vec![a.clone()], vec![]),
+        (
+            vec![a.clone(), b.clone()],
+            vec![b.clone(), c.clone()],
+            vec![0],
+        ),
+        // Other lines are another place: both kept, the verifier decides each.
+        (vec![a.clone()], vec![loc("a.rs", 1, 3)], vec![0]),
+        // A place the first answer named twice is carried once.
+        (vec![c.clone(), c.clone()], vec![], vec![0]),
+    ];
+    for (first, retry, want) in cases {
+        assert_eq!(
+            carried_candidates(&first, &retry),
+            want,
+            "{first:?} / {retry:?}"
+        );
+    }
+}
+
 /// A defect a prose reply states at a place in a changed file cannot be repaired away:
 /// the place must come back as a candidate or a dismissed concern that holds its line.
 #[test]

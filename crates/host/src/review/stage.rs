@@ -3,9 +3,10 @@
 
 use vouch_abi::{DismissedForVerification, PAYLOAD_VERSION, PromptRequest, Role};
 use vouch_core::{
-    Candidate, CoverageComparison, Failure, FailureKind, IssueStep, Limitation, LimitationKind,
-    ReceiptProblem, ReplyIssue, StageRecord, StageStatus, candidate_id, compare_coverage,
-    forced_synthesis_limits, mismatch_after_retry_message, repaired_full_coverage,
+    Candidate, CandidateLocation, CoverageComparison, Failure, FailureKind, IssueStep, Limitation,
+    LimitationKind, ReceiptProblem, ReplyIssue, StageRecord, StageStatus, candidate_id,
+    carried_candidates, compare_coverage, forced_synthesis_limits, mismatch_after_retry_message,
+    repaired_full_coverage,
 };
 
 use super::concerns;
@@ -302,12 +303,53 @@ async fn retry(
         .filter(|p| !gaps.contains(p))
         .cloned()
         .collect();
-    let (reply, comparison, _) = absorb(env, run, &second, plan, &coverable);
+    let (mut reply, comparison, _) = absorb(env, run, &second, plan, &coverable);
     if comparison.complete {
+        carry_candidates(run, plan, answer, &mut reply);
         return accept(run, plan, reply, &second, &gaps);
     }
     fail_after_retry(env, plan, tools, run, &comparison);
     Ok(())
+}
+
+/// Rule ([`carried_candidates`]): the first answer's candidates that the retry's answer
+/// left out are kept beside it, for the verifier to decide, and the report says so.
+fn carry_candidates(
+    run: &mut StageRun,
+    plan: &StagePlan,
+    first: &Answer,
+    reply: &mut CandidateAnswer,
+) {
+    let (first, _) = checked_reply(first, &plan.assigned);
+    let place = |c: &ProposedDraft| CandidateLocation {
+        path: c.path.clone(),
+        start_line: u64::from(c.start_line),
+        end_line: u64::from(c.end_line),
+    };
+    let before: Vec<CandidateLocation> = first.candidates.iter().map(place).collect();
+    let after: Vec<CandidateLocation> = reply.candidates.iter().map(place).collect();
+    let carried = carried_candidates(&before, &after);
+    if carried.is_empty() {
+        return;
+    }
+    let places: Vec<String> = carried
+        .iter()
+        .map(|&i| {
+            format!(
+                "{}:{}-{}",
+                before[i].path, before[i].start_line, before[i].end_line
+            )
+        })
+        .collect();
+    run.observations.push(format!(
+        "{}: its coverage retry left out {} candidate(s) of its first answer ({}); they are kept for verification",
+        plan.label,
+        carried.len(),
+        places.join(", ")
+    ));
+    reply
+        .candidates
+        .extend(carried.iter().map(|&i| first.candidates[i].clone()));
 }
 
 /// Says that the instance is retried, and why: progress, diagnostics and the record's
