@@ -505,3 +505,56 @@ async fn a_window_the_endpoint_states_below_8k_is_refused_before_the_review() {
         "no review request was sent"
     );
 }
+
+/// At a 12k-token window every lane's shard proposes a candidate, so the verifier has
+/// many to decide: its batches hold no more decisions than its reply budget (a quarter
+/// of the window) bounds, so no verification request asks for more reply tokens than
+/// that, and none with its reply passes the window (batches of twelve asked for 8,192).
+#[tokio::test(flavor = "multi_thread")]
+async fn at_a_12k_window_verification_batches_fit_the_reply_budget() {
+    let (repo, base, head) = forty_files();
+    let proposing = Reply::computed(|body| {
+        let list = expected_list(body);
+        let paths: Vec<&str> = list.iter().map(String::as_str).collect();
+        let found = paths
+            .first()
+            .map(|p| {
+                json!([vouch_workspace_tests::candidate(
+                    p,
+                    2,
+                    2,
+                    "the rewrite drops a line"
+                )])
+            })
+            .unwrap_or_else(|| json!([]));
+        Reply::content(candidates_reply(found, true, &paths))
+    });
+    let script = Script::new()
+        .rule(
+            Rule::when(Match::user_contains("Instance: verifier"))
+                .named("verifier")
+                .always(Reply::content(json!({"decisions": []}).to_string())),
+        )
+        .rule(Rule::when(Match::any()).always(proposing))
+        .context_window(12_288);
+    let vllm = ScriptedServer::start_as(Dialect::Vllm { key: None }, &["scripted"], script).await;
+    let out = ScriptedReview::new(&repo, &base, &head, &vllm)
+        .manifest("tests/data/e2e/no-budget.toml")
+        .args(&["--tools", "off"])
+        .run()
+        .await;
+    let verifier = vllm.served_by("verifier");
+    assert!(!verifier.is_empty(), "{}", out.stderr);
+    for request in vllm.chat_requests() {
+        assert!(
+            request.body["max_tokens"].as_u64().unwrap() <= 3_072,
+            "max_tokens {} over the 3,072-token reply budget",
+            request.body["max_tokens"]
+        );
+    }
+    let (asked, max_tokens) = largest_ask(&vllm);
+    assert!(
+        asked <= 12_288,
+        "{asked} tokens asked (max_tokens {max_tokens})"
+    );
+}

@@ -506,9 +506,10 @@ pub(crate) const MAX_BATCH_CANDIDATES: usize = 12;
 
 /// Rule (issue 10, "verification batches likewise when candidates are many"): the
 /// candidates, in order, are cut into batches ([`vouch_core::batches`]) of at most
-/// [`MAX_BATCH_CANDIDATES`] whose candidate text, context windows and patches fit half
-/// of the verifier's `max_request_tokens` (the other half for its prompt, contract and
-/// answer). One batch (the usual case) is the verifier's one pass under its own label;
+/// [`MAX_BATCH_CANDIDATES`], and at most as many as the verifier's output budget holds
+/// decisions of ([`decisions_per_answer`]), whose candidate text, context windows and
+/// patches fit half of the verifier's `max_request_tokens` (the other half for its
+/// prompt, contract and answer). One batch (the usual case) is the verifier's one pass under its own label;
 /// more are labelled `verifier [batch k/n]` and run concurrently.
 fn verification_batches(
     env: &ReviewEnv,
@@ -533,7 +534,32 @@ fn verification_batches(
         })
         .collect();
     let cap = u64::from(plan.shards.max_request_tokens) / 2;
-    batches(&costs, cap, MAX_BATCH_CANDIDATES)
+    batches(&costs, cap, decisions_per_answer(plan, candidates))
+}
+
+/// Rule (a request and its reply fit the window): how many decisions one verification
+/// answer may carry so that its contract's token bound fits the verifier's
+/// `max_output_tokens` (a small window's reply budget holds fewer than
+/// [`MAX_BATCH_CANDIDATES`]): the bound's cost per decision measured from the contracts
+/// of one and two candidates; at least one.
+fn decisions_per_answer(plan: &StagePlan, candidates: &[Candidate]) -> usize {
+    let Some(first) = candidates.first() else {
+        return MAX_BATCH_CANDIDATES;
+    };
+    let bound = |n: usize| {
+        let ids = vec![first.clone(); n];
+        Contract::of(&plan.handle, decisions_contract(&ids))
+            .map(|c| vouch_specialist_kit::contract::token_bound(&c.schema))
+    };
+    let (Ok(one), Ok(two)) = (bound(1), bound(2)) else {
+        return MAX_BATCH_CANDIDATES;
+    };
+    let per = two.saturating_sub(one).max(1);
+    let budget = u64::from(plan.budget.max_output_tokens_per_request);
+    let fits = budget.saturating_sub(one - per.min(one)) / per;
+    usize::try_from(fits)
+        .unwrap_or(usize::MAX)
+        .clamp(1, MAX_BATCH_CANDIDATES)
 }
 
 /// Runs the batch passes with at most `concurrency` at once, none after one has failed
