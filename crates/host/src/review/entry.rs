@@ -112,6 +112,7 @@ async fn prepare(
             policy: collect_policy(&change.reader, &change.snapshot),
             tools: request.tools.unwrap_or(composition.tools),
             inline_bytes: request.inline_bytes,
+            window: composition.window,
         },
         services: StageServices {
             reader: change.reader.clone(),

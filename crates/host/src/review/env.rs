@@ -51,6 +51,8 @@ pub(crate) struct ReviewInputs {
     /// (`max_shard_tokens` at three bytes per token), and a verification pass
     /// [`DEFAULT_INLINE_BYTES`].
     pub(crate) inline_bytes: Option<usize>,
+    /// The model's context window the budgets were sized for.
+    pub(crate) window: vouch_core::ContextWindow,
 }
 
 /// What a review's stages call.

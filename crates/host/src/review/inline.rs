@@ -470,6 +470,7 @@ mod tests {
                 policy: vec![],
                 tools: ToolsMode::On,
                 inline_bytes: None,
+                window: vouch_core::ContextWindow::default(),
             },
             services: StageServices {
                 reader,

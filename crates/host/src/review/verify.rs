@@ -11,7 +11,8 @@ use vouch_core::Area;
 use vouch_core::{
     Candidate, CandidateRecord, CandidateState, ConventionGap, Decision, DecisionProblem, Failure,
     FailureKind, Finding, Limitation, LimitationKind, Provenance, SourceWindow, StageRecord,
-    StageStatus, Verdict, account_decisions, batches, convention_support, estimate_tokens,
+    StageStatus, Verdict, WindowSource, account_decisions, batches, convention_support,
+    estimate_tokens,
 };
 use vouch_specialist_kit::contract::ContractRequest;
 
@@ -21,7 +22,7 @@ use super::env::ReviewEnv;
 use super::exec::{Contract, Execution, StageKind, fail, note_answer, prepare, stage_record};
 use super::inline::{self, InlineSource};
 use super::prefetch;
-use super::reply::{ExchangeError, TypedReply};
+use super::reply::{ExchangeError, MAX_OUTPUT_TOKENS_CAP, TypedReply};
 use super::stage::StagePlan;
 use crate::diagnostics::ReasonCode;
 use crate::progress::ProgressEvent;
@@ -534,16 +535,26 @@ fn verification_batches(
         })
         .collect();
     let cap = u64::from(plan.shards.max_request_tokens) / 2;
-    batches(&costs, cap, decisions_per_answer(plan, candidates))
+    batches(&costs, cap, decisions_per_answer(env, plan, candidates))
 }
 
 /// Rule (a request and its reply fit the window): how many decisions one verification
-/// answer may carry so that its contract's token bound fits the verifier's
-/// `max_output_tokens` (a small window's reply budget holds fewer than
+/// answer may carry. A reply asks for its contract's token bound, at most
+/// [`MAX_OUTPUT_TOKENS_CAP`]; where the window the endpoint or the configuration states
+/// leaves less than that beside the verifier's request bound, a batch holds no more
+/// decisions than fit what it leaves (a 12k window's 3,072 tokens hold fewer than
 /// [`MAX_BATCH_CANDIDATES`]): the bound's cost per decision measured from the contracts
 /// of one and two candidates; at least one.
-fn decisions_per_answer(plan: &StagePlan, candidates: &[Candidate]) -> usize {
-    let Some(first) = candidates.first() else {
+fn decisions_per_answer(env: &ReviewEnv, plan: &StagePlan, candidates: &[Candidate]) -> usize {
+    let window = env.inputs.window;
+    let room = window
+        .tokens
+        .saturating_sub(plan.shards.max_request_tokens)
+        .max(plan.budget.max_output_tokens_per_request);
+    let Some(first) = candidates
+        .first()
+        .filter(|_| window.source != WindowSource::Default && room < MAX_OUTPUT_TOKENS_CAP)
+    else {
         return MAX_BATCH_CANDIDATES;
     };
     let bound = |n: usize| {
@@ -555,8 +566,7 @@ fn decisions_per_answer(plan: &StagePlan, candidates: &[Candidate]) -> usize {
         return MAX_BATCH_CANDIDATES;
     };
     let per = two.saturating_sub(one).max(1);
-    let budget = u64::from(plan.budget.max_output_tokens_per_request);
-    let fits = budget.saturating_sub(one - per.min(one)) / per;
+    let fits = u64::from(room).saturating_sub(one - per.min(one)) / per;
     usize::try_from(fits)
         .unwrap_or(usize::MAX)
         .clamp(1, MAX_BATCH_CANDIDATES)
