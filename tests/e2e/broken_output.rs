@@ -337,23 +337,7 @@ async fn a_prose_reply_repaired_into_full_coverage_is_downgraded_and_retried() {
     ] {
         let repaired = json!({"candidates": [], "coverage": {"complete": true, "reviewedFiles": FILES},
             "summary": "repaired"});
-        let script = Script::new()
-            .rule(
-                Rule::when(Match::system_contains(REPAIR))
-                    .named("repair")
-                    .reply(Reply::content(repaired.to_string())),
-            )
-            .rule(audit_passes())
-            .rule(
-                Rule::when(Match::user_contains(INVESTIGATOR).and(Match::user_contains(RETRY)))
-                    .named("retry")
-                    .reply(Reply::content(complete_receipt())),
-            )
-            .rule(
-                Rule::when(Match::user_contains(INVESTIGATOR))
-                    .named("investigator")
-                    .reply(Reply::content(prose)),
-            );
+        let script = repair_script(prose, &repaired);
         let server = ScriptedServer::start(script).await;
         let (out, report) = review(&server).await;
         assert_eq!(out.code, 0, "{prose:?}: {}\n{}", out.stdout, out.stderr);
@@ -397,7 +381,17 @@ async fn investigator_and_repair(
     investigator: impl std::fmt::Display,
     repair: Value,
 ) -> (ScriptedServer, Value) {
-    let script = Script::new()
+    let server = ScriptedServer::start(repair_script(investigator, &repair)).await;
+    let (out, report) = review(&server).await;
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(report["opinion"]["clean"], true, "{report:#}");
+    (server, report)
+}
+
+/// A model whose investigator answers `investigator`, whose repair answers `repair`,
+/// whose coverage retry answers a complete receipt, and whose audit passes.
+fn repair_script(investigator: impl std::fmt::Display, repair: &Value) -> Script {
+    Script::new()
         .rule(
             Rule::when(Match::system_contains(REPAIR))
                 .named("repair")
@@ -413,12 +407,7 @@ async fn investigator_and_repair(
             Rule::when(Match::user_contains(INVESTIGATOR))
                 .named("investigator")
                 .always(Reply::content(investigator.to_string())),
-        );
-    let server = ScriptedServer::start(script).await;
-    let (out, report) = review(&server).await;
-    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
-    assert_eq!(report["opinion"]["clean"], true, "{report:#}");
-    (server, report)
+        )
 }
 
 /// Models routinely leave out empty arrays and optional text: a reply that is only an
@@ -503,18 +492,7 @@ async fn a_defect_stated_in_prose_is_never_repaired_away() {
         than MAX_OP.\nI reviewed every changed file.";
     let repaired = json!({"candidates": [], "coverage": {"complete": true, "reviewedFiles": FILES},
         "summary": ""});
-    let script = Script::new()
-        .rule(
-            Rule::when(Match::system_contains(REPAIR))
-                .named("repair")
-                .always(Reply::content(repaired.to_string())),
-        )
-        .rule(audit_passes())
-        .rule(
-            Rule::when(Match::user_contains(INVESTIGATOR))
-                .named("investigator")
-                .always(Reply::content(prose)),
-        );
+    let script = repair_script(prose, &repaired);
     let server = ScriptedServer::start(script).await;
     let (out, report) = review(&server).await;
     assert_eq!(out.code, 2, "{}\n{}", out.stdout, out.stderr);

@@ -78,6 +78,17 @@ pub(crate) struct ProposedDraft {
     pub(crate) evidence: String,
 }
 
+impl ProposedDraft {
+    /// Where it is: its path and lines, as the repair and retry rules compare places.
+    pub(crate) fn location(&self) -> CandidateLocation {
+        CandidateLocation {
+            path: self.path.clone(),
+            start_line: u64::from(self.start_line),
+            end_line: u64::from(self.end_line),
+        }
+    }
+}
+
 /// A candidate-producing stage's reply, typed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct CandidateAnswer {
@@ -388,22 +399,18 @@ fn extract_and_parse(
 /// reply stands only when it changed syntax, not content (`expected`: the stage's
 /// canonical list, whose places a prose reply names must survive).
 fn check_repair(prior: &str, reply: &TypedReply, expected: &[String]) -> Result<(), String> {
-    let at = |path: &str, start: u32, end: u32| CandidateLocation {
-        path: path.to_string(),
-        start_line: u64::from(start),
-        end_line: u64::from(end),
-    };
     let result = match reply {
         TypedReply::Candidates(a) => {
-            let locations: Vec<CandidateLocation> = a
-                .candidates
-                .iter()
-                .map(|c| at(&c.path, c.start_line, c.end_line))
-                .collect();
+            let locations: Vec<CandidateLocation> =
+                a.candidates.iter().map(ProposedDraft::location).collect();
             let dismissed: Vec<CandidateLocation> = a
                 .dismissed
                 .iter()
-                .map(|d| at(&d.path, d.start_line, d.end_line))
+                .map(|d| CandidateLocation {
+                    path: d.path.clone(),
+                    start_line: u64::from(d.start_line),
+                    end_line: u64::from(d.end_line),
+                })
                 .collect();
             check_candidate_repair(prior, &locations, (expected, &dismissed))
         }

@@ -245,6 +245,7 @@ async fn drive(
     }
     let first = FirstTry {
         answer: &first,
+        candidates: reply.candidates,
         comparison,
         downgraded,
         gaps,
@@ -252,11 +253,13 @@ async fn drive(
     retry(env, plan, tools, run, &prepared, first).await
 }
 
-/// What a stage's first exchange leaves for its coverage retry: its answer, the receipt's
-/// comparison, why a repaired `complete: true` was recorded as `complete: false` (if it
-/// was) and the files that could not be given without tools.
+/// What a stage's first exchange leaves for its coverage retry: its answer and the
+/// candidates it proposed, the receipt's comparison, why a repaired `complete: true` was
+/// recorded as `complete: false` (if it was) and the files that could not be given
+/// without tools.
 struct FirstTry<'a> {
     answer: &'a Answer,
+    candidates: Vec<ProposedDraft>,
     comparison: CoverageComparison,
     downgraded: Option<ReceiptProblem>,
     gaps: Vec<String>,
@@ -275,6 +278,7 @@ async fn retry(
 ) -> Result<(), ExchangeError> {
     let FirstTry {
         answer,
+        candidates: first_candidates,
         comparison,
         downgraded,
         mut gaps,
@@ -305,7 +309,7 @@ async fn retry(
         .collect();
     let (mut reply, comparison, _) = absorb(env, run, &second, plan, &coverable);
     if comparison.complete {
-        carry_candidates(run, plan, answer, &mut reply);
+        carry_candidates(run, plan, first_candidates, &mut reply);
         return accept(run, plan, reply, &second, &gaps);
     }
     fail_after_retry(env, plan, tools, run, &comparison);
@@ -317,17 +321,15 @@ async fn retry(
 fn carry_candidates(
     run: &mut StageRun,
     plan: &StagePlan,
-    first: &Answer,
+    first: Vec<ProposedDraft>,
     reply: &mut CandidateAnswer,
 ) {
-    let (first, _) = checked_reply(first, &plan.assigned);
-    let place = |c: &ProposedDraft| CandidateLocation {
-        path: c.path.clone(),
-        start_line: u64::from(c.start_line),
-        end_line: u64::from(c.end_line),
-    };
-    let before: Vec<CandidateLocation> = first.candidates.iter().map(place).collect();
-    let after: Vec<CandidateLocation> = reply.candidates.iter().map(place).collect();
+    let before: Vec<CandidateLocation> = first.iter().map(ProposedDraft::location).collect();
+    let after: Vec<CandidateLocation> = reply
+        .candidates
+        .iter()
+        .map(ProposedDraft::location)
+        .collect();
     let carried = carried_candidates(&before, &after);
     if carried.is_empty() {
         return;
@@ -349,7 +351,7 @@ fn carry_candidates(
     ));
     reply
         .candidates
-        .extend(carried.iter().map(|&i| first.candidates[i].clone()));
+        .extend(carried.iter().map(|&i| first[i].clone()));
 }
 
 /// Says that the instance is retried, and why: progress, diagnostics and the record's
