@@ -4,7 +4,9 @@
 use serde_json::{Value, json};
 use vouch_testkit::git::TestRepo;
 use vouch_testkit::openai::{Dialect, Match, Reply, Rule, Script, ScriptedServer, ServedBy};
-use vouch_workspace_tests::{GENERIC, Output, receipt, review_json, stage, workspace};
+use vouch_workspace_tests::{
+    GENERIC, Output, candidates_reply, expected_list, receipt, review_json, stage, workspace,
+};
 
 const KEY: &str = "sk-e2e-endpoint-SECRET-91c2";
 
@@ -247,6 +249,45 @@ async fn usage_counts_failed_and_retried_requests() {
     let chat = server.chat_requests().len();
     assert!(chat >= 3, "retries were sent: {chat}");
     assert_eq!(report["usage"]["requests"], json!(server.request_count()));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn replies_without_token_counts_are_estimated_and_said_so() {
+    // An endpoint that answers every request perfectly but never states `usage`.
+    let server = ScriptedServer::start(Script::new().rule(Rule::when(Match::any()).always(
+        Reply::computed(|body| {
+            let list = expected_list(body);
+            let paths: Vec<&str> = list.iter().map(String::as_str).collect();
+            Reply::content(candidates_reply(json!([]), true, &paths)).without_usage()
+        }),
+    )))
+    .await;
+    let out = review(
+        &server.base_url(),
+        "scripted",
+        "manifests/default.toml",
+        &[],
+        &[],
+    )
+    .await;
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let report = out.json();
+    let chat = server.chat_requests();
+    let usage = &report["usage"];
+    assert_eq!(usage["promptTokens"], 0);
+    assert_eq!(usage["unreportedReplies"], json!(chat.len()), "{usage}");
+    let sent: usize = chat.iter().map(|r| r.raw_body.len()).sum();
+    let estimated = usage["estimatedTokens"].as_u64().unwrap();
+    assert!(
+        estimated >= (sent / 3) as u64,
+        "{estimated} for {sent} bytes"
+    );
+    for stage in report["stages"].as_array().unwrap() {
+        assert_eq!(
+            stage["usage"]["unreportedReplies"],
+            stage["usage"]["requests"]
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]

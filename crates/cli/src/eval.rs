@@ -433,7 +433,7 @@ async fn score_case(
 ) {
     let counts = &report.counts;
     result.changed_lines = u64::from(counts.additions) + u64::from(counts.deletions);
-    result.cost.review_tokens = report.usage.prompt_tokens + report.usage.completion_tokens;
+    result.cost.review_tokens = report.usage.counted_tokens();
     result.cost.review_calls = report.usage.requests;
     let outcome = report.opinion.outcome;
     result.outcome = Some(outcome.as_str().to_owned());
@@ -456,7 +456,7 @@ async fn score_case(
             match judge_case(judge, &findings, &groups, &case.golden, cancel).await {
                 Ok(outcome) => {
                     result.cost.judge_questions = u64::from(outcome.questions);
-                    result.cost.judge_tokens = outcome.usage.total_tokens();
+                    result.cost.judge_tokens = outcome.usage.counted_tokens();
                     outcome.matches
                 }
                 Err(e) => {

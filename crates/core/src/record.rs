@@ -25,6 +25,15 @@ pub struct TokenUsage {
     /// it does not say).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub cached_prompt_tokens: u64,
+    /// Replies whose endpoint stated no token counts (0, and left out of the report, when
+    /// every reply stated them). Their tokens are not in `promptTokens` or
+    /// `completionTokens` but in `estimatedTokens`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unreported_replies: u64,
+    /// vouch's estimate of those replies' prompt and completion tokens (three bytes per
+    /// token of each request body and reply, which errs large); token budgets count it.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub estimated_tokens: u64,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -32,12 +41,20 @@ fn is_zero(n: &u64) -> bool {
 }
 
 impl TokenUsage {
+    /// Prompt and completion tokens as reported, plus vouch's estimate for the replies
+    /// that reported none: what a token budget counts.
+    pub fn counted_tokens(&self) -> u64 {
+        self.prompt_tokens + self.completion_tokens + self.estimated_tokens
+    }
+
     /// Adds another usage.
     pub fn add(&mut self, other: TokenUsage) {
         self.requests += other.requests;
         self.prompt_tokens += other.prompt_tokens;
         self.completion_tokens += other.completion_tokens;
         self.cached_prompt_tokens += other.cached_prompt_tokens;
+        self.unreported_replies += other.unreported_replies;
+        self.estimated_tokens += other.estimated_tokens;
     }
 }
 

@@ -60,7 +60,8 @@ impl CaseStatus {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Cost {
-    /// Review tokens (prompt + completion, as reported, cached answers included).
+    /// Review tokens (prompt + completion, as reported, cached answers included; vouch's
+    /// estimate for replies whose endpoint reported none).
     pub review_tokens: u64,
     /// Review model calls (cached answers included).
     pub review_calls: u64,

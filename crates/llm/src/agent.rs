@@ -323,7 +323,7 @@ fn budget_hit(run: &Run, room: &Room, budget: &Budget, max_turns: u32) -> Option
         Some(BudgetKind::Turns)
     } else if run.executed >= budget.max_tool_calls {
         Some(BudgetKind::ToolCalls)
-    } else if run.usage.total_tokens() >= budget.max_total_tokens {
+    } else if run.usage.counted_tokens() >= budget.max_total_tokens {
         Some(BudgetKind::TotalTokens)
     } else if room.left(run) < MIN_TOOL_ROOM {
         Some(BudgetKind::RequestSize)

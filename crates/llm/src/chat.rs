@@ -77,12 +77,25 @@ pub struct Usage {
     pub cached_prompt_tokens: u64,
     /// HTTP requests sent, counting retries and structured-output fallbacks.
     pub requests: u32,
+    /// Replies that stated no token counts (no `usage`, or neither `prompt_tokens` nor
+    /// `completion_tokens` in it); their tokens are in [`Usage::estimated_tokens`].
+    pub unreported_replies: u32,
+    /// vouch's estimate of the prompt and completion tokens of the replies that stated
+    /// none (three bytes per token of the request body and of the reply's text), so a
+    /// token budget still holds against an endpoint that does not count.
+    pub estimated_tokens: u64,
 }
 
 impl Usage {
-    /// Prompt plus completion tokens.
+    /// Prompt plus completion tokens, as the endpoint reported them.
     pub fn total_tokens(&self) -> u64 {
         self.prompt_tokens + self.completion_tokens
+    }
+
+    /// What a token budget counts: the reported tokens plus vouch's estimate for the
+    /// replies that reported none.
+    pub fn counted_tokens(&self) -> u64 {
+        self.total_tokens() + self.estimated_tokens
     }
 
     /// Adds `other` into `self`.
@@ -91,6 +104,8 @@ impl Usage {
         self.completion_tokens += other.completion_tokens;
         self.cached_prompt_tokens += other.cached_prompt_tokens;
         self.requests += other.requests;
+        self.unreported_replies += other.unreported_replies;
+        self.estimated_tokens += other.estimated_tokens;
     }
 }
 
@@ -113,6 +128,23 @@ pub struct ChatReply {
 }
 
 impl ChatReply {
+    /// Rule (a budget holds without the endpoint's counts): a reply that stated no token
+    /// counts is counted by [`vouch_core::estimate_tokens`] (the request bound's ratio,
+    /// which errs large) of the request body sent (`request_bytes`) and of its own text
+    /// and tool calls.
+    pub(crate) fn estimate_unreported(&mut self, request_bytes: usize) {
+        if self.usage.unreported_replies == 0 {
+            return;
+        }
+        let reply_bytes = self.content.as_deref().map_or(0, str::len)
+            + self
+                .tool_calls
+                .iter()
+                .map(|c| c.name.len() + c.arguments.len())
+                .sum::<usize>();
+        self.usage.estimated_tokens = vouch_core::estimate_tokens(request_bytes + reply_bytes);
+    }
+
     /// The reply as an assistant message for the transcript.
     pub fn to_message(&self) -> ChatMessage {
         ChatMessage::Assistant {
@@ -190,7 +222,8 @@ pub(crate) fn request_body(model: &str, request: &ChatRequest, send_schema: bool
 /// Reads a chat-completion reply leniently: extra fields are ignored; `content` may be
 /// a string, null, absent or an array of text parts; a tool call's `arguments` may be
 /// a string or (as some servers send) a JSON value, which is re-serialized; missing
-/// call ids are synthesized from `ids`; missing usage counts as zero.
+/// call ids are synthesized from `ids`; a reply without token counts is marked
+/// [`Usage::unreported_replies`] (the client estimates its tokens).
 ///
 /// Errors (as text for [`crate::LlmError::Decode`]): the body carries an `error`
 /// object, has no `choices[0].message`.
@@ -226,12 +259,9 @@ pub(crate) fn parse_reply(body: &Value, ids: &AtomicU64) -> Result<ChatReply, St
         })
         .unwrap_or_default();
     let usage = body.get("usage");
-    let tokens = |field: &str| {
-        usage
-            .and_then(|u| u.get(field))
-            .and_then(Value::as_u64)
-            .unwrap_or(0)
-    };
+    let stated = |field: &str| usage.and_then(|u| u.get(field)).and_then(Value::as_u64);
+    let tokens = |field: &str| stated(field).unwrap_or(0);
+    let unreported = stated("prompt_tokens").is_none() && stated("completion_tokens").is_none();
     Ok(ChatReply {
         content,
         tool_calls,
@@ -244,6 +274,8 @@ pub(crate) fn parse_reply(body: &Value, ids: &AtomicU64) -> Result<ChatReply, St
                 .and_then(Value::as_u64)
                 .unwrap_or(0),
             requests: 0,
+            unreported_replies: u32::from(unreported),
+            estimated_tokens: 0,
         },
         structured: false,
         model: body
@@ -373,7 +405,40 @@ mod tests {
         assert_eq!(reply.tool_calls[0].arguments, r#"{"path":"a"}"#);
         assert_eq!(reply.tool_calls[1].id, "vouch_call_1");
         assert_eq!(reply.tool_calls[1].arguments, "");
-        assert_eq!(reply.usage, Usage::default());
+        assert_eq!(
+            reply.usage,
+            Usage {
+                unreported_replies: 1,
+                ..Usage::default()
+            }
+        );
+    }
+
+    #[test]
+    fn a_reply_is_unreported_only_when_it_states_no_token_count() {
+        for (usage, unreported) in [
+            (None, 1),
+            (Some(json!(null)), 1),
+            (Some(json!({})), 1),
+            (Some(json!({"total_tokens": 9})), 1),
+            (Some(json!({"prompt_tokens": "3"})), 1),
+            (Some(json!({"prompt_tokens": 3})), 0),
+            (Some(json!({"completion_tokens": 0})), 0),
+        ] {
+            let mut body = json!({"choices": [{"message": {"content": "x"}}]});
+            if let Some(usage) = &usage {
+                body["usage"] = usage.clone();
+            }
+            let mut reply = parse(body).unwrap();
+            assert_eq!(reply.usage.unreported_replies, unreported, "{usage:?}");
+            reply.estimate_unreported(299);
+            let expected = if unreported == 1 { 100 } else { 0 };
+            assert_eq!(reply.usage.estimated_tokens, expected, "{usage:?}");
+            assert_eq!(
+                reply.usage.counted_tokens(),
+                reply.usage.total_tokens() + expected
+            );
+        }
     }
 
     #[test]

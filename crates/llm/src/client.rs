@@ -251,6 +251,7 @@ impl ModelClient {
                     let mut reply = parse_reply(&value, &self.inner.call_ids)
                         .map_err(|message| self.decode_error(&message, &value))?;
                     reply.usage.requests = requests;
+                    reply.estimate_unreported(crate::size::json_value_len(&body));
                     reply.structured = send_schema;
                     return Ok(reply);
                 }

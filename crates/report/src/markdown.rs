@@ -568,10 +568,20 @@ impl Renderer {
 }
 
 fn usage_line(report: &ReviewReport) -> String {
-    format!(
-        "Model usage: {} request(s), {} prompt and {} completion token(s).\n",
-        report.usage.requests, report.usage.prompt_tokens, report.usage.completion_tokens
-    )
+    let u = &report.usage;
+    let mut line = format!(
+        "Model usage: {} request(s), {} prompt and {} completion token(s)",
+        u.requests, u.prompt_tokens, u.completion_tokens
+    );
+    if u.unreported_replies > 0 {
+        line.push_str(&format!(
+            " as the endpoint reported them; {} repl(ies) reported no token counts, \
+             estimated by vouch at {} token(s) (counted against token budgets)",
+            u.unreported_replies, u.estimated_tokens
+        ));
+    }
+    line.push_str(".\n");
+    line
 }
 
 /// Renders the report as Markdown: opinion, messages, failures, findings with citations

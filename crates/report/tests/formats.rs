@@ -158,7 +158,7 @@ fn stage(label: &str, role: Role) -> StageRecord {
             requests: 2,
             prompt_tokens: 3000,
             completion_tokens: 400,
-            cached_prompt_tokens: 0,
+            ..TokenUsage::default()
         },
         summary: String::new(),
         problem: None,
@@ -365,7 +365,7 @@ fn report(with_finding: bool) -> ReviewReport {
             requests: 4,
             prompt_tokens: 6000,
             completion_tokens: 800,
-            cached_prompt_tokens: 0,
+            ..TokenUsage::default()
         },
         context_window: None,
         structured_outputs: StructuredOutputs {
@@ -960,6 +960,27 @@ fn a_skipped_stage_says_why_in_markdown() {
     assert!(
         md.contains(
             r"| skipped (not started: bug-review \#2 failed, so the review cannot complete) |"
+        ),
+        "{md}"
+    );
+}
+
+#[test]
+fn markdown_says_which_token_counts_vouch_estimated() {
+    let mut r = report(false);
+    let md = render(&r, Format::Markdown);
+    assert!(
+        md.contains("Model usage: 4 request(s), 6000 prompt and 800 completion token(s).\n"),
+        "{md}"
+    );
+    r.usage.unreported_replies = 2;
+    r.usage.estimated_tokens = 5000;
+    let md = render(&r, Format::Markdown);
+    assert!(
+        md.contains(
+            "6000 prompt and 800 completion token(s) as the endpoint reported them; 2 repl(ies) \
+             reported no token counts, estimated by vouch at 5000 token(s) (counted against \
+             token budgets).\n"
         ),
         "{md}"
     );

@@ -190,11 +190,19 @@ pub(crate) struct Exchange<'a> {
 }
 
 fn usage_of(outcome: &AgentOutcome) -> TokenUsage {
+    token_usage(outcome.usage, 0)
+}
+
+/// The one conversion of the model client's usage into the report's, with `failed`
+/// requests of a completion that failed (sent, never answered) added.
+fn token_usage(usage: vouch_llm::Usage, failed: u32) -> TokenUsage {
     TokenUsage {
-        requests: u64::from(outcome.usage.requests),
-        prompt_tokens: outcome.usage.prompt_tokens,
-        completion_tokens: outcome.usage.completion_tokens,
-        cached_prompt_tokens: outcome.usage.cached_prompt_tokens,
+        requests: u64::from(usage.requests) + u64::from(failed),
+        prompt_tokens: usage.prompt_tokens,
+        completion_tokens: usage.completion_tokens,
+        cached_prompt_tokens: usage.cached_prompt_tokens,
+        unreported_replies: u64::from(usage.unreported_replies),
+        estimated_tokens: usage.estimated_tokens,
     }
 }
 
@@ -451,12 +459,7 @@ fn stage_event(label: &str, event: AgentEvent) -> Option<ProgressEvent> {
 /// What a failed agent run spent: the replies it received and the requests of the
 /// completion that failed.
 fn spent_before(replied: vouch_llm::Usage, error: &LlmError) -> TokenUsage {
-    TokenUsage {
-        requests: u64::from(replied.requests) + u64::from(error.requests_sent()),
-        prompt_tokens: replied.prompt_tokens,
-        completion_tokens: replied.completion_tokens,
-        cached_prompt_tokens: replied.cached_prompt_tokens,
-    }
+    token_usage(replied, error.requests_sent())
 }
 
 /// The agent loop of an exchange (with the tools fallback of `tools = "auto"`).

@@ -213,6 +213,49 @@ async fn token_budget_forces_synthesis() {
 }
 
 #[tokio::test]
+async fn a_token_budget_holds_against_an_endpoint_that_reports_no_usage() {
+    let server = ScriptedServer::start(
+        Script::new()
+            .on(
+                Match::has_tools(true),
+                [Reply::tool_call("read_file", r#"{"path":"a"}"#).without_usage()],
+            )
+            .on(
+                Match::has_tools(false),
+                [Reply::content("final").without_usage()],
+            ),
+    )
+    .await;
+    let tools = RepoTools::default();
+    // The first request alone (system, user and tool definitions) is over 100 tokens at
+    // three bytes per token.
+    let budget = Budget {
+        max_total_tokens: 100,
+        ..Budget::default()
+    };
+    let outcome = run_agent(
+        &client(&server, |_| {}),
+        request(&tools).with_budget(budget),
+    )
+    .await
+    .unwrap();
+    assert_eq!(outcome.budget_hit, Some(BudgetKind::TotalTokens));
+    assert!(outcome.forced_synthesis);
+    assert_eq!(outcome.usage.total_tokens(), 0);
+    assert_eq!(outcome.usage.unreported_replies, 2);
+    let sent: usize = server
+        .chat_requests()
+        .iter()
+        .map(|r| r.raw_body.len())
+        .sum();
+    assert!(
+        outcome.usage.estimated_tokens >= (sent / 3) as u64,
+        "{} estimated for {sent} bytes sent",
+        outcome.usage.estimated_tokens
+    );
+}
+
+#[tokio::test]
 async fn length_finish_is_surfaced_as_truncated() {
     let server = ScriptedServer::start(Script::new().on(
         Match::any(),
@@ -260,8 +303,8 @@ async fn the_observer_sees_each_turn_tool_call_and_retry_as_they_happen() {
         usage: Usage {
             prompt_tokens: 10,
             completion_tokens: 5,
-            cached_prompt_tokens: 0,
             requests,
+            ..Usage::default()
         },
         model: Some("test-model".into()),
     };
