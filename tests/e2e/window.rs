@@ -430,7 +430,8 @@ async fn at_a_16k_window_no_request_and_its_reply_exceed_the_window() {
 /// with tools (about 6,500 tokens) leaves no room for the change under the 6,000-token
 /// request bound: no lane can run, so the review is incomplete (exit 2), each lane a
 /// `budget-too-small` failure naming fixes that can work, and no request is sent. With
-/// tools off the same review runs and completes within the window.
+/// tools off the same review runs and completes within the window, and with `--tools
+/// auto` vouch reviews without tools itself and says so.
 #[tokio::test(flavor = "multi_thread")]
 async fn at_an_8k_window_lanes_that_cannot_run_make_the_review_incomplete() {
     let (repo, base, head) = forty_files();
@@ -481,6 +482,29 @@ async fn at_an_8k_window_lanes_that_cannot_run_make_the_review_incomplete() {
     assert_eq!(report["opinion"]["coverage"], "full", "{report:#}");
     let (asked, max_tokens) = largest_ask(&vllm);
     assert_eq!(max_tokens, 2_048);
+    assert!(
+        asked <= 8_192,
+        "a request asks {asked} of an 8,192-token window"
+    );
+
+    let vllm = start().await;
+    let out = ScriptedReview::new(&repo, &base, &head, &vllm)
+        .args(&["--tools", "auto"])
+        .run()
+        .await;
+    let report = out.json();
+    assert_eq!(out.code, 0, "{report:#}");
+    assert_eq!(report["opinion"]["coverage"], "full", "{report:#}");
+    assert!(
+        vllm.chat_requests().iter().all(|r| !r.has_tools()),
+        "no request offers tools"
+    );
+    let observations = report["observations"].to_string();
+    assert!(
+        observations.contains("vouch reviewed without tools"),
+        "{observations}"
+    );
+    let (asked, _) = largest_ask(&vllm);
     assert!(
         asked <= 8_192,
         "a request asks {asked} of an 8,192-token window"

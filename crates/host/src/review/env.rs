@@ -74,11 +74,36 @@ pub(crate) struct StageServices {
     pub(crate) cancel: CancellationToken,
 }
 
+/// Why a review in [`ToolsMode::Auto`] stopped offering tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ToolsDropped {
+    /// The endpoint rejected a request with tools.
+    Rejected,
+    /// The tool definitions left a lane no room for the change under its request bound
+    /// (a small context window), and without them every such lane has room.
+    NoRoom,
+}
+
+impl ToolsDropped {
+    /// The report's observation of it.
+    pub(crate) fn observation(self) -> &'static str {
+        match self {
+            ToolsDropped::Rejected => {
+                "the endpoint rejected tools; vouch gave the remaining stages their context inline (tools: auto)"
+            }
+            ToolsDropped::NoRoom => {
+                "at this context window the tool definitions left a lane no room for the change; vouch reviewed without tools and gave every stage its context inline (tools: auto)"
+            }
+        }
+    }
+}
+
 /// What a run learns as its stages execute (each starts empty).
 #[derive(Default)]
 pub(crate) struct RunMemo {
-    /// Set when, in [`ToolsMode::Auto`], the endpoint rejected tools.
-    pub(crate) tools_rejected: std::sync::atomic::AtomicBool,
+    /// Set when, in [`ToolsMode::Auto`], the review stopped offering tools (the first
+    /// reason stands).
+    pub(crate) tools_dropped: std::sync::OnceLock<ToolsDropped>,
     /// The prefetch gathered so far, by file set.
     pub(crate) prefetch: super::gathered::PrefetchMemo,
     /// The output caps fitted so far, by request shape.
@@ -189,8 +214,9 @@ impl ReviewEnv {
         let mut inputs = self.inputs.clone();
         inputs.policy.push(document);
         let memo = RunMemo::default();
-        memo.tools_rejected
-            .store(self.tools_rejected(), std::sync::atomic::Ordering::Relaxed);
+        if let Some(why) = self.tools_dropped() {
+            memo.tools_dropped.get_or_init(|| why);
+        }
         ReviewEnv {
             inputs,
             services: self.services.clone(),
@@ -217,15 +243,19 @@ impl ReviewEnv {
         match self.inputs.tools {
             ToolsMode::On => true,
             ToolsMode::Off => false,
-            ToolsMode::Auto => !self.tools_rejected(),
+            ToolsMode::Auto => self.tools_dropped().is_none(),
         }
     }
 
-    /// True when, in auto mode, the endpoint rejected tools during this run.
-    pub(crate) fn tools_rejected(&self) -> bool {
-        self.memo
-            .tools_rejected
-            .load(std::sync::atomic::Ordering::Relaxed)
+    /// Why, in auto mode, this run stopped offering tools, if it did.
+    pub(crate) fn tools_dropped(&self) -> Option<ToolsDropped> {
+        self.memo.tools_dropped.get().copied()
+    }
+
+    /// Stops offering tools for the rest of the run (auto mode); a reason already
+    /// recorded stands.
+    pub(crate) fn drop_tools(&self, why: ToolsDropped) {
+        self.memo.tools_dropped.get_or_init(|| why);
     }
 
     /// True when any client fell back from structured outputs.

@@ -183,10 +183,8 @@ pub(super) fn finish(
 /// States the endpoint fallbacks of this run; returns whether structured outputs fell
 /// back.
 fn fallback_observations(env: &ReviewEnv, observations: &mut Vec<String>) -> bool {
-    if env.tools_rejected() {
-        observations.push(
-            "the endpoint rejected tools; vouch gave the remaining stages their context inline (tools: auto)".into(),
-        );
+    if let Some(why) = env.tools_dropped() {
+        observations.push(why.observation().into());
     }
     let fell_back = env.structured_outputs_fell_back();
     if fell_back {

@@ -11,7 +11,7 @@ use vouch_core::{
 
 use super::ReviewPlan;
 use super::bounded::{NotRun, run_until_failure};
-use super::env::ReviewEnv;
+use super::env::{ReviewEnv, ToolsDropped, ToolsMode};
 use super::partition::{Lane, plan_for};
 use super::shard;
 use super::stage::{StagePlan, StageRun, run_candidate_stage};
@@ -262,8 +262,10 @@ impl LanePlan {
     }
 }
 
-/// Splits every lane to run into its shards ([`shard_plans`]).
+/// Splits every lane to run into its shards ([`shard_plans`]), after
+/// [`drop_tools_without_room`].
 pub(super) fn shard_lanes(env: &ReviewEnv, lanes: Vec<Lane>, out: &mut Collected) -> LanePlan {
+    drop_tools_without_room(env, &lanes);
     let mut slots = Vec::new();
     let mut plans = Vec::new();
     for lane in lanes {
@@ -279,6 +281,28 @@ pub(super) fn shard_lanes(env: &ReviewEnv, lanes: Vec<Lane>, out: &mut Collected
         }
     }
     LanePlan { slots, plans }
+}
+
+/// Rule (`tools = "auto"` at a small window): when the tool definitions leave some lane
+/// no room for the change under its request bound and every such lane has room without
+/// them, the review is planned and run without tools (the source given inline, as with
+/// `--tools off`) instead of failing those lanes; the report observes it. With
+/// `--tools on` the lanes fail `budget-too-small`, as asked.
+fn drop_tools_without_room(env: &ReviewEnv, lanes: &[Lane]) {
+    if env.inputs.tools != ToolsMode::Auto || !env.tools_enabled() {
+        return;
+    }
+    let cramped: Vec<&StagePlan> = lanes
+        .iter()
+        .filter_map(|lane| match lane {
+            Lane::Run(plan) if !shard::has_room(env, plan, true) => Some(&**plan),
+            _ => None,
+        })
+        .collect();
+    if !cramped.is_empty() && cramped.iter().all(|plan| shard::has_room(env, plan, false)) {
+        env.drop_tools(ToolsDropped::NoRoom);
+        env.diagnose(None, "lane", None, ReasonCode::ToolsFallback);
+    }
 }
 
 /// Runs the lanes' shards with at most `concurrency` executions at once, round-robin across

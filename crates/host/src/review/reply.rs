@@ -22,7 +22,7 @@ use vouch_specialist_kit::contract::token_bound;
 use crate::progress::ProgressEvent;
 
 use super::contract::Contract;
-use super::env::{ReviewEnv, ToolsMode};
+use super::env::{ReviewEnv, ToolsDropped, ToolsMode};
 use crate::diagnostics::ReasonCode;
 use crate::policy::{FORCED_SYNTHESIS, REPAIR_SYSTEM, repair_user_message, truncation_notice};
 use crate::registry::{PluginError, SpecialistHandle};
@@ -509,9 +509,7 @@ async fn agent(
             status: 400 | 422,
             body,
         }) if with_tools && env.inputs.tools == ToolsMode::Auto && rejects_tools(&body) => {
-            env.memo
-                .tools_rejected
-                .store(true, std::sync::atomic::Ordering::Relaxed);
+            env.drop_tools(ToolsDropped::Rejected);
             env.diagnose(Some(ex.label), ex.stage, None, ReasonCode::ToolsFallback);
             spent.usage.requests += 1;
             if let Ok(mut sum) = replied.lock() {

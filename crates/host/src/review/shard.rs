@@ -43,8 +43,9 @@ pub(super) struct LaneShards {
 /// change-specific content: system and role prompt, policy evidence, tools section and
 /// tool definitions, the output contract (in the message and as `response_format`), the
 /// fixed text of the expected-files and coverage-retry sections, and the previous answer
-/// a coverage retry shows back (at its contract's bound, at most the output cap).
-fn stable_tokens(env: &ReviewEnv, plan: &StagePlan) -> Result<u64, String> {
+/// a coverage retry shows back (at its contract's bound, at most the output cap); the
+/// tool definitions only when the stage is offered `tools`.
+fn stable_tokens(env: &ReviewEnv, plan: &StagePlan, tools: bool) -> Result<u64, String> {
     let empty = StagePlan {
         assigned: vec![],
         ..plan.clone()
@@ -58,7 +59,6 @@ fn stable_tokens(env: &ReviewEnv, plan: &StagePlan) -> Result<u64, String> {
     let schema = fitted_contract(&env.memo.fitted_caps, &empty)
         .map_err(|e| e.to_string())?
         .schema;
-    let tools = RepoTools::new(env.services.reader.clone());
     let mut bytes = json_text_len(&prompt.system)
         + json_text_len(&prompt.user)
         + json_text_len(&tools_section(0, 0, 0))
@@ -87,8 +87,8 @@ fn stable_tokens(env: &ReviewEnv, plan: &StagePlan) -> Result<u64, String> {
             &RetrySource::Tools,
         ))
         + 1_024;
-    if env.tools_enabled() {
-        bytes += json_value_len(&tools.specs());
+    if tools {
+        bytes += json_value_len(&RepoTools::new(env.services.reader.clone()).specs());
     }
     // The previous answer without its receipt paths, at its contract's bound in
     // characters (`token_bound` counts one per character; the fitted contract keeps it
@@ -434,7 +434,7 @@ fn file_cost(
 /// leaving the other half for candidates and the summary.
 fn shard_budget(env: &ReviewEnv, plan: &StagePlan) -> Result<(ShardBudget, u32), String> {
     let limits = plan.shards;
-    let stable = stable_tokens(env, plan)?;
+    let stable = stable_tokens(env, plan, env.tools_enabled())?;
     let room = u64::from(limits.max_request_tokens).saturating_sub(stable);
     if room < MIN_SHARD_TOKENS {
         return Err(no_room(plan, stable, room));
@@ -451,6 +451,18 @@ fn shard_budget(env: &ReviewEnv, plan: &StagePlan) -> Result<(ShardBudget, u32),
         max_shards: limits.max_shards.max(1) as usize,
     };
     Ok((budget, u32::try_from(prefetch).unwrap_or(u32::MAX)))
+}
+
+/// Whether `plan`'s stable part, with the tool definitions when `tools`, leaves it room
+/// for the change under its request bound (see [`shard_budget`]); a stage whose prompt
+/// cannot be rendered counts as having room (its own run reports why).
+pub(super) fn has_room(env: &ReviewEnv, plan: &StagePlan, tools: bool) -> bool {
+    match stable_tokens(env, plan, tools) {
+        Ok(stable) => {
+            u64::from(plan.shards.max_request_tokens).saturating_sub(stable) >= MIN_SHARD_TOKENS
+        }
+        Err(_) => true,
+    }
 }
 
 /// Why a lane cannot run (see [`shard_budget`]), with the fixes that can work: whatever
