@@ -530,6 +530,58 @@ async fn a_window_the_endpoint_states_below_8k_is_refused_before_the_review() {
     );
 }
 
+/// At an 8k-token window with `--tools auto`, a review whose lanes propose candidates
+/// runs without tools and verifies them: no request with its reply passes the window.
+#[tokio::test(flavor = "multi_thread")]
+async fn at_an_8k_window_with_tools_auto_candidates_are_verified_within_the_window() {
+    let (repo, base, head) = forty_files();
+    let proposing = Reply::computed(|body| {
+        let list = expected_list(body);
+        let paths: Vec<&str> = list.iter().map(String::as_str).collect();
+        let found = paths
+            .first()
+            .map(|p| {
+                json!([vouch_workspace_tests::candidate(
+                    p,
+                    2,
+                    2,
+                    "the rewrite drops a line"
+                )])
+            })
+            .unwrap_or_else(|| json!([]));
+        Reply::content(candidates_reply(found, true, &paths))
+    });
+    let script = Script::new()
+        .rule(
+            Rule::when(Match::user_contains("Instance: verifier"))
+                .named("verifier")
+                .always(Reply::content(json!({"decisions": []}).to_string())),
+        )
+        .rule(Rule::when(Match::any()).always(proposing))
+        .context_window(8_192);
+    let vllm = ScriptedServer::start_as(Dialect::Vllm { key: None }, &["scripted"], script).await;
+    let out = ScriptedReview::new(&repo, &base, &head, &vllm)
+        .manifest("tests/data/e2e/no-budget.toml")
+        .args(&["--tools", "auto"])
+        .run()
+        .await;
+    let report = out.json();
+    assert!(!vllm.served_by("verifier").is_empty(), "{report:#}");
+    let (asked, max_tokens) = largest_ask(&vllm);
+    assert!(
+        asked <= 8_192,
+        "{asked} tokens asked (max_tokens {max_tokens})"
+    );
+    assert!(
+        !report["failures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["kind"] == "budget-too-small"),
+        "{report:#}"
+    );
+}
+
 /// At a 12k-token window every lane's shard proposes a candidate, so the verifier has
 /// many to decide: its batches hold no more decisions than the window leaves beside its
 /// 9,000-token request bound, so no request asks for more reply tokens than that, and
