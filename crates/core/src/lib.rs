@@ -41,7 +41,7 @@ pub use decision::{
     CandidateState, Decision, DecisionAccount, DecisionProblem, FindingDraft, Verdict,
     account_decisions,
 };
-pub use files::expected_files;
+pub use files::{expected_files, reviewed_as_added};
 pub use finding::{Finding, Provenance, merge_findings};
 pub use intake::{IntakeProblem, candidate_intake, is_canonical_path};
 pub use opinion::{
