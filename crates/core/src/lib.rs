@@ -34,8 +34,8 @@ pub use convention::{
     ConventionGap, ConventionSupport, MIN_CONVENTION_EXAMPLES, convention_support,
 };
 pub use coverage::{
-    CoverageComparison, CoverageReceipt, ReceiptProblem, compare_coverage, forced_synthesis_limits,
-    mismatch_after_retry_message,
+    CoverageComparison, CoverageReceipt, ReceiptProblem, RetryProblem, compare_coverage,
+    forced_synthesis_limits, mismatch_after_retry_message,
 };
 pub use decision::{
     CandidateState, Decision, DecisionAccount, DecisionProblem, FindingDraft, Verdict,
