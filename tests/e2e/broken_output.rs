@@ -367,6 +367,21 @@ async fn a_prose_reply_repaired_into_full_coverage_is_downgraded_and_retried() {
         );
         let retry = server.served_by("retry")[0].contents_of("user").join("\n");
         assert!(!retry.contains("said coverage.complete: false"), "{retry}");
+        // The retry says exactly what was wrong: no file was missed, and full coverage
+        // is stated only as a JSON receipt; it shows the reply as written, not the
+        // repaired receipt that claimed what the reply did not.
+        let section = &retry[retry.find(RETRY).expect("a retry section")..];
+        assert!(!section.contains("Missing files"), "{section}");
+        assert!(!section.contains("Unexpected files"), "{section}");
+        assert!(
+            section.contains("Full coverage is stated only by a JSON coverage receipt in your answer: coverage.complete: true with coverage.reviewedFiles listing exactly the expected files."),
+            "{section}"
+        );
+        assert!(
+            section.contains(&format!("<previous-reply>\n{prose}\n</previous-reply>")),
+            "{section}"
+        );
+        assert!(!section.contains("<previous-output>"), "{section}");
         assert!(
             out.stderr.contains("\"repair-quote-missing\""),
             "{}",

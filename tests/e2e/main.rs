@@ -12,6 +12,7 @@ mod diagnostics;
 mod endpoint;
 mod eval;
 mod exchange;
+mod excluded_move;
 mod fixture_range;
 mod intake;
 mod long_lines;

@@ -148,6 +148,41 @@ impl CoverageComparison {
     }
 }
 
+/// One thing a coverage retry tells the model was wrong with its previous answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RetryProblem {
+    /// A repair rewrote the answer with `complete: true`, and the host recorded it as
+    /// `complete: false` for this reason: the answer itself stated no exact receipt.
+    ClaimNotTaken(ReceiptProblem),
+    /// The answer itself said `complete: false`.
+    SaidIncomplete,
+    /// Expected files the receipt left out, sorted.
+    Missing(Vec<String>),
+    /// Receipt paths that are not expected files, sorted.
+    Unexpected(Vec<String>),
+}
+
+impl CoverageComparison {
+    /// Rule (coverage retry): the retry states exactly what was wrong, in this order: a
+    /// repaired `complete: true` the host did not take (`downgraded`, never said as "the
+    /// answer said complete: false", which it did not), else a `complete: false` the
+    /// answer gave; then the missing files and the unexpected files, each only when there
+    /// are some (no empty list under a heading that says files were missed).
+    pub fn retry_problems(&self, downgraded: Option<ReceiptProblem>) -> Vec<RetryProblem> {
+        let claim = match downgraded {
+            Some(problem) => Some(RetryProblem::ClaimNotTaken(problem)),
+            None => self
+                .reported_incomplete
+                .then_some(RetryProblem::SaidIncomplete),
+        };
+        let missing = (!self.missing_files.is_empty())
+            .then(|| RetryProblem::Missing(self.missing_files.clone()));
+        let unexpected = (!self.unexpected_files.is_empty())
+            .then(|| RetryProblem::Unexpected(self.unexpected_files.clone()));
+        [claim, missing, unexpected].into_iter().flatten().collect()
+    }
+}
+
 /// Rule (forced synthesis): a final answer the host forced when a turn, tool-call or
 /// token budget ran out is judged by the normal receipt rules; when its receipt is not
 /// exact (`complete: false`, missing or unexpected files), the stage states a
@@ -213,6 +248,68 @@ mod tests {
         ] {
             assert_eq!(comparison.retry_reason(Some(problem)), want);
             assert!(!want.contains("the receipt said complete: false"));
+        }
+    }
+
+    #[test]
+    fn a_retry_states_exactly_what_was_wrong() {
+        use RetryProblem::*;
+        let said_false = CoverageComparison {
+            reported_incomplete: true,
+            ..CoverageComparison::default()
+        };
+        let short = CoverageComparison {
+            missing_files: strings(&["b.rs"]),
+            ..CoverageComparison::default()
+        };
+        let extra = CoverageComparison {
+            unexpected_files: strings(&["./a.rs"]),
+            ..short.clone()
+        };
+        let said_false_short = CoverageComparison {
+            reported_incomplete: true,
+            ..short.clone()
+        };
+        let no_receipt = Some(ReceiptProblem::NoPriorReceipt);
+        let not_exact = Some(ReceiptProblem::PriorReceiptNotExact);
+        let cases = [
+            (&said_false, None, vec![SaidIncomplete]),
+            (&short, None, vec![Missing(strings(&["b.rs"]))]),
+            (
+                &extra,
+                None,
+                vec![
+                    Missing(strings(&["b.rs"])),
+                    Unexpected(strings(&["./a.rs"])),
+                ],
+            ),
+            (
+                &said_false_short,
+                None,
+                vec![SaidIncomplete, Missing(strings(&["b.rs"]))],
+            ),
+            // A downgraded claim is recorded as complete: false, and never said to be one.
+            (
+                &said_false,
+                no_receipt,
+                vec![ClaimNotTaken(ReceiptProblem::NoPriorReceipt)],
+            ),
+            (
+                &said_false_short,
+                not_exact,
+                vec![
+                    ClaimNotTaken(ReceiptProblem::PriorReceiptNotExact),
+                    Missing(strings(&["b.rs"])),
+                ],
+            ),
+            (&CoverageComparison::default(), None, vec![]),
+        ];
+        for (comparison, downgraded, want) in cases {
+            assert_eq!(
+                comparison.retry_problems(downgraded),
+                want,
+                "{comparison:?} {downgraded:?}"
+            );
         }
     }
 

@@ -34,14 +34,14 @@ pub use convention::{
     ConventionGap, ConventionSupport, MIN_CONVENTION_EXAMPLES, convention_support,
 };
 pub use coverage::{
-    CoverageComparison, CoverageReceipt, ReceiptProblem, compare_coverage, forced_synthesis_limits,
-    mismatch_after_retry_message,
+    CoverageComparison, CoverageReceipt, ReceiptProblem, RetryProblem, compare_coverage,
+    forced_synthesis_limits, mismatch_after_retry_message,
 };
 pub use decision::{
     CandidateState, Decision, DecisionAccount, DecisionProblem, FindingDraft, Verdict,
     account_decisions,
 };
-pub use files::expected_files;
+pub use files::{expected_files, reviewed_as_added};
 pub use finding::{Finding, Provenance, merge_findings};
 pub use intake::{IntakeProblem, candidate_intake, is_canonical_path};
 pub use opinion::{

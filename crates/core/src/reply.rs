@@ -223,7 +223,9 @@ pub fn carried_candidates(first: &[CandidateLocation], retry: &[CandidateLocatio
 
 /// The places a prose reply (one holding no JSON object) names in the changed files:
 /// each `path:line` or `path:line-line` whose path is exactly one of `expected` (not part
-/// of a longer path), as the path and its first line, in order.
+/// of a longer path), as the path and its first line, by expected file and then in the
+/// reply's order. Every occurrence counts, also one that overlaps an earlier one (`a a`
+/// in `a a a:5` names line 5 of `a a`).
 pub fn prose_locations(prior: &str, expected: &[String]) -> Vec<(String, u64)> {
     if !outer_objects(prior).is_empty() {
         return Vec::new();
@@ -231,7 +233,7 @@ pub fn prose_locations(prior: &str, expected: &[String]) -> Vec<(String, u64)> {
     let part_of_path = |c: char| c.is_alphanumeric() || "/._-".contains(c);
     let mut found = Vec::new();
     for path in expected.iter().filter(|p| !p.is_empty()) {
-        for (at, _) in prior.match_indices(path.as_str()) {
+        for at in occurrences(prior, path) {
             if prior[..at].chars().next_back().is_some_and(part_of_path) {
                 continue;
             }
@@ -245,6 +247,16 @@ pub fn prose_locations(prior: &str, expected: &[String]) -> Vec<(String, u64)> {
         }
     }
     found
+}
+
+/// Where `pattern` (not empty) starts in `text`, overlapping occurrences included.
+fn occurrences<'a>(text: &'a str, pattern: &'a str) -> impl Iterator<Item = usize> + 'a {
+    let mut from = 0;
+    std::iter::from_fn(move || {
+        let at = from + text.get(from..)?.find(pattern)?;
+        from = at + text[at..].chars().next().map_or(1, char::len_utf8);
+        Some(at)
+    })
 }
 
 /// Rule (repair, candidates): a repair fixes syntax only. It may not drop a candidate

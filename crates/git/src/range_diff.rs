@@ -270,7 +270,7 @@ pub(crate) struct DeltaFacts {
 
 /// What a file's patch says of it: whether it is binary, its hunks, its added and
 /// removed line counts and its long changed lines.
-type PatchContent = (bool, Vec<Hunk>, u32, u32, Vec<LongLineChange>);
+pub(crate) type PatchContent = (bool, Vec<Hunk>, u32, u32, Vec<LongLineChange>);
 
 impl DeltaFacts {
     /// The facts of `delta`; `None` for statuses that a tree-to-tree diff does not
@@ -328,7 +328,10 @@ impl DeltaFacts {
 
 /// Reads a loaded patch (`None`: libgit2 has none; `delta_binary`: the diff already
 /// knows a side is binary).
-fn patch_content(patch: Option<&Patch<'_>>, delta_binary: bool) -> Result<PatchContent, GitError> {
+pub(crate) fn patch_content(
+    patch: Option<&Patch<'_>>,
+    delta_binary: bool,
+) -> Result<PatchContent, GitError> {
     let Some(patch) = patch else {
         return Ok((delta_binary, Vec::new(), 0, 0, Vec::new()));
     };

@@ -5,7 +5,7 @@
 //! contract reads the same whichever specialist runs.
 
 use serde_json::Value;
-use vouch_core::CoverageComparison;
+use vouch_core::{CoverageComparison, RetryProblem};
 
 /// Rule (coverage contract, "Reviewer task"): after the change's source, before the
 /// [`ANSWER_REMINDER`] (the output contract leads the message), a dedicated
@@ -179,69 +179,134 @@ pub(crate) enum RetrySource {
     },
 }
 
+/// What a coverage retry shows of the previous answer.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum PreviousAnswer<'a> {
+    /// Its structured output, as parsed (or as a repair wrote it, when that was taken).
+    Output(&'a Value),
+    /// A repaired answer whose `complete: true` the host recorded as `complete: false`:
+    /// the reply as the model wrote it (before the repair), and why the claim was not
+    /// taken. The repaired JSON is not shown: its receipt says what the reply did not.
+    Downgraded {
+        /// The model's own reply text.
+        reply: &'a str,
+        /// Why the repaired claim of full coverage was not taken.
+        problem: vouch_core::ReceiptProblem,
+    },
+}
+
+impl PreviousAnswer<'_> {
+    fn downgraded(&self) -> Option<vouch_core::ReceiptProblem> {
+        match self {
+            PreviousAnswer::Output(_) => None,
+            PreviousAnswer::Downgraded { problem, .. } => Some(*problem),
+        }
+    }
+
+    fn shown(&self) -> String {
+        match self {
+            PreviousAnswer::Output(value) => format!(
+                "Your previous structured output:\n<previous-output>\n{}\n</previous-output>\n",
+                serde_json::to_string_pretty(value).expect("JSON serialises")
+            ),
+            PreviousAnswer::Downgraded { reply, .. } => format!(
+                "Your previous reply as you wrote it (before the repair):\n<previous-reply>\n{}\n</previous-reply>\n",
+                reply.trim_end()
+            ),
+        }
+    }
+}
+
 /// Rule (coverage contract, "Targeted retry"): the retry gets the original task and change
 /// summary (the original messages are resent, with the canonical list, which the retry
-/// section refers to rather than repeats: a path list appears once per request), its previous structured
-/// output, the exact missing and unexpected paths, and the means to inspect what it
-/// missed: with tools, the instruction to inspect the missing files; without tools, their
-/// patches inline, and a file the host cannot give is named as a source gap the model
-/// cannot inspect (never a demand to inspect it); then re-check coverage, keep
-/// still-valid findings and return one complete replacement.
+/// section refers to rather than repeats: a path list appears once per request), its
+/// previous answer, exactly what was wrong ([`CoverageComparison::retry_problems`]: a
+/// repaired full-coverage claim that was not taken, with what states full coverage; a
+/// `complete: false` it gave; the missing and the unexpected paths, each only when there
+/// are some), and the means to inspect what it missed: with tools, the instruction to
+/// inspect the missing files; without tools, their patches inline, and a file the host
+/// cannot give is named as a source gap the model cannot inspect (never a demand to
+/// inspect it); then re-check coverage, keep still-valid findings and return one
+/// complete replacement.
 pub(crate) fn coverage_retry_message(
     expected: &[String],
-    (previous_output, downgraded): (&Value, Option<vouch_core::ReceiptProblem>),
+    previous: PreviousAnswer<'_>,
     comparison: &CoverageComparison,
     source: &RetrySource,
 ) -> String {
-    let previous = serde_json::to_string_pretty(previous_output).expect("JSON serialises");
-    let missing = serde_json::to_string(&comparison.missing_files).expect("strings serialise");
-    let unexpected =
-        serde_json::to_string(&comparison.unexpected_files).expect("strings serialise");
-    let mut why = String::new();
-    match downgraded {
-        Some(problem) => why.push_str(&format!(
-            "Your previous answer, rewritten by a repair, said coverage.complete: true, but vouch recorded it as \
-             false: {problem}. Give your coverage receipt as JSON.\n"
-        )),
-        None if comparison.reported_incomplete => {
-            why.push_str("Your previous answer said coverage.complete: false.\n")
-        }
-        None => {}
+    let mut out = String::from(
+        "## Coverage retry\nYour previous answer's coverage receipt was not accepted.\n",
+    );
+    let problems = comparison.retry_problems(previous.downgraded());
+    for problem in &problems {
+        out.push_str(&retry_problem_text(problem, source));
     }
-    let means = match source {
-        RetrySource::Tools => format!("Missing files (inspect these now): {missing}\n"),
-        RetrySource::Inline {
-            blocks,
-            unavailable,
-        } => {
-            let mut text =
-                format!("Missing files (their patches are given below; inspect them): {missing}\n");
-            for b in blocks {
-                text.push_str(b.trim_end());
-                text.push('\n');
-            }
-            if !unavailable.is_empty() {
-                text.push_str(&format!(
-                    "Not available (the host cannot give these without tools; this is a \
-                     source gap the report states, so leave them out of \
-                     coverage.reviewedFiles): {}\n",
-                    serde_json::to_string(unavailable).expect("strings serialise")
-                ));
-            }
-            text
-        }
-    };
     let count = expected.len();
-    format!(
-        "## Coverage retry\nYour previous answer did not cover the expected changed files.\n{why}\
-         {means}\
-         Unexpected files (not part of this change's list; remove them): {unexpected}\n\
-         Expected changed files: the {count} path(s) of the <expected-files> list above \
-         (copy them exactly into coverage.reviewedFiles).\n\
-         Your previous structured output:\n<previous-output>\n{previous}\n</previous-output>\n\
-         Inspect the missing files, re-check coverage, keep the findings that are still valid, \
-         and return one complete replacement answer as one JSON object of the output contract.\n"
-    )
+    out.push_str(&format!(
+        "Expected changed files: the {count} path(s) of the <expected-files> list above \
+         (copy them exactly into coverage.reviewedFiles).\n"
+    ));
+    out.push_str(&previous.shown());
+    let missed = problems
+        .iter()
+        .any(|p| matches!(p, RetryProblem::Missing(_)));
+    out.push_str(match missed {
+        true => "Inspect the missing files, re-check coverage, ",
+        false => "Re-check your coverage of the expected files, ",
+    });
+    out.push_str(
+        "keep the findings that are still valid, and return one complete replacement answer \
+         as one JSON object of the output contract.\n",
+    );
+    out
+}
+
+/// One line (or, for missing files given inline, block) of the retry per problem.
+fn retry_problem_text(problem: &RetryProblem, source: &RetrySource) -> String {
+    let list = |paths: &[String]| serde_json::to_string(paths).expect("strings serialise");
+    match problem {
+        RetryProblem::ClaimNotTaken(why) => format!(
+            "Your previous answer, rewritten by a repair, said coverage.complete: true, but vouch \
+             recorded it as false: {why}. Full coverage is stated only by a JSON coverage \
+             receipt in your answer: coverage.complete: true with coverage.reviewedFiles \
+             listing exactly the expected files.\n"
+        ),
+        RetryProblem::SaidIncomplete => {
+            "Your previous answer said coverage.complete: false.\n".into()
+        }
+        RetryProblem::Missing(paths) => missing_text(&list(paths), source),
+        RetryProblem::Unexpected(paths) => format!(
+            "Unexpected files (not part of this change's list; remove them): {}\n",
+            list(paths)
+        ),
+    }
+}
+
+/// The missing files and how to inspect them: with tools, by reading them; without, from
+/// their patches given below, naming those the host cannot give as a source gap.
+fn missing_text(missing: &str, source: &RetrySource) -> String {
+    let RetrySource::Inline {
+        blocks,
+        unavailable,
+    } = source
+    else {
+        return format!("Missing files (inspect these now): {missing}\n");
+    };
+    let mut text =
+        format!("Missing files (their patches are given below; inspect them): {missing}\n");
+    for b in blocks {
+        text.push_str(b.trim_end());
+        text.push('\n');
+    }
+    if !unavailable.is_empty() {
+        text.push_str(&format!(
+            "Not available (the host cannot give these without tools; this is a \
+             source gap the report states, so leave them out of \
+             coverage.reviewedFiles): {}\n",
+            serde_json::to_string(unavailable).expect("strings serialise")
+        ));
+    }
+    text
 }
 
 /// Rule (truncation): the one re-ask after a reply was cut at the output limit states
@@ -305,62 +370,82 @@ mod tests {
         assert!(!verifier.contains("coverage"), "{verifier}");
     }
 
-    /// Rule 5: the retry section names the exact missing and unexpected paths, the
-    /// canonical list, the previous structured output and what to do.
+    /// Rule 5: the retry section states exactly what was wrong — the exact missing and
+    /// unexpected paths, each only when there are some, a `complete: false` the answer
+    /// gave, or a repaired claim of full coverage that was not taken (with the reply as
+    /// the model wrote it, never the repaired receipt) — then the canonical list by
+    /// reference, the previous answer and what to do.
     #[test]
-    fn retry_message_names_exact_paths_and_previous_output() {
-        let previous = serde_json::json!({"candidates": [], "coverage": {"complete": true, "reviewedFiles": ["./AGENTS.md"]}});
-        let comparison = CoverageComparison {
-            complete: false,
-            reported_incomplete: false,
-            missing_files: vec!["CHANGELOG.md".into(), "docs/verification/example.md".into()],
-            unexpected_files: vec!["./AGENTS.md".into()],
-        };
-        let m =
-            coverage_retry_message(&list(), (&previous, None), &comparison, &RetrySource::Tools);
-        assert!(m.contains("Missing files (inspect these now): [\"CHANGELOG.md\",\"docs/verification/example.md\"]\n"), "{m}");
-        assert!(m.contains("Unexpected files (not part of this change's list; remove them): [\"./AGENTS.md\"]\n"), "{m}");
-        assert!(
-            m.contains("Expected changed files: the 3 path(s) of the <expected-files> list above"),
-            "{m}"
+    fn a_retry_message_states_exactly_what_was_wrong() {
+        let previous =
+            serde_json::json!({"coverage": {"complete": true, "reviewedFiles": ["./AGENTS.md"]}});
+        let output = format!(
+            "Your previous structured output:\n<previous-output>\n{}\n</previous-output>\n",
+            serde_json::to_string_pretty(&previous).unwrap()
         );
-        assert!(
-            !m.contains("docs/verification/example.md\"]\n</expected-files>"),
-            "the list appears once per request: {m}"
-        );
-        assert!(
-            m.contains(&serde_json::to_string_pretty(&previous).unwrap()),
-            "{m}"
-        );
-        assert!(m.contains("keep the findings that are still valid"), "{m}");
-        assert!(!m.contains("said coverage.complete: false"), "{m}");
-        let incomplete = CoverageComparison {
-            complete: false,
-            reported_incomplete: true,
-            missing_files: vec![],
-            unexpected_files: vec![],
-        };
-        let m =
-            coverage_retry_message(&list(), (&previous, None), &incomplete, &RetrySource::Tools);
-        assert!(
-            m.contains("Your previous answer said coverage.complete: false."),
-            "{m}"
-        );
-        // A repaired `complete: true` the host recorded as false is not misquoted.
         let problem = vouch_core::ReceiptProblem::NoPriorReceipt;
-        let m = coverage_retry_message(
-            &list(),
-            (&previous, Some(problem)),
-            &incomplete,
-            &RetrySource::Tools,
+        let prose = "I reviewed every changed file.\n";
+        let downgraded = PreviousAnswer::Downgraded {
+            reply: prose,
+            problem,
+        };
+        let head = "## Coverage retry\nYour previous answer's coverage receipt was not accepted.\n";
+        let expected = "Expected changed files: the 3 path(s) of the <expected-files> list above (copy them exactly into coverage.reviewedFiles).\n";
+        let missing = "Missing files (inspect these now): [\"CHANGELOG.md\"]\n";
+        let unexpected =
+            "Unexpected files (not part of this change's list; remove them): [\"./AGENTS.md\"]\n";
+        let said_false = "Your previous answer said coverage.complete: false.\n";
+        let not_taken = format!(
+            "Your previous answer, rewritten by a repair, said coverage.complete: true, but vouch recorded it as false: {problem}. Full coverage is stated only by a JSON coverage receipt in your answer: coverage.complete: true with coverage.reviewedFiles listing exactly the expected files.\n"
         );
-        assert!(!m.contains("said coverage.complete: false"), "{m}");
-        assert!(
-            m.contains(&format!(
-                "said coverage.complete: true, but vouch recorded it as false: {problem}."
-            )),
-            "{m}"
-        );
+        let reply = "Your previous reply as you wrote it (before the repair):\n<previous-reply>\nI reviewed every changed file.\n</previous-reply>\n";
+        let inspect = "Inspect the missing files, re-check coverage, keep the findings that are still valid, and return one complete replacement answer as one JSON object of the output contract.\n";
+        let recheck = "Re-check your coverage of the expected files, keep the findings that are still valid, and return one complete replacement answer as one JSON object of the output contract.\n";
+        let comparison =
+            |incomplete: bool, missing: &[&str], unexpected: &[&str]| CoverageComparison {
+                complete: false,
+                reported_incomplete: incomplete,
+                missing_files: missing.iter().map(|p| p.to_string()).collect(),
+                unexpected_files: unexpected.iter().map(|p| p.to_string()).collect(),
+            };
+        let output_of = PreviousAnswer::Output(&previous);
+        let cases = [
+            (
+                output_of,
+                comparison(false, &["CHANGELOG.md"], &["./AGENTS.md"]),
+                [head, missing, unexpected, expected, &output, inspect].concat(),
+            ),
+            (
+                output_of,
+                comparison(false, &[], &["./AGENTS.md"]),
+                [head, unexpected, expected, &output, recheck].concat(),
+            ),
+            (
+                output_of,
+                comparison(true, &[], &[]),
+                [head, said_false, expected, &output, recheck].concat(),
+            ),
+            (
+                output_of,
+                comparison(true, &["CHANGELOG.md"], &[]),
+                [head, said_false, missing, expected, &output, inspect].concat(),
+            ),
+            (
+                downgraded,
+                comparison(true, &[], &[]),
+                [head, &not_taken, expected, reply, recheck].concat(),
+            ),
+            (
+                downgraded,
+                comparison(true, &["CHANGELOG.md"], &[]),
+                [head, &not_taken, missing, expected, reply, inspect].concat(),
+            ),
+        ];
+        for (previous, comparison, want) in cases {
+            let got = coverage_retry_message(&list(), previous, &comparison, &RetrySource::Tools);
+            assert_eq!(got, want, "{comparison:?}");
+            assert!(!got.contains("[]"), "no empty list: {got}");
+        }
     }
 
     /// Issue #9 item 12: without tools the retry gives the missing patches inline and
@@ -378,7 +463,12 @@ mod tests {
             blocks: vec!["<patch path=\"CHANGELOG.md\">\n@@ -1 +1 @@\n-a\n+b\n</patch>".into()],
             unavailable: vec!["docs/verification/example.md".into()],
         };
-        let m = coverage_retry_message(&list(), (&previous, None), &comparison, &source);
+        let m = coverage_retry_message(
+            &list(),
+            PreviousAnswer::Output(&previous),
+            &comparison,
+            &source,
+        );
         assert!(!m.contains("inspect these now"), "{m}");
         assert!(m.contains("Missing files (their patches are given below; inspect them): [\"CHANGELOG.md\",\"docs/verification/example.md\"]\n<patch path=\"CHANGELOG.md\">"), "{m}");
         assert!(m.contains("source gap the report states, so leave them out of coverage.reviewedFiles): [\"docs/verification/example.md\"]"), "{m}");

@@ -119,18 +119,66 @@ impl LlmError {
     }
 }
 
-/// Replaces every occurrence of `secret` in `text` by `[redacted]`, then keeps at most
-/// [`BODY_EXCERPT_CHARS`] characters (redaction first, so a cut can never leave a
-/// fragment of the key).
+/// Redacts `secret` ([`redact`]), then keeps at most [`BODY_EXCERPT_CHARS`] characters
+/// (redaction first, so a cut can never leave a fragment of the key).
 pub(crate) fn scrub(text: &str, secret: Option<&str>) -> String {
-    let redacted = match secret {
-        Some(secret) if !secret.is_empty() => text.replace(secret, "[redacted]"),
-        _ => text.to_owned(),
-    };
+    let redacted = redact(text, secret);
     match redacted.char_indices().nth(BODY_EXCERPT_CHARS) {
         Some((cut, _)) => format!("{}…", &redacted[..cut]),
         None => redacted,
     }
+}
+
+/// A secret of at least this many characters is redacted wherever it occurs; a shorter
+/// one only where it stands as a whole token (see [`redact`]).
+pub const MIN_SECRET_CHARS: usize = 8;
+
+/// What stands in a text for the key.
+const REDACTED: &str = "[redacted]";
+
+/// Rule (key redaction): a secret of [`MIN_SECRET_CHARS`] characters or more is replaced
+/// by `[redacted]` wherever it occurs, also inside other text (it is the key however it
+/// is surrounded). A shorter one — the placeholder a local server is given, `x` or
+/// `none`, no real provider key — is replaced only where it stands as a whole token
+/// (neither neighbour a letter, digit, `-` or `_`), as a server echoing its
+/// `Authorization` header shows it (`Bearer x`): searched for inside words, it turned
+/// `maximum` into `ma[redacted]imum` and made every provider message unreadable. No
+/// secret, or an empty one, leaves the text as it is.
+pub(crate) fn redact(text: &str, secret: Option<&str>) -> String {
+    let Some(secret) = secret.filter(|s| !s.is_empty()) else {
+        return text.to_owned();
+    };
+    if secret.chars().count() < MIN_SECRET_CHARS {
+        return redact_tokens(text, secret);
+    }
+    let redacted = text.replace(secret, REDACTED);
+    if redacted.contains(secret) {
+        // Only a key that itself holds `[redacted]` can be formed again by the
+        // replacement; such a text is not shown at all.
+        return format!("{REDACTED} (the text held the API key)");
+    }
+    redacted
+}
+
+/// `text` with each whole-token occurrence of `secret` replaced by `[redacted]`.
+fn redact_tokens(text: &str, secret: &str) -> String {
+    let in_token = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '-' || c == '_');
+    let mut out = String::with_capacity(text.len());
+    let mut rest = 0;
+    for (at, _) in text.match_indices(secret) {
+        let end = at + secret.len();
+        if at < rest
+            || in_token(text[..at].chars().next_back())
+            || in_token(text[end..].chars().next())
+        {
+            continue;
+        }
+        out.push_str(&text[rest..at]);
+        out.push_str(REDACTED);
+        rest = end;
+    }
+    out.push_str(&text[rest..]);
+    out
 }
 
 #[cfg(test)]
@@ -151,6 +199,73 @@ mod tests {
         assert_eq!(scrub("hello", None), "hello");
         assert_eq!(scrub("Bearer abc", Some("abc")), "Bearer [redacted]");
         assert_eq!(scrub("abc", Some("")), "abc");
+    }
+
+    #[test]
+    fn a_key_is_redacted_where_it_is_the_key() {
+        let long = "sk-test-4f1c9a";
+        let cases = [
+            // A short placeholder key: only whole tokens, never inside a word.
+            (
+                "maximum context length exceeded",
+                Some("x"),
+                "maximum context length exceeded",
+            ),
+            ("Bearer x", Some("x"), "Bearer [redacted]"),
+            ("key=x, x.", Some("x"), "key=[redacted], [redacted]."),
+            ("x-y x_y yx", Some("x"), "x-y x_y yx"),
+            ("none of none", Some("none"), "[redacted] of [redacted]"),
+            ("nonexistent", Some("none"), "nonexistent"),
+            ("sk-1234 sk-12345", Some("sk-1234"), "[redacted] sk-12345"),
+            // A key of the minimum length or more: everywhere, inside words too.
+            ("Bearer sk-test-4f1c9a", Some(long), "Bearer [redacted]"),
+            ("xsk-test-4f1c9ay", Some(long), "x[redacted]y"),
+            (
+                "12345678 and a12345678",
+                Some("12345678"),
+                "[redacted] and a[redacted]",
+            ),
+            ("aaaaaaaaaa", Some("aaaaaaaa"), "[redacted]aa"),
+            // A key holding the replacement is not formed again by it.
+            (
+                "a[redacted][redacted]",
+                Some("[redacted]"),
+                "[redacted] (the text held the API key)",
+            ),
+            // No key, or an empty one.
+            ("Bearer x", None, "Bearer x"),
+            ("Bearer x", Some(""), "Bearer x"),
+        ];
+        for (text, secret, want) in cases {
+            assert_eq!(redact(text, secret), want, "{text:?} {secret:?}");
+        }
+    }
+
+    proptest::proptest! {
+        /// A secret of the minimum length or more never survives, however it is
+        /// surrounded; a text that does not hold the secret comes back unchanged.
+        #[test]
+        fn a_long_secret_never_survives_and_other_text_is_kept(
+            secret in "[a-zA-Z0-9_\\-\\[\\] .]{8,24}",
+            parts in proptest::collection::vec("[a-zA-Z0-9_\\-\\[\\] .]{0,12}", 0..6),
+        ) {
+            let text = parts.join(&secret);
+            let out = redact(&text, Some(&secret));
+            proptest::prop_assert!(!out.contains(&secret), "{text:?} -> {out:?}");
+            if !text.contains(&secret) {
+                proptest::prop_assert_eq!(&out, &text);
+            }
+        }
+
+        /// With any secret, short ones included, a text that does not hold it is kept.
+        #[test]
+        fn a_text_without_the_secret_is_unchanged(
+            secret in "[a-z0-9 -]{1,12}",
+            text in "[a-z0-9 .-]{0,60}",
+        ) {
+            proptest::prop_assume!(!text.contains(&secret));
+            proptest::prop_assert_eq!(redact(&text, Some(&secret)), text);
+        }
     }
 
     #[test]

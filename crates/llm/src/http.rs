@@ -207,11 +207,8 @@ impl tower::Service<HttpRequestFactory> for CapturingService {
             let headers = response.headers().clone();
             let bytes = response.bytes().await.map_err(OpenAIError::Reqwest)?;
             let redacted = || {
-                let text = String::from_utf8_lossy(&bytes);
-                match secret.as_deref().map(|s| s.expose_secret()) {
-                    Some(key) if !key.is_empty() => text.replace(key, "[redacted]"),
-                    _ => text.into_owned(),
-                }
+                let key = secret.as_deref().map(|s| s.expose_secret());
+                crate::error::redact(&String::from_utf8_lossy(&bytes), key)
             };
             if !status.is_success() {
                 return Err(OpenAIError::Boxed(Box::new(StatusFailure {

@@ -191,6 +191,13 @@ fn a_repair_keeps_every_place_a_prose_reply_names() {
         prose_locations(markdown, &expected),
         [("src/calc.py".to_string(), 24)]
     );
+    // A path that begins as it ends is found where its mention overlaps an earlier
+    // occurrence of it (found by the property below).
+    let spaced = vec!["ba b".to_string()];
+    assert_eq!(
+        prose_locations("ba ba b:1 is off by one", &spaced),
+        [("ba b".to_string(), 1)]
+    );
 }
 
 /// A candidate the prior reply wrote in another notation than JSON cannot be repaired
@@ -542,6 +549,116 @@ mod properties {
             let prior = &full[..at.min(full.len())];
             let result = check_decision_repair(prior, &[(id.clone(), repaired)]);
             prop_assert_eq!(result.is_ok(), repaired == prior_verdict, "{}", prior);
+        }
+    }
+}
+
+/// Hostile inputs for the two rules that keep a first answer's candidates and a prose
+/// reply's places: duplicates, places that differ by one line, paths that hold spaces,
+/// dots and each other.
+mod kept_places {
+    use std::collections::BTreeSet;
+
+    use proptest::prelude::*;
+
+    use super::super::*;
+
+    fn location() -> impl Strategy<Value = CandidateLocation> {
+        (
+            proptest::sample::select(vec!["a.rs", "b.rs", "a.rs ", "./a.rs"]),
+            1u64..4,
+            0u64..2,
+        )
+            .prop_map(|(path, start, len)| CandidateLocation {
+                path: path.into(),
+                start_line: start,
+                end_line: start + len,
+            })
+    }
+
+    /// What comes before a mention: any text, or a start of the path itself (so the
+    /// path overlaps its own mention when it begins as it ends, as `a a` does).
+    #[derive(Debug, Clone)]
+    enum Before {
+        Text(String),
+        PathStart(usize),
+    }
+
+    fn mention() -> impl Strategy<Value = (Before, usize, u64, bool, String)> {
+        let before = prop_oneof![
+            "[a-z .:,()`*\n0-9/-]{0,12}".prop_map(Before::Text),
+            (1usize..5).prop_map(Before::PathStart),
+        ];
+        (
+            before,
+            0usize..4,
+            1u64..1_000_000,
+            any::<bool>(),
+            proptest::sample::select(vec![" ", ".", ",", ")", "\n", "** ", ": x"]),
+        )
+            .prop_map(|(before, path, line, range, after)| {
+                (before, path, line, range, after.to_string())
+            })
+    }
+
+    /// The text a mention's `before` stands for, given its path.
+    fn before_text(before: &Before, path: &str) -> String {
+        match before {
+            Before::Text(text) => text.clone(),
+            Before::PathStart(n) => path.chars().take(*n).collect(),
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        /// No candidate of the first answer is lost: each of its places is in the retry's
+        /// answer or carried; nothing carried is a place the retry holds, and no place is
+        /// carried twice; indices are of `first`, in order.
+        #[test]
+        fn a_retry_loses_no_candidate_and_carries_none_twice(
+            first in proptest::collection::vec(location(), 0..8),
+            retry in proptest::collection::vec(location(), 0..8),
+        ) {
+            let carried = carried_candidates(&first, &retry);
+            prop_assert!(carried.windows(2).all(|w| w[0] < w[1]), "{:?}", carried);
+            prop_assert!(carried.iter().all(|&i| i < first.len()));
+            let places: Vec<&CandidateLocation> = carried.iter().map(|&i| &first[i]).collect();
+            let distinct: BTreeSet<&CandidateLocation> = places.iter().copied().collect();
+            prop_assert_eq!(distinct.len(), places.len(), "carried twice: {:?}", places);
+            prop_assert!(places.iter().all(|p| !retry.contains(p)), "{:?}", places);
+            for c in &first {
+                prop_assert!(retry.contains(c) || places.contains(&c), "lost {:?}", c);
+            }
+        }
+
+        /// Every `path:line` (or `path:line-line`) a prose reply writes of an expected
+        /// file, after a character that cannot be part of a path, is found with its first
+        /// line; nothing outside the expected files is returned.
+        #[test]
+        fn every_place_prose_names_in_an_expected_file_is_found(
+            paths in proptest::collection::vec("[ab][ab .]{0,4}", 4),
+            mentions in proptest::collection::vec(mention(), 0..6),
+            tail in "[a-z .:,\n0-9]{0,12}",
+        ) {
+            let expected: Vec<String> = paths.iter().map(|p| p.trim_end().to_string()).collect();
+            let mut prose = String::new();
+            let mut named = Vec::new();
+            for (before, path, line, range, after) in &mentions {
+                let path = &expected[*path];
+                let end = if *range { format!("-{}", line + 3) } else { String::new() };
+                let before = before_text(before, path);
+                prose.push_str(&format!("{before} {path}:{line}{end}{after}"));
+                named.push((path.clone(), *line));
+            }
+            prose.push_str(&tail);
+            let found = prose_locations(&prose, &expected);
+            prop_assert!(found.iter().all(|(p, _)| expected.contains(p)), "{:?}", found);
+            for place in &named {
+                let want = named.iter().filter(|n| *n == place).count();
+                let got = found.iter().filter(|f| *f == place).count();
+                prop_assert!(got >= want, "{:?} in {:?}: {:?}", place, prose, found);
+            }
         }
     }
 }

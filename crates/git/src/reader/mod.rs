@@ -10,6 +10,7 @@
 //! the `\n` (CRLF files) is shown as [`vouch_core::CR_MARK`] after the line's text, and
 //! bytes that are not UTF-8 as `\xNN` ([`vouch_core::shown_text`]).
 
+mod added;
 mod blob;
 mod dir;
 mod file;

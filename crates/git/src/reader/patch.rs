@@ -60,6 +60,14 @@ impl PatchCache {
         self.map.get(path).cloned()
     }
 
+    /// Drops the patch held under `path`, if any (its file was paired anew).
+    pub(super) fn forget(&mut self, path: &str) {
+        if let Some(gone) = self.map.remove(path) {
+            self.bytes -= gone.text.len();
+            self.order.retain(|p| p != path);
+        }
+    }
+
     fn insert(&mut self, path: String, diff: Arc<FileDiff>) {
         self.computed += 1;
         self.keep(path, diff);
@@ -156,13 +164,13 @@ impl SourceReader {
         self.patch_cache().computed
     }
 
-    fn patch_cache(&self) -> std::sync::MutexGuard<'_, PatchCache> {
+    pub(super) fn patch_cache(&self) -> std::sync::MutexGuard<'_, PatchCache> {
         self.patches.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// What one side of a changed file shows: its blob, or content that is no blob
     /// (nothing when the side is absent).
-    fn side<'r>(
+    pub(super) fn side<'r>(
         &self,
         repo: &'r git2::Repository,
         file: &ChangedFile,
@@ -206,7 +214,7 @@ fn git_error(e: GitError) -> ReadError {
 
 /// Which side of a changed file.
 #[derive(Clone, Copy)]
-enum Side {
+pub(super) enum Side {
     Old,
     New,
 }

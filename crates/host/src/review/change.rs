@@ -20,6 +20,92 @@ pub(crate) struct Change {
     pub(crate) reader: Arc<SourceReader>,
 }
 
+impl Change {
+    /// The change with each file moved out of an excluded path into the reviewed scope
+    /// reviewed as an added file ([`vouch_core::reviewed_as_added`]: its content enters
+    /// review for the first time), and the observation naming those files. Runs off the
+    /// runtime; a cancellation leaves the change unprepared, as during its snapshot.
+    pub(crate) fn with_entering_files(
+        self,
+        excluded: impl Fn(&str) -> bool,
+        cancel: &CancellationToken,
+    ) -> Result<(Change, Option<String>), ReviewError> {
+        let moved: Vec<(&str, &str)> = (self.snapshot.files.iter())
+            .filter(|f| vouch_core::reviewed_as_added(f, &excluded))
+            .filter_map(|f| Some((f.path.as_str(), f.previous_path.as_deref()?)))
+            .collect();
+        if moved.is_empty() {
+            return Ok((self, None));
+        }
+        let note = entering_note(&moved);
+        let paths: Vec<String> = moved.iter().map(|(path, _)| path.to_string()).collect();
+        let Change {
+            snapshot,
+            prepared,
+            reader,
+        } = self;
+        let mut reader = Arc::try_unwrap(reader).map_err(|_| {
+            ReviewError::Internal("the change's reader is shared before its review".into())
+        })?;
+        let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+        let stop = || cancel.is_cancelled();
+        let added = super::env::off_the_runtime(|| reader.add_moved(&paths, &stop));
+        let change = Change {
+            snapshot,
+            prepared,
+            reader: Arc::new(reader),
+        };
+        match added {
+            Ok(added) => Ok((change.replaced(added), Some(note))),
+            Err(vouch_git::GitError::Cancelled) => Ok((change.unprepared(), None)),
+            Err(e) => Err(ReviewError::usage(e)),
+        }
+    }
+
+    /// This change with `added` in place of the files of the same paths.
+    fn replaced(self, added: Vec<vouch_core::ChangedFile>) -> Change {
+        let mut snapshot = Arc::unwrap_or_clone(self.snapshot);
+        for file in added {
+            if let Some(slot) = snapshot.files.iter_mut().find(|f| f.path == file.path) {
+                *slot = file;
+            }
+        }
+        Change {
+            snapshot: Arc::new(snapshot),
+            ..self
+        }
+    }
+
+    /// This change's range with no file: what a review cancelled while preparing it shows.
+    fn unprepared(self) -> Change {
+        let snapshot = ChangeSnapshot {
+            files: vec![],
+            commits: vec![],
+            rename_limit: None,
+            ..Arc::unwrap_or_clone(self.snapshot)
+        };
+        Change {
+            snapshot: Arc::new(snapshot),
+            prepared: false,
+            reader: self.reader,
+        }
+    }
+}
+
+/// The observation naming the files moved out of an excluded path (current and previous
+/// path) that are reviewed as added.
+fn entering_note(moved: &[(&str, &str)]) -> String {
+    let named: Vec<String> = moved
+        .iter()
+        .map(|(path, previous)| format!("{path} (from {previous})"))
+        .collect();
+    format!(
+        "{} file(s) moved or copied out of a path a [files] exclude rule matches are reviewed as added files, every line of them, since their content enters review for the first time: {}",
+        moved.len(),
+        named.join(", ")
+    )
+}
+
 /// Resolves `base..head` in `repo` and prepares its snapshot and reader.
 pub(crate) async fn open_change(
     repo: &Path,

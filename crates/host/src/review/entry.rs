@@ -40,6 +40,9 @@ pub async fn run(
     if request.repo_config {
         notes.extend(apply_repo_config(&mut composition, &change.reader)?);
     }
+    let excluded = |path: &str| crate::manifest::excluded(&composition, path).is_some();
+    let (change, entering) = change.with_entering_files(excluded, &services.cancel)?;
+    notes.extend(entering);
     let model = model_client(&request, &composition, &change.snapshot)?;
     notes.extend(model.note.clone());
     let (env, plan) = prepare(&request, &services, &mut composition, &change, &model).await?;

@@ -16,8 +16,9 @@ use super::contract::fitted_contract;
 use super::env::ReviewEnv;
 use super::stage::{HunkPiece, StagePlan, prompt_request};
 use crate::policy::{
-    ANSWER_REMINDER, FORCED_SYNTHESIS, RetrySource, coverage_retry_message, expected_files_section,
-    output_contract_section, split_files_section, tools_section, truncation_notice,
+    ANSWER_REMINDER, FORCED_SYNTHESIS, PreviousAnswer, RetrySource, coverage_retry_message,
+    expected_files_section, output_contract_section, split_files_section, tools_section,
+    truncation_notice,
 };
 use crate::tools::RepoTools;
 
@@ -74,10 +75,10 @@ fn stable_tokens(env: &ReviewEnv, plan: &StagePlan, tools: bool) -> Result<u64, 
         + json_text_len(&coverage_retry_message(
             &[],
             // The longest reason a retry can give.
-            (
-                &serde_json::Value::Null,
-                Some(vouch_core::ReceiptProblem::NoPriorReceipt),
-            ),
+            PreviousAnswer::Downgraded {
+                reply: "",
+                problem: vouch_core::ReceiptProblem::NoPriorReceipt,
+            },
             &CoverageComparison {
                 complete: false,
                 reported_incomplete: true,

@@ -19,7 +19,7 @@ use super::prefetch;
 use super::reply::{Answer, CandidateAnswer, ExchangeError, ProposedDraft, TypedReply};
 pub(crate) use super::stage_plan::{HunkPiece, ShardLimits, StagePlan};
 use crate::diagnostics::ReasonCode;
-use crate::policy::{RetrySource, coverage_retry_message};
+use crate::policy::{PreviousAnswer, RetrySource, coverage_retry_message};
 use crate::progress::ProgressEvent;
 use crate::tools::RepoTools;
 
@@ -290,7 +290,7 @@ async fn retry(
         prepared.user.trim_end(),
         coverage_retry_message(
             &plan.assigned,
-            (&answer.value, downgraded),
+            previous_answer(answer, downgraded),
             &comparison,
             &source
         )
@@ -314,6 +314,18 @@ async fn retry(
     }
     fail_after_retry(env, plan, tools, run, &comparison);
     Ok(())
+}
+
+/// What the retry shows of the first answer: its structured output, or, when a repaired
+/// claim of full coverage was not taken, the reply as the model wrote it.
+fn previous_answer(answer: &Answer, downgraded: Option<ReceiptProblem>) -> PreviousAnswer<'_> {
+    match downgraded {
+        Some(problem) => PreviousAnswer::Downgraded {
+            reply: &answer.prior_text,
+            problem,
+        },
+        None => PreviousAnswer::Output(&answer.value),
+    }
 }
 
 /// Rule ([`carried_candidates`]): the first answer's candidates that the retry's answer

@@ -166,3 +166,29 @@ async fn error_bodies_are_summarised_and_kept_bounded() {
     );
     assert_eq!(quota.response_body(), Some(provider));
 }
+
+/// A local server's placeholder key (`x`) is redacted where it stands as the key
+/// (`Bearer x` in an echoed header), never inside the provider's words: the error still
+/// says "maximum context length".
+#[tokio::test]
+async fn a_short_placeholder_key_leaves_the_providers_words_whole() {
+    let provider = r#"{"error":{"message":"This model's maximum context length is 4096 tokens.","code":"context_length_exceeded"}}"#;
+    let server = ScriptedServer::start(
+        Script::new()
+            .rule(Rule::when(Match::user_contains("long")).always(Reply::raw(400, provider)))
+            .rule(Rule::when(Match::user_contains("echo")).always(Reply::echo_request(401))),
+    )
+    .await;
+    let client = client(&server, |c| c.api_key = Some("x".to_owned()));
+    let cancel = CancellationToken::new();
+    let long = client.complete(ask("long"), &cancel).await.unwrap_err();
+    assert_eq!(
+        long.to_string(),
+        "model endpoint answered HTTP 400: This model's maximum context length is 4096 tokens. (code: context_length_exceeded)"
+    );
+    assert_eq!(long.response_body(), Some(provider));
+    let echoed = client.complete(ask("echo"), &cancel).await.unwrap_err();
+    let body = echoed.response_body().expect("the body is kept");
+    assert!(body.contains("Bearer [redacted]"), "{body}");
+    assert!(!body.contains("Bearer x"), "{body}");
+}
