@@ -3,7 +3,7 @@
 //!
 //! A final report is what an LLM review (or review-and-merge) session hands to its
 //! controller. [`validate`] checks a report — from vouch or from any other agent —
-//! against the schema and the eighteen rules of docs/final-report.md and returns every
+//! against the schema and the nineteen rules of docs/final-report.md and returns every
 //! violation at once, each with a stable [`ViolationCode`], a JSON pointer and a message
 //! naming the missing proof. The validator checks reports; it does not run anyone's
 //! review or merge workflow.

@@ -117,6 +117,9 @@ codes! {
     StaleReadyState = "STALE_READY_STATE", rule 17;
     /// Rule 18: the mutation ledger disagrees with the commands or transcript.
     MutationLedgerDisagrees = "MUTATION_LEDGER_DISAGREES", rule 18;
+    /// Rule 19: a ready, approved or merged handoff, a passed diff review or a reviewed
+    /// head without a completed diff review with full coverage.
+    ReviewedWithoutFullReview = "REVIEWED_WITHOUT_FULL_REVIEW", rule 19;
 }
 
 impl std::fmt::Display for ViolationCode {

@@ -9,6 +9,7 @@ mod ledger;
 mod mutations;
 mod read;
 mod recorded;
+mod reviewed;
 mod stale_state;
 mod staleness;
 mod structure;

@@ -4,7 +4,8 @@
 //! keeps the docs' rule table equal to this one.
 
 use super::{
-    Rule, claims, counts, handoff, inventory, ledger, mutations, stale_state, staleness, structure,
+    Rule, claims, counts, handoff, inventory, ledger, mutations, reviewed, stale_state, staleness,
+    structure,
 };
 use crate::violation::ViolationCode;
 
@@ -140,6 +141,12 @@ pub(crate) const RULE_TABLE: &[RuleRow] = &[
         sentence: "Every mutation is in the mutation ledger under a fitting category.",
         evidence: ReportAndTranscript,
         checks: &[mutations::ledgers_agree],
+    },
+    RuleRow {
+        number: 19,
+        sentence: "A handoff that treats the change as reviewed needs a complete diff review with full coverage.",
+        evidence: Report,
+        checks: &[reviewed::handoff_on_full_review],
     },
 ];
 
