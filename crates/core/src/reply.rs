@@ -61,9 +61,10 @@ pub enum RepairViolation {
         /// The verdict in the repaired reply (`None`: the decision was dropped).
         repaired: Option<Verdict>,
     },
-    /// The repair gave a verdict the prior reply never names for the candidate.
+    /// The repair gave a verdict the prior reply does not state for the candidate in its
+    /// own JSON.
     #[error(
-        "the repair decided `{candidate_id}` as {} where the prior reply names no such verdict for it",
+        "the repair decided `{candidate_id}` as {} but the prior reply states no decision for it as JSON (`\"candidateId\"` and `\"decision\"` in one object); a repair cannot decide a verdict",
         repaired.as_str()
     )]
     VerdictNotStated {
@@ -387,13 +388,13 @@ fn quoted_pairs(text: &str) -> Vec<(Option<usize>, String, String)> {
 }
 
 /// Rule (repair, verifier): a repair fixes syntax only, so it never decides a verdict.
-/// A verdict the prior reply states for a candidate in JSON (see [`prior_verdicts`])
-/// must be the repaired reply's verdict for that candidate; changing or dropping it is a
-/// violation. For every other candidate, read as words however the prior reply was
-/// written (prose, YAML, another key, JSON whose verdicts disagree), the repaired
-/// verdict must be one the prior reply names for it ([`named_verdicts`]), and where it
-/// names `verified` the repair cannot make it anything else: a repair never hides a
-/// defect the model said it verified.
+/// Each verdict of the repaired reply must be the one the prior reply states for that
+/// candidate in its own JSON (see [`prior_verdicts`]), and every verdict stated there
+/// must be kept. A verdict given only in words (prose, YAML, another key) is not read:
+/// words such as "cannot be verified; rejected" name both verdicts, and a repair model
+/// without tools choosing between them once published a rejected candidate. The repair
+/// then fails, and the stage with it: the review is incomplete, never decided by a
+/// repair.
 pub fn check_decision_repair(
     prior: &str,
     repaired: &[(String, Verdict)],
@@ -409,70 +410,16 @@ pub fn check_decision_repair(
             });
         }
     }
-    let ids: Vec<&str> = repaired.iter().map(|(id, _)| id.as_str()).collect();
-    let unstated = repaired
+    match repaired
         .iter()
-        .filter(|(id, _)| !stated.iter().any(|(s, _)| s == id));
-    for (id, verdict) in unstated {
-        let named = named_verdicts(prior, id, &ids);
-        if named.contains(&Verdict::Verified) && *verdict != Verdict::Verified {
-            return Err(RepairViolation::VerdictChanged {
-                candidate_id: id.clone(),
-                prior: Verdict::Verified,
-                repaired: Some(*verdict),
-            });
-        }
-        if !named.contains(verdict) {
-            return Err(RepairViolation::VerdictNotStated {
-                candidate_id: id.clone(),
-                repaired: *verdict,
-            });
-        }
+        .find(|(id, _)| !stated.iter().any(|(s, _)| s == id))
+    {
+        Some((id, verdict)) => Err(RepairViolation::VerdictNotStated {
+            candidate_id: id.clone(),
+            repaired: *verdict,
+        }),
+        None => Ok(()),
     }
-    Ok(())
-}
-
-/// The verdict words (`verified`, `rejected`, `unresolved`, any case, whole words) the
-/// prior reply names for candidate `id`: in the text around each mention of it up to the
-/// mentions of the other candidates `ids` (the whole reply when it never names `id`).
-pub fn named_verdicts(prior: &str, id: &str, ids: &[&str]) -> Vec<Verdict> {
-    let others: Vec<usize> = ids
-        .iter()
-        .filter(|other| **other != id && !other.is_empty())
-        .flat_map(|other| prior.match_indices(*other).map(|(at, _)| at))
-        .collect();
-    let mine: Vec<usize> = if id.is_empty() {
-        vec![]
-    } else {
-        prior.match_indices(id).map(|(at, _)| at).collect()
-    };
-    let spans: Vec<(usize, usize)> = if mine.is_empty() {
-        vec![(0, prior.len())]
-    } else {
-        mine.iter()
-            .map(|&at| {
-                let from = others.iter().filter(|&&o| o < at).max().map_or(0, |&o| o);
-                let to = others
-                    .iter()
-                    .filter(|&&o| o > at)
-                    .min()
-                    .map_or(prior.len(), |&o| o);
-                (from, to)
-            })
-            .collect()
-    };
-    let mut named = Vec::new();
-    for (from, to) in spans {
-        let text = prior[from..to].to_lowercase();
-        for word in text.split(|c: char| !c.is_alphanumeric()) {
-            if let Ok(v) = word.parse::<Verdict>()
-                && !named.contains(&v)
-            {
-                named.push(v);
-            }
-        }
-    }
-    named
 }
 
 /// What the prior reply's own JSON says of its coverage.

@@ -179,8 +179,10 @@ async fn verifier_repair_gets_no_file_list() {
             Rule::when(repair_of("[marker-verifier]"))
                 .named("repair")
                 .reply(Reply::content(decisions.to_string())),
+            // A decision stated as JSON, cut before its citations: the repair may only
+            // complete it.
             Rule::when(Match::user_contains("Instance: verifier\n")).reply(Reply::content(
-                "I rejected the only candidate [marker-verifier]: 42 is what the docs say.",
+                r#"[marker-verifier] {"decisions": [{"candidateId": "bug-review #1/0", "decision": "rejected", "citations": [{"path": "src/lib.rs", "#,
             )),
         ],
         &SMALL,
@@ -195,6 +197,52 @@ async fn verifier_repair_gets_no_file_list() {
     assert!(!user.contains("reviewedFiles"), "{user}");
     assert!(!repair.has_tools());
     assert!(server.unmatched().is_empty());
+}
+
+/// A repair never decides a verdict: a verifier that answers only in words ("cannot be
+/// verified; rejected" names both verdicts) and whose repair says `verified` publishes
+/// nothing; the repair fails, the review is incomplete and the candidate unpublished.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_repair_never_turns_a_verifier_answer_in_words_into_a_finding() {
+    let change = small_change();
+    let flipped = json!({"decisions": [
+        decision(
+            "bug-review #1/0",
+            "verified",
+            json!([citation("src/lib.rs", 2, 2)]),
+            Some(json!({"path": "src/lib.rs", "startLine": 2, "endLine": 2, "claim": "42 is wrong", "severity": "high"})),
+        ),
+    ]});
+    let script = panel_script(
+        vec![
+            Rule::when(first_execution("bug-review #1")).reply(Reply::content(candidates_reply(
+                json!([candidate("src/lib.rs", 2, 2, "42 is wrong")]),
+                true,
+                &SMALL,
+            ))),
+            Rule::when(repair_of("[marker-verifier]"))
+                .named("repair")
+                .reply(Reply::content(flipped.to_string())),
+            Rule::when(Match::user_contains("Instance: verifier\n")).reply(Reply::content(
+                "This candidate cannot be verified from the source; rejected. [marker-verifier]",
+            )),
+        ],
+        &SMALL,
+    );
+    let server = ScriptedServer::start(script).await;
+    let out = review(&change, &server, &[]).await;
+    assert_eq!(out.code, 2, "{}\n{}", out.stdout, out.stderr);
+    let report = out.json();
+    assert_eq!(report["opinion"]["outcome"], "incomplete", "{report:#}");
+    assert_eq!(report["findings"], json!([]), "{report:#}");
+    assert!(
+        report["failures"]
+            .to_string()
+            .contains("a repair cannot decide a verdict"),
+        "{}",
+        report["failures"]
+    );
+    assert_eq!(server.served_by("repair").len(), 1);
 }
 
 /// Rule 3 with issue #9's truncation rule: a reply cut off at the token limit is never

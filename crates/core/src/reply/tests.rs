@@ -255,38 +255,41 @@ fn a_repair_never_changes_a_stated_verdict() {
         (cut_verified, vec![("lane #1/0".into(), Rejected)], false),
         (cut_verified, vec![("lane #1/0".into(), Unresolved)], false),
         (cut_verified, vec![], false),
-        // Prose states no verdict the rule can read: the repair decides.
+        // A verdict given only in words is not read: whatever the repair decides from
+        // prose, YAML or another key is refused, in every direction.
         (
             "I rejected the only candidate.",
             vec![("lane #1/0".into(), Rejected)],
-            true,
+            false,
         ),
-        // A verdict the prior reply never names is the repair deciding it.
+        (
+            "This candidate cannot be verified from the source; rejected.",
+            vec![("lane #1/0".into(), Verified)],
+            false,
+        ),
+        (
+            "This candidate cannot be verified from the source; rejected.",
+            vec![("lane #1/0".into(), Rejected)],
+            false,
+        ),
         (
             r#"{"candidateId": "x", "decision": "maybe"}"#,
             vec![("x".into(), Rejected)],
             false,
         ),
-        // However the prior reply was written, a verified it names is never undone, and
-        // a verdict it never names for a candidate is never given.
-        (
-            "Decision for lane #1/0: verified. The finding stands.",
-            vec![("lane #1/0".into(), Rejected)],
-            false,
-        ),
         (
             "Decision for lane #1/0: verified. The finding stands.",
             vec![("lane #1/0".into(), Verified)],
-            true,
-        ),
-        (
-            "decisions:\n  - candidateId: lane #1/0\n    decision: verified\n",
-            vec![("lane #1/0".into(), Unresolved)],
             false,
         ),
         (
-            r#"{"decisions": [{"candidateId": "lane #1/0", "verdict": "verified"}]}"#,
-            vec![("lane #1/0".into(), Rejected)],
+            "decisions:\n  - candidateId: lane #1/0\n    decision: verified\n",
+            vec![("lane #1/0".into(), Verified)],
+            false,
+        ),
+        (
+            r#"{"decisions": [{"candidateId": "lane #1/0", "verdict": "rejected"}]}"#,
+            vec![("lane #1/0".into(), Verified)],
             false,
         ),
         (
@@ -294,14 +297,14 @@ fn a_repair_never_changes_a_stated_verdict() {
             vec![("lane #1/0".into(), Rejected)],
             false,
         ),
-        // Each candidate's words are its own: another's `verified` does not hold it.
+        // Stated as JSON, each candidate keeps its own verdict.
         (
-            "a/0 is rejected: the guard exists. a/1 is verified: line 4 overflows.",
+            r#"[{"candidateId": "a/0", "decision": "rejected"}, {"candidateId": "a/1", "decision": "verified"}]"#,
             vec![("a/0".into(), Rejected), ("a/1".into(), Verified)],
             true,
         ),
         (
-            "a/0 is rejected: the guard exists. a/1 is verified: line 4 overflows.",
+            r#"[{"candidateId": "a/0", "decision": "rejected"}, {"candidateId": "a/1", "decision": "verified"}]"#,
             vec![("a/0".into(), Rejected), ("a/1".into(), Rejected)],
             false,
         ),
@@ -309,7 +312,7 @@ fn a_repair_never_changes_a_stated_verdict() {
         (
             r#"draft {"candidateId": "x", "decision": "rejected"} final {"candidateId": "x", "decision": "verified"}"#,
             vec![("x".into(), Verified)],
-            true,
+            false,
         ),
         // Key order carries no meaning: a decision before its id is stated too.
         (
@@ -523,6 +526,17 @@ mod properties {
             prop_assume!(!format!("{before}{between}{after}").contains("rejected"));
             prop_assume!(!format!("{before}{between}{after}").contains("unresolved"));
             let prior = format!("{before} lane #1/0{between} {spelled}{after}");
+            let result = check_decision_repair(&prior, &[("lane #1/0".into(), repaired)]);
+            prop_assert!(result.is_err(), "{}", prior);
+        }
+
+        /// A verdict the prior reply gives only in words is never the repair's to
+        /// decide: whatever the words, every repaired verdict for a candidate is refused.
+        #[test]
+        fn no_repaired_verdict_stands_on_words_alone(
+            prior in "[a-zA-Z #/0-9 ,.:;=\n-]{0,200}",
+            repaired in proptest::sample::select(vec![Verdict::Verified, Verdict::Rejected, Verdict::Unresolved]),
+        ) {
             let result = check_decision_repair(&prior, &[("lane #1/0".into(), repaired)]);
             prop_assert!(result.is_err(), "{}", prior);
         }
