@@ -291,6 +291,20 @@ async fn replies_without_token_counts_are_estimated_and_said_so() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn credentials_in_the_base_url_never_reach_the_report() {
+    let server = ScriptedServer::start(investigator_clean()).await;
+    let url = server
+        .base_url()
+        .replacen("http://", "http://alice:s3cretpw@", 1);
+    let out = review(&url, "scripted", MINIMAL, &[], &[]).await;
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(!out.stdout.contains("s3cretpw"), "{}", out.stdout);
+    assert!(!out.stderr.contains("s3cretpw"), "{}", out.stderr);
+    let replay = out.json()["finalReport"]["handoff"]["replayCommands"].to_string();
+    assert!(replay.contains("http://[redacted]@127.0.0.1"), "{replay}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn azure_recipe_reviews_through_the_deployment_url() {
     let server = ScriptedServer::start_as(
         Dialect::Azure {

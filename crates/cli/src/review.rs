@@ -123,14 +123,39 @@ fn pr_text(args: &ReviewArgs) -> Result<PullRequestText> {
     })
 }
 
+/// The command as the report's replay commands and command ledger record it, every
+/// URL's credentials redacted ([`without_credentials`]).
 fn command_line() -> String {
     let mut parts = vec!["vouch".to_string()];
-    parts.extend(
-        std::env::args()
-            .skip(1)
-            .map(|a| if a.contains(' ') { format!("{a:?}") } else { a }),
-    );
+    parts.extend(std::env::args().skip(1).map(|a| {
+        let a = without_credentials(&a);
+        if a.contains(' ') { format!("{a:?}") } else { a }
+    }));
     parts.join(" ")
+}
+
+/// Rule (no key in a report): `arg` with the user information of each URL in it
+/// (`https://user:password@host/…` → `https://[redacted]@host/…`) replaced, so a
+/// `--base-url` that carries credentials never reaches a report or its replay command.
+fn without_credentials(arg: &str) -> String {
+    let mut out = String::with_capacity(arg.len());
+    let mut rest = arg;
+    while let Some(at) = rest.find("://") {
+        let (head, tail) = rest.split_at(at + 3);
+        out.push_str(head);
+        let authority_end = tail.find(['/', '?', '#']).unwrap_or(tail.len());
+        let authority = &tail[..authority_end];
+        match authority.rfind('@') {
+            Some(user_end) => {
+                out.push_str("[redacted]");
+                out.push_str(&authority[user_end..]);
+            }
+            None => out.push_str(authority),
+        }
+        rest = &tail[authority_end..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `--tools on|off` overrides the manifest; `--tools auto` (or none) keeps its setting.
@@ -326,4 +351,34 @@ fn composition_inline_bytes() -> Option<usize> {
     std::env::var("VOUCH_INLINE_BYTES")
         .ok()
         .and_then(|v| v.parse().ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_credentials;
+
+    #[test]
+    fn a_urls_credentials_never_reach_the_recorded_command() {
+        for (arg, recorded) in [
+            (
+                "http://alice:s3cretpw@host:8080/v1",
+                "http://[redacted]@host:8080/v1",
+            ),
+            (
+                "--base-url=https://tok@host/v1",
+                "--base-url=https://[redacted]@host/v1",
+            ),
+            ("https://a:b@c@host", "https://[redacted]@host"),
+            ("https://host/v1?x=a@b", "https://host/v1?x=a@b"),
+            ("https://host/v1", "https://host/v1"),
+            ("user@example.com", "user@example.com"),
+            ("HEAD~1", "HEAD~1"),
+            (
+                "a=http://u:p@one/ b=http://u:p@two",
+                "a=http://[redacted]@one/ b=http://[redacted]@two",
+            ),
+        ] {
+            assert_eq!(without_credentials(arg), recorded, "{arg}");
+        }
+    }
 }
