@@ -45,6 +45,25 @@ pub struct Finding {
     pub citations: Vec<Citation>,
     /// Who proposed and verified it.
     pub provenance: Provenance,
+    /// The other verified claims merged into this finding (overlapping findings of the
+    /// same area with another claim), so no verified claim is lost by a merge; empty,
+    /// and left out of the report, when nothing else was merged in.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also_verified: Vec<AlsoVerified>,
+}
+
+/// A verified claim merged into a finding whose own claim is another one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AlsoVerified {
+    /// The claim, as verified.
+    pub claim: String,
+    /// Its severity (as verified).
+    pub severity: Severity,
+    /// Its first line.
+    pub start_line: u32,
+    /// Its last line.
+    pub end_line: u32,
 }
 
 impl Finding {
@@ -56,11 +75,46 @@ impl Finding {
             && other.start_line <= self.end_line
     }
 
-    fn absorb(&mut self, other: Finding) {
+    /// This finding's own claim, as merged into another.
+    fn as_also(&self) -> AlsoVerified {
+        AlsoVerified {
+            claim: self.claim.clone(),
+            severity: self.severity,
+            start_line: self.start_line,
+            end_line: self.end_line,
+        }
+    }
+
+    /// The finding's claim followed by every other verified claim merged into it: the
+    /// text a SARIF result, an rdjson diagnostic or a Code Quality issue carries.
+    pub fn message(&self) -> String {
+        let mut text = self.claim.clone();
+        for a in &self.also_verified {
+            text.push_str(&format!(
+                " Also verified here ({}, lines {}-{}): {}",
+                a.severity.as_str(),
+                a.start_line,
+                a.end_line,
+                a.claim
+            ));
+        }
+        text
+    }
+
+    fn absorb(&mut self, mut other: Finding) {
+        let mut also = std::mem::take(&mut other.also_verified);
         if other.severity < self.severity {
+            also.push(self.as_also());
             self.severity = other.severity;
-            self.claim = other.claim;
-            self.evidence = other.evidence;
+            self.claim = std::mem::take(&mut other.claim);
+            self.evidence = std::mem::take(&mut other.evidence);
+        } else {
+            also.push(other.as_also());
+        }
+        for a in also {
+            if a.claim != self.claim && !self.also_verified.iter().any(|k| k.claim == a.claim) {
+                self.also_verified.push(a);
+            }
         }
         self.start_line = self.start_line.min(other.start_line);
         self.end_line = self.end_line.max(other.end_line);
@@ -85,7 +139,9 @@ impl Finding {
 /// Rule (JSON conventions, "Merge"): two verified findings overlap when they share path and
 /// revision, their line ranges intersect and their review area is the same; overlap is
 /// merged after verification, keeping every proposer in provenance. The merged finding
-/// spans both ranges, keeps the more severe claim, and the union of citations.
+/// spans both ranges, keeps the more severe claim, and the union of citations; every
+/// other verified claim it absorbs is kept in `also_verified` (a merge never drops a
+/// verified claim).
 /// Output is sorted by path, then start line.
 pub fn merge_findings(findings: Vec<Finding>) -> Vec<Finding> {
     let mut merged: Vec<Finding> = Vec::new();
@@ -137,6 +193,7 @@ mod tests {
                 verified_by: "verifier #1".into(),
                 verification_passes: 1,
             },
+            also_verified: vec![],
         }
     }
 
@@ -202,5 +259,65 @@ mod tests {
             (1, 9, High)
         );
         assert_eq!(out[0].claim, "y #1 claim");
+        assert_eq!(
+            out[0].also_verified,
+            [AlsoVerified {
+                claim: "x #1 claim".into(),
+                severity: Low,
+                start_line: 1,
+                end_line: 5
+            }]
+        );
+        assert_eq!(
+            out[0].message(),
+            "y #1 claim Also verified here (low, lines 1-5): x #1 claim"
+        );
+        // The same claim twice is one claim.
+        let twice = merge_findings(vec![
+            f("a", 1, 5, Area::Correctness, "x #1", Low),
+            f("a", 2, 6, Area::Correctness, "x #1", Low),
+        ]);
+        assert!(twice[0].also_verified.is_empty());
+    }
+
+    fn finding() -> impl proptest::strategy::Strategy<Value = Finding> {
+        use proptest::prelude::*;
+        (
+            prop::sample::select(vec!["a", "b"]),
+            1u32..20,
+            0u32..6,
+            prop::sample::select(vec![Area::Correctness, Area::Security]),
+            prop::sample::select(vec!["x #1", "y #1", "z #2"]),
+            prop::sample::select(vec![Severity::Critical, Severity::High, Severity::Low]),
+        )
+            .prop_map(|(path, s, len, area, by, sev)| f(path, s, s + len, area, by, sev))
+    }
+
+    proptest::proptest! {
+        /// A merge never loses a verified claim or a proposer, and what it returns no
+        /// longer overlaps.
+        #[test]
+        fn merging_keeps_every_claim_and_proposer(input in proptest::collection::vec(finding(), 0..12)) {
+            use std::collections::BTreeSet;
+            let claims = |fs: &[Finding]| -> BTreeSet<(String, String, Area, String)> {
+                fs.iter()
+                    .flat_map(|f| {
+                        std::iter::once(f.claim.clone())
+                            .chain(f.also_verified.iter().map(|a| a.claim.clone()))
+                            .map(move |c| (f.path.clone(), format!("{:?}", f.revision), f.area, c))
+                    })
+                    .collect()
+            };
+            let out = merge_findings(input.clone());
+            proptest::prop_assert_eq!(claims(&out), claims(&input));
+            let proposers: BTreeSet<String> = input.iter().flat_map(|f| f.provenance.proposed_by.clone()).collect();
+            let kept: BTreeSet<String> = out.iter().flat_map(|f| f.provenance.proposed_by.clone()).collect();
+            proptest::prop_assert_eq!(kept, proposers);
+            for (i, a) in out.iter().enumerate() {
+                for b in &out[i + 1..] {
+                    proptest::prop_assert!(!a.overlaps(b));
+                }
+            }
+        }
     }
 }

@@ -42,7 +42,7 @@ pub use decision::{
     account_decisions,
 };
 pub use files::{expected_files, reviewed_as_added};
-pub use finding::{Finding, Provenance, merge_findings};
+pub use finding::{AlsoVerified, Finding, Provenance, merge_findings};
 pub use intake::{IntakeProblem, candidate_intake, is_canonical_path};
 pub use opinion::{
     AuditRun, AuditState, CoverageLevel, FailOn, Failure, FailureKind, Limitation, LimitationKind,

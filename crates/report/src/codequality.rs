@@ -42,13 +42,15 @@ fn issue(
 fn finding(f: &vouch_core::Finding) -> Value {
     let fp = fingerprint(f.area.as_str(), &f.path, f.revision, &f.claim);
     let (description, lines) = match f.revision {
-        Revision::Head => (f.claim.clone(), (f.start_line, f.end_line)),
+        Revision::Head => (f.message(), (f.start_line, f.end_line)),
         // GitLab places lines on the new side: a finding about removed lines is put at
         // the top of the file and says which old lines it means.
         Revision::Base => (
             format!(
                 "{} (about removed lines {}-{} of the old side)",
-                f.claim, f.start_line, f.end_line
+                f.message(),
+                f.start_line,
+                f.end_line
             ),
             (1, 1),
         ),

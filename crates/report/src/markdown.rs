@@ -278,7 +278,7 @@ impl Renderer {
         s
     }
 
-    fn finding(&self, i: usize, f: &vouch_core::Finding) -> String {
+    fn finding(&self, i: usize, f: &vouch_core::Finding, report: &ReviewReport) -> String {
         let mut s = String::new();
         let _ = writeln!(
             s,
@@ -293,6 +293,7 @@ impl Renderer {
             self.text(&f.claim),
             self.text(&f.evidence)
         );
+        s.push_str(&self.claims_beside(f, report));
         let citations: Vec<String> = f
             .citations
             .iter()
@@ -324,6 +325,38 @@ impl Renderer {
             self.text(&p.verified_by),
             p.verification_passes
         );
+        s
+    }
+
+    /// The other verified claims merged into `f`, and each claim its candidates were
+    /// proposed with when the verifier worded the finding otherwise: a reader sees every
+    /// verified claim and what each lane actually proposed.
+    fn claims_beside(&self, f: &vouch_core::Finding, report: &ReviewReport) -> String {
+        let mut s = String::new();
+        for a in &f.also_verified {
+            let _ = writeln!(
+                s,
+                "Also verified here: \\[{}\\] lines {}-{}: {}\n",
+                a.severity.as_str(),
+                a.start_line,
+                a.end_line,
+                self.text(&a.claim)
+            );
+        }
+        for c in report
+            .candidates
+            .iter()
+            .filter(|c| f.provenance.candidate_ids.contains(&c.candidate.id))
+            .filter(|c| c.candidate.claim != f.claim)
+            .filter(|c| !f.also_verified.iter().any(|a| a.claim == c.candidate.claim))
+        {
+            let _ = writeln!(
+                s,
+                "Proposed by {} as: {}\n",
+                self.text(&c.candidate.proposed_by),
+                self.text(&c.candidate.claim)
+            );
+        }
         s
     }
 
@@ -380,7 +413,7 @@ impl Renderer {
             .findings
             .iter()
             .enumerate()
-            .map(|(i, f)| self.finding(i, f))
+            .map(|(i, f)| self.finding(i, f, report))
             .collect();
         findings
     }

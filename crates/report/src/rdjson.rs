@@ -56,7 +56,7 @@ fn finding(f: &vouch_core::Finding) -> Value {
     json!({
         "message": format!(
             "{}\n\n{}\nProposed by {}; verified by {}.",
-            f.claim,
+            f.message(),
             f.evidence,
             f.provenance.proposed_by.join(", "),
             f.provenance.verified_by

@@ -199,7 +199,7 @@ fn result(report: &ReviewReport, f: &vouch_core::Finding) -> Value {
     let (location, message) = match f.revision {
         Revision::Head => (
             physical(&f.path, Some((f.start_line, f.end_line))),
-            f.claim.clone(),
+            f.message(),
         ),
         // Lines of the old side never land on head lines with the same numbers: the
         // result is file-level, its base lines a related location.
@@ -220,7 +220,9 @@ fn result(report: &ReviewReport, f: &vouch_core::Finding) -> Value {
                 physical(&f.path, None),
                 format!(
                     "{} (about removed lines {}-{} of the old side; see the related location)",
-                    f.claim, f.start_line, f.end_line
+                    f.message(),
+                    f.start_line,
+                    f.end_line
                 ),
             )
         }

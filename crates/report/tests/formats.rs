@@ -280,6 +280,7 @@ fn report(with_finding: bool) -> ReviewReport {
             verified_by: "verifier".into(),
             verification_passes: 1,
         },
+        also_verified: vec![],
     };
     let files = vec![
         "ratelimit/bucket.py".to_string(),
@@ -983,6 +984,38 @@ fn markdown_says_which_token_counts_vouch_estimated() {
              token budgets).\n"
         ),
         "{md}"
+    );
+}
+
+#[test]
+fn every_verified_claim_and_each_proposed_wording_is_shown() {
+    let mut r = report(true);
+    r.findings[0].claim = "acquire() returns True late".into();
+    r.findings[0].also_verified.push(vouch_core::AlsoVerified {
+        claim: "the sleep ignores <b>the</b> deadline".into(),
+        severity: Severity::Low,
+        start_line: 94,
+        end_line: 94,
+    });
+    let md = render(&r, Format::Markdown);
+    assert!(
+        md.contains(
+            r"Also verified here: \[low\] lines 94-94: the sleep ignores \<b\>the\</b\> deadline"
+        ),
+        "{md}"
+    );
+    assert!(
+        md.contains(
+            "Proposed by generic-investigator \\#1 as: acquire() can return True after its timeout"
+        ),
+        "{md}"
+    );
+    let sarif = render(&r, Format::Sarif);
+    assert!(
+        sarif.contains(
+            "acquire() returns True late Also verified here (low, lines 94-94): the sleep ignores"
+        ),
+        "{sarif}"
     );
 }
 

@@ -97,6 +97,45 @@ async fn verified_findings_are_retained_and_rejected_candidates_are_not() {
     assert_eq!(report["opinion"]["coverage"], "full");
 }
 
+/// Two lanes verify different claims on overlapping lines of one area: the findings
+/// merge into one, and the less severe claim is kept beside the other, never dropped.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_merge_of_overlapping_findings_keeps_every_verified_claim() {
+    const WRAP: &str = "ports above 65535 wrap silently";
+    const CAST: &str = "`n as u16` truncates instead of failing";
+    let (repo, base, head) = fixture();
+    let verifier = ScriptedVerifier::new()
+        .confirms(A, "src/lib.rs", 3, 4, WRAP)
+        .decides(decision(
+            "outcome-investigator #1/0",
+            "verified",
+            json!([citation("src/lib.rs", 4, 4)]),
+            Some(json!({"path": "src/lib.rs", "startLine": 4, "endLine": 4, "severity": "low", "claim": CAST})),
+        ));
+    let script = lanes(
+        json!([candidate("src/lib.rs", 3, 4, WRAP)]),
+        json!([candidate("src/lib.rs", 4, 4, CAST)]),
+        json!([]),
+    )
+    .rule(verifier.rule());
+    let server = ScriptedServer::start(script).await;
+    let out = review(&repo, &base, &head, &server, &[], &[]).await;
+    assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
+    let report = out.json();
+    let findings = report["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{report:#}");
+    assert_eq!(findings[0]["claim"], WRAP);
+    assert_eq!(
+        findings[0]["alsoVerified"],
+        json!([{"claim": CAST, "severity": "low", "startLine": 4, "endLine": 4}]),
+        "{report:#}"
+    );
+    assert_eq!(
+        findings[0]["provenance"]["proposedBy"],
+        json!(["generic-investigator #1", "outcome-investigator #1"])
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn rejected_candidates_leave_a_clean_opinion() {
     let (repo, base, head) = fixture();

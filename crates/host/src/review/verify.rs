@@ -311,6 +311,7 @@ fn finding(c: &Candidate, decision: &Decision, verifier: &str, passes: u8) -> Fi
             verified_by: verifier.to_string(),
             verification_passes: passes,
         },
+        also_verified: Vec::new(),
     }
 }
 
