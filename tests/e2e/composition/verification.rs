@@ -153,6 +153,42 @@ async fn rejected_candidates_leave_a_clean_opinion() {
     assert_eq!(report["opinion"]["clean"], true, "{report:#}");
 }
 
+/// The batch pass verifies a candidate without its finding and the focused pass rejects
+/// it: the verifier contradicted itself, so the candidate is unresolved and the opinion
+/// is not clean.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_focused_pass_that_rejects_a_verified_candidate_leaves_it_unresolved() {
+    let (repo, base, head) = fixture();
+    let focused = ScriptedVerifier::new().dismisses(A, json!([citation("src/lib.rs", 3, 4)]));
+    let verifier = ScriptedVerifier::new()
+        .decides(omitted(A))
+        .dismisses(B, json!([]));
+    let script = lanes(two_candidates(), json!([]), json!([]))
+        .rule(stage(FOCUSED, "focused", [focused.reply()]))
+        .rule(verifier.rule());
+    let server = ScriptedServer::start(script).await;
+    let out = review(&repo, &base, &head, &server, &[], &[]).await;
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let report = out.json();
+    assert_eq!(report["findings"], json!([]));
+    assert_eq!(
+        verdicts(&report),
+        [
+            (A.to_string(), json!("unresolved"), 2),
+            (B.to_string(), json!("rejected"), 1)
+        ]
+    );
+    assert_eq!(report["opinion"]["clean"], false, "{report:#}");
+    assert_eq!(report["opinion"]["coverage"], "limited", "{report:#}");
+    assert!(
+        report["limitations"].to_string().contains(
+            "the batch pass verified it without its finding and the focused pass rejected it"
+        ),
+        "{}",
+        report["limitations"]
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_focused_pass_recovers_an_omitted_finding_with_two_verification_passes() {
     let (repo, base, head) = fixture();

@@ -743,10 +743,28 @@ async fn focused(
             stray_failures(env, &label, p.stray, run);
             let state = p.states.into_iter().next().map(|(_, s)| s);
             match settle(env, &label, &plan.label, c, state, 2, run) {
-                Settled::Record(r) => *r,
+                Settled::Record(r) => contradicted(*r, run),
                 Settled::Focus => unreachable!("a focused pass never asks for another"),
             }
         }
+    }
+}
+
+/// Rule (focused pass): a candidate the batch pass verified (without its finding) and
+/// the focused pass rejects is unresolved, not rejected: the verifier contradicted
+/// itself, so neither verdict is taken, and the stated limitation keeps the opinion
+/// from being clean.
+fn contradicted(record: CandidateRecord, run: &mut VerificationRun) -> CandidateRecord {
+    if record.verdict != Some(Verdict::Rejected) {
+        return record;
+    }
+    let reason = "the batch pass verified it without its finding and the focused pass rejected it";
+    run.limitations
+        .push(unresolved_limitation(&record.candidate, reason));
+    CandidateRecord {
+        verdict: Some(Verdict::Unresolved),
+        problem: Some(reason.into()),
+        ..record
     }
 }
 
