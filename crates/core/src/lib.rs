@@ -49,7 +49,10 @@ pub use opinion::{
     Opinion, Outcome, ReviewFacts, audit_state, derive_opinion, exit_code,
 };
 pub use prefetch::{PrefetchKind, PrefetchRecord, select_within_budget};
-pub use record::{BudgetKind, CandidateRecord, ExcludedFile, StageRecord, StageStatus, TokenUsage};
+pub use record::{
+    BudgetKind, CandidateRecord, ExcludedFile, StageRecord, StageStatus, TokenUsage,
+    contradicted_candidates,
+};
 pub use reply::{
     CandidateLocation, PriorReceipt, RepairViolation, TruncationStep, carried_candidates,
     check_candidate_repair, check_decision_repair, complete_prior_candidates, prior_receipt,

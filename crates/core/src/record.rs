@@ -263,6 +263,45 @@ pub struct CandidateRecord {
     pub problem: Option<String>,
 }
 
+/// Rule (identical candidates): candidates that state the same defect — the same path,
+/// side, lines, area and claim, as several lanes often propose it — and were decided both
+/// `verified` and `rejected` are contradicted: the verifier answered one question both
+/// ways, so neither verdict may stand. Returns their ids, in record order.
+pub fn contradicted_candidates(records: &[CandidateRecord]) -> Vec<String> {
+    let same = |a: &Candidate, b: &Candidate| {
+        (
+            &a.path,
+            a.revision,
+            a.start_line,
+            a.end_line,
+            a.area,
+            &a.claim,
+        ) == (
+            &b.path,
+            b.revision,
+            b.start_line,
+            b.end_line,
+            b.area,
+            &b.claim,
+        )
+    };
+    let verdicts_of = |c: &Candidate| -> Vec<Verdict> {
+        records
+            .iter()
+            .filter(|r| same(&r.candidate, c))
+            .filter_map(|r| r.verdict)
+            .collect()
+    };
+    records
+        .iter()
+        .filter(|r| {
+            let verdicts = verdicts_of(&r.candidate);
+            verdicts.contains(&Verdict::Verified) && verdicts.contains(&Verdict::Rejected)
+        })
+        .map(|r| r.candidate.id.clone())
+        .collect()
+}
+
 /// A changed file no stage reviewed, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -289,6 +328,69 @@ mod tests {
 
     /// A record keeps the compact ledger and the spans, counts every window and span as
     /// recorded, and reads back a ledger accepting the same citations.
+    fn record(
+        id: &str,
+        lines: (u32, u32),
+        claim: &str,
+        verdict: Option<Verdict>,
+    ) -> CandidateRecord {
+        CandidateRecord {
+            candidate: Candidate {
+                id: id.into(),
+                proposed_by: id.split('/').next().unwrap_or(id).into(),
+                path: "a.rs".into(),
+                revision: Revision::Head,
+                start_line: lines.0,
+                end_line: lines.1,
+                severity: crate::candidate::Severity::High,
+                area: crate::boundary::Area::Correctness,
+                claim: claim.into(),
+                evidence: String::new(),
+            },
+            verdict,
+            evidence: String::new(),
+            verification_passes: 1,
+            problem: None,
+        }
+    }
+
+    #[test]
+    fn identical_candidates_decided_both_ways_are_contradicted() {
+        use Verdict::*;
+        type Case = (Vec<CandidateRecord>, Vec<&'static str>);
+        let cases: Vec<Case> = vec![
+            (
+                vec![
+                    record("x #1/0", (3, 4), "wraps", Some(Verified)),
+                    record("y #1/0", (3, 4), "wraps", Some(Rejected)),
+                    record("z #1/0", (3, 4), "wraps", Some(Rejected)),
+                ],
+                vec!["x #1/0", "y #1/0", "z #1/0"],
+            ),
+            // Agreeing verdicts, another claim, other lines, or an unresolved one: none.
+            (
+                vec![
+                    record("x #1/0", (3, 4), "wraps", Some(Verified)),
+                    record("y #1/0", (3, 4), "wraps", Some(Verified)),
+                ],
+                vec![],
+            ),
+            (
+                vec![
+                    record("x #1/0", (3, 4), "wraps", Some(Verified)),
+                    record("y #1/0", (3, 4), "truncates", Some(Rejected)),
+                    record("z #1/0", (3, 5), "wraps", Some(Rejected)),
+                    record("w #1/0", (3, 4), "wraps", Some(Unresolved)),
+                    record("v #1/0", (3, 4), "wraps", None),
+                ],
+                vec![],
+            ),
+        ];
+        for (records, expected) in cases {
+            assert_eq!(contradicted_candidates(&records), expected);
+        }
+    }
+
     #[test]
     fn a_record_keeps_the_compact_ledger_and_counts_what_was_recorded() {
         let mut ledger = SourceLedger::default();

@@ -136,6 +136,38 @@ async fn a_merge_of_overlapping_findings_keeps_every_verified_claim() {
     );
 }
 
+/// Two lanes propose the same defect (same place, area and claim) and the verifier
+/// verifies one copy and rejects the other: neither verdict stands, both are unresolved
+/// and nothing is published.
+#[tokio::test(flavor = "multi_thread")]
+async fn identical_candidates_decided_both_ways_are_unresolved() {
+    const WRAP: &str = "ports above 65535 wrap silently";
+    const OTHER: &str = "outcome-investigator #1/0";
+    let (repo, base, head) = fixture();
+    let verifier = ScriptedVerifier::new()
+        .confirms(A, "src/lib.rs", 3, 4, WRAP)
+        .dismisses(OTHER, json!([citation("src/lib.rs", 3, 4)]));
+    let script = lanes(
+        json!([candidate("src/lib.rs", 3, 4, WRAP)]),
+        json!([candidate("src/lib.rs", 3, 4, WRAP)]),
+        json!([]),
+    )
+    .rule(verifier.rule());
+    let server = ScriptedServer::start(script).await;
+    let out = review(&repo, &base, &head, &server, &[], &[]).await;
+    let report = out.json();
+    assert_eq!(report["findings"], json!([]), "{report:#}");
+    assert_eq!(
+        verdicts(&report),
+        [
+            (A.to_string(), json!("unresolved"), 1),
+            (OTHER.to_string(), json!("unresolved"), 1)
+        ]
+    );
+    assert_eq!(report["opinion"]["clean"], false, "{report:#}");
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn rejected_candidates_leave_a_clean_opinion() {
     let (repo, base, head) = fixture();

@@ -712,7 +712,31 @@ pub(crate) async fn verify(
         };
         run.candidates.push(record);
     }
+    unresolve_contradictions(&mut run);
     run
+}
+
+/// Rule ([`vouch_core::contradicted_candidates`]): identical candidates decided both
+/// verified and rejected are each unresolved, with a stated limitation, and no finding
+/// of theirs is published.
+fn unresolve_contradictions(run: &mut VerificationRun) {
+    let ids = vouch_core::contradicted_candidates(&run.candidates);
+    if ids.is_empty() {
+        return;
+    }
+    let reason = "identical candidates of other lanes were decided both verified and rejected";
+    for record in run
+        .candidates
+        .iter_mut()
+        .filter(|r| ids.contains(&r.candidate.id))
+    {
+        run.limitations
+            .push(unresolved_limitation(&record.candidate, reason));
+        record.verdict = Some(Verdict::Unresolved);
+        record.problem = Some(reason.into());
+    }
+    run.findings
+        .retain(|f| !f.provenance.candidate_ids.iter().any(|id| ids.contains(id)));
 }
 
 async fn focused(
