@@ -239,6 +239,7 @@ async fn a_candidate_that_does_not_resolve_is_not_verified_and_the_good_one_is_p
         ("/src/limits.rs", 3, 4, "path-not-canonical"),
         ("SRC/Limits.rs", 3, 4, "no-such-file"),
         ("src/limits.rs", 400, 410, "past-end-of-file"),
+        ("src/limits.rs", 4, 3, "invalid-line-range"),
     ];
     for &(path, start, end, code) in cases {
         let (repo, base, head) = limits_repo();

@@ -288,9 +288,11 @@ pub fn parse_candidate_reply(value: &Value) -> Result<ParsedReply, String> {
                 c.revision
             ));
         }
-        if c.path.is_empty() || c.start_line == 0 || c.end_line < c.start_line {
+        // An end before the start is the host's to set aside (`invalid-line-range` at
+        // intake), so the other candidates of the reply are still verified.
+        if c.path.is_empty() || c.start_line == 0 {
             return Err(format!(
-                "candidates[{i}] has an empty path or an invalid line range"
+                "candidates[{i}] has an empty path or a start line of 0"
             ));
         }
         if u64::from(c.end_line) > MAX_LINE {
@@ -443,6 +445,19 @@ mod tests {
         );
         walk(&verifier_contract(&req), "verifier");
         assert!(token_bound(&candidate_contract(&req)) > MAX_CANDIDATES * MAX_EVIDENCE_CHARS);
+    }
+
+    #[test]
+    fn a_candidate_ending_before_it_starts_is_left_to_the_hosts_intake() {
+        let reply = |start: u32, end: u32| {
+            json!({"candidates": [{"path": "a.rs", "revision": "head", "startLine": start,
+                "endLine": end, "severity": "high", "area": "correctness", "claim": "c",
+                "evidence": "e"}], "coverage": {"complete": true, "reviewedFiles": ["a.rs"]},
+                "summary": ""})
+        };
+        assert!(parse_candidate_reply(&reply(4, 3)).is_ok());
+        let err = parse_candidate_reply(&reply(0, 3)).unwrap_err();
+        assert!(err.contains("start line of 0"), "{err}");
     }
 
     #[test]
