@@ -38,8 +38,8 @@ pub use coverage::{
     forced_synthesis_limits, mismatch_after_retry_message,
 };
 pub use decision::{
-    CandidateState, Decision, DecisionAccount, DecisionProblem, FindingDraft, Verdict,
-    account_decisions,
+    CandidateState, Decision, DecisionAccount, DecisionProblem, FindingDraft,
+    NARROWING_SLACK_LINES, Verdict, account_decisions,
 };
 pub use files::{expected_files, reviewed_as_added};
 pub use finding::{AlsoVerified, Finding, Provenance, merge_findings};

@@ -5,8 +5,8 @@
 use std::collections::{HashMap, HashSet};
 
 use vouch_core::{
-    Candidate, NotReviewedFile, NotReviewedReason, Role, SourceLedger, StageRecord, StageStatus,
-    Verdict, files_reviewed_from_records,
+    Candidate, NARROWING_SLACK_LINES, NotReviewedFile, NotReviewedReason, Role, SourceLedger,
+    SourceWindow, StageRecord, StageStatus, Verdict, files_reviewed_from_records,
 };
 
 use crate::ReviewReport;
@@ -154,6 +154,55 @@ fn finding_problems(report: &ReviewReport, problems: &mut Vec<String>) {
         if f.claim.trim().is_empty() {
             problems.push(format!("{at} has an empty claim"));
         }
+        let candidates: Vec<&Candidate> = ids
+            .iter()
+            .filter_map(|id| verified.get(id.as_str()).copied())
+            .collect();
+        narrowing_problems(report, &read, f, &candidates, &at, problems);
+    }
+}
+
+/// What the live run requires of a verified finding beyond its citations: its lines
+/// read by a verifier stage, its area its candidates', its range within
+/// [`NARROWING_SLACK_LINES`] of theirs, and a verifier stage that verified it.
+fn narrowing_problems(
+    report: &ReviewReport,
+    read: &SourceLedger,
+    f: &vouch_core::Finding,
+    candidates: &[&Candidate],
+    at: &str,
+    problems: &mut Vec<String>,
+) {
+    let own = SourceWindow {
+        revision: f.revision,
+        path: f.path.clone(),
+        start_line: f.start_line,
+        end_line: f.end_line,
+    };
+    if read.check(&own).is_err() {
+        problems.push(format!("{at} lies on lines no verifier stage read"));
+    }
+    if candidates.iter().any(|c| c.area != f.area) {
+        problems.push(format!("{at} is not in its candidates' area"));
+    }
+    let from = candidates.iter().map(|c| c.start_line).min();
+    let to = candidates.iter().map(|c| c.end_line).max();
+    if let (Some(from), Some(to)) = (from, to)
+        && (f.start_line.saturating_add(NARROWING_SLACK_LINES) < from
+            || f.end_line > to.saturating_add(NARROWING_SLACK_LINES))
+    {
+        problems.push(format!(
+            "{at} lies more than {NARROWING_SLACK_LINES} lines from its candidates' lines {from}-{to}"
+        ));
+    }
+    let verifier = |s: &&StageRecord| s.role == Role::Verifier;
+    if !report.stages.iter().filter(verifier).any(|s| {
+        s.label == f.provenance.verified_by || s.label.starts_with(&f.provenance.verified_by)
+    }) {
+        problems.push(format!(
+            "{at} names `{}` as its verifier, which is no verifier stage of the report",
+            f.provenance.verified_by
+        ));
     }
 }
 

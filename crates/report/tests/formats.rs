@@ -878,6 +878,32 @@ fn a_report_must_keep_its_own_evidence() {
             "has an empty claim",
         ),
         (
+            "a finding on lines no verifier read",
+            |r| {
+                r.findings[0].start_line = 200;
+                r.findings[0].end_line = 205;
+            },
+            "lies on lines no verifier stage read",
+        ),
+        (
+            "a finding far from its candidate",
+            |r| {
+                r.findings[0].start_line = 1;
+                r.findings[0].end_line = 2;
+            },
+            "lies more than 10 lines from its candidates' lines 88-96",
+        ),
+        (
+            "a finding in another area than its candidate",
+            |r| r.findings[0].area = Area::Security,
+            "is not in its candidates' area",
+        ),
+        (
+            "a finding whose verifier is a lane",
+            |r| r.findings[0].provenance.verified_by = "generic-investigator #1".into(),
+            "which is no verifier stage of the report",
+        ),
+        (
             "a file left out of both lists",
             |r| {
                 r.files_reviewed.pop();
