@@ -138,10 +138,11 @@ pub(crate) async fn run(args: EvalArgs) -> Result<i32> {
             let result = run_case(&args, case, judge.as_ref(), exchanges.as_ref(), &cancel).await;
             if cancel.is_cancelled() || result.outcome.as_deref() == Some("aborted") {
                 // Ctrl-C or SIGTERM: nothing partial is written as results.
-                println!(
-                    "vouch eval: interrupted at case {:?}; nothing was written. Completed model calls are cached: run the same command again to resume.",
+                let said = format!(
+                    "vouch eval: interrupted at case {:?}; nothing was written. Completed model calls are cached: run the same command again to resume.\n",
                     case.id
                 );
+                crate::stdout::write("the message", &said)?;
                 return Ok(130);
             }
             results.push(result);
@@ -495,11 +496,11 @@ fn write_results(args: &EvalArgs, results: &EvalResults) -> Result<()> {
         write_file(&out.join("summary.md"), &table)?;
         write_file(&out.join("results.csv"), &csv(results))?;
     }
-    print!("{table}");
+    let mut said = table;
     if let Some(out) = &args.out {
-        println!("Results written to {}", out.display());
+        said.push_str(&format!("Results written to {}\n", out.display()));
     }
-    Ok(())
+    Ok(crate::stdout::write("the results", &said)?)
 }
 
 fn write_file(path: &Path, text: &str) -> Result<()> {

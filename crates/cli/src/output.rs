@@ -16,6 +16,7 @@ use vouch_report::{
 };
 
 use crate::UsageError;
+use crate::stdout::Text;
 
 fn parse_format(s: &str) -> Result<Format, String> {
     s.parse()
@@ -111,7 +112,7 @@ impl Outputs {
     /// # Errors
     /// A file that cannot be written.
     pub(crate) fn write_report(&self, report: &ReviewReport) -> Result<()> {
-        write_all(&self.outputs, |format, out| match format {
+        write_all(&self.outputs, "report", |format, out| match format {
             // Written as it is serialised: a large review's JSON is never one string.
             Format::Json => write_json(report, out),
             Format::Markdown => {
@@ -120,13 +121,15 @@ impl Outputs {
             other => out.write_all(render(report, other).as_bytes()),
         })?;
         if !self.has_stdout() {
-            println!("{}", report.summary);
+            let mut text = Text::default();
+            text.line(&report.summary);
             for m in &report.messages {
-                println!("{m}");
+                text.line(m);
             }
             if !crate::ui::get().quiet {
-                self.say_where();
+                say_written(&self.outputs, "report", &mut text);
             }
+            text.print("the summary")?;
         }
         Ok(())
     }
@@ -147,28 +150,20 @@ impl Outputs {
             .iter()
             .any(|o| o.destination == Destination::Stdout)
     }
-
-    fn say_where(&self) {
-        for o in &self.outputs {
-            if let Destination::File(path) = &o.destination {
-                println!("{} report written to {}", o.format, path.display());
-            }
-        }
-    }
 }
 
 /// Puts each output's document where it goes; `write` writes the document of a format.
+/// `what` names the document (`report`, `failure document`) in errors.
 fn write_all(
     outputs: &[Output],
+    what: &str,
     write: impl Fn(Format, &mut dyn Write) -> std::io::Result<()>,
 ) -> Result<()> {
     for o in outputs {
         match &o.destination {
             Destination::Stdout => {
-                let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-                write(o.format, &mut out)
-                    .and_then(|()| out.flush())
-                    .context("writing the report to stdout")?;
+                let named = format!("the {} {what}", o.format);
+                crate::stdout::write_with(named, |out| write(o.format, out))?;
             }
             Destination::File(path) => write_atomically(path, |out| write(o.format, out))?,
         }
@@ -186,26 +181,30 @@ pub(crate) fn write_failure(outputs: &[Output], error: &anyhow::Error) -> Result
     let failure = RunFailure::new(class, format!("{error:#}"));
     write_failure_documents(outputs, &failure)?;
     if !outputs.iter().any(|o| o.destination == Destination::Stdout) {
-        println!("vouch: {error:#}");
-        say_failure_written(outputs);
+        let mut text = Text::default();
+        text.line(format_args!("vouch: {error:#}"));
+        say_written(outputs, "failure document", &mut text);
+        text.print_or_stderr();
     }
     Ok(failure.exit_code)
 }
 
 fn write_failure_documents(outputs: &[Output], failure: &RunFailure) -> Result<()> {
-    write_all(outputs, |format, out| {
+    write_all(outputs, "failure document", |format, out| {
         out.write_all(render_failure(failure, format).as_bytes())
     })
 }
 
-fn say_failure_written(outputs: &[Output]) {
+/// Adds to `text` where each file destination's `what` (`report`, `failure document`)
+/// was written.
+fn say_written(outputs: &[Output], what: &str, text: &mut Text) {
     for o in outputs {
         if let Destination::File(path) = &o.destination {
-            println!(
-                "{} failure document written to {}",
+            text.line(format_args!(
+                "{} {what} written to {}",
                 o.format,
                 path.display()
-            );
+            ));
         }
     }
 }
@@ -275,7 +274,9 @@ fn write_usage_failure_to(args: &OutputArgs, subcommand: &str, quiet: bool, erro
         && !outputs.has_stdout()
         && !quiet
     {
-        say_failure_written(&outputs.outputs);
+        let mut text = Text::default();
+        say_written(&outputs.outputs, "failure document", &mut text);
+        let _ = text.print("where the failure documents went");
     }
 }
 
