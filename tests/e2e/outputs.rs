@@ -721,3 +721,86 @@ async fn a_document_stdout_cannot_take_is_exit_2_naming_stdout_and_the_os_error(
         out.stderr
     );
 }
+
+/// The files in `dir`, sorted.
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// The documents of one run are published together: when one destination cannot be
+/// written once the review has run (its temporary file cannot be created: here a folder
+/// stands in its place), no other document appears — not a clean JSON report beside the
+/// SARIF that failed — and the run exits 2 naming the destination. A document bound for
+/// stdout is then the failure document naming it.
+#[tokio::test(flavor = "multi_thread")]
+async fn one_unwritable_destination_publishes_no_document_of_the_run() {
+    let (repo, base, head) = repo();
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("report.json");
+    let md = dir.path().join("report.md");
+    let sarif = dir.path().join("report.sarif");
+    // What vouch writes the SARIF to before renaming it into place.
+    let blocker = dir.path().join(".report.sarif.vouch-tmp");
+    std::fs::create_dir(&blocker).unwrap();
+    let outs = [("json", &json), ("markdown", &md), ("sarif", &sarif)]
+        .map(|(format, path)| format!("{format}={}", path.display()));
+    let server = ScriptedServer::start(one_finding_script()).await;
+    let out = review(
+        &repo,
+        &base,
+        &head,
+        &server.base_url(),
+        &[
+            "--format",
+            "json,markdown,sarif",
+            "--out",
+            &outs[0],
+            "--out",
+            &outs[1],
+            "--out",
+            &outs[2],
+        ],
+    )
+    .await;
+    assert_eq!(out.code, 2, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(
+        names_in(dir.path()),
+        [".report.sarif.vouch-tmp"],
+        "{}",
+        out.stdout
+    );
+    let said = format!(
+        "vouch: cannot write the sarif report to {}: Is a directory",
+        sarif.display()
+    );
+    assert!(out.stdout.starts_with(&said), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("no file of this run was written (its files are published together"),
+        "{}",
+        out.stdout
+    );
+
+    // JSON on stdout, SARIF to the blocked file: stdout is the failure document.
+    let server = ScriptedServer::start(one_finding_script()).await;
+    let out = review(
+        &repo,
+        &base,
+        &head,
+        &server.base_url(),
+        &["--format", "json,sarif", "--out", &outs[2]],
+    )
+    .await;
+    assert_eq!(out.code, 2, "{}\n{}", out.stdout, out.stderr);
+    let doc = out.json();
+    assert_eq!(doc["schemaVersion"], "vouch.review-failure/1", "{doc:#}");
+    assert_eq!(doc["exitCode"], 2);
+    let message = doc["message"].as_str().unwrap();
+    assert!(message.contains(&sarif.display().to_string()), "{message}");
+    assert_eq!(names_in(dir.path()), [".report.sarif.vouch-tmp"]);
+}

@@ -2,7 +2,7 @@
 //! score the published findings with a separate judge model (and by location), and
 //! write the results as JSON, Markdown and CSV. Reference: docs/eval.md.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
@@ -490,24 +490,26 @@ async fn score_case(
 
 fn write_results(args: &EvalArgs, results: &EvalResults) -> Result<()> {
     let table = markdown(results);
+    // The three files are published together (see `staged`), after the table is shown.
+    let mut staged = crate::staged::Staged::default();
     if let Some(out) = &args.out {
         let json = serde_json::to_string_pretty(results).context("serialising the results")?;
-        write_file(&out.join("results.json"), &(json + "\n"))?;
-        write_file(&out.join("summary.md"), &table)?;
-        write_file(&out.join("results.csv"), &csv(results))?;
+        for (name, text) in [
+            ("results.json", json + "\n"),
+            ("summary.md", table.clone()),
+            ("results.csv", csv(results)),
+        ] {
+            staged.stage("the results", &out.join(name), |o| {
+                o.write_all(text.as_bytes())
+            })?;
+        }
     }
     let mut said = table;
     if let Some(out) = &args.out {
         said.push_str(&format!("Results written to {}\n", out.display()));
     }
-    Ok(crate::stdout::write("the results", &said)?)
-}
-
-fn write_file(path: &Path, text: &str) -> Result<()> {
-    let tmp = path.with_extension("vouch-tmp");
-    std::fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))?;
-    Ok(())
+    crate::stdout::write("the results", &said)?;
+    staged.publish()
 }
 
 #[cfg(test)]

@@ -24,6 +24,7 @@ mod review;
 mod scaffold;
 mod schema;
 mod specialists;
+mod staged;
 mod stdout;
 mod ui;
 mod validate;

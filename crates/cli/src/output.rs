@@ -8,7 +8,7 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::{Arg, Args, Command, FromArgMatches};
 use vouch_report::{
     Destination, FailureClass, Format, MarkdownOptions, OutArg, Output, ReviewReport, RunFailure,
@@ -16,6 +16,7 @@ use vouch_report::{
 };
 
 use crate::UsageError;
+use crate::staged::Staged;
 use crate::stdout::Text;
 
 fn parse_format(s: &str) -> Result<Format, String> {
@@ -112,7 +113,7 @@ impl Outputs {
     /// # Errors
     /// A file that cannot be written.
     pub(crate) fn write_report(&self, report: &ReviewReport) -> Result<()> {
-        write_all(&self.outputs, "report", |format, out| match format {
+        let staged = write_all(&self.outputs, "report", |format, out| match format {
             // Written as it is serialised: a large review's JSON is never one string.
             Format::Json => write_json(report, out),
             Format::Markdown => {
@@ -131,7 +132,33 @@ impl Outputs {
             }
             text.print("the summary")?;
         }
-        Ok(())
+        staged.publish()
+    }
+
+    /// [`Outputs::write_report`]: `None` when every document was written. When a file
+    /// could not be written (none of the run's files is then in place), a document bound
+    /// for stdout becomes the failure document naming it, and its exit code (2) is
+    /// returned, so stdout still holds a valid document of this run.
+    ///
+    /// # Errors
+    /// stdout failed, or a file failed and no document goes to stdout.
+    pub(crate) fn write_report_or_failure(&self, report: &ReviewReport) -> Result<Option<i32>> {
+        let Err(error) = self.write_report(report) else {
+            return Ok(None);
+        };
+        let stdout_failed = error
+            .chain()
+            .any(|e| e.downcast_ref::<crate::stdout::StdoutError>().is_some());
+        let stdout: Vec<Output> = self
+            .outputs
+            .iter()
+            .filter(|o| o.destination == Destination::Stdout)
+            .cloned()
+            .collect();
+        if stdout_failed || stdout.is_empty() {
+            return Err(error);
+        }
+        write_failure(&stdout, &error).map(Some)
     }
 
     /// Writes the failure document of `error` in every planned format and returns the
@@ -152,23 +179,30 @@ impl Outputs {
     }
 }
 
-/// Puts each output's document where it goes; `write` writes the document of a format.
-/// `what` names the document (`report`, `failure document`) in errors.
+/// Writes each output's document (`write` writes a format's): every file to its
+/// temporary first, then stdout; the files are put in place together by the caller's
+/// [`Staged::publish`], and when any document fails none is (see `staged`). `what`
+/// names the document (`report`, `failure document`) in errors.
 fn write_all(
     outputs: &[Output],
     what: &str,
     write: impl Fn(Format, &mut dyn Write) -> std::io::Result<()>,
-) -> Result<()> {
+) -> Result<Staged> {
+    let mut staged = Staged::default();
     for o in outputs {
-        match &o.destination {
-            Destination::Stdout => {
-                let named = format!("the {} {what}", o.format);
-                crate::stdout::write_with(named, |out| write(o.format, out))?;
-            }
-            Destination::File(path) => write_atomically(path, |out| write(o.format, out))?,
+        if let Destination::File(path) = &o.destination {
+            staged.stage(&format!("the {} {what}", o.format), path, |out| {
+                write(o.format, out)
+            })?;
         }
     }
-    Ok(())
+    for o in outputs {
+        if o.destination == Destination::Stdout {
+            let named = format!("the {} {what}", o.format);
+            crate::stdout::write_with(named, |out| write(o.format, out))?;
+        }
+    }
+    Ok(staged)
 }
 
 /// The failure documents of `error` to `outputs`; see [`Outputs::write_failure`].
@@ -179,17 +213,18 @@ pub(crate) fn write_failure(outputs: &[Output], error: &anyhow::Error) -> Result
         FailureClass::Internal
     };
     let failure = RunFailure::new(class, format!("{error:#}"));
-    write_failure_documents(outputs, &failure)?;
+    let staged = write_failure_documents(outputs, &failure)?;
     if !outputs.iter().any(|o| o.destination == Destination::Stdout) {
         let mut text = Text::default();
         text.line(format_args!("vouch: {error:#}"));
         say_written(outputs, "failure document", &mut text);
         text.print_or_stderr();
     }
+    staged.publish()?;
     Ok(failure.exit_code)
 }
 
-fn write_failure_documents(outputs: &[Output], failure: &RunFailure) -> Result<()> {
+fn write_failure_documents(outputs: &[Output], failure: &RunFailure) -> Result<Staged> {
     write_all(outputs, "failure document", |format, out| {
         out.write_all(render_failure(failure, format).as_bytes())
     })
@@ -270,10 +305,10 @@ fn write_usage_failure_to(args: &OutputArgs, subcommand: &str, quiet: bool, erro
     };
     let failure = RunFailure::new(FailureClass::Usage, usage_message(error, subcommand));
     // Best effort: the run already ends with the usage error and its exit code.
-    if write_failure_documents(&outputs.outputs, &failure).is_ok()
-        && !outputs.has_stdout()
-        && !quiet
-    {
+    let published = write_failure_documents(&outputs.outputs, &failure)
+        .and_then(Staged::publish)
+        .is_ok();
+    if published && !outputs.has_stdout() && !quiet {
         let mut text = Text::default();
         say_written(&outputs.outputs, "failure document", &mut text);
         let _ = text.print("where the failure documents went");
@@ -444,10 +479,7 @@ where
         Err(code) => return Ok(code),
     };
     match body().await {
-        Ok((report, code)) => {
-            outputs.write_report(&report)?;
-            Ok(code)
-        }
+        Ok((report, code)) => Ok(outputs.write_report_or_failure(&report)?.unwrap_or(code)),
         Err(error) => outputs.write_failure(&error),
     }
 }
@@ -492,29 +524,6 @@ fn check_out_path(out: &Path) -> Result<()> {
             ))
         })?;
     }
-    Ok(())
-}
-
-/// Writes a document through a temporary file and a rename, so readers never see half.
-fn write_atomically(
-    path: &Path,
-    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
-) -> Result<()> {
-    let tmp = path.with_file_name(format!(
-        ".{}.vouch-tmp",
-        path.file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default()
-    ));
-    std::fs::File::create(&tmp)
-        .and_then(|file| {
-            let mut out = std::io::BufWriter::new(file);
-            write(&mut out)?;
-            out.flush()
-        })
-        .with_context(|| format!("writing the report to {}", tmp.display()))?;
-    std::fs::rename(&tmp, path)
-        .with_context(|| format!("moving the report to {}", path.display()))?;
     Ok(())
 }
 

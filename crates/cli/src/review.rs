@@ -158,7 +158,11 @@ pub(crate) async fn run(mut args: ReviewArgs) -> Result<i32> {
     .await;
     match reviewed {
         Ok((report, code, publish_to)) => {
-            outputs.write_report(&report)?;
+            if let Some(failed) = outputs.write_report_or_failure(&report)? {
+                // A document could not be written: stdout holds the failure document,
+                // and nothing is published to the pull request.
+                return Ok(failed);
+            }
             if let Some((target, token)) = publish_to {
                 // With a document on stdout, nothing else may follow it there.
                 let announce = !outputs.has_stdout();
