@@ -205,7 +205,9 @@ fn publish_target(
 /// report and the exit code its opinion gives.
 async fn review(args: &ReviewArgs) -> Result<(ReviewReport, i32)> {
     let exchanges = exchange::open(&args.exchange)?;
-    let report = review_report(args, exchanges.clone()).await?;
+    let report = review_report(args, exchanges.clone()).await;
+    exchange::end_recording(exchanges.as_deref(), &report);
+    let report = report?;
     exchange::check_replay(exchanges.as_deref())?;
     let fail_on = match args.fail_on {
         FailOnArg::Finding => FailOn::Finding,
