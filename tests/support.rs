@@ -58,6 +58,20 @@ impl Output {
 /// Runs `vouch` with `args` in a clean, non-interactive environment (no inherited
 /// OPENAI_* or VOUCH_* variables, no user configuration, `CI=true`) plus `envs`.
 pub async fn run_vouch(args: &[&str], envs: &[(&str, &str)]) -> Output {
+    let out = vouch_command(args, envs)
+        .output()
+        .await
+        .expect("running vouch");
+    Output {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// The command [`run_vouch`] runs, to be given another stdout (a file, a pipe whose
+/// reader is gone) before it is run.
+pub fn vouch_command(args: &[&str], envs: &[(&str, &str)]) -> tokio::process::Command {
     let mut command = tokio::process::Command::new(vouch_bin());
     command
         .args(args)
@@ -75,12 +89,7 @@ pub async fn run_vouch(args: &[&str], envs: &[(&str, &str)]) -> Output {
     for (k, v) in envs {
         command.env(k, v);
     }
-    let out = command.output().await.expect("running vouch");
-    Output {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    command
 }
 
 /// Runs `vouch review --repo REPO --base BASE --head HEAD --format json --base-url URL

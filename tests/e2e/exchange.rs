@@ -11,8 +11,8 @@ use serde_json::json;
 use vouch_testkit::git::TestRepo;
 use vouch_testkit::openai::{Script, ScriptedServer};
 use vouch_workspace_tests::{
-    GENERIC, ScriptedReview, ScriptedVerifier, candidate, read_lines, receipt, run_vouch, stage,
-    workspace,
+    GENERIC, ScriptedReview, ScriptedVerifier, VERIFIER, candidate, read_lines, receipt, run_vouch,
+    stage, vouch_command, workspace,
 };
 
 const LIB_BASE: &str = "/// Parses a port number.\npub fn parse_port(s: &str) -> Option<u16> {\n    s.trim().parse().ok()\n}\n";
@@ -305,4 +305,114 @@ async fn record_refuses_a_folder_that_holds_files() {
     assert_eq!(out.code, 3, "{}", out.stdout);
     assert!(out.stdout.contains("not empty"), "{}", out.stdout);
     assert!(server.chat_requests().is_empty());
+}
+
+/// A recording cut short by Ctrl-C says so: its replay is refused at once (exit 3) as
+/// incomplete, naming the cancelled recording and saying to record it again — not
+/// "the review no longer sends the recorded requests", which blamed the review.
+#[tokio::test(flavor = "multi_thread")]
+async fn replay_of_a_recording_cut_short_by_ctrl_c_says_it_is_incomplete() {
+    const CLAIM: &str = "ports above 65535 wrap silently";
+    let (repo, base, head) = repo();
+    // The verifier's answer never comes in time: the review is interrupted while it waits.
+    let slow_verifier = ScriptedVerifier::new()
+        .confirms("generic-investigator #1/0", "src/lib.rs", 3, 4, CLAIM)
+        .reply()
+        .delay(std::time::Duration::from_secs(120));
+    let candidates = json!([candidate("src/lib.rs", 3, 4, CLAIM)]);
+    let server = ScriptedServer::start(
+        Script::new()
+            .rule(stage(
+                GENERIC,
+                "investigator",
+                [
+                    read_lines("src/lib.rs", 1, 5),
+                    receipt(candidates, &["src/lib.rs"]),
+                ],
+            ))
+            .rule(stage(VERIFIER, "verifier", [slow_verifier])),
+    )
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("rec");
+    let (repo_path, manifest, rec_arg) = (
+        repo.path().display().to_string(),
+        minimal(),
+        rec.display().to_string(),
+    );
+    let url = server.base_url();
+    let args = [
+        "review",
+        "--repo",
+        &repo_path,
+        "--base",
+        &base,
+        "--head",
+        &head,
+        "--format",
+        "json",
+        "--manifest",
+        &manifest,
+        "--base-url",
+        &url,
+        "--model",
+        "scripted",
+        "--concurrency",
+        "1",
+        "--record",
+        &rec_arg,
+    ];
+    let child = vouch_command(&args, &[]).spawn().unwrap();
+    // Interrupt once the investigator's two exchanges are recorded.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while !rec.join("0002.json").exists() {
+        assert!(std::time::Instant::now() < deadline, "nothing was recorded");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let pid = child.id().unwrap().to_string();
+    let sent = std::process::Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let recorded = child.wait_with_output().await.unwrap();
+    assert_eq!(
+        recorded.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&recorded.stderr)
+    );
+
+    let out = run_vouch(
+        &[
+            "review",
+            "--repo",
+            &repo_path,
+            "--base",
+            &base,
+            "--head",
+            &head,
+            "--format",
+            "json",
+            "--manifest",
+            &manifest,
+            "--concurrency",
+            "1",
+            "--replay",
+            &rec_arg,
+        ],
+        &[],
+    )
+    .await;
+    assert_eq!(out.code, 3, "{}\n{}", out.stdout, out.stderr);
+    let failure = out.json();
+    let message = failure["message"].as_str().unwrap();
+    assert_eq!(
+        message,
+        format!(
+            "--replay {rec_arg}: the recording is incomplete: the recorded review was cancelled \
+             (Ctrl-C or SIGTERM) before it ended, so it holds only the 2 exchange(s) made until \
+             then; record the review again with --record into a new or empty folder"
+        )
+    );
 }

@@ -9,7 +9,7 @@ use vouch_testkit::git::TestRepo;
 use vouch_testkit::openai::{Script, ScriptedServer};
 use vouch_workspace_tests::{
     GENERIC, ScriptedVerifier, candidate, citation, decision, finding, receipt, run_vouch, stage,
-    workspace,
+    vouch_command, workspace,
 };
 
 const LIB_BASE: &str =
@@ -57,6 +57,19 @@ async fn review(
     base_url: &str,
     extra: &[&str],
 ) -> vouch_workspace_tests::Output {
+    let args = review_args(repo, base, head, base_url, extra);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    run_vouch(&args, &[]).await
+}
+
+/// The arguments of [`review`].
+fn review_args(
+    repo: &TestRepo,
+    base: &str,
+    head: &str,
+    base_url: &str,
+    extra: &[&str],
+) -> Vec<String> {
     let repo = repo.path().display().to_string();
     let manifest = workspace()
         .join("tests/data/e2e/minimal.toml")
@@ -78,7 +91,7 @@ async fn review(
         "scripted",
     ];
     args.extend_from_slice(extra);
-    run_vouch(&args, &[]).await
+    args.into_iter().map(str::to_owned).collect()
 }
 
 fn read(path: &Path) -> String {
@@ -605,4 +618,189 @@ async fn a_usage_error_of_another_flag_replaces_earlier_reports_with_failure_doc
     let help = run_vouch(&["review", "--help", "--format", "json"], &[]).await;
     assert_eq!(help.code, 0, "{}", help.stderr);
     assert!(help.stdout.contains("Usage"), "{}", help.stdout);
+}
+
+/// `vouch` run with `args` and stdout `stdout`; the reading end of a pipe is closed at
+/// once when `close_pipe` (the reader went away before vouch wrote).
+async fn run_with_stdout(
+    args: &[String],
+    stdout: std::process::Stdio,
+    close_pipe: bool,
+) -> vouch_workspace_tests::Output {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut child = vouch_command(&args, &[])
+        .stdout(stdout)
+        .spawn()
+        .expect("running vouch");
+    if close_pipe {
+        drop(child.stdout.take());
+    }
+    let out = child.wait_with_output().await.expect("running vouch");
+    vouch_workspace_tests::Output {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// stderr's last line: where vouch says what went wrong when stdout itself failed.
+fn last_line(out: &vouch_workspace_tests::Output) -> &str {
+    out.stderr.lines().last().unwrap_or_default()
+}
+
+fn dev_full() -> std::process::Stdio {
+    let full = std::fs::File::options().write(true).open("/dev/full");
+    full.expect("/dev/full").into()
+}
+
+/// A document stdout cannot take — a full disk (`/dev/full`) for `review` and `render`,
+/// a reader that went away (a closed pipe) — ends the run with exit 2 and one line on
+/// stderr naming the document, stdout and the OS error; never a panic (exit 101, with
+/// only `{"reason":"panic"}` on stderr).
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread")]
+async fn a_document_stdout_cannot_take_is_exit_2_naming_stdout_and_the_os_error() {
+    let (repo, base, head) = repo();
+    let server = ScriptedServer::start(one_finding_script()).await;
+    let args = review_args(
+        &repo,
+        &base,
+        &head,
+        &server.base_url(),
+        &["--format", "sarif"],
+    );
+    let out = run_with_stdout(&args, dev_full(), false).await;
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert_eq!(
+        last_line(&out),
+        "vouch: cannot write the sarif report to stdout: No space left on device (os error 28); \
+         write the document to a file with --out FILE",
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("\"panic\""), "{}", out.stderr);
+
+    let server = ScriptedServer::start(one_finding_script()).await;
+    let args = review_args(
+        &repo,
+        &base,
+        &head,
+        &server.base_url(),
+        &["--format", "json"],
+    );
+    let out = run_with_stdout(&args, std::process::Stdio::piped(), true).await;
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        last_line(&out).starts_with(
+            "vouch: cannot write the json report to stdout: Broken pipe (os error 32) \
+             (the program reading vouch's output exited before reading it all)"
+        ),
+        "{}",
+        out.stderr
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let saved = dir.path().join("r.json").display().to_string();
+    let server = ScriptedServer::start(one_finding_script()).await;
+    let out = review(
+        &repo,
+        &base,
+        &head,
+        &server.base_url(),
+        &["--format", "json", "--out", &saved],
+    )
+    .await;
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let render = ["render", &saved, "--format", "sarif"].map(str::to_owned);
+    let out = run_with_stdout(&render, dev_full(), false).await;
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        last_line(&out)
+            .starts_with("vouch: cannot write the sarif report to stdout: No space left on device"),
+        "{}",
+        out.stderr
+    );
+}
+
+/// The files in `dir`, sorted.
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// The documents of one run are published together: when one destination cannot be
+/// written once the review has run (its temporary file cannot be created: here a folder
+/// stands in its place), no other document appears — not a clean JSON report beside the
+/// SARIF that failed — and the run exits 2 naming the destination. A document bound for
+/// stdout is then the failure document naming it.
+#[tokio::test(flavor = "multi_thread")]
+async fn one_unwritable_destination_publishes_no_document_of_the_run() {
+    let (repo, base, head) = repo();
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("report.json");
+    let md = dir.path().join("report.md");
+    let sarif = dir.path().join("report.sarif");
+    // What vouch writes the SARIF to before renaming it into place.
+    let blocker = dir.path().join(".report.sarif.vouch-tmp");
+    std::fs::create_dir(&blocker).unwrap();
+    let outs = [("json", &json), ("markdown", &md), ("sarif", &sarif)]
+        .map(|(format, path)| format!("{format}={}", path.display()));
+    let server = ScriptedServer::start(one_finding_script()).await;
+    let out = review(
+        &repo,
+        &base,
+        &head,
+        &server.base_url(),
+        &[
+            "--format",
+            "json,markdown,sarif",
+            "--out",
+            &outs[0],
+            "--out",
+            &outs[1],
+            "--out",
+            &outs[2],
+        ],
+    )
+    .await;
+    assert_eq!(out.code, 2, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(
+        names_in(dir.path()),
+        [".report.sarif.vouch-tmp"],
+        "{}",
+        out.stdout
+    );
+    let said = format!(
+        "vouch: cannot write the sarif report to {}: Is a directory",
+        sarif.display()
+    );
+    assert!(out.stdout.starts_with(&said), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("no file of this run was written (its files are published together"),
+        "{}",
+        out.stdout
+    );
+
+    // JSON on stdout, SARIF to the blocked file: stdout is the failure document.
+    let server = ScriptedServer::start(one_finding_script()).await;
+    let out = review(
+        &repo,
+        &base,
+        &head,
+        &server.base_url(),
+        &["--format", "json,sarif", "--out", &outs[2]],
+    )
+    .await;
+    assert_eq!(out.code, 2, "{}\n{}", out.stdout, out.stderr);
+    let doc = out.json();
+    assert_eq!(doc["schemaVersion"], "vouch.review-failure/1", "{doc:#}");
+    assert_eq!(doc["exitCode"], 2);
+    let message = doc["message"].as_str().unwrap();
+    assert!(message.contains(&sarif.display().to_string()), "{message}");
+    assert_eq!(names_in(dir.path()), [".report.sarif.vouch-tmp"]);
 }

@@ -5,6 +5,8 @@ use std::io::Write;
 
 use clap::{CommandFactory, ValueEnum};
 
+use crate::stdout::StdoutError;
+
 /// Shells `vouch completions` writes a script for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum Shell {
@@ -46,11 +48,14 @@ pub(crate) fn write_man<C: CommandFactory>(out: &mut dyn Write) -> std::io::Resu
     Ok(())
 }
 
-/// Writes `text` to stdout; a reader that stops early (`| head`) is not an error.
-pub(crate) fn print(text: &[u8]) -> i32 {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => 2,
-        _ => 0,
+/// Writes `text` (`what`) to stdout and returns exit code 0; a reader that stops early
+/// (`| head`) is not an error.
+///
+/// # Errors
+/// Any other failure to write stdout (a full disk).
+pub(crate) fn print(what: &str, text: &[u8]) -> Result<i32, StdoutError> {
+    match crate::stdout::write_with(what, |out| out.write_all(text)) {
+        Err(e) if !e.is_closed_pipe() => Err(e),
+        _ => Ok(0),
     }
 }

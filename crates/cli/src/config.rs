@@ -12,6 +12,8 @@ use vouch_host::settings::{UserComposition, UserSettings};
 
 use vouch_core::{ContextWindow, WindowSource};
 
+use crate::stdout::Text;
+
 /// `vouch config`.
 #[derive(Debug, Subcommand)]
 pub(crate) enum ConfigCommand {
@@ -72,37 +74,36 @@ pub(crate) async fn show(args: &ShowArgs) -> Result<i32> {
         .and_then(|a| a.as_ref().ok().copied().flatten());
     let applied = user.composition_for(args.manifest.as_deref(), stated)?;
     let composition = &applied.composition;
-    println!("# vouch's effective configuration");
-    println!(
+    let mut out = Text::default();
+    out.line(format_args!("# vouch's effective configuration"));
+    out.line(format_args!(
         "# precedence: flags > environment > user config > --manifest > repository file > built-in default"
-    );
+    ));
     match &user.location {
-        Some(l) if l.path.exists() => {
-            println!(
-                "user_config = {:?}  # found through {}",
-                l.path.display().to_string(),
-                l.from
-            )
-        }
-        Some(l) => println!(
+        Some(l) if l.path.exists() => out.line(format_args!(
+            "user_config = {:?}  # found through {}",
+            l.path.display().to_string(),
+            l.from
+        )),
+        Some(l) => out.line(format_args!(
             "user_config = none  # {} (through {}) does not exist",
             l.path.display(),
             l.from
-        ),
-        None => {
-            println!("user_config = none  # neither VOUCH_CONFIG, XDG_CONFIG_HOME nor HOME is set")
-        }
+        )),
+        None => out.line(format_args!(
+            "user_config = none  # neither VOUCH_CONFIG, XDG_CONFIG_HOME nor HOME is set"
+        )),
     }
     match &user.profile {
-        Some((name, _)) => println!(
+        Some((name, _)) => out.line(format_args!(
             "profile = {name:?}  # from {}",
             if args.profile.is_some() {
                 "--profile"
             } else {
                 "user config"
             }
-        ),
-        None => println!("profile = none"),
+        )),
+        None => out.line(format_args!("profile = none")),
     }
     let composition_from = if args.manifest.is_some() {
         "--manifest"
@@ -111,18 +112,19 @@ pub(crate) async fn show(args: &ShowArgs) -> Result<i32> {
     } else {
         "default"
     };
-    println!(
+    out.line(format_args!(
         "composition = {:?}  # {} ({composition_from})",
         composition.name,
         composition.origin.display()
-    );
+    ));
     match &endpoint {
-        Ok(e) => print_endpoint(e),
-        Err(e) => println!("# endpoint: not configured: {e}"),
+        Ok(e) => print_endpoint(e, &mut out),
+        Err(e) => out.line(format_args!("# endpoint: not configured: {e}")),
     }
-    print_window(composition.window, asked.as_ref());
-    print_budget(&applied);
-    print_plugins(&user, &applied);
+    print_window(composition.window, asked.as_ref(), &mut out);
+    print_budget(&applied, &mut out);
+    print_plugins(&user, &applied, &mut out);
+    out.print("the configuration")?;
     Ok(0)
 }
 
@@ -139,7 +141,11 @@ async fn stated_window(endpoint: &ResolvedEndpoint) -> Result<Option<u32>, &'sta
 }
 
 /// `context_tokens`: the window the budgets are sized for and where it came from.
-fn print_window(window: ContextWindow, asked: Option<&Result<Option<u32>, &'static str>>) {
+fn print_window(
+    window: ContextWindow,
+    asked: Option<&Result<Option<u32>, &'static str>>,
+    out: &mut Text,
+) {
     let why = match (window.source, asked) {
         (WindowSource::Endpoint, _) => "stated by the endpoint".to_owned(),
         (WindowSource::Manifest, _) => "manifest".to_owned(),
@@ -153,17 +159,17 @@ fn print_window(window: ContextWindow, asked: Option<&Result<Option<u32>, &'stat
             format!("default; the endpoint check failed ({code})")
         }
     };
-    println!("context_tokens = {}  # {why}", window.tokens);
+    out.line(format_args!("context_tokens = {}  # {why}", window.tokens));
 }
 
 /// `[budget]`: each key of the composition's default budget with where it came from,
 /// then every other stage budget a ceiling lowered.
-fn print_budget(applied: &UserComposition) {
+fn print_budget(applied: &UserComposition, out: &mut Text) {
     let c = &applied.composition;
-    println!(
+    out.line(format_args!(
         "[budget]  # every stage's limits; the reviewed repository's {} may lower them further",
         vouch_host::manifest::REPO_OVERRIDE_PATH
-    );
+    ));
     let (b, set) = (&c.budget, &c.budget_set);
     let keys = [
         ("max_turns", b.max_turns, set.max_turns.is_some()),
@@ -211,64 +217,78 @@ fn print_budget(applied: &UserComposition) {
             .iter()
             .find(|cap| cap.stage == "[budget]" && cap.key == key)
         {
-            Some(cap) => println!(
+            Some(cap) => out.line(format_args!(
                 "{key} = {value}  # capped by the user config's [budget] (the composition asks {} from its {asked_from})",
                 cap.asked
-            ),
-            None => println!("{key} = {value}  # {asked_from}"),
+            )),
+            None => out.line(format_args!("{key} = {value}  # {asked_from}")),
         }
     }
     for cap in applied.caps.iter().filter(|cap| cap.stage != "[budget]") {
-        println!(
+        out.line(format_args!(
             "# {}: {} capped from {} to {} by the user config's [budget]",
             cap.stage, cap.key, cap.asked, cap.ceiling
-        );
+        ));
     }
 }
 
 /// `[plugins.ID]` of the user configuration, and which entries of the composition use each.
-fn print_plugins(user: &UserSettings, applied: &UserComposition) {
+fn print_plugins(user: &UserSettings, applied: &UserComposition, out: &mut Text) {
     for (id, pin) in &user.config.plugins {
         let used = if applied.pinned.contains(id) {
             "used by this composition; it wins over the manifest's own library"
         } else {
             "not used by this composition"
         };
-        println!("[plugins.{id}]  # user config, {used}");
-        println!("library = {:?}", pin.library.display().to_string());
-        println!("sha256 = {:?}", pin.sha256);
+        out.line(format_args!("[plugins.{id}]  # user config, {used}"));
+        out.line(format_args!(
+            "library = {:?}",
+            pin.library.display().to_string()
+        ));
+        out.line(format_args!("sha256 = {:?}", pin.sha256));
     }
 }
 
-fn print_endpoint(e: &ResolvedEndpoint) {
-    println!("[model]");
-    println!(
+fn print_endpoint(e: &ResolvedEndpoint, out: &mut Text) {
+    out.line(format_args!("[model]"));
+    out.line(format_args!(
         "base_url = {:?}  # {}",
         vouch_llm::without_credentials(&e.base_url),
         source_of(e.base_url_source, "--base-url", ENV_BASE_URL)
-    );
-    println!(
+    ));
+    out.line(format_args!(
         "model = {:?}  # {}",
         e.model,
         source_of(e.model_source, "--model", ENV_MODEL)
-    );
+    ));
     let key = if e.api_key.is_some() {
         "set, [redacted]"
     } else {
         "unset"
     };
-    println!("api_key_env = {:?}  # the key: {key}", e.api_key_env);
+    out.line(format_args!(
+        "api_key_env = {:?}  # the key: {key}",
+        e.api_key_env
+    ));
     if e.api_key_env != ENV_API_KEY {
-        println!("# (the default variable would be {ENV_API_KEY})");
+        out.line(format_args!(
+            "# (the default variable would be {ENV_API_KEY})"
+        ));
     }
-    println!("auth = {:?}", e.auth.as_str());
+    out.line(format_args!("auth = {:?}", e.auth.as_str()));
     for (k, v) in &e.query {
-        println!("# query parameter {k} = {v:?}");
+        out.line(format_args!("# query parameter {k} = {v:?}"));
     }
     for (name, _) in &e.headers {
-        println!("# extra header {name}: [value not shown]");
+        out.line(format_args!("# extra header {name}: [value not shown]"));
     }
-    println!("request_timeout_secs = {}", e.request_timeout.as_secs());
-    println!("max_retries = {}", e.max_retries);
-    println!("structured_outputs = {}", e.structured_outputs);
+    out.line(format_args!(
+        "request_timeout_secs = {}",
+        e.request_timeout.as_secs()
+    ));
+    out.line(format_args!("max_retries = {}", e.max_retries));
+    out.line(format_args!(
+        "structured_outputs = {}",
+        e.structured_outputs
+    ));
 }

@@ -2,7 +2,7 @@
 //! score the published findings with a separate judge model (and by location), and
 //! write the results as JSON, Markdown and CSV. Reference: docs/eval.md.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
@@ -138,10 +138,11 @@ pub(crate) async fn run(args: EvalArgs) -> Result<i32> {
             let result = run_case(&args, case, judge.as_ref(), exchanges.as_ref(), &cancel).await;
             if cancel.is_cancelled() || result.outcome.as_deref() == Some("aborted") {
                 // Ctrl-C or SIGTERM: nothing partial is written as results.
-                println!(
-                    "vouch eval: interrupted at case {:?}; nothing was written. Completed model calls are cached: run the same command again to resume.",
+                let said = format!(
+                    "vouch eval: interrupted at case {:?}; nothing was written. Completed model calls are cached: run the same command again to resume.\n",
                     case.id
                 );
+                crate::stdout::write("the message", &said)?;
                 return Ok(130);
             }
             results.push(result);
@@ -489,24 +490,26 @@ async fn score_case(
 
 fn write_results(args: &EvalArgs, results: &EvalResults) -> Result<()> {
     let table = markdown(results);
+    // The three files are published together (see `staged`), after the table is shown.
+    let mut staged = crate::staged::Staged::default();
     if let Some(out) = &args.out {
         let json = serde_json::to_string_pretty(results).context("serialising the results")?;
-        write_file(&out.join("results.json"), &(json + "\n"))?;
-        write_file(&out.join("summary.md"), &table)?;
-        write_file(&out.join("results.csv"), &csv(results))?;
+        for (name, text) in [
+            ("results.json", json + "\n"),
+            ("summary.md", table.clone()),
+            ("results.csv", csv(results)),
+        ] {
+            staged.stage("the results", &out.join(name), |o| {
+                o.write_all(text.as_bytes())
+            })?;
+        }
     }
-    print!("{table}");
+    let mut said = table;
     if let Some(out) = &args.out {
-        println!("Results written to {}", out.display());
+        said.push_str(&format!("Results written to {}\n", out.display()));
     }
-    Ok(())
-}
-
-fn write_file(path: &Path, text: &str) -> Result<()> {
-    let tmp = path.with_extension("vouch-tmp");
-    std::fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))?;
-    Ok(())
+    crate::stdout::write("the results", &said)?;
+    staged.publish()
 }
 
 #[cfg(test)]

@@ -6,8 +6,12 @@ use std::sync::Arc;
 
 use anyhow::Result;
 use clap::Args;
+use vouch_core::Outcome;
 use vouch_llm::Exchanges;
-use vouch_llm::exchange::{DEFAULT_CACHE_MAX_BYTES, ExchangeCache, Recorder, Replayer};
+use vouch_llm::exchange::{
+    DEFAULT_CACHE_MAX_BYTES, ExchangeCache, Recorder, RecordingEnd, Replayer,
+};
+use vouch_report::ReviewReport;
 
 use crate::UsageError;
 
@@ -62,6 +66,24 @@ impl ExchangeArgs {
 /// The exchange layer of `vouch review` (no cache unless `--cache` names one).
 pub(crate) fn open(args: &ExchangeArgs) -> Result<Option<Arc<Exchanges>>> {
     args.open(None)
+}
+
+/// After a recorded review: the recording says how the review ended (complete,
+/// cancelled, failed), so a replay of a recording cut short is refused as incomplete.
+/// A state that cannot be written leaves it reading as never finished, which a replay
+/// refuses too.
+pub(crate) fn end_recording(exchanges: Option<&Exchanges>, report: &Result<ReviewReport>) {
+    let Some(Exchanges::Record(recorder)) = exchanges else {
+        return;
+    };
+    let end = match report {
+        Ok(report) if report.opinion.outcome == Outcome::Aborted => RecordingEnd::Cancelled,
+        Ok(_) => RecordingEnd::Complete,
+        Err(_) => RecordingEnd::Failed,
+    };
+    if let Err(e) = recorder.finish(end) {
+        tracing::warn!(error = %e, "could not mark how the recorded review ended");
+    }
 }
 
 /// After a replayed review: the first request that was not recorded, or recorded

@@ -4,7 +4,8 @@
 //!
 //! Exit codes (every subcommand): 0 completed and nothing at or above the failure
 //! threshold · 1 verified findings at or above `--fail-on` (for `validate-report`: the
-//! report is invalid) · 2 the review could not complete · 3 usage, configuration or
+//! report is invalid) · 2 the review could not complete, or a document could not be
+//! written (a file, or stdout: see `stdout`) · 3 usage, configuration or
 //! unreadable input · 130 aborted.
 
 mod builtins;
@@ -23,6 +24,8 @@ mod review;
 mod scaffold;
 mod schema;
 mod specialists;
+mod staged;
+mod stdout;
 mod ui;
 mod validate;
 
@@ -135,9 +138,20 @@ fn exit(code: i32) -> ExitCode {
     ExitCode::from(u8::try_from(code).unwrap_or(2))
 }
 
+/// Says `error` on stdout as `vouch: …` and returns its exit code (3 for usage errors,
+/// else 2). When stdout itself failed, or cannot take the message, it goes to stderr.
 fn report_error(error: &anyhow::Error) -> ExitCode {
     let usage = is_usage(error);
-    println!("vouch: {error:#}");
+    let mut text = stdout::Text::default();
+    text.line(format_args!("vouch: {error:#}"));
+    let stdout_failed = error
+        .chain()
+        .any(|e| e.downcast_ref::<stdout::StdoutError>().is_some());
+    if stdout_failed {
+        text.print_to_stderr();
+    } else {
+        text.print_or_stderr();
+    }
     exit(if usage { 3 } else { 2 })
 }
 
@@ -182,8 +196,7 @@ fn main() -> ExitCode {
     {
         Ok(r) => r,
         Err(e) => {
-            println!("vouch: cannot start the async runtime: {e}");
-            return exit(2);
+            return report_error(&anyhow::anyhow!("cannot start the async runtime: {e}"));
         }
     };
     match run_command(cli.command, &runtime) {
@@ -198,17 +211,20 @@ fn run_command(command: Command, runtime: &tokio::runtime::Runtime) -> anyhow::R
         Command::Completions { shell } => {
             let mut text = Vec::new();
             completions::write_completions::<Cli>(shell, &mut text);
-            Ok(completions::print(&text))
+            Ok(completions::print("the completion script", &text)?)
         }
         Command::Config(config::ConfigCommand::Show(args)) => runtime.block_on(config::show(&args)),
         Command::Specialists(SpecialistsCommand::List(args)) => specialists::list(&args),
         Command::Man => {
             let mut text = Vec::new();
             completions::write_man::<Cli>(&mut text)
-                .map(|()| completions::print(&text))
-                .map_err(|e| anyhow::anyhow!("cannot render the man page: {e}"))
+                .map_err(|e| anyhow::anyhow!("cannot render the man page: {e}"))?;
+            Ok(completions::print("the man page", &text)?)
         }
-        Command::Schema { name } => Ok(completions::print(schema::text(name).as_bytes())),
+        Command::Schema { name } => Ok(completions::print(
+            "the schema",
+            schema::text(name).as_bytes(),
+        )?),
         Command::Review(args) => runtime.block_on(review::run(*args)),
         Command::Render(args) => runtime.block_on(render::run(&args)),
         Command::Eval(args) => runtime.block_on(eval::run(*args)),
@@ -226,21 +242,16 @@ fn run_command(command: Command, runtime: &tokio::runtime::Runtime) -> anyhow::R
             }
         }),
         Command::Specialist(SpecialistCommand::Pin { library, id }) => {
-            pin::entry(&library, id.as_deref())
-                .map(|text| {
-                    print!("{text}");
-                    0
-                })
-                .map_err(anyhow::Error::new)
+            let text = pin::entry(&library, id.as_deref())?;
+            stdout::write("the manifest entry", &text)?;
+            Ok(0)
         }
         Command::Specialist(SpecialistCommand::New { name, dir }) => {
             let dir = dir.unwrap_or_else(|| PathBuf::from("."));
-            scaffold::scaffold(&name, &dir)
-                .map(|path| {
-                    println!("Created the specialist crate at {}", path.display());
-                    0
-                })
-                .map_err(|e| anyhow::Error::new(UsageError(e.to_string())))
+            let path = scaffold::scaffold(&name, &dir).map_err(|e| UsageError(e.to_string()))?;
+            let said = format!("Created the specialist crate at {}\n", path.display());
+            stdout::write("the message", &said)?;
+            Ok(0)
         }
     }
 }

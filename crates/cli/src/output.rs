@@ -8,7 +8,7 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::{Arg, Args, Command, FromArgMatches};
 use vouch_report::{
     Destination, FailureClass, Format, MarkdownOptions, OutArg, Output, ReviewReport, RunFailure,
@@ -16,6 +16,8 @@ use vouch_report::{
 };
 
 use crate::UsageError;
+use crate::staged::Staged;
+use crate::stdout::Text;
 
 fn parse_format(s: &str) -> Result<Format, String> {
     s.parse()
@@ -111,7 +113,7 @@ impl Outputs {
     /// # Errors
     /// A file that cannot be written.
     pub(crate) fn write_report(&self, report: &ReviewReport) -> Result<()> {
-        write_all(&self.outputs, |format, out| match format {
+        let staged = write_all(&self.outputs, "report", |format, out| match format {
             // Written as it is serialised: a large review's JSON is never one string.
             Format::Json => write_json(report, out),
             Format::Markdown => {
@@ -120,15 +122,43 @@ impl Outputs {
             other => out.write_all(render(report, other).as_bytes()),
         })?;
         if !self.has_stdout() {
-            println!("{}", report.summary);
+            let mut text = Text::default();
+            text.line(&report.summary);
             for m in &report.messages {
-                println!("{m}");
+                text.line(m);
             }
             if !crate::ui::get().quiet {
-                self.say_where();
+                say_written(&self.outputs, "report", &mut text);
             }
+            text.print("the summary")?;
         }
-        Ok(())
+        staged.publish()
+    }
+
+    /// [`Outputs::write_report`]: `None` when every document was written. When a file
+    /// could not be written (none of the run's files is then in place), a document bound
+    /// for stdout becomes the failure document naming it, and its exit code (2) is
+    /// returned, so stdout still holds a valid document of this run.
+    ///
+    /// # Errors
+    /// stdout failed, or a file failed and no document goes to stdout.
+    pub(crate) fn write_report_or_failure(&self, report: &ReviewReport) -> Result<Option<i32>> {
+        let Err(error) = self.write_report(report) else {
+            return Ok(None);
+        };
+        let stdout_failed = error
+            .chain()
+            .any(|e| e.downcast_ref::<crate::stdout::StdoutError>().is_some());
+        let stdout: Vec<Output> = self
+            .outputs
+            .iter()
+            .filter(|o| o.destination == Destination::Stdout)
+            .cloned()
+            .collect();
+        if stdout_failed || stdout.is_empty() {
+            return Err(error);
+        }
+        write_failure(&stdout, &error).map(Some)
     }
 
     /// Writes the failure document of `error` in every planned format and returns the
@@ -147,33 +177,32 @@ impl Outputs {
             .iter()
             .any(|o| o.destination == Destination::Stdout)
     }
-
-    fn say_where(&self) {
-        for o in &self.outputs {
-            if let Destination::File(path) = &o.destination {
-                println!("{} report written to {}", o.format, path.display());
-            }
-        }
-    }
 }
 
-/// Puts each output's document where it goes; `write` writes the document of a format.
+/// Writes each output's document (`write` writes a format's): every file to its
+/// temporary first, then stdout; the files are put in place together by the caller's
+/// [`Staged::publish`], and when any document fails none is (see `staged`). `what`
+/// names the document (`report`, `failure document`) in errors.
 fn write_all(
     outputs: &[Output],
+    what: &str,
     write: impl Fn(Format, &mut dyn Write) -> std::io::Result<()>,
-) -> Result<()> {
+) -> Result<Staged> {
+    let mut staged = Staged::default();
     for o in outputs {
-        match &o.destination {
-            Destination::Stdout => {
-                let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-                write(o.format, &mut out)
-                    .and_then(|()| out.flush())
-                    .context("writing the report to stdout")?;
-            }
-            Destination::File(path) => write_atomically(path, |out| write(o.format, out))?,
+        if let Destination::File(path) = &o.destination {
+            staged.stage(&format!("the {} {what}", o.format), path, |out| {
+                write(o.format, out)
+            })?;
         }
     }
-    Ok(())
+    for o in outputs {
+        if o.destination == Destination::Stdout {
+            let named = format!("the {} {what}", o.format);
+            crate::stdout::write_with(named, |out| write(o.format, out))?;
+        }
+    }
+    Ok(staged)
 }
 
 /// The failure documents of `error` to `outputs`; see [`Outputs::write_failure`].
@@ -184,28 +213,33 @@ pub(crate) fn write_failure(outputs: &[Output], error: &anyhow::Error) -> Result
         FailureClass::Internal
     };
     let failure = RunFailure::new(class, format!("{error:#}"));
-    write_failure_documents(outputs, &failure)?;
+    let staged = write_failure_documents(outputs, &failure)?;
     if !outputs.iter().any(|o| o.destination == Destination::Stdout) {
-        println!("vouch: {error:#}");
-        say_failure_written(outputs);
+        let mut text = Text::default();
+        text.line(format_args!("vouch: {error:#}"));
+        say_written(outputs, "failure document", &mut text);
+        text.print_or_stderr();
     }
+    staged.publish()?;
     Ok(failure.exit_code)
 }
 
-fn write_failure_documents(outputs: &[Output], failure: &RunFailure) -> Result<()> {
-    write_all(outputs, |format, out| {
+fn write_failure_documents(outputs: &[Output], failure: &RunFailure) -> Result<Staged> {
+    write_all(outputs, "failure document", |format, out| {
         out.write_all(render_failure(failure, format).as_bytes())
     })
 }
 
-fn say_failure_written(outputs: &[Output]) {
+/// Adds to `text` where each file destination's `what` (`report`, `failure document`)
+/// was written.
+fn say_written(outputs: &[Output], what: &str, text: &mut Text) {
     for o in outputs {
         if let Destination::File(path) = &o.destination {
-            println!(
-                "{} failure document written to {}",
+            text.line(format_args!(
+                "{} {what} written to {}",
                 o.format,
                 path.display()
-            );
+            ));
         }
     }
 }
@@ -271,11 +305,13 @@ fn write_usage_failure_to(args: &OutputArgs, subcommand: &str, quiet: bool, erro
     };
     let failure = RunFailure::new(FailureClass::Usage, usage_message(error, subcommand));
     // Best effort: the run already ends with the usage error and its exit code.
-    if write_failure_documents(&outputs.outputs, &failure).is_ok()
-        && !outputs.has_stdout()
-        && !quiet
-    {
-        say_failure_written(&outputs.outputs);
+    let published = write_failure_documents(&outputs.outputs, &failure)
+        .and_then(Staged::publish)
+        .is_ok();
+    if published && !outputs.has_stdout() && !quiet {
+        let mut text = Text::default();
+        say_written(&outputs.outputs, "failure document", &mut text);
+        let _ = text.print("where the failure documents went");
     }
 }
 
@@ -443,10 +479,7 @@ where
         Err(code) => return Ok(code),
     };
     match body().await {
-        Ok((report, code)) => {
-            outputs.write_report(&report)?;
-            Ok(code)
-        }
+        Ok((report, code)) => Ok(outputs.write_report_or_failure(&report)?.unwrap_or(code)),
         Err(error) => outputs.write_failure(&error),
     }
 }
@@ -491,29 +524,6 @@ fn check_out_path(out: &Path) -> Result<()> {
             ))
         })?;
     }
-    Ok(())
-}
-
-/// Writes a document through a temporary file and a rename, so readers never see half.
-fn write_atomically(
-    path: &Path,
-    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
-) -> Result<()> {
-    let tmp = path.with_file_name(format!(
-        ".{}.vouch-tmp",
-        path.file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default()
-    ));
-    std::fs::File::create(&tmp)
-        .and_then(|file| {
-            let mut out = std::io::BufWriter::new(file);
-            write(&mut out)?;
-            out.flush()
-        })
-        .with_context(|| format!("writing the report to {}", tmp.display()))?;
-    std::fs::rename(&tmp, path)
-        .with_context(|| format!("moving the report to {}", path.display()))?;
     Ok(())
 }
 

@@ -131,11 +131,12 @@ pub(crate) async fn publish_report(
             Ok(())
         }
         Ok(done) => {
-            println!("{}", done.line(target));
+            let mut text = crate::stdout::Text::default();
+            text.line(done.line(target));
             for w in &done.warnings {
-                println!("warning: {w}");
+                text.line(format_args!("warning: {w}"));
             }
-            Ok(())
+            Ok(text.print("what was published")?)
         }
         Err(e) if e.is_configuration() => Err(UsageError(format!("publishing failed: {e}")).into()),
         Err(e) => Err(anyhow::anyhow!("publishing failed: {e}")),

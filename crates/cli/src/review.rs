@@ -183,7 +183,11 @@ pub(crate) async fn run(mut args: ReviewArgs) -> Result<i32> {
     .await;
     match reviewed {
         Ok((report, code, publish_to)) => {
-            outputs.write_report(&report)?;
+            if let Some(failed) = outputs.write_report_or_failure(&report)? {
+                // A document could not be written: stdout holds the failure document,
+                // and nothing is published to the pull request.
+                return Ok(failed);
+            }
             if let Some((target, token)) = publish_to {
                 // With a document on stdout, nothing else may follow it there.
                 let announce = !outputs.has_stdout();
@@ -226,7 +230,9 @@ fn publish_target(
 /// report and the exit code its opinion gives.
 async fn review(args: &ReviewArgs) -> Result<(ReviewReport, i32)> {
     let exchanges = exchange::open(&args.exchange)?;
-    let report = review_report(args, exchanges.clone()).await?;
+    let report = review_report(args, exchanges.clone()).await;
+    exchange::end_recording(exchanges.as_deref(), &report);
+    let report = report?;
     exchange::check_replay(exchanges.as_deref())?;
     let fail_on = match args.fail_on {
         FailOnArg::Finding => FailOn::Finding,

@@ -9,6 +9,7 @@ use vouch_host::manifest::PluginSource;
 use vouch_host::registry::Registry;
 
 use crate::builtins;
+use crate::stdout::Text;
 use vouch_host::settings::UserSettings;
 
 /// Arguments of `vouch specialists list`.
@@ -27,29 +28,42 @@ pub(crate) fn list(args: &ListArgs) -> Result<i32> {
             .add_builtin(table)
             .context("registering a built-in specialist (a bug in vouch)")?;
     }
-    println!("Built in:");
+    let mut text = Text::default();
+    text.line(format_args!("Built in:"));
     for handle in registry.specialists() {
         let d = handle.descriptor();
-        println!("  {} {}  ({})", d.id, d.version, d.role.as_str());
+        text.line(format_args!(
+            "  {} {}  ({})",
+            d.id,
+            d.version,
+            d.role.as_str()
+        ));
     }
     let user = UserSettings::load(None, crate::builtins::ids())?;
     if !user.config.plugins.is_empty() {
-        println!("Pinned in the user configuration:");
+        text.line(format_args!("Pinned in the user configuration:"));
         for (id, pin) in &user.config.plugins {
-            println!(
+            text.line(format_args!(
                 "  {id}  library {} sha256 {}",
                 pin.library.display(),
                 pin.sha256
-            );
+            ));
         }
     }
     let applied = user.composition_applied(args.manifest.as_deref())?;
+    composition_lines(&applied, &mut text);
+    text.print("the list of specialists")?;
+    Ok(0)
+}
+
+/// The composition's entries, one line each, with their pins.
+fn composition_lines(applied: &vouch_host::settings::UserComposition, text: &mut Text) {
     let composition = &applied.composition;
-    println!(
+    text.line(format_args!(
         "Composition {:?} ({}):",
         composition.name,
         composition.origin.display()
-    );
+    ));
     let entries = composition
         .specialists
         .iter()
@@ -78,8 +92,10 @@ pub(crate) fn list(args: &ListArgs) -> Result<i32> {
             "disabled".into()
         };
         match source {
-            PluginSource::BuiltIn => println!("  {id} {version}  ({role}, {state}, built in)"),
-            PluginSource::Dynamic { library, sha256 } => println!(
+            PluginSource::BuiltIn => text.line(format_args!(
+                "  {id} {version}  ({role}, {state}, built in)"
+            )),
+            PluginSource::Dynamic { library, sha256 } => text.line(format_args!(
                 "  {id} {version}  ({role}, {state}{}) library {} sha256 {sha256}",
                 if applied.pinned.contains(id) {
                     ", pinned by the user configuration"
@@ -87,8 +103,7 @@ pub(crate) fn list(args: &ListArgs) -> Result<i32> {
                     ""
                 },
                 library.display()
-            ),
+            )),
         }
     }
-    Ok(0)
 }

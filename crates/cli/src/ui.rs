@@ -129,7 +129,8 @@ pub(crate) const AFTER_HELP: &str = "\
 Exit codes:
   0    completed; nothing at or above the failure threshold
   1    verified findings at or above --fail-on (validate-report: the report is invalid)
-  2    the review could not complete (incomplete)
+  2    the review could not complete (incomplete), vouch failed internally, or a
+       document could not be written (a file, or stdout: a full disk, a closed pipe)
   3    usage, configuration or unreadable input, including a model endpoint that
        refuses before the review starts (wrong URL, key or model)
   130  aborted (Ctrl-C or SIGTERM)

@@ -4,7 +4,7 @@
 //! Exit codes: 0 valid, 1 invalid, 3 unreadable input (missing file, not JSON or
 //! Markdown with exactly one fenced JSON block, malformed transcript).
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use vouch_final_report::{Verdict, check_text};
@@ -75,8 +75,8 @@ pub(crate) fn run(args: &ValidateArgs) -> anyhow::Result<i32> {
         Format::Json => serde_json::to_string_pretty(&verdict)? + "\n",
     };
     // A closed pipe (`| head`) is not an error of the validation.
-    match std::io::stdout().lock().write_all(text.as_bytes()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(e.into()),
+    match crate::stdout::write("the verdict", &text) {
+        Err(e) if !e.is_closed_pipe() => return Err(e.into()),
         _ => {}
     }
     Ok(verdict.exit_code)

@@ -190,12 +190,14 @@ impl ModelClient {
     /// Sends one chat completion and returns the parsed reply.
     ///
     /// Policy:
-    /// - Each HTTP attempt is limited by `request_timeout`; a timeout ends the call
-    ///   ([`LlmError::Timeout`], not retried).
-    /// - HTTP 429, HTTP 5xx and connection failures are retried up to `max_retries`
-    ///   times, waiting `Retry-After` (capped by `max_retry_wait`) or exponential
-    ///   backoff from `retry_base_delay`; when all attempts fail the result is
-    ///   [`LlmError::RetriesExhausted`]. Other statuses end the call with
+    /// - Each HTTP attempt is limited by `request_timeout`; an attempt that exceeds it
+    ///   is dropped and retried like a dropped connection (as the OpenAI SDKs do), its
+    ///   error [`LlmError::Timeout`].
+    /// - HTTP 429, HTTP 5xx, connection failures and timed-out attempts are retried up
+    ///   to `max_retries` times, waiting `Retry-After` (capped by `max_retry_wait`) or
+    ///   exponential backoff from `retry_base_delay`; when all attempts fail the result
+    ///   is [`LlmError::RetriesExhausted`] with the last attempt's error
+    ///   ([`LlmError::is_timeout`] when it timed out). Other statuses end the call with
     ///   [`LlmError::Http`].
     /// - A `response_schema` is sent as `response_format: json_schema` only when the
     ///   request has no tools. If the endpoint answers HTTP 400/422 with a body that
@@ -399,7 +401,7 @@ impl ModelClient {
             biased;
             _ = cancel.cancelled() => Err(AttemptError::Final(LlmError::Cancelled)),
             outcome = tokio::time::timeout(timeout, call) => match outcome {
-                Err(_) => Err(AttemptError::Final(LlmError::Timeout { timeout })),
+                Err(_) => Err(AttemptError::Retryable(LlmError::Timeout { timeout })),
                 Ok(Ok(value)) => Ok(value),
                 Ok(Err(error)) => Err(self.classify(error)),
             },

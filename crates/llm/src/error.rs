@@ -12,7 +12,8 @@ pub enum LlmError {
     /// The caller's cancellation token fired; the in-flight request was dropped.
     #[error("model request cancelled")]
     Cancelled,
-    /// One HTTP attempt took longer than the configured per-request timeout.
+    /// One HTTP attempt took longer than the configured per-request timeout (it is
+    /// retried like a dropped connection; this is the error of the last attempt).
     #[error("model request timed out after {}s", timeout.as_secs_f64())]
     Timeout {
         /// The per-request timeout that elapsed.
@@ -116,6 +117,16 @@ impl LlmError {
     /// Whether the caller's cancellation caused this error.
     pub fn is_cancelled(&self) -> bool {
         matches!(self, LlmError::Cancelled)
+    }
+
+    /// Whether the request failed because it exceeded the per-request timeout: on its
+    /// only attempt, or on the last one when retries ran out.
+    pub fn is_timeout(&self) -> bool {
+        match self {
+            LlmError::Timeout { .. } => true,
+            LlmError::RetriesExhausted { last, .. } => last.is_timeout(),
+            _ => false,
+        }
     }
 }
 

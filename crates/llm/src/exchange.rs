@@ -9,7 +9,9 @@
 //!   two processes sharing one folder never see half an entry; the folder is bounded in
 //!   size, the least recently used entries are evicted first.
 //! - [`Exchanges::Record`]: every exchange (request body and response, successes and
-//!   HTTP failures) is written as `NNNN.json` in the order the responses arrived.
+//!   HTTP failures) is written as `NNNN.json` in the order the responses arrived, and
+//!   `recording.json` says whether the recorded run ended normally ([`state`]); a
+//!   recording cut short is refused by [`Replayer::load`] as incomplete.
 //! - [`Exchanges::Replay`]: requests are answered from a recording, matched by the whole
 //!   request body (each recorded exchange once); nothing is sent. The first request that
 //!   has no recorded match is kept with a readable diff against the closest unused
@@ -29,6 +31,10 @@ use std::time::SystemTime;
 
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
+
+pub mod state;
+
+pub use state::{RECORDING_STATE_FILE, RecordingEnd};
 
 /// Schema tag of one cache entry file.
 const CACHE_ENTRY_VERSION: &str = "vouch.exchange-cache/1";
@@ -397,11 +403,22 @@ impl Recorder {
             }
         }
         fs::create_dir_all(&dir).map_err(|e| io_error(&dir, e))?;
+        state::begin(&dir)?;
         Ok(Recorder {
             dir,
             next: Mutex::new(0),
             misses: AtomicU64::new(0),
         })
+    }
+
+    /// Says how the recorded run ended: only [`RecordingEnd::Complete`] makes the
+    /// recording replayable. Until this is called it reads as never finished.
+    ///
+    /// # Errors
+    /// [`ExchangeError::Io`] when the state file cannot be written (the recording then
+    /// still reads as never finished).
+    pub fn finish(&self, end: RecordingEnd) -> Result<(), ExchangeError> {
+        state::end(&self.dir, end)
     }
 
     fn store(&self, request: &Value, answer: &Answer) {
@@ -444,8 +461,9 @@ impl Replayer {
     /// Loads the recording in `dir` (`NNNN.json` files written by [`Recorder`]).
     ///
     /// # Errors
-    /// [`ExchangeError::Recording`] when the folder is missing, holds no exchange, or a
-    /// file is not a recorded exchange.
+    /// [`ExchangeError::Recording`] when the folder is missing, holds no exchange, a
+    /// file is not a recorded exchange, or the recorded run did not end normally
+    /// ([`state`]: the recording is incomplete).
     pub fn load(dir: impl Into<PathBuf>) -> Result<Replayer, ExchangeError> {
         let dir = dir.into();
         let listing = fs::read_dir(&dir).map_err(|e| ExchangeError::Recording {
@@ -456,8 +474,10 @@ impl Replayer {
             .flatten()
             .map(|e| e.path())
             .filter(|p| p.extension().and_then(|e| e.to_str()) == Some("json"))
+            .filter(|p| p.file_name().and_then(|n| n.to_str()) != Some(RECORDING_STATE_FILE))
             .collect();
         files.sort();
+        state::check_whole(&dir, files.len())?;
         let mut recorded = Vec::new();
         for path in files {
             let bad = |message: String| ExchangeError::Recording {
@@ -802,6 +822,10 @@ mod tests {
             Recorder::create(&rec),
             Err(ExchangeError::Recording { .. })
         ));
+        let Exchanges::Record(recording) = &recorder else {
+            unreachable!()
+        };
+        recording.finish(RecordingEnd::Complete).unwrap();
         let replay = Replayer::load(&rec).unwrap();
         assert_eq!(replay.model().as_deref(), Some("m"));
         let replay = Exchanges::Replay(replay);
@@ -828,6 +852,7 @@ mod tests {
             &json!({"model": "m", "messages": [], "tools": [1, 2, 3]}),
             &Answer::Body(reply("B")),
         );
+        recorder.finish(RecordingEnd::Complete).unwrap();
         let replay = Replayer::load(dir.path()).unwrap();
         let Lookup::Refused(message) = replay.lookup(&body("review the lexer")) else {
             panic!("unrecorded request answered")

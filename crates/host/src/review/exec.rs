@@ -215,6 +215,12 @@ impl Failed {
     }
 }
 
+/// What a stage failure says after a request that ran out of time (each attempt did,
+/// retries included): which settings raise the per-request timeout.
+const TIMEOUT_ADVICE: &str = "; a slow endpoint needs a longer per-request \
+     timeout: raise it with --timeout SECONDS, or request_timeout_secs under [model] in the \
+     manifest or the user configuration's profile";
+
 /// Rule (failures): the one mapping from an exchange error to a failure kind, its
 /// allowlisted reason code and the message for the report. `None` for a cancellation
 /// (the review is aborted, not failed).
@@ -224,9 +230,10 @@ pub(crate) fn failure_of(label: &str, e: ExchangeError) -> Option<(Failure, Reas
         ExchangeError::Cancelled => return None,
         ExchangeError::Provider(err) => {
             detail = err.response_body().map(str::to_owned);
+            let advice = if err.is_timeout() { TIMEOUT_ADVICE } else { "" };
             (
                 FailureKind::ProviderError,
-                format!("{label}: the model endpoint failed: {err}"),
+                format!("{label}: the model endpoint failed: {err}{advice}"),
                 ReasonCode::ProviderError,
             )
         }
@@ -280,5 +287,49 @@ pub(super) fn fail(
             record.problem = Some(failure.message.clone());
             Some(failure)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use vouch_llm::LlmError;
+
+    use super::*;
+
+    #[test]
+    fn a_request_that_ran_out_of_time_names_the_settings_that_raise_the_timeout() {
+        let timeout = || LlmError::Timeout {
+            timeout: Duration::from_secs(2),
+        };
+        let exhausted = LlmError::RetriesExhausted {
+            attempts: 4,
+            last: Box::new(timeout()),
+        };
+        for (error, advised) in [
+            (timeout(), true),
+            (exhausted, true),
+            (
+                LlmError::RetriesExhausted {
+                    attempts: 4,
+                    last: Box::new(LlmError::Http {
+                        status: 503,
+                        body: String::new(),
+                    }),
+                },
+                false,
+            ),
+        ] {
+            let (failure, _) = failure_of("lane #1", ExchangeError::Provider(error)).unwrap();
+            assert_eq!(
+                failure.message.ends_with(TIMEOUT_ADVICE),
+                advised,
+                "{}",
+                failure.message
+            );
+        }
+        assert!(TIMEOUT_ADVICE.contains("--timeout SECONDS"));
+        assert!(TIMEOUT_ADVICE.contains("request_timeout_secs under [model]"));
     }
 }

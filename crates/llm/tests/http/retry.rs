@@ -166,19 +166,66 @@ async fn connection_refused_is_retried_then_reported() {
     }
 }
 
+/// An attempt that exceeds the per-request timeout is dropped and sent again, like a
+/// dropped connection: one slow reply does not fail the call.
 #[tokio::test]
-async fn slow_reply_times_out_without_retry() {
+async fn a_timed_out_attempt_is_retried_and_the_next_answer_taken() {
     let server = ScriptedServer::start(Script::new().on(
         Match::any(),
-        [Reply::content("late").delay(Duration::from_secs(30))],
+        [
+            Reply::content("late").delay(Duration::from_secs(30)),
+            Reply::content("ok"),
+        ],
     ))
     .await;
-    let error = client(&server, |c| c.request_timeout = Duration::from_millis(200))
-        .complete(ask("hi"), &CancellationToken::new())
+    let retried = std::sync::Mutex::new(Vec::new());
+    let reply = client(&server, |c| c.request_timeout = Duration::from_millis(300))
+        .complete_observed(
+            ask("hi"),
+            &CancellationToken::new(),
+            &|attempt, status, _| {
+                retried.lock().unwrap().push((attempt, status));
+            },
+        )
         .await
-        .unwrap_err();
-    assert!(matches!(error, LlmError::Timeout { .. }), "{error:?}");
-    assert_eq!(server.chat_requests().len(), 1);
+        .unwrap();
+    assert_eq!(reply.content.as_deref(), Some("ok"));
+    assert_eq!(reply.usage.requests, 2);
+    assert_eq!(server.chat_requests().len(), 2);
+    assert_eq!(*retried.lock().unwrap(), [(1, None)]);
+}
+
+/// Timed-out attempts count against `max_retries` like any retried failure; the error
+/// then says the last attempt timed out.
+#[tokio::test]
+async fn timeouts_are_retried_within_max_retries_then_reported() {
+    let server = ScriptedServer::start(
+        Script::new().rule(
+            vouch_testkit::openai::Rule::when(Match::any())
+                .always(Reply::content("late").delay(Duration::from_secs(30))),
+        ),
+    )
+    .await;
+    let error = client(&server, |c| {
+        c.request_timeout = Duration::from_millis(200);
+        c.max_retries = 2;
+    })
+    .complete(ask("hi"), &CancellationToken::new())
+    .await
+    .unwrap_err();
+    match &error {
+        LlmError::RetriesExhausted { attempts: 3, last } => {
+            assert!(matches!(**last, LlmError::Timeout { .. }), "{last:?}")
+        }
+        other => panic!("expected RetriesExhausted after 3 attempts, got {other:?}"),
+    }
+    assert!(error.is_timeout());
+    assert_eq!(
+        error.to_string(),
+        "model request failed after 3 attempts; last error: model request timed out after 0.2s"
+    );
+    assert_eq!(error.requests_sent(), 3);
+    assert_eq!(server.chat_requests().len(), 3);
 }
 
 #[tokio::test]
