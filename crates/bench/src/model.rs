@@ -133,10 +133,13 @@ fn shaped(answer: Answer, request: &Value, answers: Answers) -> Answer {
     }
 }
 
-/// True when the request is a coverage retry: it names the files the execution's
-/// earlier answer missed (the retry is a new conversation, with that answer quoted).
+/// True when the request is a coverage retry: its `## Coverage retry` section says what
+/// the execution's earlier answer got wrong (the retry is a new conversation, with that
+/// answer quoted), whether files were missed or a repaired claim was not taken.
 fn is_coverage_retry(request: &Value) -> bool {
-    texts(request).iter().any(|t| t.contains("Missing files ("))
+    texts(request)
+        .iter()
+        .any(|t| t.contains("## Coverage retry\n"))
 }
 
 /// The perfect model's reply to one chat-completion request body, with `usage`.
@@ -367,7 +370,7 @@ mod tests {
         assert!(exact.contains("\"a.rs\",\"b.rs\""), "{exact}");
 
         let retry = request(
-            "Missing files (their patches are given below; inspect them): [\"b.rs\"]\n<expected-files>\n[\"a.rs\",\"b.rs\"]\n",
+            "## Coverage retry\nMissing files (their patches are given below; inspect them): [\"b.rs\"]\n<expected-files>\n[\"a.rs\",\"b.rs\"]\n",
             false,
             vec![],
         );
