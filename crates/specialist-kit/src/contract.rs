@@ -565,9 +565,9 @@ mod tests {
                 "contract",
             ),
             (
-                json!({"candidates": [{"path": "a", "startLine": 3, "endLine": 2, "severity": "low", "area": "correctness", "claim": "c"}],
+                json!({"candidates": [{"path": "a", "startLine": 0, "endLine": 2, "severity": "low", "area": "correctness", "claim": "c"}],
                 "coverage": {"complete": true, "reviewedFiles": []}}),
-                "line range",
+                "start line of 0",
             ),
             (
                 json!({"candidates": [{"path": "a", "startLine": 1, "endLine": 2, "severity": "meh", "area": "correctness", "claim": "c"}],
