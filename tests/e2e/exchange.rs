@@ -156,27 +156,7 @@ async fn committed_recording_replays_offline() {
     let manifest = minimal();
     let replay = recording().display().to_string();
     let repo_path = repo.path().display().to_string();
-    let out = run_vouch(
-        &[
-            "review",
-            "--repo",
-            &repo_path,
-            "--base",
-            &base,
-            "--head",
-            &head,
-            "--format",
-            "json",
-            "--manifest",
-            &manifest,
-            "--concurrency",
-            "1",
-            "--replay",
-            &replay,
-        ],
-        &[],
-    )
-    .await;
+    let out = replay_review(&repo_path, (&base, &head), &manifest, &replay).await;
     assert_eq!(
         out.code, 1,
         "the recorded review no longer replays; if a prompt or policy change is intended, run VOUCH_UPDATE_RECORDINGS=1 cargo test --test e2e exchange::committed_recording_replays_offline and commit tests/data/recordings\n{}\n{}",
@@ -219,27 +199,7 @@ async fn replay_meeting_an_unrecorded_request_fails_with_the_diff() {
     let manifest = minimal();
     let replay = changed.path().display().to_string();
     let repo_path = repo.path().display().to_string();
-    let out = run_vouch(
-        &[
-            "review",
-            "--repo",
-            &repo_path,
-            "--base",
-            &base,
-            "--head",
-            &head,
-            "--format",
-            "json",
-            "--manifest",
-            &manifest,
-            "--concurrency",
-            "1",
-            "--replay",
-            &replay,
-        ],
-        &[],
-    )
-    .await;
+    let out = replay_review(&repo_path, (&base, &head), &manifest, &replay).await;
     assert_eq!(out.code, 3, "{}\n{}", out.stdout, out.stderr);
     // Stdout is the JSON format's failure document; the message is what a person sees
     // (shown with --nocapture).
@@ -383,27 +343,7 @@ async fn replay_of_a_recording_cut_short_by_ctrl_c_says_it_is_incomplete() {
         String::from_utf8_lossy(&recorded.stderr)
     );
 
-    let out = run_vouch(
-        &[
-            "review",
-            "--repo",
-            &repo_path,
-            "--base",
-            &base,
-            "--head",
-            &head,
-            "--format",
-            "json",
-            "--manifest",
-            &manifest,
-            "--concurrency",
-            "1",
-            "--replay",
-            &rec_arg,
-        ],
-        &[],
-    )
-    .await;
+    let out = replay_review(&repo_path, (&base, &head), &manifest, &rec_arg).await;
     assert_eq!(out.code, 3, "{}\n{}", out.stdout, out.stderr);
     let failure = out.json();
     let message = failure["message"].as_str().unwrap();
@@ -415,4 +355,35 @@ async fn replay_of_a_recording_cut_short_by_ctrl_c_says_it_is_incomplete() {
              then; record the review again with --record into a new or empty folder"
         )
     );
+}
+
+/// `vouch review` of `base..head` in `repo_path` with `manifest`, one stage at a time,
+/// every answer from the recording in `replay`.
+async fn replay_review(
+    repo_path: &str,
+    (base, head): (&str, &str),
+    manifest: &str,
+    replay: &str,
+) -> vouch_workspace_tests::Output {
+    run_vouch(
+        &[
+            "review",
+            "--repo",
+            repo_path,
+            "--base",
+            base,
+            "--head",
+            head,
+            "--format",
+            "json",
+            "--manifest",
+            manifest,
+            "--concurrency",
+            "1",
+            "--replay",
+            replay,
+        ],
+        &[],
+    )
+    .await
 }

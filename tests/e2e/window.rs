@@ -530,11 +530,9 @@ async fn a_window_the_endpoint_states_below_8k_is_refused_before_the_review() {
     );
 }
 
-/// At an 8k-token window with `--tools auto`, a review whose lanes propose candidates
-/// runs without tools and verifies them: no request with its reply passes the window.
-#[tokio::test(flavor = "multi_thread")]
-async fn at_an_8k_window_with_tools_auto_candidates_are_verified_within_the_window() {
-    let (repo, base, head) = forty_files();
+/// Every lane's shard proposes one candidate on its first file; the verifier's rule is
+/// named `verifier` and decides nothing.
+fn proposing_script() -> Script {
     let proposing = Reply::computed(|body| {
         let list = expected_list(body);
         let paths: Vec<&str> = list.iter().map(String::as_str).collect();
@@ -551,14 +549,21 @@ async fn at_an_8k_window_with_tools_auto_candidates_are_verified_within_the_wind
             .unwrap_or_else(|| json!([]));
         Reply::content(candidates_reply(found, true, &paths))
     });
-    let script = Script::new()
+    Script::new()
         .rule(
             Rule::when(Match::user_contains("Instance: verifier"))
                 .named("verifier")
                 .always(Reply::content(json!({"decisions": []}).to_string())),
         )
         .rule(Rule::when(Match::any()).always(proposing))
-        .context_window(8_192);
+}
+
+/// At an 8k-token window with `--tools auto`, a review whose lanes propose candidates
+/// runs without tools and verifies them: no request with its reply passes the window.
+#[tokio::test(flavor = "multi_thread")]
+async fn at_an_8k_window_with_tools_auto_candidates_are_verified_within_the_window() {
+    let (repo, base, head) = forty_files();
+    let script = proposing_script().context_window(8_192);
     let vllm = ScriptedServer::start_as(Dialect::Vllm { key: None }, &["scripted"], script).await;
     let out = ScriptedReview::new(&repo, &base, &head, &vllm)
         .manifest("tests/data/e2e/no-budget.toml")
@@ -589,30 +594,7 @@ async fn at_an_8k_window_with_tools_auto_candidates_are_verified_within_the_wind
 #[tokio::test(flavor = "multi_thread")]
 async fn at_a_12k_window_verification_batches_fit_the_reply_budget() {
     let (repo, base, head) = forty_files();
-    let proposing = Reply::computed(|body| {
-        let list = expected_list(body);
-        let paths: Vec<&str> = list.iter().map(String::as_str).collect();
-        let found = paths
-            .first()
-            .map(|p| {
-                json!([vouch_workspace_tests::candidate(
-                    p,
-                    2,
-                    2,
-                    "the rewrite drops a line"
-                )])
-            })
-            .unwrap_or_else(|| json!([]));
-        Reply::content(candidates_reply(found, true, &paths))
-    });
-    let script = Script::new()
-        .rule(
-            Rule::when(Match::user_contains("Instance: verifier"))
-                .named("verifier")
-                .always(Reply::content(json!({"decisions": []}).to_string())),
-        )
-        .rule(Rule::when(Match::any()).always(proposing))
-        .context_window(12_288);
+    let script = proposing_script().context_window(12_288);
     let vllm = ScriptedServer::start_as(Dialect::Vllm { key: None }, &["scripted"], script).await;
     let out = ScriptedReview::new(&repo, &base, &head, &vllm)
         .manifest("tests/data/e2e/no-budget.toml")
