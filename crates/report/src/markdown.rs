@@ -74,9 +74,20 @@ fn text(raw: &str) -> String {
 /// anyone where the report is posted. The one escaper of the Markdown report and of the
 /// comments `vouch publish` posts.
 pub fn escape_inline(raw: &str) -> String {
+    escape(raw, false)
+}
+
+/// [`escape_inline`], keeping a web address a link (`links`): for text vouch's operator
+/// gave, such as where the full report is.
+fn escape(raw: &str, links: bool) -> String {
     let mut out = String::with_capacity(raw.len());
-    for c in raw.chars() {
+    for (at, c) in raw.char_indices() {
         match c {
+            // A web address would be turned into a live link by GitHub's and GitLab's
+            // autolinking: escaping the `:` of `://` and the `.` of a leading `www.`
+            // keeps it text (it renders the same).
+            ':' if !links && raw[at..].starts_with("://") => out.push_str("\\:"),
+            '.' if !links && starts_www(raw, at) => out.push_str("\\."),
             '\n' | '\r' | '\t' => out.push(' '),
             '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '!' | '~' | '&' | '#' | '@' => {
                 out.push('\\');
@@ -87,6 +98,24 @@ pub fn escape_inline(raw: &str) -> String {
         }
     }
     out
+}
+
+/// Whether the `.` at byte `at` of `raw` ends a `www` that starts a word (any case).
+fn starts_www(raw: &str, at: usize) -> bool {
+    let Some(start) = at.checked_sub(3) else {
+        return false;
+    };
+    // `get` refuses a range that is not on character boundaries: no `www` there.
+    if !raw
+        .get(start..at)
+        .is_some_and(|w| w.eq_ignore_ascii_case("www"))
+    {
+        return false;
+    }
+    raw[..start]
+        .chars()
+        .next_back()
+        .is_none_or(|c| !c.is_alphanumeric())
 }
 
 /// Untrusted text as a code span: control characters shown as escapes (`\n`), fenced by
@@ -682,7 +711,7 @@ pub fn render_markdown_with(report: &ReviewReport, options: &MarkdownOptions) ->
     out.push_str(&usage);
     if !cut.is_empty() {
         let full = match &where_full {
-            Some(w) => format!("The full report: {}.", escape_inline(w)),
+            Some(w) => format!("The full report: {}.", escape(w, true)),
             None => "The full report is in vouch's JSON output (`--format json`).".into(),
         };
         let _ = write!(

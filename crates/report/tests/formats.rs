@@ -1095,6 +1095,34 @@ fn untrusted_text_cannot_inject_markdown() {
     );
 }
 
+/// A web address in text a model wrote is never a live link where the report is posted
+/// (GitHub's and GitLab's autolinking reads `scheme://` and a leading `www.`): their `:`
+/// and `.` are escaped, so it renders as the same text. Other colons and dots stay.
+#[test]
+fn web_addresses_in_untrusted_text_stay_text() {
+    for (raw, escaped) in [
+        (
+            "see https://evil.example/phish now",
+            r"see https\://evil.example/phish now",
+        ),
+        ("HTTP://X.Y and ftp://a.b", r"HTTP\://X.Y and ftp\://a.b"),
+        ("or www.evil.example/x", r"or www\.evil.example/x"),
+        ("WWW.x.com", r"WWW\.x.com"),
+        ("awww.example stays", "awww.example stays"),
+        ("ratio 3:2, a.b, note: www", "ratio 3:2, a.b, note: www"),
+        ("héwww.x ùwww.y", r"héwww.x ùwww.y"),
+    ] {
+        assert_eq!(vouch_report::escape_inline(raw), escaped, "{raw}");
+    }
+    let mut r = report(true);
+    r.findings[0].claim = "see [docs](https://evil.example/phish) or www.evil.example".into();
+    let md = render(&r, Format::Markdown);
+    assert!(
+        md.contains(r"\[docs\](https\://evil.example/phish) or www\.evil.example"),
+        "{md}"
+    );
+}
+
 /// Block openers at the start of untrusted text are escaped, and so are a forge's own
 /// references anywhere in it: where the report is posted, text a model wrote neither
 /// mentions anyone (`@admin`) nor links an issue (`#12`); rendered, it reads the same.
