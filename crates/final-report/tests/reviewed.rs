@@ -88,3 +88,31 @@ fn a_reviewed_claim_stands_only_on_a_completed_review_with_full_coverage() {
     }
     assert_eq!(checked, 9 * 5 * 5 * 3 * 2);
 }
+
+/// Counts that are not whole numbers are named at the count itself, by its type, and the
+/// pass claim they cannot prove says so (not "no counts are recorded", nor "not of type
+/// null", which an optional field's other branch would say).
+#[test]
+fn counts_that_are_not_whole_numbers_are_named_as_such() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/data/final-report/accept/merged-pr.json");
+    let mut report: Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("fixture")).expect("report");
+    for bad in [json!(41.5), json!(-1), json!("212")] {
+        report["validation"]["counts"]["passed"] = bad.clone();
+        let messages: Vec<String> = validate(&report, None)
+            .into_iter()
+            .map(|v| format!("{} {} {}", v.code.as_str(), v.pointer, v.message))
+            .collect();
+        let all = messages.join("\n");
+        assert!(
+            all.contains("INVALID_FIELD /validation/counts/passed"),
+            "{bad}: {all}"
+        );
+        assert!(!all.contains("\"null\""), "{bad}: {all}");
+        assert!(
+            all.contains("the recorded test counts are not whole non-negative numbers"),
+            "{bad}: {all}"
+        );
+    }
+}

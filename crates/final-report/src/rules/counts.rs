@@ -80,10 +80,21 @@ pub(super) fn full_suite_claim_proven(ctx: &Ctx) -> Vec<Violation> {
     }
     let Some(counts) = ctx.get::<TestCounts>("/validation/counts") else {
         if worded {
+            // Counts that are there but not whole non-negative numbers are rule 1's
+            // `INVALID_FIELD`; this rule says they cannot prove the claim.
+            let recorded = ctx
+                .report
+                .pointer("/validation/counts")
+                .is_some_and(|v| !v.is_null());
+            let why = if recorded {
+                "the recorded test counts are not whole non-negative numbers"
+            } else {
+                "no test counts are recorded"
+            };
             out.push(Violation::new(
                 code,
                 "/validation/counts",
-                format!("{source} but no test counts are recorded"),
+                format!("{source} but {why}"),
             ));
         }
         return out;

@@ -60,11 +60,14 @@ fn map_error(error: &ValidationError<'_>, schema: &Value, out: &mut Vec<Violatio
         }
         ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } => {
             // Report the branch the value was closest to (fewest errors; on a tie, the
-            // last branch, which is the applicable value rather than `notApplicable`).
+            // last branch, which is the applicable value rather than `notApplicable`);
+            // a value that is not null is never judged by an optional field's `null`
+            // branch ("is not of type null" would name no real problem).
+            let not_null = !error.instance().is_null();
             let best = context
                 .iter()
                 .enumerate()
-                .min_by_key(|(i, errs)| (errs.len(), usize::MAX - i))
+                .min_by_key(|(i, errs)| (not_null && only_null(errs), errs.len(), usize::MAX - i))
                 .map(|(_, errs)| errs);
             match best {
                 Some(errs) if !errs.is_empty() => {
@@ -77,6 +80,19 @@ fn map_error(error: &ValidationError<'_>, schema: &Value, out: &mut Vec<Violatio
         }
         _ => out.push(invalid_value(&path, error, schema)),
     }
+}
+
+/// Whether a branch failed only for not being null (an optional field's `null` branch).
+fn only_null(errors: &[ValidationError<'_>]) -> bool {
+    !errors.is_empty()
+        && errors.iter().all(|e| {
+            matches!(
+                e.kind(),
+                ValidationErrorKind::Type {
+                    kind: jsonschema::error::TypeKind::Single(jsonschema::JsonType::Null)
+                }
+            )
+        })
 }
 
 /// A required key that is missing: a mutation category (rule 3) or a field (rule 1).
