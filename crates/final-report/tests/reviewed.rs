@@ -2,6 +2,7 @@
 //! (disposition, review state, reviewed head) and what its diff review says (status,
 //! coverage): the rule's code appears exactly when a claim of a reviewed change stands
 //! on anything but a completed review with full coverage, whatever else the report says.
+//! Also: what a report's test counts prove when they are not whole numbers.
 
 use std::path::PathBuf;
 
