@@ -245,6 +245,57 @@ async fn a_repair_never_turns_a_verifier_answer_in_words_into_a_finding() {
     assert_eq!(server.served_by("repair").len(), 1);
 }
 
+/// A verifier reply whose only JSON is an example saying `verified`, while its words
+/// reject the candidate, is repaired into `verified`: a verdict reached through a repair
+/// is checked by the verifier itself in a focused pass, and when that pass rejects it the
+/// candidate is unresolved, nothing is published and the review is not clean.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_verified_reached_through_a_repair_is_checked_by_a_focused_pass() {
+    let change = small_change();
+    let verified = json!({"decisions": [
+        decision(
+            "bug-review #1/0",
+            "verified",
+            json!([citation("src/lib.rs", 2, 2)]),
+            Some(json!({"path": "src/lib.rs", "startLine": 2, "endLine": 2, "claim": "42 is wrong", "severity": "high"})),
+        ),
+    ]});
+    let rejected = json!({"decisions": [
+        decision("bug-review #1/0", "rejected", json!([citation("src/lib.rs", 2, 2)]), None),
+    ]});
+    let script = panel_script(
+        vec![
+            Rule::when(first_execution("bug-review #1")).reply(Reply::content(candidates_reply(
+                json!([candidate("src/lib.rs", 2, 2, "42 is wrong")]),
+                true,
+                &SMALL,
+            ))),
+            Rule::when(repair_of("[marker-example]"))
+                .named("repair")
+                .reply(Reply::content(verified.to_string())),
+            Rule::when(Match::user_contains("Instance: verifier (focused"))
+                .named("focused")
+                .reply(Reply::content(rejected.to_string())),
+            Rule::when(Match::user_contains("Instance: verifier\n")).reply(Reply::content(
+                r#"[marker-example] The format asks for e.g. {"candidateId": "bug-review #1/0", "decision": "verified"} but having read src/lib.rs the candidate is wrong: I reject it."#,
+            )),
+        ],
+        &SMALL,
+    );
+    let server = ScriptedServer::start(script).await;
+    let out = review(&change, &server, &[]).await;
+    let report = out.json();
+    assert_eq!(server.served_by("repair").len(), 1);
+    assert_eq!(server.served_by("focused").len(), 1, "{report:#}");
+    assert_eq!(report["findings"], json!([]), "{report:#}");
+    assert_eq!(
+        report["candidates"][0]["verdict"], "unresolved",
+        "{report:#}"
+    );
+    assert_eq!(report["opinion"]["clean"], false, "{report:#}");
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+}
+
 /// Rule 3 with issue #9's truncation rule: a reply cut off at the token limit is never
 /// parsed, even when it holds a complete, valid object, and never repaired; the stage
 /// re-asks once, stating the cut and the bound, and the re-asked partial receipt then

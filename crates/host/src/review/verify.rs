@@ -233,27 +233,61 @@ async fn pass(
     };
     note_answer(&mut record, &answer);
     let limitations = pass_limitations(env, &record, &given, &tools);
-    if !limitations.is_empty() {
-        record.status = StageStatus::Limited;
-        record.problem = Some(
-            limitations
-                .iter()
-                .map(|l| l.detail.as_str())
-                .collect::<Vec<_>>()
-                .join("; "),
-        );
-    }
+    limit_record(&mut record, &limitations);
     let TypedReply::Decisions(decisions) = answer.reply else {
         unreachable!("a verification exchange returns decisions")
     };
     let account = account_decisions(candidates, &decisions, &tools.ledger());
     record.candidates = decisions.len();
+    let states = account
+        .states
+        .into_iter()
+        .map(|(id, state)| (id, through_repair(state, answer.repaired, kind)))
+        .collect();
     Ok(PassResult {
         record,
-        states: account.states.into_iter().collect(),
+        states,
         stray: account.stray,
         limitations,
     })
+}
+
+/// A pass record with `limitations` is limited, and says why.
+fn limit_record(record: &mut StageRecord, limitations: &[Limitation]) {
+    if limitations.is_empty() {
+        return;
+    }
+    record.status = StageStatus::Limited;
+    record.problem = Some(
+        limitations
+            .iter()
+            .map(|l| l.detail.as_str())
+            .collect::<Vec<_>>()
+            .join("; "),
+    );
+}
+
+/// Rule (a repair never publishes a finding): a `verified` decision that reached vouch
+/// through a repair of the verifier's reply — whose evidence, citations and finding a
+/// model without tools may have written, from an example or a cut-off draft — is checked
+/// by the verifier itself: after the batch pass it takes a focused pass; after a focused
+/// pass it is unresolved (a stated limitation), never published.
+fn through_repair(state: CandidateState, repaired: bool, kind: StageKind) -> CandidateState {
+    match state {
+        CandidateState::Verified { decision } if repaired => match kind {
+            StageKind::FocusedVerification => CandidateState::Unresolved {
+                decision: Decision {
+                    verdict: Verdict::Unresolved,
+                    evidence: "verified only by a repair of the verifier's reply, which cannot \
+                               decide a verdict"
+                        .into(),
+                    ..decision
+                },
+            },
+            _ => CandidateState::NeedsFocusedPass { decision },
+        },
+        other => other,
+    }
 }
 
 /// The verifier's contract for `candidates`: one decision per candidate id, no receipt.
