@@ -21,6 +21,23 @@ pub(super) fn blocked_handoff_without_replays(ctx: &Ctx) -> Vec<Violation> {
     {
         return Vec::new();
     }
+    approve_or_merge_commands(ctx)
+        .into_iter()
+        .map(|(pointer, command)| {
+            Violation::new(
+                ViolationCode::BlockedHandoffReplaysMutation,
+                pointer,
+                format!(
+                    "a blocked/stopped handoff must not carry a direct approve or merge command anywhere: `{command}`"
+                ),
+            )
+        })
+        .collect()
+}
+
+/// Each approve or merge command the handoff carries (a replay command, or a command
+/// fragment of any other handoff text), with its JSON pointer.
+pub(super) fn approve_or_merge_commands(ctx: &Ctx) -> Vec<(String, String)> {
     let Some(handoff) = ctx.report.get("handoff") else {
         return Vec::new();
     };
@@ -35,13 +52,7 @@ pub(super) fn blocked_handoff_without_replays(ctx: &Ctx) -> Vec<Violation> {
                 .find(|f| approves_or_merges(f))
         };
         if let Some(command) = found {
-            out.push(Violation::new(
-                ViolationCode::BlockedHandoffReplaysMutation,
-                pointer,
-                format!(
-                    "a blocked/stopped handoff must not carry a direct approve or merge command anywhere: `{command}`"
-                ),
-            ));
+            out.push((pointer.to_owned(), command));
         }
     });
     out
