@@ -264,26 +264,23 @@ pub struct CandidateRecord {
 }
 
 /// Rule (identical candidates): candidates that state the same defect — the same path,
-/// side, lines, area and claim, as several lanes often propose it — and were decided both
-/// `verified` and `rejected` are contradicted: the verifier answered one question both
-/// ways, so neither verdict may stand. Returns their ids, in record order.
+/// side, lines, area and claim (its letters and digits, case aside: lanes copying one
+/// claim differ in a capital or a full stop), as several lanes often propose it — and
+/// were decided both `verified` and `rejected` are contradicted: the verifier answered
+/// one question both ways, so neither verdict may stand. Returns their ids, in record
+/// order.
 pub fn contradicted_candidates(records: &[CandidateRecord]) -> Vec<String> {
+    let words = |claim: &str| -> String {
+        claim
+            .chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
     let same = |a: &Candidate, b: &Candidate| {
-        (
-            &a.path,
-            a.revision,
-            a.start_line,
-            a.end_line,
-            a.area,
-            &a.claim,
-        ) == (
-            &b.path,
-            b.revision,
-            b.start_line,
-            b.end_line,
-            b.area,
-            &b.claim,
-        )
+        (&a.path, a.revision, a.start_line, a.end_line, a.area)
+            == (&b.path, b.revision, b.start_line, b.end_line, b.area)
+            && words(&a.claim) == words(&b.claim)
     };
     let verdicts_of = |c: &Candidate| -> Vec<Verdict> {
         records
@@ -366,6 +363,24 @@ mod tests {
                     record("z #1/0", (3, 4), "wraps", Some(Rejected)),
                 ],
                 vec!["x #1/0", "y #1/0", "z #1/0"],
+            ),
+            // The same claim up to case and punctuation is the same claim.
+            (
+                vec![
+                    record(
+                        "x #1/0",
+                        (3, 4),
+                        "f25 subtracts instead of adding",
+                        Some(Verified),
+                    ),
+                    record(
+                        "y #1/0",
+                        (3, 4),
+                        "F25 subtracts instead of adding.",
+                        Some(Rejected),
+                    ),
+                ],
+                vec!["x #1/0", "y #1/0"],
             ),
             // Agreeing verdicts, another claim, other lines, or an unresolved one: none.
             (
