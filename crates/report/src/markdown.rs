@@ -88,6 +88,9 @@ fn escape(raw: &str, links: bool) -> String {
             // keeps it text (it renders the same).
             ':' if !links && raw[at..].starts_with("://") => out.push_str("\\:"),
             '.' if !links && starts_www(raw, at) => out.push_str("\\."),
+            // An e-mail address becomes a `mailto:` link whatever is escaped; a zero-width
+            // space after its `@` keeps it text (and a mention from notifying anyone).
+            '@' if !links => out.push_str("\\@\u{200B}"),
             '\n' | '\r' | '\t' => out.push(' '),
             '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '!' | '~' | '&' | '#' | '@' => {
                 out.push('\\');

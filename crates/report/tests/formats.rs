@@ -1111,6 +1111,10 @@ fn web_addresses_in_untrusted_text_stay_text() {
         ("awww.example stays", "awww.example stays"),
         ("ratio 3:2, a.b, note: www", "ratio 3:2, a.b, note: www"),
         ("héwww.x ùwww.y", r"héwww.x ùwww.y"),
+        (
+            "mailto:a@evil.example or b@evil.example",
+            "mailto:a\\@\u{200B}evil.example or b\\@\u{200B}evil.example",
+        ),
     ] {
         assert_eq!(vouch_report::escape_inline(raw), escaped, "{raw}");
     }
@@ -1139,7 +1143,7 @@ fn block_openers_at_the_start_of_untrusted_text_are_escaped() {
         ),
         (
             "ping @admin and @org/team",
-            r"Claim: ping \@admin and \@org/team",
+            "Claim: ping \\@\u{200B}admin and \\@\u{200B}org/team",
         ),
     ] {
         r.findings[0].claim = claim.into();
