@@ -20,6 +20,7 @@ EXTENSIONS = ["table", "strikethrough", "autolink", "tagfilter"]
 # Text the writer test puts in model-written fields (crates/report/tests/formats.rs).
 MODEL_HTML = ["<img", "<summary>raw"]
 MODEL_REFERENCES = ["@admin", "#123"]
+ZWSP = "\u200b"
 
 
 class Shape(HTMLParser):
@@ -85,11 +86,16 @@ def problems(name: str, source: str, html: str) -> list[str]:
     if name == "findings":
         if shape.tags.get("details") != 1 or shape.summaries != ["6 citations"]:
             found.append(f"expected one <details> folding 6 citations, got {shape.summaries}")
+        # An escaped `@` is followed by a zero-width space (no mention, no e-mail link);
+        # the text reads the same without it.
         for reference in MODEL_REFERENCES:
-            if f"\\{reference}" not in source:
+            escaped = "\\" + reference.replace("@", "@" + ZWSP)
+            if escaped not in source:
                 found.append(f"{reference} from model text is not escaped in the Markdown")
-            if reference not in html:
+            if reference not in html.replace(ZWSP, ""):
                 found.append(f"{reference} from model text no longer reads as text")
+            if "@" in reference and 'href="mailto:' in html:
+                found.append(f"{reference}: an e-mail link was rendered from model text")
         if "&lt;img src=x onerror=alert(1)&gt;" not in html:
             found.append("the model's <img> tag does not read as text")
     return found
