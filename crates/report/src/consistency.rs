@@ -195,10 +195,13 @@ fn narrowing_problems(
             "{at} lies more than {NARROWING_SLACK_LINES} lines from its candidates' lines {from}-{to}"
         ));
     }
-    let verifier = |s: &&StageRecord| s.role == Role::Verifier;
-    if !report.stages.iter().filter(verifier).any(|s| {
-        s.label == f.provenance.verified_by || s.label.starts_with(&f.provenance.verified_by)
-    }) {
+    // A verifier's passes are labelled from its own label (`verifier [batch 2/3]`,
+    // `verifier (focused …)`), which is what a finding names.
+    if !report
+        .stages
+        .iter()
+        .any(|s| s.role == Role::Verifier && s.label.starts_with(&f.provenance.verified_by))
+    {
         problems.push(format!(
             "{at} names `{}` as its verifier, which is no verifier stage of the report",
             f.provenance.verified_by
