@@ -1,6 +1,7 @@
-//! The coverage retry without tools (issue #9 item 12): the retry gives the missing
-//! files' patches inline within the inline budget, and a file it still cannot give is a
-//! stated source gap, never a demand to "inspect these now".
+//! The coverage retry without tools (issue #9 item 12; issue 28): the retry repeats the
+//! first request, points to the missing files' patches given there (never giving them
+//! twice), and a file the first request could not give is a stated source gap, never a
+//! demand to "inspect these now".
 
 use serde_json::json;
 use vouch_testkit::git::TestRepo;
@@ -16,7 +17,7 @@ fn lines(prefix: &str, n: usize) -> String {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_retry_without_tools_gives_missing_patches_inline_and_states_what_it_cannot_give() {
+async fn a_retry_without_tools_points_to_the_patches_given_and_states_what_it_cannot_give() {
     let repo = TestRepo::new();
     repo.write("a.md", lines("alpha", 8))
         .write("b.md", lines("beta", 8))
@@ -51,23 +52,33 @@ async fn a_retry_without_tools_gives_missing_patches_inline_and_states_what_it_c
     let server = ScriptedServer::start(script).await;
     let out = ScriptedReview::new(&repo, &base, &head, &server)
         .manifest("tests/data/e2e/tools-off-small-budget.toml")
-        .envs(&[("VOUCH_INLINE_BYTES", "250")])
+        .envs(&[("VOUCH_INLINE_BYTES", "400")])
         .run()
         .await;
     let report = out.json();
     let first = server.served_by("first")[0].contents_of("user").join("\n");
     assert!(first.contains("<patch path=\"a.md\">"), "{first}");
+    assert!(first.contains("<patch path=\"b.md\">"), "{first}");
     assert!(
-        !first.contains("<patch path=\"b.md\">"),
-        "over the budget at first"
+        !first.contains("<patch path=\"c.txt\">"),
+        "over the budget: {first}"
     );
     let retry = server.served_by("retry")[0].contents_of("user").join("\n");
-    let section = &retry[retry.find(RETRY).expect("a retry section")..];
+    let (repeated, section) = retry.split_at(retry.find(RETRY).expect("a retry section"));
     assert!(
-        section.contains("Missing files (their patches are given below; inspect them): [\"b.md\",\"c.txt\"]\n<patch path=\"b.md\">"),
+        repeated.contains("<patch path=\"b.md\">"),
+        "the first request is repeated: {repeated}"
+    );
+    assert!(
+        section.contains(
+            "Missing files (their patches are in the source given above; inspect them): [\"b.md\"]\n"
+        ),
         "{section}"
     );
-    assert!(!section.contains("<patch path=\"c.txt\">"), "{section}");
+    assert!(
+        !section.contains("<patch"),
+        "nothing given twice: {section}"
+    );
     assert!(
         section.contains("source gap the report states, so leave them out of coverage.reviewedFiles): [\"c.txt\"]"),
         "{section}"

@@ -761,14 +761,15 @@ async fn with_tools_a_hunk_of_long_lines_in_a_large_file_is_given_whole_in_piece
     }
 }
 
-/// Issue 28, without tools: a shard's content is at most half of what the request bound
-/// leaves after the stable part (here `max_shard_tokens` is larger than that), because
-/// a coverage retry gives the missing source again. With a model whose first receipt in
-/// every shard lists only one file, every shard retries with nearly all of its source
-/// given again, and no request (a retry included) is over the bound; the review ends
-/// with full coverage.
+/// Issue 28, without tools: a shard's content takes what the request bound leaves after
+/// the stable part and the retry's view of the previous answer (here `max_shard_tokens`
+/// is larger than that). A coverage retry repeats the first request, which holds the
+/// missing files' source, and points to it there rather than giving it again. With a
+/// model whose first receipt in every shard lists only one file, every shard retries;
+/// each retry names its missing files as given above, holds their patches once, and no
+/// request (a retry included) is over the bound; the review ends with full coverage.
 #[tokio::test(flavor = "multi_thread")]
-async fn without_tools_a_retry_that_repeats_a_shards_source_stays_within_the_bound() {
+async fn without_tools_a_retry_points_to_the_source_given_once_and_stays_within_the_bound() {
     // Sixty files of thirty rewritten lines each (about 4 KB of patch apiece): the
     // shards are bound by their content, not by their receipts.
     let repo = TestRepo::new();
@@ -809,6 +810,32 @@ async fn without_tools_a_retry_that_repeats_a_shards_source_stays_within_the_bou
         retries >= shards,
         "every shard retried: {retries} of {shards}"
     );
+    for retry in requests.iter().filter(|r| is_retry(r)) {
+        let user = retry.contents_of("user").join("\n");
+        let section = &user[user.find("## Coverage retry").expect("a retry section")..];
+        assert!(
+            section.contains(
+                "Missing files (their patches are in the source given above; inspect them): ["
+            ),
+            "{section}"
+        );
+        assert!(
+            !section.contains("<patch"),
+            "no patch given again: {section}"
+        );
+        let missing: Vec<String> = serde_json::from_str(
+            section
+                .split("given above; inspect them): ")
+                .nth(1)
+                .and_then(|r| r.lines().next())
+                .expect("the missing list"),
+        )
+        .expect("a JSON list");
+        for path in &missing {
+            let block = format!("<patch path={path:?}>");
+            assert_eq!(user.matches(&block).count(), 1, "{path} given once: {user}");
+        }
+    }
     let bound = 3 * 16_000;
     let largest = requests.iter().map(|r| r.raw_body.len()).max().unwrap();
     assert!(

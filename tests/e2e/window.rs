@@ -619,3 +619,108 @@ async fn at_a_12k_window_verification_batches_fit_the_reply_budget() {
         "{asked} tokens asked (max_tokens {max_tokens})"
     );
 }
+
+/// Twelve small text files, three short lines rewritten in each (about 50 tokens of
+/// patch apiece).
+fn twelve_small_files() -> (TestRepo, String, String) {
+    let repo = TestRepo::new();
+    let path = |f: usize| format!("docs/note{f:02}.txt");
+    let text = |word: &str| -> String {
+        (1..=12)
+            .map(|i| match i {
+                5..=7 => format!("{word} {i}\n"),
+                _ => format!("same {i}\n"),
+            })
+            .collect()
+    };
+    for f in 0..12 {
+        repo.write(&path(f), text("old"));
+    }
+    let base = repo.commit("base");
+    for f in 0..12 {
+        repo.write(&path(f), text("new"));
+    }
+    let head = repo.commit("touch twelve notes");
+    (repo, base, head)
+}
+
+/// Issue 28 (budgets from the window) at an 8k window without tools: every lane takes
+/// whole shards of change, so twelve small files run in at most three shards per lane
+/// (two here), none split across shards. Before, each shard kept room for its coverage
+/// retry to give the source a second time and for the previous answer at its whole
+/// bound, which left a lane a few hundred tokens of change per shard: twelve shards
+/// here, one file each.
+/// A model whose first answer in every shard leaves out one file takes every retry
+/// path: each retry points to the missing file's patch given once above it, and no
+/// request with its reply passes the window; the review ends full.
+#[tokio::test(flavor = "multi_thread")]
+async fn at_an_8k_window_without_tools_lanes_take_whole_shards_and_retries_fit() {
+    let (repo, base, head) = twelve_small_files();
+    let model = Reply::computed(|body| {
+        let list = expected_list(body);
+        let retry = body.to_string().contains("## Coverage retry");
+        let keep = if retry || list.len() < 2 {
+            list.len()
+        } else {
+            list.len() - 1
+        };
+        let paths: Vec<&str> = list[..keep].iter().map(String::as_str).collect();
+        Reply::content(candidates_reply(json!([]), true, &paths))
+    });
+    let script = Script::new()
+        .rule(Rule::when(Match::any()).always(model))
+        .context_window(8_192);
+    let vllm = ScriptedServer::start_as(Dialect::Vllm { key: None }, &["scripted"], script).await;
+    let out = ScriptedReview::new(&repo, &base, &head, &vllm)
+        .args(&["--tools", "off"])
+        .run()
+        .await;
+    let report = out.json();
+    assert_eq!(out.code, 0, "{report:#}");
+    assert_eq!(report["opinion"]["coverage"], "full", "{report:#}");
+    let stages = report["stages"].as_array().unwrap();
+    let mut lanes: std::collections::BTreeMap<&str, Vec<&Value>> = Default::default();
+    for stage in stages.iter().filter(|s| s["role"] != "verifier") {
+        lanes
+            .entry(stage["lane"].as_str().unwrap())
+            .or_default()
+            .push(stage);
+    }
+    assert!(lanes.len() >= 3, "{lanes:?}");
+    for (lane, shards) in &lanes {
+        assert!(shards.len() <= 3, "{lane}: {} shards", shards.len());
+        let mut seen: Vec<&str> = shards
+            .iter()
+            .flat_map(|s| s["assignedPaths"].as_array().unwrap())
+            .map(|p| p.as_str().unwrap())
+            .collect();
+        let all = seen.len();
+        seen.dedup();
+        assert_eq!(all, seen.len(), "{lane}: a file split across shards");
+        assert_eq!(seen.len(), 12, "{lane}");
+    }
+    let requests = vllm.chat_requests();
+    let retries: Vec<_> = requests
+        .iter()
+        .filter(|r| {
+            r.contents_of("user")
+                .join("\n")
+                .contains("## Coverage retry")
+        })
+        .collect();
+    assert!(!retries.is_empty(), "the first answers took the retry path");
+    for retry in retries {
+        let user = retry.contents_of("user").join("\n");
+        let section = &user[user.find("## Coverage retry").unwrap()..];
+        assert!(
+            section.contains("(their patches are in the source given above; inspect them)"),
+            "{section}"
+        );
+        assert!(!section.contains("<patch"), "{section}");
+    }
+    let (asked, max_tokens) = largest_ask(&vllm);
+    assert!(
+        asked <= 8_192,
+        "{asked} tokens asked (max_tokens {max_tokens})"
+    );
+}

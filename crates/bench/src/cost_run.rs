@@ -240,7 +240,8 @@ fn keep_report(
 }
 
 /// Writes `manifest` with `[model] context_tokens = window` into `dir`; its path and
-/// the composition's `max_output_tokens` (8,192 when it sets none).
+/// the composition's `max_output_tokens` (when it sets none, the one vouch derives from
+/// the window: 8,192 at 32k and above, 2,048 at 8k).
 fn window_manifest(manifest: &str, dir: &Path, window: u32) -> Result<(PathBuf, u32), BenchError> {
     let mut table: toml::Table = manifest
         .parse()
@@ -255,7 +256,10 @@ fn window_manifest(manifest: &str, dir: &Path, window: u32) -> Result<(PathBuf, 
         .get("budget")
         .and_then(|b| b.get("max_output_tokens"))
         .and_then(toml::Value::as_integer)
-        .map_or(8_192, |n| n as u32);
+        .map_or_else(
+            || vouch_host::manifest::output_tokens_for(window),
+            |n| n as u32,
+        );
     let path = dir.join(format!("cost-composition-{window}.toml"));
     let text = toml::to_string(&table).map_err(|e| BenchError::Manifest(e.to_string()))?;
     std::fs::write(&path, text).map_err(|source| BenchError::Io {
@@ -283,5 +287,7 @@ mod tests {
         let (_, default_cap) =
             window_manifest("[composition]\nname = \"x\"\n", dir.path(), 32_768).unwrap();
         assert_eq!(default_cap, 8_192);
+        let (_, small) = window_manifest(crate::DEFAULT_MANIFEST, dir.path(), 8_192).unwrap();
+        assert_eq!(small, 2_048, "the reply cap follows the window");
     }
 }

@@ -370,7 +370,7 @@ mod tests {
         assert!(exact.contains("\"a.rs\",\"b.rs\""), "{exact}");
 
         let retry = request(
-            "## Coverage retry\nMissing files (their patches are given below; inspect them): [\"b.rs\"]\n<expected-files>\n[\"a.rs\",\"b.rs\"]\n",
+            "## Coverage retry\nMissing files (their patches are in the source given above; inspect them): [\"b.rs\"]\n<expected-files>\n[\"a.rs\",\"b.rs\"]\n",
             false,
             vec![],
         );

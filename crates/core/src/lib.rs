@@ -67,8 +67,9 @@ pub use shape::{
     omitted_value,
 };
 pub use shard::{
-    BYTES_PER_TOKEN, FileCost, FilePart, Shard, ShardBudget, ShardEntry, ShardPlan, batches,
-    estimate_tokens, lane_receipt_bound, plan_shards, receipt_tokens, running_order, shard_room,
+    BYTES_PER_TOKEN, FileCost, FilePart, MIN_RETRY_ANSWER_TOKENS, Shard, ShardBudget, ShardEntry,
+    ShardPlan, ShardRoom, batches, estimate_tokens, lane_receipt_bound, plan_shards,
+    receipt_tokens, running_order, shard_room,
 };
 pub use snapshot::{
     ChangeCounts, ChangeSnapshot, ChangedFile, CommitRef, EntryKind, FileStatus, Hunk,

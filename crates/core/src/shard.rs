@@ -313,27 +313,48 @@ pub fn running_order(shards_per_lane: &[usize]) -> Vec<usize> {
         .collect()
 }
 
+/// Least room a shard keeps for the previous answer a coverage retry shows back, in
+/// estimated tokens (about 770 bytes: a receipt of a few files and a candidate or two),
+/// when the stage's answers can be that long.
+pub const MIN_RETRY_ANSWER_TOKENS: u64 = 256;
+
+/// What a shard's requests hold besides their stable part, in estimated tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ShardRoom {
+    /// The shard's change content (inline source or the patches the tools show).
+    pub content: u64,
+    /// The previous answer a coverage retry shows back (cut to this).
+    pub retry_answer: u64,
+    /// The context prefetched from the repository graph.
+    pub prefetch: u64,
+}
+
 /// Rule (issue 28, "budgets from the model's window"; "every changed line reachable
 /// without tools"): within `room`, the tokens a shard's requests have left after their
-/// stable part, the shard's change content and its prefetch. The content is at most
-/// `max_shard_tokens`; without tools a coverage retry gives the missing source again,
-/// so the largest request holds the content twice and the content is at most half the
-/// room. The prefetch gets what is left after that, at most `prefetch_tokens`: the change
-/// itself always comes first.
+/// stable part, the shard's change content, the previous answer a coverage retry shows
+/// back (at most `answer_tokens`, its whole bound) and the prefetch. The change comes
+/// first, at most `max_shard_tokens`, leaving the answer at least
+/// [`MIN_RETRY_ANSWER_TOKENS`]; the answer then gets its whole bound if the rest holds
+/// it, else the rest (a retry shows it cut; the host keeps every candidate of it); the
+/// prefetch gets what is left, at most `prefetch_tokens`. A coverage retry repeats its
+/// first request and adds the answer: without tools it points to the missing files'
+/// source given there instead of giving it again, so the content counts once with tools
+/// or without.
 pub fn shard_room(
     room: u64,
     max_shard_tokens: u64,
+    answer_tokens: u64,
     prefetch_tokens: u64,
-    tools: bool,
-) -> (u64, u64) {
-    let change = max_shard_tokens.min(room);
-    let (content, held) = if tools {
-        (change, change)
-    } else {
-        let content = change.min(room / 2);
-        (content, 2 * content)
-    };
-    (content, room.saturating_sub(held).min(prefetch_tokens))
+) -> ShardRoom {
+    let least_answer = answer_tokens.min(MIN_RETRY_ANSWER_TOKENS);
+    let content = max_shard_tokens.min(room.saturating_sub(least_answer));
+    let retry_answer = answer_tokens.min(room - content);
+    let prefetch = prefetch_tokens.min(room - content - retry_answer);
+    ShardRoom {
+        content,
+        retry_answer,
+        prefetch,
+    }
 }
 
 #[cfg(test)]
@@ -690,31 +711,59 @@ mod tests {
         }
     }
 
-    /// [`shard_room`]: (room, max_shard_tokens, prefetch_tokens, tools) → (content,
-    /// prefetch); the largest request (stable part aside) never holds more than `room`.
+    /// [`shard_room`]: (room, max_shard_tokens, answer_tokens, prefetch_tokens) →
+    /// (content, retry answer, prefetch).
     #[test]
-    fn a_shards_content_and_prefetch_fit_the_room_a_retry_needs() {
-        type Case = ((u64, u64, u64, bool), (u64, u64));
-        let cases: [Case; 8] = [
-            // The default 32k window: the shard is all of max_shard_tokens either way.
-            ((18_000, 4_000, 6_000, true), (4_000, 6_000)),
-            ((18_000, 4_000, 6_000, false), (4_000, 6_000)),
-            // A tight bound: with tools the content takes what the room allows; without,
-            // half of it, so a retry holding it twice still fits.
-            ((10_000, 8_000, 6_000, true), (8_000, 2_000)),
-            ((10_000, 8_000, 6_000, false), (5_000, 0)),
-            // 128k: half the room is more than max_shard_tokens.
-            ((116_000, 53_000, 6_000, false), (53_000, 6_000)),
-            // Less room than a shard.
-            ((3_000, 4_000, 500, true), (3_000, 0)),
-            ((3_000, 4_000, 500, false), (1_500, 0)),
-            ((0, 4_000, 500, false), (0, 0)),
+    fn a_shards_content_comes_first_then_the_retry_answer_then_the_prefetch() {
+        type Case = ((u64, u64, u64, u64), (u64, u64, u64));
+        let cases: [Case; 9] = [
+            // The default 32k window: a whole shard, the whole answer and the prefetch.
+            ((20_000, 4_000, 5_461, 6_000), (4_000, 5_461, 6_000)),
+            // 16k: the prefetch takes what the shard and the answer leave.
+            ((8_100, 2_000, 2_731, 6_000), (2_000, 2_731, 3_369)),
+            // 8k: a whole shard; the answer is cut to the rest, no prefetch.
+            ((2_065, 1_000, 1_365, 6_000), (1_000, 1_065, 0)),
+            // Tighter: the answer keeps its least room, the content takes the rest.
+            ((900, 1_000, 1_365, 6_000), (644, 256, 0)),
+            // An answer bound below the least room is kept whole.
+            ((900, 1_000, 100, 6_000), (800, 100, 0)),
+            // 128k: everything fits.
+            ((116_000, 53_000, 5_461, 6_000), (53_000, 5_461, 6_000)),
+            // Less room than the least answer.
+            ((200, 4_000, 1_365, 500), (0, 200, 0)),
+            ((0, 4_000, 1_365, 500), (0, 0, 0)),
+            ((3_000, 4_000, 0, 500), (3_000, 0, 0)),
         ];
-        for ((room, shard, prefetch, tools), want) in cases {
-            let got = shard_room(room, shard, prefetch, tools);
-            assert_eq!(got, want, "room {room}, shard {shard}, tools {tools}");
-            let held = if tools { got.0 } else { 2 * got.0 };
-            assert!(held + got.1 <= room, "{got:?} over {room}");
+        for ((room, shard, answer, prefetch), want) in cases {
+            let got = shard_room(room, shard, answer, prefetch);
+            assert_eq!(
+                (got.content, got.retry_answer, got.prefetch),
+                want,
+                "room {room}, shard {shard}, answer {answer}, prefetch {prefetch}"
+            );
+        }
+    }
+
+    proptest! {
+        /// Whatever the room and bounds: the three parts fit the room, none exceeds its
+        /// bound, the answer keeps its least room (as far as the room goes) and the
+        /// content is never lowered for the answer beyond that least room or for the
+        /// prefetch at all.
+        #[test]
+        fn a_shards_parts_fit_the_room_in_their_order(
+            room in 0u64..200_000,
+            shard in 0u64..100_000,
+            answer in 0u64..20_000,
+            prefetch in 0u64..10_000,
+        ) {
+            let got = shard_room(room, shard, answer, prefetch);
+            prop_assert!(got.content + got.retry_answer + got.prefetch <= room);
+            prop_assert!(got.content <= shard);
+            prop_assert!(got.retry_answer <= answer);
+            prop_assert!(got.prefetch <= prefetch);
+            let least = answer.min(MIN_RETRY_ANSWER_TOKENS).min(room);
+            prop_assert!(got.retry_answer >= least);
+            prop_assert_eq!(got.content, shard.min(room - least));
         }
     }
 }

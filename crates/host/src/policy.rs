@@ -169,11 +169,10 @@ pub(crate) fn repair_user_message(
 pub(crate) enum RetrySource {
     /// The model has the repository tools.
     Tools,
-    /// No tools: the host gives the missing files' patches inline; `unavailable` are
-    /// files it could not give (over the inline budget or not retrievable).
+    /// No tools: the missing files' source is in the first request, which the retry
+    /// repeats, except for `unavailable`: files the host could not give there (over the
+    /// inline budget or not retrievable), a stated source gap.
     Inline {
-        /// The patches given, as inline blocks.
-        blocks: Vec<String>,
         /// Missing files the host could not give: a stated source gap.
         unavailable: Vec<String>,
     },
@@ -203,18 +202,45 @@ impl PreviousAnswer<'_> {
         }
     }
 
-    fn shown(&self) -> String {
-        match self {
-            PreviousAnswer::Output(value) => format!(
-                "Your previous structured output:\n<previous-output>\n{}\n</previous-output>\n",
-                serde_json::to_string_pretty(value).expect("JSON serialises")
+    /// The answer as the retry shows it, cut to `max_bytes` JSON-escaped bytes (at a
+    /// character) with a note saying so.
+    fn shown(&self, max_bytes: usize) -> String {
+        let (intro, tag, text) = match self {
+            PreviousAnswer::Output(value) => (
+                "Your previous structured output",
+                "previous-output",
+                serde_json::to_string_pretty(value).expect("JSON serialises"),
             ),
-            PreviousAnswer::Downgraded { reply, .. } => format!(
-                "Your previous reply as you wrote it (before the repair):\n<previous-reply>\n{}\n</previous-reply>\n",
-                reply.trim_end()
+            PreviousAnswer::Downgraded { reply, .. } => (
+                "Your previous reply as you wrote it (before the repair)",
+                "previous-reply",
+                reply.trim_end().to_string(),
+            ),
+        };
+        match cut_to_json_len(&text, max_bytes) {
+            None => format!("{intro}:\n<{tag}>\n{text}\n</{tag}>\n"),
+            Some(kept) => format!(
+                "{intro}, cut where this request has no more room for it:\n<{tag}>\n{kept}\n</{tag}>\n\
+                 (The rest of it is not shown. vouch keeps every candidate of that answer \
+                 for verification: repeat those you can see and still hold; the ones you \
+                 cannot see are not lost.)\n"
             ),
         }
     }
+}
+
+/// `text` cut to its longest prefix (at a character) that takes at most `max_bytes` as a
+/// JSON string without its quotes, or `None` when the whole of it does.
+fn cut_to_json_len(text: &str, max_bytes: usize) -> Option<&str> {
+    let mut used = 0usize;
+    for (at, c) in text.char_indices() {
+        let mut buf = [0u8; 4];
+        used += vouch_llm::json_text_len(c.encode_utf8(&mut buf)) - 2;
+        if used > max_bytes {
+            return Some(&text[..at]);
+        }
+    }
+    None
 }
 
 /// Rule (coverage contract, "Targeted retry"): the retry gets the original task and change
@@ -233,6 +259,7 @@ pub(crate) fn coverage_retry_message(
     previous: PreviousAnswer<'_>,
     comparison: &CoverageComparison,
     source: &RetrySource,
+    answer_bytes: usize,
 ) -> String {
     let mut out = String::from(
         "## Coverage retry\nYour previous answer's coverage receipt was not accepted.\n",
@@ -246,7 +273,7 @@ pub(crate) fn coverage_retry_message(
         "Expected changed files: the {count} path(s) of the <expected-files> list above \
          (copy them exactly into coverage.reviewedFiles).\n"
     ));
-    out.push_str(&previous.shown());
+    out.push_str(&previous.shown(answer_bytes));
     let missed = problems
         .iter()
         .any(|p| matches!(p, RetryProblem::Missing(_)));
@@ -274,7 +301,7 @@ fn retry_problem_text(problem: &RetryProblem, source: &RetrySource) -> String {
         RetryProblem::SaidIncomplete => {
             "Your previous answer said coverage.complete: false.\n".into()
         }
-        RetryProblem::Missing(paths) => missing_text(&list(paths), source),
+        RetryProblem::Missing(paths) => missing_text(paths, source),
         RetryProblem::Unexpected(paths) => format!(
             "Unexpected files (not part of this change's list; remove them): {}\n",
             list(paths)
@@ -282,28 +309,32 @@ fn retry_problem_text(problem: &RetryProblem, source: &RetrySource) -> String {
     }
 }
 
-/// The missing files and how to inspect them: with tools, by reading them; without, from
-/// their patches given below, naming those the host cannot give as a source gap.
-fn missing_text(missing: &str, source: &RetrySource) -> String {
-    let RetrySource::Inline {
-        blocks,
-        unavailable,
-    } = source
-    else {
-        return format!("Missing files (inspect these now): {missing}\n");
+/// The missing files and how to inspect them: with tools, by reading them; without, in
+/// the source given above (the retry repeats the first request), naming those the host
+/// could not give there as a source gap.
+fn missing_text(missing: &[String], source: &RetrySource) -> String {
+    let list = |paths: &[String]| serde_json::to_string(paths).expect("strings serialise");
+    let RetrySource::Inline { unavailable } = source else {
+        return format!("Missing files (inspect these now): {}\n", list(missing));
     };
-    let mut text =
-        format!("Missing files (their patches are given below; inspect them): {missing}\n");
-    for b in blocks {
-        text.push_str(b.trim_end());
-        text.push('\n');
+    let given: Vec<String> = missing
+        .iter()
+        .filter(|p| !unavailable.contains(p))
+        .cloned()
+        .collect();
+    let mut text = String::new();
+    if !given.is_empty() {
+        text.push_str(&format!(
+            "Missing files (their patches are in the source given above; inspect them): {}\n",
+            list(&given)
+        ));
     }
     if !unavailable.is_empty() {
         text.push_str(&format!(
             "Not available (the host cannot give these without tools; this is a \
              source gap the report states, so leave them out of \
              coverage.reviewedFiles): {}\n",
-            serde_json::to_string(unavailable).expect("strings serialise")
+            list(unavailable)
         ));
     }
     text
@@ -442,16 +473,23 @@ mod tests {
             ),
         ];
         for (previous, comparison, want) in cases {
-            let got = coverage_retry_message(&list(), previous, &comparison, &RetrySource::Tools);
+            let got = coverage_retry_message(
+                &list(),
+                previous,
+                &comparison,
+                &RetrySource::Tools,
+                usize::MAX,
+            );
             assert_eq!(got, want, "{comparison:?}");
             assert!(!got.contains("[]"), "no empty list: {got}");
         }
     }
 
-    /// Issue #9 item 12: without tools the retry gives the missing patches inline and
-    /// names a file it cannot give as a source gap, never as one to "inspect now".
+    /// Issue #9 item 12, issue 28: without tools the retry points to the missing files'
+    /// patches given above (it repeats the first request) and names a file the first
+    /// request could not give as a source gap, never as one to "inspect now".
     #[test]
-    fn a_retry_without_tools_gives_patches_and_names_gaps() {
+    fn a_retry_without_tools_points_to_the_patches_above_and_names_gaps() {
         let previous = serde_json::json!({"candidates": []});
         let comparison = CoverageComparison {
             complete: false,
@@ -460,7 +498,6 @@ mod tests {
             unexpected_files: vec![],
         };
         let source = RetrySource::Inline {
-            blocks: vec!["<patch path=\"CHANGELOG.md\">\n@@ -1 +1 @@\n-a\n+b\n</patch>".into()],
             unavailable: vec!["docs/verification/example.md".into()],
         };
         let m = coverage_retry_message(
@@ -468,10 +505,73 @@ mod tests {
             PreviousAnswer::Output(&previous),
             &comparison,
             &source,
+            usize::MAX,
         );
         assert!(!m.contains("inspect these now"), "{m}");
-        assert!(m.contains("Missing files (their patches are given below; inspect them): [\"CHANGELOG.md\",\"docs/verification/example.md\"]\n<patch path=\"CHANGELOG.md\">"), "{m}");
+        assert!(!m.contains("<patch"), "no patch is given twice: {m}");
+        assert!(m.contains("Missing files (their patches are in the source given above; inspect them): [\"CHANGELOG.md\"]\n"), "{m}");
         assert!(m.contains("source gap the report states, so leave them out of coverage.reviewedFiles): [\"docs/verification/example.md\"]"), "{m}");
+        // Every missing file given: no gap line.
+        let none = RetrySource::Inline {
+            unavailable: vec![],
+        };
+        let m = coverage_retry_message(
+            &list(),
+            PreviousAnswer::Output(&previous),
+            &comparison,
+            &none,
+            usize::MAX,
+        );
+        assert!(
+            m.contains("inspect them): [\"CHANGELOG.md\",\"docs/verification/example.md\"]\n"),
+            "{m}"
+        );
+        assert!(!m.contains("Not available"), "{m}");
+    }
+
+    /// Issue 28 (budgets from the window): the previous answer is shown whole within its
+    /// room, and cut at a character, with a note that its candidates are kept, beyond it.
+    #[test]
+    fn the_previous_answer_is_cut_to_its_room_with_a_note() {
+        let previous = serde_json::json!({"summary": "é\"quoted\" and long"});
+        let comparison = CoverageComparison {
+            complete: false,
+            reported_incomplete: true,
+            missing_files: vec![],
+            unexpected_files: vec![],
+        };
+        let whole = serde_json::to_string_pretty(&previous).unwrap();
+        let escaped = vouch_llm::json_text_len(&whole) - 2;
+        for (room, cut) in [
+            (usize::MAX, false),
+            (escaped, false),
+            (escaped - 1, true),
+            (0, true),
+        ] {
+            let m = coverage_retry_message(
+                &list(),
+                PreviousAnswer::Output(&previous),
+                &comparison,
+                &RetrySource::Tools,
+                room,
+            );
+            let shown = m
+                .split("<previous-output>\n")
+                .nth(1)
+                .and_then(|r| r.split("\n</previous-output>").next())
+                .expect("the answer is shown");
+            assert!(
+                vouch_llm::json_text_len(shown) - 2 <= room,
+                "{room}: {shown}"
+            );
+            assert!(whole.starts_with(shown), "{room}: a prefix");
+            assert_eq!(shown == whole, !cut, "{room}: {shown}");
+            assert_eq!(m.contains("are not lost"), cut, "{m}");
+        }
+        // Cut inside the two-byte é: the cut falls before it.
+        assert_eq!(cut_to_json_len("aé", 2), Some("a"));
+        assert_eq!(cut_to_json_len("a\"b", 2), Some("a"));
+        assert_eq!(cut_to_json_len("a\"b", 4), None);
     }
 
     #[test]

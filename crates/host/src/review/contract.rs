@@ -175,6 +175,7 @@ mod tests {
             shards: ShardLimits::default(),
             split: vec![],
             inline_bytes: 0,
+            retry_answer_bytes: usize::MAX,
             receipt_bound: None,
         }
     }

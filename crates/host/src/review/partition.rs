@@ -138,6 +138,7 @@ pub(super) fn plan_for(env: &ReviewEnv, spec: &InstanceSpec, assigned: Vec<Strin
         shards: spec.shards,
         split: vec![],
         inline_bytes: env.inputs.inline_bytes.unwrap_or(usize::MAX),
+        retry_answer_bytes: usize::MAX,
         receipt_bound: None,
     }
 }

@@ -40,13 +40,29 @@ pub(super) struct LaneShards {
     pub(crate) problem: Option<String>,
 }
 
-/// Estimated tokens of everything a stage's largest request carries besides its shard's
-/// change-specific content: system and role prompt, policy evidence, tools section and
-/// tool definitions, the output contract (in the message and as `response_format`), the
-/// fixed text of the expected-files and coverage-retry sections, and the previous answer
-/// a coverage retry shows back (at its contract's bound, at most the output cap); the
-/// tool definitions only when the stage is offered `tools`.
-fn stable_tokens(env: &ReviewEnv, plan: &StagePlan, tools: bool) -> Result<u64, String> {
+/// What a stage's largest request carries besides its shard's change-specific content,
+/// in estimated tokens.
+#[derive(Debug, Clone, Copy)]
+struct Stable {
+    /// System and role prompt, policy evidence, tools section and tool definitions (when
+    /// offered), the output contract (in the message and as `response_format`) and the
+    /// fixed text of the expected-files and coverage-retry sections.
+    fixed: u64,
+    /// The previous answer a coverage retry shows back, at its contract's bound (at most
+    /// the output cap): what [`vouch_core::shard_room`] may cut.
+    answer: u64,
+}
+
+impl Stable {
+    /// The least a request carries besides its content: the answer at its least room.
+    fn least(self) -> u64 {
+        self.fixed + self.answer.min(vouch_core::MIN_RETRY_ANSWER_TOKENS)
+    }
+}
+
+/// The stable part of `plan`'s requests (see [`Stable`]), with the tool definitions
+/// only when the stage is offered `tools`.
+fn stable_tokens(env: &ReviewEnv, plan: &StagePlan, tools: bool) -> Result<Stable, String> {
     let empty = StagePlan {
         assigned: vec![],
         ..plan.clone()
@@ -74,9 +90,10 @@ fn stable_tokens(env: &ReviewEnv, plan: &StagePlan, tools: bool) -> Result<u64, 
         + json_text_len(&split_files_section(&[]))
         + json_text_len(&coverage_retry_message(
             &[],
-            // The longest reason a retry can give.
+            // The longest reason a retry can give, with the note of an answer shown cut
+            // (the answer itself is [`Stable::answer`]).
             PreviousAnswer::Downgraded {
-                reply: "",
+                reply: "-",
                 problem: vouch_core::ReceiptProblem::NoPriorReceipt,
             },
             &CoverageComparison {
@@ -86,6 +103,7 @@ fn stable_tokens(env: &ReviewEnv, plan: &StagePlan, tools: bool) -> Result<u64, 
                 unexpected_files: vec![],
             },
             &RetrySource::Tools,
+            0,
         ))
         + 1_024;
     if tools {
@@ -97,7 +115,10 @@ fn stable_tokens(env: &ReviewEnv, plan: &StagePlan, tools: bool) -> Result<u64, 
     // characters twice.
     let answer = token_bound(&schema).min(u64::from(plan.budget.max_output_tokens_per_request));
     let answer = usize::try_from(2 * answer).unwrap_or(usize::MAX);
-    Ok(estimate_tokens(bytes.saturating_add(answer)))
+    Ok(Stable {
+        fixed: estimate_tokens(bytes),
+        answer: estimate_tokens(answer),
+    })
 }
 
 /// What `file` adds to any shard holding it besides its patch: its change-summary line
@@ -427,31 +448,46 @@ fn file_cost(
     (cost, pieces)
 }
 
+/// A shard's budget, its prefetch tokens and the bytes a coverage retry shows of the
+/// previous answer.
+struct ShardSizes {
+    budget: ShardBudget,
+    prefetch_tokens: u32,
+    retry_answer_bytes: usize,
+}
+
 /// Rule (issue 10, "Sharding" and "Prompt economy"): a shard's budget within the room
-/// `max_request_tokens` leaves after the stable part of the stage's largest request
-/// (estimated at [`vouch_core::BYTES_PER_TOKEN`] bytes per token): its change content
-/// and prefetch by [`vouch_core::shard_room`] (without tools, half the room: a coverage
-/// retry repeats the missing patches), and its receipt within half the output cap,
-/// leaving the other half for candidates and the summary.
-fn shard_budget(env: &ReviewEnv, plan: &StagePlan) -> Result<(ShardBudget, u32), String> {
+/// `max_request_tokens` leaves after the fixed stable part of the stage's largest request
+/// (estimated at [`vouch_core::BYTES_PER_TOKEN`] bytes per token): its change content,
+/// the retry's view of the previous answer and the prefetch by
+/// [`vouch_core::shard_room`], and its receipt within half the output cap, leaving the
+/// other half for candidates and the summary.
+fn shard_budget(env: &ReviewEnv, plan: &StagePlan) -> Result<ShardSizes, String> {
     let limits = plan.shards;
     let stable = stable_tokens(env, plan, env.tools_enabled())?;
-    let room = u64::from(limits.max_request_tokens).saturating_sub(stable);
-    if room < MIN_SHARD_TOKENS {
-        return Err(no_room(plan, stable, room));
+    let bound = u64::from(limits.max_request_tokens);
+    let free = bound.saturating_sub(stable.least());
+    if free < MIN_SHARD_TOKENS {
+        return Err(no_room(plan, stable.least(), free));
     }
-    let (max_tokens, prefetch) = vouch_core::shard_room(
+    let room = bound.saturating_sub(stable.fixed);
+    let parts = vouch_core::shard_room(
         room,
         u64::from(limits.max_shard_tokens),
+        stable.answer,
         u64::from(plan.prefetch_tokens),
-        env.tools_enabled(),
     );
     let budget = ShardBudget {
-        max_tokens: max_tokens.max(1),
+        max_tokens: parts.content.max(1),
         max_receipt_tokens: u64::from(plan.budget.max_output_tokens_per_request) / 2,
         max_shards: limits.max_shards.max(1) as usize,
     };
-    Ok((budget, u32::try_from(prefetch).unwrap_or(u32::MAX)))
+    Ok(ShardSizes {
+        budget,
+        prefetch_tokens: u32::try_from(parts.prefetch).unwrap_or(u32::MAX),
+        retry_answer_bytes: usize::try_from(parts.retry_answer * vouch_core::BYTES_PER_TOKEN)
+            .unwrap_or(usize::MAX),
+    })
 }
 
 /// Whether `plan`'s stable part, with the tool definitions when `tools`, leaves it room
@@ -460,7 +496,8 @@ fn shard_budget(env: &ReviewEnv, plan: &StagePlan) -> Result<(ShardBudget, u32),
 pub(super) fn has_room(env: &ReviewEnv, plan: &StagePlan, tools: bool) -> bool {
     match stable_tokens(env, plan, tools) {
         Ok(stable) => {
-            u64::from(plan.shards.max_request_tokens).saturating_sub(stable) >= MIN_SHARD_TOKENS
+            u64::from(plan.shards.max_request_tokens).saturating_sub(stable.least())
+                >= MIN_SHARD_TOKENS
         }
         Err(_) => true,
     }
@@ -491,9 +528,9 @@ fn plans(
     plan: &StagePlan,
     shards: &ShardPlan,
     pieces: &HashMap<String, Vec<HunkPiece>>,
-    budget: &ShardBudget,
-    prefetch_tokens: u32,
+    sizes: &ShardSizes,
 ) -> Vec<StagePlan> {
+    let budget = &sizes.budget;
     let inline_bytes = plan.inline_bytes.min(
         usize::try_from(budget.max_tokens * vouch_core::BYTES_PER_TOKEN).unwrap_or(usize::MAX),
     );
@@ -535,7 +572,8 @@ fn plans(
                 })
                 .collect(),
             inline_bytes,
-            prefetch_tokens,
+            prefetch_tokens: sizes.prefetch_tokens,
+            retry_answer_bytes: sizes.retry_answer_bytes,
             receipt_bound,
             ..template.clone()
         })
@@ -545,7 +583,7 @@ fn plans(
 /// Splits a lane instance into shards (see [`shard_budget`] and
 /// [`vouch_core::plan_shards`]).
 pub(super) fn shard_lane(env: &ReviewEnv, plan: StagePlan, sizes: &mut PatchSizes) -> LaneShards {
-    let (budget, prefetch_tokens) = match shard_budget(env, &plan) {
+    let sizes_of_shards = match shard_budget(env, &plan) {
         Ok(b) => b,
         Err(problem) => {
             return LaneShards {
@@ -567,15 +605,15 @@ pub(super) fn shard_lane(env: &ReviewEnv, plan: StagePlan, sizes: &mut PatchSize
                 problem: None,
             };
         }
-        let (cost, split) = file_cost(env, path, budget.max_tokens, sizes);
+        let (cost, split) = file_cost(env, path, sizes_of_shards.budget.max_tokens, sizes);
         if !split.is_empty() {
             pieces.insert(path.clone(), split);
         }
         costs.push(cost);
     }
-    let shards = plan_shards(&costs, budget);
+    let shards = plan_shards(&costs, sizes_of_shards.budget);
     LaneShards {
-        plans: plans(&plan, &shards, &pieces, &budget, prefetch_tokens),
+        plans: plans(&plan, &shards, &pieces, &sizes_of_shards),
         left_out: shards.left_out,
         problem: None,
     }

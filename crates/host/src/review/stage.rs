@@ -281,10 +281,10 @@ async fn retry(
         candidates: first_candidates,
         comparison,
         downgraded,
-        mut gaps,
+        gaps,
     } = first;
     note_retry(env, plan, tools, run, (&comparison, downgraded));
-    let source = retry_source(env, plan, tools, &comparison.missing_files, &mut gaps);
+    let source = retry_source(env, &comparison.missing_files, &gaps);
     let retry_user = format!(
         "{}\n\n{}",
         prepared.user.trim_end(),
@@ -292,7 +292,8 @@ async fn retry(
             &plan.assigned,
             previous_answer(answer, downgraded),
             &comparison,
-            &source
+            &source,
+            plan.retry_answer_bytes,
         )
     );
     let second = prepared
@@ -424,42 +425,21 @@ fn fail_after_retry(
     run.message = Some(message);
 }
 
-/// Rule (coverage retry, issue #9 item 12): with tools the retry asks the model to
-/// inspect the missing files; without tools the host gives the missing files' patches
-/// inline (a fresh inline budget), and a file it still cannot give stays a source gap
-/// stated as such. `gaps` keeps only the files never given.
-fn retry_source(
-    env: &ReviewEnv,
-    plan: &StagePlan,
-    tools: &RepoTools,
-    missing: &[String],
-    gaps: &mut Vec<String>,
-) -> RetrySource {
+/// Rule (coverage retry, issue #9 item 12; issue 28): with tools the retry asks the
+/// model to inspect the missing files; without tools it repeats the first request, which
+/// holds the missing files' source, and points to it there rather than giving it again
+/// (so a shard's content counts once in its largest request); a missing file the first
+/// request could not give (`gaps`) stays a source gap stated as such.
+fn retry_source(env: &ReviewEnv, missing: &[String], gaps: &[String]) -> RetrySource {
     if env.tools_enabled() {
         return RetrySource::Tools;
     }
-    // The missing files as this plan holds them (a split file: its hunks here).
-    let again = StagePlan {
-        assigned: missing.to_vec(),
-        split: plan
-            .split
+    RetrySource::Inline {
+        unavailable: missing
             .iter()
-            .filter(|(p, _)| missing.contains(p))
+            .filter(|p| gaps.contains(p))
             .cloned()
             .collect(),
-        ..plan.clone()
-    };
-    let given = inline::shard_source(env, tools, &again);
-    let unavailable: Vec<String> = given.omitted.clone();
-    gaps.retain(|p| !missing.contains(p) || unavailable.contains(p));
-    for p in &unavailable {
-        if !gaps.contains(p) {
-            gaps.push(p.clone());
-        }
-    }
-    RetrySource::Inline {
-        blocks: given.blocks,
-        unavailable,
     }
 }
 

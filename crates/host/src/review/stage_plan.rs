@@ -32,6 +32,9 @@ pub(crate) struct StagePlan {
     /// Most bytes of source given inline to this execution: its shard's budget, lowered
     /// by `VOUCH_INLINE_BYTES` when that is set.
     pub(crate) inline_bytes: usize,
+    /// Most bytes (JSON-escaped) a coverage retry shows of the previous answer: what its
+    /// shard left for it ([`vouch_core::shard_room`]); a longer answer is shown cut.
+    pub(crate) retry_answer_bytes: usize,
     /// The receipt bound its contract is asked with when it is one of several shards of a
     /// lane ([`vouch_core::lane_receipt_bound`]); `None`: its own list's.
     pub(crate) receipt_bound: Option<vouch_abi::ReceiptBound>,
