@@ -171,11 +171,10 @@ impl Presenter for TerminalPresenter {
             ProgressEvent::ModelRetry {
                 label,
                 attempt,
-                status,
+                cause,
                 wait_ms,
             } => {
-                let why =
-                    status.map_or_else(|| "the request failed".to_owned(), |s| format!("HTTP {s}"));
+                let why = cause.to_string();
                 let line = format!(
                     "model request {attempt} failed ({why}); retrying in {:.1}s",
                     *wait_ms as f64 / 1000.0

@@ -64,8 +64,8 @@ pub enum ProgressEvent {
         label: String,
         /// The failed attempt's number (1 for the first).
         attempt: u32,
-        /// The HTTP status, when the endpoint answered.
-        status: Option<u16>,
+        /// Why it failed: an HTTP status, the request timeout, or a failed connection.
+        cause: vouch_llm::RetryCause,
         /// The wait before the next attempt, in milliseconds.
         wait_ms: u64,
     },

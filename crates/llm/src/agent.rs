@@ -107,8 +107,8 @@ pub enum AgentEvent {
     Retrying {
         /// The failed attempt's number (1 for the first).
         attempt: u32,
-        /// The HTTP status, when the endpoint answered.
-        status: Option<u16>,
+        /// Why it failed.
+        cause: crate::RetryCause,
         /// The wait before the next attempt.
         wait: std::time::Duration,
     },
@@ -275,10 +275,10 @@ pub async fn run_agent(
             observer(event);
         }
     };
-    let on_retry = |attempt: u32, status: Option<u16>, wait: std::time::Duration| {
+    let on_retry = |attempt: u32, cause: crate::RetryCause, wait: std::time::Duration| {
         observe(AgentEvent::Retrying {
             attempt,
-            status,
+            cause,
             wait,
         });
     };

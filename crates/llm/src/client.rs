@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::chat::{ChatReply, ChatRequest, parse_reply, request_body};
 use crate::config::EndpointConfig;
-use crate::error::{LlmError, scrub};
+use crate::error::{LlmError, RetryCause, scrub};
 use crate::error_body::summarize_error_body;
 use crate::exchange::{Answer, Exchanges, Lookup};
 use crate::http::{CapturingService, EndpointAuth, EndpointState, NotJson, StatusFailure};
@@ -223,7 +223,7 @@ impl ModelClient {
     }
 
     /// [`Self::complete`], telling `on_retry` of each failed attempt that will be sent
-    /// again: its number, HTTP status (when the endpoint answered) and the wait.
+    /// again: its number, why it failed ([`RetryCause`]) and the wait.
     ///
     /// # Errors
     /// As [`Self::complete`].
@@ -231,7 +231,7 @@ impl ModelClient {
         &self,
         request: ChatRequest,
         cancel: &CancellationToken,
-        on_retry: &(dyn Fn(u32, Option<u16>, std::time::Duration) + Send + Sync),
+        on_retry: &(dyn Fn(u32, RetryCause, std::time::Duration) + Send + Sync),
     ) -> Result<ChatReply, LlmError> {
         let config = &self.inner.config;
         if let Some(status) = self.refused_key() {
@@ -321,7 +321,7 @@ impl ModelClient {
         error: &LlmError,
         retry_after: Option<std::time::Duration>,
         cancel: &CancellationToken,
-        on_retry: &(dyn Fn(u32, Option<u16>, std::time::Duration) + Send + Sync),
+        on_retry: &(dyn Fn(u32, RetryCause, std::time::Duration) + Send + Sync),
     ) -> Result<(), LlmError> {
         let config = &self.inner.config;
         let wait = wait_before_retry(
@@ -336,11 +336,7 @@ impl ModelClient {
             wait_ms = wait.as_millis() as u64,
             "model request failed; retrying"
         );
-        let status = match error {
-            LlmError::Http { status, .. } => Some(*status),
-            _ => None,
-        };
-        on_retry(attempts, status, wait);
+        on_retry(attempts, error.retry_cause(), wait);
         tokio::select! {
             biased;
             _ = cancel.cancelled() => Err(LlmError::Cancelled),

@@ -119,6 +119,19 @@ impl LlmError {
         matches!(self, LlmError::Cancelled)
     }
 
+    /// Why this failed attempt is retried: its status, its timeout, or else a failed
+    /// connection (the only other failure the client retries).
+    pub fn retry_cause(&self) -> RetryCause {
+        match self {
+            LlmError::Http { status, .. } => RetryCause::Status { status: *status },
+            LlmError::Timeout { timeout } => RetryCause::Timeout {
+                ms: u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX),
+            },
+            LlmError::RetriesExhausted { last, .. } => last.retry_cause(),
+            _ => RetryCause::Connection,
+        }
+    }
+
     /// Whether the request failed because it exceeded the per-request timeout: on its
     /// only attempt, or on the last one when retries ran out.
     pub fn is_timeout(&self) -> bool {
@@ -126,6 +139,37 @@ impl LlmError {
             LlmError::Timeout { .. } => true,
             LlmError::RetriesExhausted { last, .. } => last.is_timeout(),
             _ => false,
+        }
+    }
+}
+
+/// Why a failed model request is sent again (what a progress line and a progress event
+/// say), from [`LlmError::retry_cause`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum RetryCause {
+    /// The endpoint answered with this HTTP status (429 or 5xx).
+    Status {
+        /// The status.
+        status: u16,
+    },
+    /// No answer within the per-request timeout (`--timeout`, `request_timeout_secs`).
+    Timeout {
+        /// The timeout that elapsed, in milliseconds.
+        ms: u64,
+    },
+    /// The connection failed or was dropped before an answer.
+    Connection,
+}
+
+impl std::fmt::Display for RetryCause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RetryCause::Status { status } => write!(f, "HTTP {status}"),
+            RetryCause::Timeout { ms } => {
+                write!(f, "no answer within {}s", *ms as f64 / 1000.0)
+            }
+            RetryCause::Connection => f.write_str("the connection failed"),
         }
     }
 }
@@ -195,6 +239,44 @@ fn redact_tokens(text: &str, secret: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What a retried failure is called on a progress line and in a progress event: its
+    /// status, its timeout, or a failed connection; never "the request failed".
+    #[test]
+    fn a_retried_failure_names_its_cause() {
+        let http = |status| LlmError::Http {
+            status,
+            body: String::new(),
+        };
+        let timeout = LlmError::Timeout {
+            timeout: Duration::from_secs(120),
+        };
+        let cases = [
+            (http(503), "HTTP 503", r#"{"kind":"status","status":503}"#),
+            (
+                timeout,
+                "no answer within 120s",
+                r#"{"kind":"timeout","ms":120000}"#,
+            ),
+            (
+                LlmError::Transport {
+                    message: "reset".into(),
+                },
+                "the connection failed",
+                r#"{"kind":"connection"}"#,
+            ),
+        ];
+        for (error, shown, wire) in cases {
+            let cause = error.retry_cause();
+            assert_eq!(cause.to_string(), shown);
+            assert_eq!(serde_json::to_string(&cause).unwrap(), wire);
+        }
+        let last = LlmError::RetriesExhausted {
+            attempts: 3,
+            last: Box::new(http(429)),
+        };
+        assert_eq!(last.retry_cause(), RetryCause::Status { status: 429 });
+    }
 
     #[test]
     fn scrub_redacts_before_truncating() {

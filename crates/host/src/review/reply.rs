@@ -444,12 +444,12 @@ fn stage_event(label: &str, event: AgentEvent) -> Option<ProgressEvent> {
         }),
         AgentEvent::Retrying {
             attempt,
-            status,
+            cause,
             wait,
         } => Some(ProgressEvent::ModelRetry {
             label: label.to_owned(),
             attempt,
-            status,
+            cause,
             wait_ms: u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
         }),
         AgentEvent::Replied { .. } => None,

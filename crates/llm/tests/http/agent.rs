@@ -313,7 +313,7 @@ async fn the_observer_sees_each_turn_tool_call_and_retry_as_they_happen() {
         [
             AgentEvent::Retrying {
                 attempt: 1,
-                status: Some(503),
+                cause: vouch_llm::RetryCause::Status { status: 503 },
                 wait: std::time::Duration::ZERO,
             },
             replied(2),

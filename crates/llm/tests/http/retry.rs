@@ -183,8 +183,8 @@ async fn a_timed_out_attempt_is_retried_and_the_next_answer_taken() {
         .complete_observed(
             ask("hi"),
             &CancellationToken::new(),
-            &|attempt, status, _| {
-                retried.lock().unwrap().push((attempt, status));
+            &|attempt, cause, _| {
+                retried.lock().unwrap().push((attempt, cause));
             },
         )
         .await
@@ -192,7 +192,10 @@ async fn a_timed_out_attempt_is_retried_and_the_next_answer_taken() {
     assert_eq!(reply.content.as_deref(), Some("ok"));
     assert_eq!(reply.usage.requests, 2);
     assert_eq!(server.chat_requests().len(), 2);
-    assert_eq!(*retried.lock().unwrap(), [(1, None)]);
+    // The progress line says the attempt timed out, not that "the request failed".
+    let cause = vouch_llm::RetryCause::Timeout { ms: 300 };
+    assert_eq!(*retried.lock().unwrap(), [(1, cause)]);
+    assert_eq!(cause.to_string(), "no answer within 0.3s");
 }
 
 /// Timed-out attempts count against `max_retries` like any retried failure; the error
