@@ -724,3 +724,112 @@ async fn at_an_8k_window_without_tools_lanes_take_whole_shards_and_retries_fit()
         "{asked} tokens asked (max_tokens {max_tokens})"
     );
 }
+
+/// One module of sixty 80-byte lines with every third line rewritten: a verifier request
+/// near its bound at an 8k window (the patch and the candidate's context fill it).
+fn one_dense_module() -> (TestRepo, String, String) {
+    let repo = TestRepo::new();
+    let text = |changed: bool| -> String {
+        (0..60)
+            .map(|j| {
+                if changed && j % 3 == 0 {
+                    format!("def func_{j}(x):  return x - {j} if x else None  # changed line {j} of this module\n")
+                } else {
+                    format!("def func_{j}(x):  return x + {j}  # original line number {j} of this module\n")
+                }
+            })
+            .collect()
+    };
+    repo.write("mod.py", text(false));
+    let base = repo.commit("base");
+    repo.write("mod.py", text(true));
+    let head = repo.commit("change every third function");
+    (repo, base, head)
+}
+
+/// At an 8k window the verifier's reply is bounded by what the window leaves beside its
+/// request bound, even when one decision's contract could be longer (about 2,850 tokens
+/// against the 2,192 an 8k window leaves beside a 6,000-token request): a vLLM server
+/// refuses a request whose prompt and `max_tokens` together pass the window, so before,
+/// every verification batch of this review was over the window.
+#[tokio::test(flavor = "multi_thread")]
+async fn at_an_8k_window_no_verifier_request_and_its_reply_pass_the_window() {
+    let (repo, base, head) = one_dense_module();
+    let script = proposing_script().context_window(8_192);
+    let vllm = ScriptedServer::start_as(Dialect::Vllm { key: None }, &["scripted"], script).await;
+    let out = ScriptedReview::new(&repo, &base, &head, &vllm)
+        .manifest("tests/data/e2e/no-budget.toml")
+        .args(&["--tools", "off"])
+        .run()
+        .await;
+    let report = out.json();
+    let verifier = vllm.served_by("verifier");
+    assert!(!verifier.is_empty(), "{report:#}");
+    for request in &verifier {
+        let asked = asked_tokens(request);
+        assert!(
+            asked <= 8_192,
+            "a verifier request asks {asked} tokens (max_tokens {})",
+            request.body["max_tokens"]
+        );
+    }
+    let (asked, max_tokens) = largest_ask(&vllm);
+    assert!(
+        asked <= 8_192,
+        "{asked} tokens asked (max_tokens {max_tokens})"
+    );
+}
+
+/// At an 8k window a repair request stays within the stage's request bound: a first
+/// reply that fails its contract (an unknown `area`) and carries a run of 13,000 spaces
+/// (a small model's whitespace loop, cheap in tokens and large in bytes) is shown to the
+/// repair cut, with a note, and no request with its reply passes the window. Before, the
+/// repair copied the whole reply: about 18,700 bytes against an 18,000-byte bound.
+#[tokio::test(flavor = "multi_thread")]
+async fn at_an_8k_window_a_repair_request_shows_a_long_reply_cut_within_the_bound() {
+    let (repo, base, head) = twelve_small_files();
+    let looping = Reply::computed(|body| {
+        let list = expected_list(body);
+        let paths: Vec<&str> = list.iter().map(String::as_str).collect();
+        let mut found = vouch_workspace_tests::candidate(paths[0], 5, 5, "the note changed");
+        found["area"] = json!("style-and-taste");
+        found["evidence"] = json!(format!("it changed{}", " ".repeat(13_000)));
+        Reply::content(candidates_reply(json!([found]), true, &paths))
+    });
+    let script = Script::new()
+        .rule(
+            Rule::when(Match::system_contains(
+                "You repair a reviewer's final answer",
+            ))
+            .named("repair")
+            .always(Reply::content(candidates_reply(json!([]), false, &[]))),
+        )
+        .rule(
+            Rule::when(Match::user_contains("Instance: verifier"))
+                .always(Reply::content(json!({"decisions": []}).to_string())),
+        )
+        .rule(Rule::when(Match::any()).always(looping))
+        .context_window(8_192);
+    let vllm = ScriptedServer::start_as(Dialect::Vllm { key: None }, &["scripted"], script).await;
+    let out = ScriptedReview::new(&repo, &base, &head, &vllm)
+        .manifest("tests/data/e2e/no-budget.toml")
+        .args(&["--tools", "off"])
+        .run()
+        .await;
+    let repairs = vllm.served_by("repair");
+    assert!(!repairs.is_empty(), "{}", out.stdout);
+    for repair in &repairs {
+        assert!(
+            repair.raw_body.len() <= 6_000 * 3,
+            "a repair request of {} bytes",
+            repair.raw_body.len()
+        );
+        let user = repair.contents_of("user").join("\n");
+        assert!(user.contains("(The prior reply is cut here"), "{user}");
+    }
+    let (asked, max_tokens) = largest_ask(&vllm);
+    assert!(
+        asked <= 8_192,
+        "{asked} tokens asked (max_tokens {max_tokens})"
+    );
+}

@@ -138,12 +138,16 @@ Answer with exactly one JSON object and no other text.";
 /// invalid prior reply and the parser error. A repaired `complete: true` with the
 /// canonical list stands only when the prior reply's own JSON receipt says so (the host
 /// checks it: [`vouch_core::repaired_full_coverage`]); otherwise `complete: false` with
-/// the paths the reply supports.
+/// the paths the reply supports. The prior reply is shown within `prior_bytes`
+/// (JSON-escaped), cut at a character with a note beyond it, so that the repair request
+/// stays within the stage's request bound (a reply of runs of whitespace can hold many
+/// more bytes than its tokens).
 pub(crate) fn repair_user_message(
     schema: &Value,
     expected: Option<&[String]>,
     prior_reply: &str,
     error: &str,
+    prior_bytes: usize,
 ) -> String {
     let mut out = String::from(
         "## Task\nRewrite the prior reply below as one JSON object of the output contract. Keep its content; do not invent findings.\n\n",
@@ -159,7 +163,16 @@ pub(crate) fn repair_user_message(
              (path:line) must appear as a candidate or as a dismissed concern.\n\n"
         ));
     }
-    out.push_str(&format!("## Parser error\n{error}\n\n## Prior reply\n<prior-reply>\n{prior_reply}\n</prior-reply>\n\n"));
+    let shown = match cut_to_json_len(prior_reply, prior_bytes) {
+        None => format!("<prior-reply>\n{prior_reply}\n</prior-reply>\n"),
+        Some(kept) => format!(
+            "<prior-reply>\n{kept}\n</prior-reply>\n(The prior reply is cut here: the rest of it, {} more bytes, does not fit this request. Rewrite what is shown.)\n",
+            prior_reply.len() - kept.len()
+        ),
+    };
+    out.push_str(&format!(
+        "## Parser error\n{error}\n\n## Prior reply\n{shown}\n"
+    ));
     out.push_str(&output_contract_section(schema));
     out
 }
@@ -231,7 +244,7 @@ impl PreviousAnswer<'_> {
 
 /// `text` cut to its longest prefix (at a character) that takes at most `max_bytes` as a
 /// JSON string without its quotes, or `None` when the whole of it does.
-fn cut_to_json_len(text: &str, max_bytes: usize) -> Option<&str> {
+pub(crate) fn cut_to_json_len(text: &str, max_bytes: usize) -> Option<&str> {
     let mut used = 0usize;
     for (at, c) in text.char_indices() {
         let mut buf = [0u8; 4];
@@ -385,7 +398,13 @@ mod tests {
     #[test]
     fn repair_message_carries_contract_list_reply_and_error() {
         let schema = serde_json::json!({"type": "object", "properties": {"contractMarker": {"type": "object"}}});
-        let m = repair_user_message(&schema, Some(&list()), "All files reviewed.", "no JSON");
+        let m = repair_user_message(
+            &schema,
+            Some(&list()),
+            "All files reviewed.",
+            "no JSON",
+            usize::MAX,
+        );
         assert!(m.contains("<expected-files>\n[\"AGENTS.md\",\"CHANGELOG.md\",\"docs/verification/example.md\"]\n</expected-files>"), "{m}");
         assert!(
             m.contains("contractMarker"),
@@ -396,7 +415,7 @@ mod tests {
             m.contains("<prior-reply>\nAll files reviewed.\n</prior-reply>"),
             "{m}"
         );
-        let verifier = repair_user_message(&schema, None, "prose", "no JSON");
+        let verifier = repair_user_message(&schema, None, "prose", "no JSON", usize::MAX);
         assert!(!verifier.contains("<expected-files>"), "{verifier}");
         assert!(!verifier.contains("coverage"), "{verifier}");
     }
@@ -527,6 +546,21 @@ mod tests {
             "{m}"
         );
         assert!(!m.contains("Not available"), "{m}");
+    }
+
+    /// A repair shows the prior reply whole within its room, and cut at a character with
+    /// a note naming the bytes left out beyond it.
+    #[test]
+    fn a_repair_shows_the_prior_reply_within_its_room() {
+        let schema = serde_json::json!({"type": "object"});
+        let whole = repair_user_message(&schema, None, "abc\ndef", "no JSON", 8);
+        assert!(
+            whole.contains("<prior-reply>\nabc\ndef\n</prior-reply>\n"),
+            "{whole}"
+        );
+        assert!(!whole.contains("is cut here"), "{whole}");
+        let cut = repair_user_message(&schema, None, "abc\ndef", "no JSON", 6);
+        assert!(cut.contains("<prior-reply>\nabc\nd\n</prior-reply>\n(The prior reply is cut here: the rest of it, 2 more bytes, does not fit this request. Rewrite what is shown.)"), "{cut}");
     }
 
     /// Issue 28 (budgets from the window): the previous answer is shown whole within its

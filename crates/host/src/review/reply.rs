@@ -9,9 +9,10 @@ use vouch_abi::{
     CandidateReply, DecisionPayload, DismissedConcern, ParsedReply, ProposedCandidate,
 };
 use vouch_core::{
-    Area, CandidateLocation, Citation, CoverageReceipt, Decision, FindingDraft, IssueStep,
-    ReplyIssue, Revision, Severity, ShapeProblem, SourceWindow, TokenUsage, TruncationStep,
-    Verdict, check_candidate_repair, check_decision_repair, conform, truncation_step,
+    Area, CandidateLocation, Citation, ContextWindow, CoverageReceipt, Decision, FindingDraft,
+    IssueStep, ReplyIssue, Revision, Severity, ShapeProblem, SourceWindow, TokenUsage,
+    TruncationStep, Verdict, WindowSource, check_candidate_repair, check_decision_repair, conform,
+    truncation_step,
 };
 use vouch_llm::extract::{ExtractError, extract_json};
 use vouch_llm::{
@@ -206,13 +207,26 @@ fn token_usage(usage: vouch_llm::Usage, failed: u32) -> TokenUsage {
     }
 }
 
-/// `max_tokens` for a reply under `schema`: the contract's bound, at least the budget's
-/// own value and at most [`MAX_OUTPUT_TOKENS_CAP`].
-fn output_tokens(schema: &Value, budget: &Budget) -> u32 {
+/// Rule (a request and its reply fit the window): `max_tokens` for a reply under
+/// `schema` is the contract's bound, at least the budget's own value and at most
+/// [`MAX_OUTPUT_TOKENS_CAP`]; where the endpoint or the configuration states the window,
+/// also at most what it leaves beside the request bound (the budget's own value always
+/// fits there: budgets are derived, or refused, so). A contract whose bound is larger (one
+/// verifier decision can be bounded at about 2,850 tokens, over the 2,192 an 8k window
+/// leaves beside a 6,000-token request) is answered within that; a reply cut at it is
+/// asked again once for a shorter answer.
+fn output_tokens(schema: &Value, budget: &Budget, window: ContextWindow) -> u32 {
     let bound = u32::try_from(token_bound(schema)).unwrap_or(u32::MAX);
-    bound
-        .max(budget.max_output_tokens_per_request)
-        .min(MAX_OUTPUT_TOKENS_CAP)
+    let mut cap = MAX_OUTPUT_TOKENS_CAP;
+    if window.source != WindowSource::Default
+        && let Some(bytes) = budget.max_request_bytes
+    {
+        let request =
+            u32::try_from(bytes.div_ceil(vouch_core::BYTES_PER_TOKEN)).unwrap_or(u32::MAX);
+        let beside = window.tokens.saturating_sub(request);
+        cap = cap.min(beside.max(budget.max_output_tokens_per_request));
+    }
+    bound.max(budget.max_output_tokens_per_request).min(cap)
 }
 
 /// True when an HTTP 400/422 body says the endpoint cannot take `tools` (matching the
@@ -632,7 +646,8 @@ async fn uncut_reply(
     spent: &mut Spent,
 ) -> Result<AgentOutcome, ExchangeError> {
     let mut budget = ex.budget;
-    budget.max_output_tokens_per_request = output_tokens(&ex.contract.schema, &ex.budget);
+    budget.max_output_tokens_per_request =
+        output_tokens(&ex.contract.schema, &ex.budget, env.inputs.window);
     let mut cuts = 0;
     let mut user = ex.user.clone();
     loop {
@@ -720,6 +735,33 @@ async fn repair(
     }
 }
 
+/// Bytes a repair request takes besides the prior reply: the envelope, the model's name
+/// and the cut note.
+const REPAIR_FRAME_BYTES: usize = 1_024;
+
+/// Rule (a repair request within the stage's request bound): the JSON-escaped bytes of
+/// the prior reply a repair may show: the request bound less the system message, the
+/// repair message around the reply and the repair contract as `response_format`
+/// (unbounded when the stage has no request bound).
+fn repair_prior_bytes(ex: &Exchange<'_>, repair_schema: &Value, error: &str) -> usize {
+    let Some(bound) = ex.budget.max_request_bytes else {
+        return usize::MAX;
+    };
+    let frame = vouch_llm::json_text_len(REPAIR_SYSTEM)
+        + vouch_llm::json_text_len(&repair_user_message(
+            repair_schema,
+            ex.expected,
+            "",
+            error,
+            usize::MAX,
+        ))
+        + vouch_llm::json_value_len(repair_schema)
+        + REPAIR_FRAME_BYTES;
+    usize::try_from(bound)
+        .unwrap_or(usize::MAX)
+        .saturating_sub(frame)
+}
+
 /// Sends the repair call: no tools, one turn, the repair contract as `response_format`,
 /// and only what [`repair_user_message`] shows (the contract, the canonical list for
 /// receipts, the prior reply and the parser error). What it spent joins `spent`.
@@ -731,12 +773,14 @@ async fn ask_repair(
     error: &ReplyFault,
     spent: &mut Spent,
 ) -> Result<AgentOutcome, ExchangeError> {
+    let error = error.to_string();
+    let prior_bytes = repair_prior_bytes(ex, repair_schema, &error);
     let repair_user =
-        repair_user_message(repair_schema, ex.expected, prior_text, &error.to_string());
+        repair_user_message(repair_schema, ex.expected, prior_text, &error, prior_bytes);
     let repair_budget = Budget {
         max_turns: 1,
         max_tool_calls: 0,
-        max_output_tokens_per_request: output_tokens(repair_schema, &ex.budget),
+        max_output_tokens_per_request: output_tokens(repair_schema, &ex.budget, env.inputs.window),
         max_total_tokens: u64::MAX,
         max_request_bytes: None,
     };
@@ -769,6 +813,51 @@ async fn ask_repair(
 mod tests {
     use super::*;
     use vouch_abi::{Coverage, VerifiedFinding, VerifierReply};
+
+    /// [`output_tokens`]: (a string contract's `maxLength`, budget reply, request bound
+    /// in tokens, window and whether it was stated) → `max_tokens` (the contract's bound
+    /// counts the string's two quotes).
+    #[test]
+    fn a_reply_asks_its_bound_within_what_the_window_leaves() {
+        type Case = ((u64, u32, u64, u32, bool), u32);
+        let cases: [Case; 7] = [
+            // A bound above the budget's reply is asked for when the window has room.
+            ((2_065, 2_048, 6_000, 8_192, true), 2_067),
+            // One verifier decision bounded at 2,847: only the 2,192 an 8k window leaves.
+            ((2_847, 2_048, 6_000, 8_192, true), 2_192),
+            // A window nobody stated caps nothing but the absolute cap.
+            ((2_847, 2_048, 6_000, 8_192, false), 2_849),
+            (
+                (20_000, 8_192, 24_000, 32_768, false),
+                MAX_OUTPUT_TOKENS_CAP,
+            ),
+            // The budget's own reply is never lowered.
+            ((100, 2_048, 6_000, 8_192, true), 2_048),
+            ((3_000, 4_096, 12_000, 16_384, true), 4_096),
+            ((9_000, 4_096, 12_000, 16_384, true), 4_384),
+        ];
+        for ((bound, reply, request, tokens, stated), want) in cases {
+            let schema = serde_json::json!({"type": "string", "maxLength": bound});
+            let budget = Budget {
+                max_output_tokens_per_request: reply,
+                max_request_bytes: Some(request * vouch_core::BYTES_PER_TOKEN),
+                ..Budget::default()
+            };
+            let window = ContextWindow {
+                tokens,
+                source: if stated {
+                    WindowSource::Endpoint
+                } else {
+                    WindowSource::Default
+                },
+            };
+            assert_eq!(
+                output_tokens(&schema, &budget, window),
+                want,
+                "bound {bound}, reply {reply}, request {request}, window {tokens}"
+            );
+        }
+    }
 
     fn proposed(revision: &str, severity: &str, area: &str) -> ProposedCandidate {
         ProposedCandidate {
