@@ -55,8 +55,14 @@ pub fn compare_coverage(expected: &[String], receipt: &CoverageReceipt) -> Cover
 /// Rule (coverage contract, "Failure"): a second mismatch fails the instance with exactly
 /// `<label> coverage mismatch after retry.` followed by `Missing files: a, b` and
 /// `Unexpected files: c` lines, empty groups omitted; `complete: false` with no path
-/// mismatch is reported explicitly as incomplete coverage.
-pub fn mismatch_after_retry_message(label: &str, comparison: &CoverageComparison) -> String {
+/// mismatch is reported explicitly as incomplete coverage, and says what the reply said:
+/// `complete: false`, or, for a repaired `complete: true` the host recorded as false
+/// (`downgraded`), that claim and why it was not taken.
+pub fn mismatch_after_retry_message(
+    label: &str,
+    comparison: &CoverageComparison,
+    downgraded: Option<ReceiptProblem>,
+) -> String {
     let mut lines = vec![format!("{label} coverage mismatch after retry.")];
     if !comparison.missing_files.is_empty() {
         lines.push(format!(
@@ -71,7 +77,12 @@ pub fn mismatch_after_retry_message(label: &str, comparison: &CoverageComparison
         ));
     }
     if lines.len() == 1 {
-        lines.push("Incomplete coverage: the reviewer returned complete: false.".to_string());
+        lines.push(match downgraded {
+            None => "Incomplete coverage: the reviewer returned complete: false.".to_string(),
+            Some(problem) => format!(
+                "Incomplete coverage: the repaired reply said complete: true, but {problem}; recorded as complete: false."
+            ),
+        });
     }
     lines.join("\n")
 }
@@ -401,7 +412,7 @@ mod tests {
             unexpected_files: strings(&["./AGENTS.md"]),
         };
         assert_eq!(
-            mismatch_after_retry_message("bug-review #2", &c),
+            mismatch_after_retry_message("bug-review #2", &c, None),
             "bug-review #2 coverage mismatch after retry.\n\
              Missing files: CHANGELOG.md, docs/verification/example.md\n\
              Unexpected files: ./AGENTS.md"
@@ -411,7 +422,7 @@ mod tests {
             ..c.clone()
         };
         assert_eq!(
-            mismatch_after_retry_message("x #1", &only_missing),
+            mismatch_after_retry_message("x #1", &only_missing, None),
             "x #1 coverage mismatch after retry.\nMissing files: CHANGELOG.md, docs/verification/example.md"
         );
         let incomplete = CoverageComparison {
@@ -421,8 +432,13 @@ mod tests {
             unexpected_files: vec![],
         };
         assert_eq!(
-            mismatch_after_retry_message("x #1", &incomplete),
+            mismatch_after_retry_message("x #1", &incomplete, None),
             "x #1 coverage mismatch after retry.\nIncomplete coverage: the reviewer returned complete: false."
+        );
+        // A repaired claim the host did not take is never called a `complete: false`.
+        assert_eq!(
+            mismatch_after_retry_message("x #1", &incomplete, Some(ReceiptProblem::NoPriorReceipt)),
+            "x #1 coverage mismatch after retry.\nIncomplete coverage: the repaired reply said complete: true, but the prior reply held no JSON coverage receipt saying complete: true with exactly the expected files (a prose claim of coverage is not checked); recorded as complete: false."
         );
     }
 }

@@ -126,6 +126,42 @@ async fn repaired_full_coverage_of_a_prose_reply_is_downgraded_and_retried() {
     assert_eq!(diagnosed(&lines, "coverage-retry"), ["bug-review #1"]);
 }
 
+/// A reviewer that claims full coverage in prose twice, each time repaired to
+/// `complete: true`, fails after its retry, and the failure says what the replies said:
+/// a repaired claim the host did not take, never "the reviewer returned complete: false".
+#[tokio::test(flavor = "multi_thread")]
+async fn a_prose_claim_twice_fails_naming_the_claim_that_was_not_taken() {
+    let change = small_change();
+    let script = panel_script(
+        vec![
+            Rule::when(retry_execution("bug-review #1"))
+                .named("retry")
+                .reply(Reply::content(
+                    "Again [marker-b9]: I reviewed every file; all fine.",
+                )),
+            Rule::when(repair_of("[marker-b9]"))
+                .named("repair")
+                .always(Reply::content(repaired(true, &SMALL))),
+            Rule::when(first_execution("bug-review #1")).reply(Reply::content(
+                "Notes [marker-b9]: every file reviewed, nothing found.",
+            )),
+        ],
+        &SMALL,
+    );
+    let server = ScriptedServer::start(script).await;
+    let out = review(&change, &server, &[]).await;
+    assert_eq!(out.code, 2, "{}\n{}", out.stdout, out.stderr);
+    let report = out.json();
+    assert_eq!(report["opinion"]["outcome"], "incomplete");
+    let messages = report["messages"].to_string();
+    assert!(
+        messages.contains("bug-review #1 coverage mismatch after retry.\\nIncomplete coverage: the repaired reply said complete: true, but the prior reply held no JSON coverage receipt"),
+        "{messages}"
+    );
+    assert!(!messages.contains("returned complete: false"), "{messages}");
+    assert_eq!(server.served_by("repair").len(), 2);
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn two_different_valid_objects_are_invalid_and_go_to_repair() {
     let change = small_change();

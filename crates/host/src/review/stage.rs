@@ -308,12 +308,12 @@ async fn retry(
         .filter(|p| !gaps.contains(p))
         .cloned()
         .collect();
-    let (mut reply, comparison, _) = absorb(env, run, &second, plan, &coverable);
+    let (mut reply, comparison, downgraded) = absorb(env, run, &second, plan, &coverable);
     if comparison.complete {
         carry_candidates(run, plan, first_candidates, &mut reply);
         return accept(run, plan, reply, &second, &gaps);
     }
-    fail_after_retry(env, plan, tools, run, &comparison);
+    fail_after_retry(env, plan, tools, run, (&comparison, downgraded));
     Ok(())
 }
 
@@ -405,9 +405,9 @@ fn fail_after_retry(
     plan: &StagePlan,
     tools: &RepoTools,
     run: &mut StageRun,
-    comparison: &CoverageComparison,
+    (comparison, downgraded): (&CoverageComparison, Option<ReceiptProblem>),
 ) {
-    let message = mismatch_after_retry_message(&plan.label, comparison);
+    let message = mismatch_after_retry_message(&plan.label, comparison, downgraded);
     env.diagnose_ledger(
         Some(&plan.label),
         "retry",
