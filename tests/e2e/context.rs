@@ -455,3 +455,35 @@ async fn with_intent_the_outcome_investigator_runs_at_the_same_time_as_the_gener
         later.in_flight_at_arrival
     );
 }
+
+/// Without tools the prefetch is given as with them, and its section names no tool: the
+/// model has none to follow anything further with.
+#[tokio::test(flavor = "multi_thread")]
+async fn without_tools_the_prefetch_section_names_no_tool() {
+    let (repo, base, head) = python_fixture();
+    let script = Script::new()
+        .rule(stage(
+            GENERIC,
+            "generic",
+            [receipt(json!([]), &BILLING_FILES)],
+        ))
+        .rule(stage(
+            OUTCOME,
+            "outcome",
+            [receipt(json!([]), &BILLING_FILES)],
+        ))
+        .rule(stage(
+            CONVENTIONS,
+            "conventions",
+            [receipt(json!([]), &BILLING_FILES)],
+        ))
+        .rule(stage(AUDIT, "audit", [receipt(json!([]), &BILLING_FILES)]));
+    let server = ScriptedServer::start(script).await;
+    let out = review(&repo, &base, &head, &server, &["--tools", "off"], &[]).await;
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let section = prefetch_section(&server.served_by("generic")[0]).expect("a prefetch");
+    assert!(section.contains("enclosing function `total`"), "{section}");
+    for tool in ["graph tools", "read_file", "grep"] {
+        assert!(!section.contains(tool), "{tool:?} without tools: {section}");
+    }
+}

@@ -415,6 +415,17 @@ async fn without_tools_a_long_lines_changed_bytes_are_given_in_byte_windows() {
         .filter(|u| u.contains(&format!("<line path=\"{MINIFIED_PATH}\"")))
         .count();
     assert!(windows >= 1, "the changed bytes were given in byte windows");
+    // Without tools, nothing tells the model to call one.
+    for request in server.chat_requests() {
+        for user in request.contents_of("user") {
+            for call in ["per call", "start_byte", "read_file"] {
+                assert!(
+                    !user.contains(call),
+                    "{call:?} in a request without tools: {user}"
+                );
+            }
+        }
+    }
 }
 
 /// A short edit beside an unchanged long line (in the hunk's context): the long line is

@@ -700,6 +700,13 @@ async fn at_an_8k_window_without_tools_lanes_take_whole_shards_and_retries_fit()
         assert_eq!(seen.len(), 12, "{lane}");
     }
     let requests = vllm.chat_requests();
+    // Without tools, no request tells the model to call one.
+    for request in &requests {
+        let user = request.contents_of("user").join("\n");
+        for tool in ["read_file", "grep", "graph tools", "start_byte"] {
+            assert!(!user.contains(tool), "{tool:?} without tools: {user}");
+        }
+    }
     let retries: Vec<_> = requests
         .iter()
         .filter(|r| {

@@ -257,7 +257,9 @@ fn byte_window(
     if at.unterminated && to == raw.len() {
         text.push_str(NO_FINAL_NEWLINE);
     }
-    if to < raw.len() {
+    // Only a read the byte bound cut short says how to go on: a range read to its end
+    // (the host's inline windows of a long line's changed bytes) says nothing of a call.
+    if to < stop {
         let _ = writeln!(
             text,
             "[cut: at most {max_bytes} bytes per call; continue with start_line={line} start_byte={to}]"

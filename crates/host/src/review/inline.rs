@@ -278,8 +278,13 @@ fn line_bytes(
         next = end;
     }
     if next < to {
+        let how = if env.tools_enabled() {
+            "; read them with read_file start_byte"
+        } else {
+            ""
+        };
         block.push_str(&format!(
-            "[bytes {next}-{to} of line {line} are not given inline: over the inline budget; read them with read_file start_byte]\n"
+            "[bytes {next}-{to} of line {line} are not given inline: over the inline budget{how}]\n"
         ));
     }
     block.push_str("</line>");
