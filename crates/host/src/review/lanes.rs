@@ -283,11 +283,12 @@ pub(super) fn shard_lanes(env: &ReviewEnv, lanes: Vec<Lane>, out: &mut Collected
     LanePlan { slots, plans }
 }
 
-/// Rule (`tools = "auto"` at a small window): when the tool definitions leave some lane
-/// no room for the change under its request bound and every such lane has room without
-/// them, the review is planned and run without tools (the source given inline, as with
-/// `--tools off`) instead of failing those lanes; the report observes it. With
-/// `--tools on` the lanes fail `budget-too-small`, as asked.
+/// Rule (`tools = "auto"` at a small window): when the tool definitions cost some lane
+/// a whole shard (with them its request bound leaves less than `max_shard_tokens` for the
+/// change) and every such lane has room for the change without them, the review is
+/// planned and run without tools (the source given inline, as with `--tools off`)
+/// instead of running those lanes in slivers or failing them; the report observes it.
+/// With `--tools on` a lane without room fails `budget-too-small`, as asked.
 fn drop_tools_without_room(env: &ReviewEnv, lanes: &[Lane]) {
     if env.inputs.tools != ToolsMode::Auto || !env.tools_enabled() {
         return;
@@ -295,11 +296,19 @@ fn drop_tools_without_room(env: &ReviewEnv, lanes: &[Lane]) {
     let cramped: Vec<&StagePlan> = lanes
         .iter()
         .filter_map(|lane| match lane {
-            Lane::Run(plan) if !shard::has_room(env, plan, true) => Some(&**plan),
+            Lane::Run(plan)
+                if shard::content_room(env, plan, true)
+                    .is_some_and(|room| room < u64::from(plan.shards.max_shard_tokens)) =>
+            {
+                Some(&**plan)
+            }
             _ => None,
         })
         .collect();
-    if !cramped.is_empty() && cramped.iter().all(|plan| shard::has_room(env, plan, false)) {
+    let roomy = |plan: &&StagePlan| {
+        shard::content_room(env, plan, false).is_none_or(|room| room >= shard::MIN_SHARD_TOKENS)
+    };
+    if !cramped.is_empty() && cramped.iter().all(roomy) {
         env.drop_tools(ToolsDropped::NoRoom);
         env.diagnose(None, "lane", None, ReasonCode::ToolsFallback);
     }

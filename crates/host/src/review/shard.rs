@@ -490,17 +490,13 @@ fn shard_budget(env: &ReviewEnv, plan: &StagePlan) -> Result<ShardSizes, String>
     })
 }
 
-/// Whether `plan`'s stable part, with the tool definitions when `tools`, leaves it room
-/// for the change under its request bound (see [`shard_budget`]); a stage whose prompt
-/// cannot be rendered counts as having room (its own run reports why).
-pub(super) fn has_room(env: &ReviewEnv, plan: &StagePlan, tools: bool) -> bool {
-    match stable_tokens(env, plan, tools) {
-        Ok(stable) => {
-            u64::from(plan.shards.max_request_tokens).saturating_sub(stable.least())
-                >= MIN_SHARD_TOKENS
-        }
-        Err(_) => true,
-    }
+/// The tokens `plan`'s request bound leaves for its change after the stable part, with
+/// the tool definitions when `tools` (and the previous answer at its least room: see
+/// [`shard_budget`]); `None` when the stage's prompt cannot be rendered (its own run
+/// reports why).
+pub(super) fn content_room(env: &ReviewEnv, plan: &StagePlan, tools: bool) -> Option<u64> {
+    let stable = stable_tokens(env, plan, tools).ok()?;
+    Some(u64::from(plan.shards.max_request_tokens).saturating_sub(stable.least()))
 }
 
 /// Why a lane cannot run (see [`shard_budget`]), with the fixes that can work: whatever
