@@ -840,3 +840,38 @@ async fn at_an_8k_window_a_repair_request_shows_a_long_reply_cut_within_the_boun
         "{asked} tokens asked (max_tokens {max_tokens})"
     );
 }
+
+/// At an 8k window a verification request stays within the verifier's request bound when
+/// its candidate sits on a file of long lines: the lines around the candidate, the patch
+/// and the prefetch share half the bound. Before, a candidate on a 3-line file with a
+/// 5,000-byte line brought the line three times (around the candidate, and at base and
+/// head in the patch): a 21,900-byte request against an 18,000-byte bound.
+#[tokio::test(flavor = "multi_thread")]
+async fn at_an_8k_window_a_verification_request_of_long_lines_stays_within_its_bound() {
+    let repo = TestRepo::new();
+    repo.write("mid.txt", format!("short\n{}\nend\n", "M".repeat(5_000)));
+    let base = repo.commit("base");
+    repo.write("mid.txt", format!("short\n{}\nend\n", "N".repeat(5_000)));
+    let head = repo.commit("rewrite the long line");
+    let script = proposing_script().context_window(8_192);
+    let vllm = ScriptedServer::start_as(Dialect::Vllm { key: None }, &["scripted"], script).await;
+    let out = ScriptedReview::new(&repo, &base, &head, &vllm)
+        .manifest("tests/data/e2e/no-budget.toml")
+        .args(&["--tools", "off"])
+        .run()
+        .await;
+    let verifier = vllm.served_by("verifier");
+    assert!(!verifier.is_empty(), "{}", out.stdout);
+    for request in &verifier {
+        assert!(
+            request.raw_body.len() <= 6_000 * 3,
+            "a verification request of {} bytes",
+            request.raw_body.len()
+        );
+    }
+    let (asked, max_tokens) = largest_ask(&vllm);
+    assert!(
+        asked <= 8_192,
+        "{asked} tokens asked (max_tokens {max_tokens})"
+    );
+}

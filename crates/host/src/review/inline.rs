@@ -414,14 +414,18 @@ fn lines_fitting(text: &str, room: usize) -> u32 {
 }
 
 /// The lines around each candidate at its revision (± [`CANDIDATE_CONTEXT_LINES`]),
-/// recorded in `tools`' ledger. Candidates whose file cannot be read are skipped (the
-/// verifier can still read with tools, or decide `unresolved`).
+/// recorded in `tools`' ledger, while their blocks fit `max_bytes` (`used` counts them).
+/// Candidates whose file cannot be read are skipped (the verifier can still read with
+/// tools, or decide `unresolved`); the paths of windows that do not fit are returned.
 pub(crate) fn candidate_windows(
     env: &ReviewEnv,
     tools: &RepoTools,
     candidates: &[Candidate],
-) -> Vec<String> {
+    max_bytes: usize,
+    used: &mut usize,
+) -> (Vec<String>, Vec<String>) {
     let mut blocks = Vec::new();
+    let mut left_out: Vec<String> = Vec::new();
     let mut seen: Vec<SourceWindow> = Vec::new();
     for c in candidates {
         let start = c.start_line.saturating_sub(CANDIDATE_CONTEXT_LINES).max(1);
@@ -437,15 +441,23 @@ pub(crate) fn candidate_windows(
         if seen.contains(&window) {
             continue;
         }
-        seen.push(window.clone());
-        tools.record(window);
-        blocks.push(format!(
+        let block = format!(
             "<source for={:?}>\n{}\n</source>",
             c.id,
             source_text(&read.text)
-        ));
+        );
+        if *used + block.len() > max_bytes {
+            if !left_out.contains(&c.path) {
+                left_out.push(c.path.clone());
+            }
+            continue;
+        }
+        *used += block.len();
+        seen.push(window.clone());
+        tools.record(window);
+        blocks.push(block);
     }
-    blocks
+    (blocks, left_out)
 }
 
 #[cfg(test)]

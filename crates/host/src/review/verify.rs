@@ -92,30 +92,63 @@ fn candidate_files(plan: &StagePlan, candidates: &[Candidate]) -> Vec<String> {
     paths
 }
 
-/// The source a verification pass is given inline: the lines around each candidate
-/// and the patches of the candidates' assigned files.
+/// Rule (a verification request within its bound): what a pass gives inline (the lines
+/// around each candidate, then the patches of their files, then the prefetch) shares
+/// half the verifier's request bound, less the candidates' own text: the half
+/// [`verification_batches`] plans a batch's content in (the other half holds the
+/// prompt, the contract and the answer). Patches take at most the inline budget. At an
+/// 8k window a candidate on a file of long lines once brought 15 KB of source.
+fn source_room(plan: &StagePlan, candidates: &[Candidate]) -> usize {
+    let half = u64::from(plan.shards.max_request_tokens) * vouch_core::BYTES_PER_TOKEN / 2;
+    let text: usize = candidates
+        .iter()
+        .map(|c| c.claim.len() + c.evidence.len() + CANDIDATE_FRAME_BYTES)
+        .sum();
+    usize::try_from(half)
+        .unwrap_or(usize::MAX)
+        .saturating_sub(text)
+}
+
+/// Bytes a candidate's entry takes besides its claim and evidence (tag, id, place).
+const CANDIDATE_FRAME_BYTES: usize = 200;
+
+/// The source a verification pass is given inline within `room` bytes (see
+/// [`source_room`]): the lines around each candidate, then the patches of the
+/// candidates' assigned files; what it used is returned beside it.
 fn given_source(
     env: &ReviewEnv,
     plan: &StagePlan,
     tools: &RepoTools,
     candidates: &[Candidate],
-) -> InlineSource {
-    let mut blocks = inline::candidate_windows(env, tools, candidates);
+    room: usize,
+) -> (InlineSource, usize) {
+    let mut used = 0;
+    let (mut blocks, left_out) = inline::candidate_windows(env, tools, candidates, room, &mut used);
     let patch_paths = candidate_files(plan, candidates);
+    let inline_bytes = env
+        .inputs
+        .inline_bytes
+        .unwrap_or(super::env::DEFAULT_INLINE_BYTES);
     let patches = inline::patches(
         env,
         tools,
         &patch_paths,
-        env.inputs
-            .inline_bytes
-            .unwrap_or(super::env::DEFAULT_INLINE_BYTES),
+        inline_bytes.min(room.saturating_sub(used)),
     );
+    used += patches.blocks.iter().map(String::len).sum::<usize>();
     blocks.extend(patches.blocks);
-    InlineSource {
-        blocks,
-        omitted: patches.omitted,
-        failed: patches.failed,
+    let mut omitted = patches.omitted;
+    for path in left_out {
+        if !omitted.contains(&path) {
+            omitted.push(path);
+        }
     }
+    let given = InlineSource {
+        blocks,
+        omitted,
+        failed: patches.failed,
+    };
+    (given, used)
 }
 
 /// Partial coverage of a verification pass: a budget hit, source the host could not
@@ -189,12 +222,18 @@ async fn pass(
         ..stage_record(label, &plan.handle, plan.assigned.len())
     };
     let tools = RepoTools::new(env.services.reader.clone());
-    let given = super::env::off_the_runtime(|| given_source(env, plan, &tools, candidates));
-    // The same prefetch a lane gets, for the changed files the candidates are in.
+    let room = source_room(plan, candidates);
+    let (given, used) =
+        super::env::off_the_runtime(|| given_source(env, plan, &tools, candidates, room));
+    // The same prefetch a lane gets, for the changed files the candidates are in, within
+    // what the source leaves of the room.
     let files = candidate_files(plan, candidates);
-    let prefetched = super::env::off_the_runtime(|| {
-        prefetch::prefetch(env, &tools, &files, plan.prefetch_tokens)
-    });
+    let left = room.saturating_sub(used) as u64 / vouch_core::BYTES_PER_TOKEN;
+    let budget = plan
+        .prefetch_tokens
+        .min(u32::try_from(left).unwrap_or(u32::MAX));
+    let prefetched =
+        super::env::off_the_runtime(|| prefetch::prefetch(env, &tools, &files, budget));
     record.prefetch = prefetched.record;
     let focused_plan;
     let mut run_plan = plan;
