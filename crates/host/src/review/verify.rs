@@ -207,6 +207,25 @@ fn focused_plan_of(plan: &StagePlan) -> StagePlan {
     focused
 }
 
+/// What a pass is given inline within its [`source_room`]: its source, then the same
+/// prefetch a lane gets for the changed files the candidates are in, within what the
+/// source leaves.
+fn given_inline(
+    env: &ReviewEnv,
+    plan: &StagePlan,
+    tools: &RepoTools,
+    candidates: &[Candidate],
+) -> (InlineSource, prefetch::Prefetched) {
+    let room = source_room(plan, candidates);
+    let (given, used) = given_source(env, plan, tools, candidates, room);
+    let files = candidate_files(plan, candidates);
+    let left = room.saturating_sub(used) as u64 / vouch_core::BYTES_PER_TOKEN;
+    let budget = plan
+        .prefetch_tokens
+        .min(u32::try_from(left).unwrap_or(u32::MAX));
+    (given, prefetch::prefetch(env, tools, &files, budget))
+}
+
 /// One verification pass over `candidates`: their source and prefetch given inline, one
 /// exchange, and its decisions accounted against the pass's ledger.
 async fn pass(
@@ -222,18 +241,8 @@ async fn pass(
         ..stage_record(label, &plan.handle, plan.assigned.len())
     };
     let tools = RepoTools::new(env.services.reader.clone());
-    let room = source_room(plan, candidates);
-    let (given, used) =
-        super::env::off_the_runtime(|| given_source(env, plan, &tools, candidates, room));
-    // The same prefetch a lane gets, for the changed files the candidates are in, within
-    // what the source leaves of the room.
-    let files = candidate_files(plan, candidates);
-    let left = room.saturating_sub(used) as u64 / vouch_core::BYTES_PER_TOKEN;
-    let budget = plan
-        .prefetch_tokens
-        .min(u32::try_from(left).unwrap_or(u32::MAX));
-    let prefetched =
-        super::env::off_the_runtime(|| prefetch::prefetch(env, &tools, &files, budget));
+    let (given, prefetched) =
+        super::env::off_the_runtime(|| given_inline(env, plan, &tools, candidates));
     record.prefetch = prefetched.record;
     let focused_plan;
     let mut run_plan = plan;
