@@ -875,3 +875,135 @@ async fn at_an_8k_window_a_verification_request_of_long_lines_stays_within_its_b
         "{asked} tokens asked (max_tokens {max_tokens})"
     );
 }
+
+/// A file of 400 lines of about 630 bytes, with lines 10, 12, 200 and 350 rewritten.
+fn long_lined_module() -> (TestRepo, String, String) {
+    let repo = TestRepo::new();
+    let text = |changed: bool| -> String {
+        (1..=400)
+            .map(|i| {
+                let body = if changed && [10, 12, 200, 350].contains(&i) {
+                    "ZYXWVUTSRQ".repeat(60)
+                } else {
+                    "abcdefghij".repeat(60)
+                };
+                format!("v{i} = \"{body}\"  # line {i}\n")
+            })
+            .collect()
+    };
+    repo.write("long.py", text(false));
+    let base = repo.commit("base");
+    repo.write("long.py", text(true));
+    let head = repo.commit("rewrite four long lines");
+    (repo, base, head)
+}
+
+/// Each lane proposes a candidate on every changed line of `long.py`; the verifier
+/// verifies each candidate whose line it was shown (a `<source>` window holding
+/// `N: v<line> =`), citing that line, and leaves the others unresolved.
+fn long_lined_script(window: Option<u32>) -> Script {
+    let lanes = Reply::computed(|body| {
+        let list = expected_list(body);
+        let paths: Vec<&str> = list.iter().map(String::as_str).collect();
+        let found: Vec<Value> = [10, 12, 200, 350]
+            .iter()
+            .map(|&l| vouch_workspace_tests::candidate("long.py", l, l, "the value was replaced"))
+            .collect();
+        Reply::content(candidates_reply(json!(found), true, &paths))
+    });
+    let verifier = Reply::computed(|body| {
+        let user = body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["role"] == "user")
+            .filter_map(|m| m["content"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
+        let shown = |line: u32| {
+            user.split("<source for=")
+                .skip(1)
+                .any(|block| block.contains(&format!("\n{line}: v{line} = ")))
+        };
+        let decisions: Vec<Value> = user
+            .split("<candidate id=\"")
+            .skip(1)
+            .map(|block| {
+                let id = &block[..block.find('"').unwrap()];
+                let line: u32 = block
+                    .split("long.py:")
+                    .nth(1)
+                    .and_then(|r| r.split('-').next())
+                    .and_then(|n| n.parse().ok())
+                    .unwrap();
+                if shown(line) {
+                    vouch_workspace_tests::decision(
+                        id,
+                        "verified",
+                        json!([vouch_workspace_tests::citation("long.py", line, line)]),
+                        Some(vouch_workspace_tests::finding(
+                            "long.py",
+                            line,
+                            line,
+                            "the value was replaced",
+                        )),
+                    )
+                } else {
+                    vouch_workspace_tests::decision(id, "unresolved", json!([]), None)
+                }
+            })
+            .collect();
+        Reply::content(json!({ "decisions": decisions }).to_string())
+    });
+    let script = Script::new()
+        .rule(
+            Rule::when(Match::user_contains("Instance: verifier"))
+                .named("verifier")
+                .always(verifier),
+        )
+        .rule(Rule::when(Match::any()).always(lanes));
+    match window {
+        Some(tokens) => script.context_window(tokens),
+        None => script,
+    }
+}
+
+/// Issue 28, verification source within its bound: a batch is planned with each
+/// candidate's window at its real size, and a window larger than the room left is
+/// narrowed, not dropped. At the default window a batch once held twelve candidates but
+/// windows for three of them (their size was planned at 100 bytes a line); at 8k a
+/// candidate on a line of about 630 bytes got no source at all (its ±12-line window was
+/// over the room). Now every candidate is shown its line, at both windows, so an honest
+/// verifier verifies them all and none is left unresolved for want of source.
+#[tokio::test(flavor = "multi_thread")]
+async fn every_candidate_on_long_lines_is_shown_its_line_to_verify() {
+    let (repo, base, head) = long_lined_module();
+    for (window, tools) in [(None, "off"), (Some(8_192), "off")] {
+        let script = long_lined_script(window);
+        let vllm =
+            ScriptedServer::start_as(Dialect::Vllm { key: None }, &["scripted"], script).await;
+        let out = ScriptedReview::new(&repo, &base, &head, &vllm)
+            .manifest("tests/data/e2e/no-budget.toml")
+            .args(&["--tools", tools])
+            .run()
+            .await;
+        let report = out.json();
+        assert!(!vllm.served_by("verifier").is_empty(), "{report:#}");
+        let unresolved = report["candidates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["verdict"] == "unresolved")
+            .count();
+        assert_eq!(unresolved, 0, "window {window:?}: {report:#}");
+        assert_eq!(report["opinion"]["outcome"], "findings", "{report:#}");
+        assert!(
+            report["failures"].as_array().unwrap().is_empty(),
+            "window {window:?}: {report:#}"
+        );
+        let (asked, _) = largest_ask(&vllm);
+        if let Some(tokens) = window {
+            assert!(asked <= u64::from(tokens), "{asked} tokens asked");
+        }
+    }
+}

@@ -413,10 +413,58 @@ fn lines_fitting(text: &str, room: usize) -> u32 {
     count
 }
 
-/// The lines around each candidate at its revision (± [`CANDIDATE_CONTEXT_LINES`]),
-/// recorded in `tools`' ledger, while their blocks fit `max_bytes` (`used` counts them).
-/// Candidates whose file cannot be read are skipped (the verifier can still read with
-/// tools, or decide `unresolved`); the paths of windows that do not fit are returned.
+/// Bytes a candidate's window block takes besides its numbered lines (tags, id, header).
+const WINDOW_FRAME_BYTES: usize = 160;
+
+/// A candidate's window: its lines and its block's estimated bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct CandidateWindow {
+    pub(crate) start_line: u32,
+    pub(crate) end_line: u32,
+    pub(crate) bytes: usize,
+}
+
+/// Rule (verification source within its room): the lines given around a candidate at its
+/// revision: ± [`CANDIDATE_CONTEXT_LINES`], narrowed one line at each end at a time while
+/// its block (estimated from the lines' real lengths) is over `max_bytes`, down to the
+/// candidate's own lines; `None` when even those do not fit, or the file cannot be read.
+pub(crate) fn candidate_window(
+    env: &ReviewEnv,
+    c: &Candidate,
+    max_bytes: usize,
+) -> Option<CandidateWindow> {
+    let lengths = env
+        .services
+        .reader
+        .line_lengths(c.revision, &c.path)
+        .ok()
+        .flatten()?;
+    let last = u32::try_from(lengths.len()).ok().filter(|&n| n > 0)?;
+    let (lo, hi) = (c.start_line.clamp(1, last), c.end_line.clamp(1, last));
+    let frame = WINDOW_FRAME_BYTES + c.id.len() + c.path.len();
+    let bytes = |s: u32, e: u32| -> usize {
+        frame
+            + (s..=e)
+                .map(|n| lengths[(n - 1) as usize].shown as usize + n.to_string().len() + 4)
+                .sum::<usize>()
+    };
+    (0..=CANDIDATE_CONTEXT_LINES).rev().find_map(|context| {
+        let (start, end) = (lo.saturating_sub(context).max(1), (hi + context).min(last));
+        let bytes = bytes(start, end);
+        (bytes <= max_bytes).then_some(CandidateWindow {
+            start_line: start,
+            end_line: end,
+            bytes,
+        })
+    })
+}
+
+/// The lines around each candidate ([`candidate_window`]), recorded in `tools`' ledger,
+/// while their blocks fit `max_bytes` (`used` counts them; a window is narrowed to the
+/// room left, and a read is at most one `read_file` call's bytes). Candidates whose file
+/// cannot be read are skipped (the verifier can still read with tools, or decide
+/// `unresolved`); the windows that do not fit are named in what is returned beside the
+/// blocks ("the lines around path:a-b").
 pub(crate) fn candidate_windows(
     env: &ReviewEnv,
     tools: &RepoTools,
@@ -428,28 +476,32 @@ pub(crate) fn candidate_windows(
     let mut left_out: Vec<String> = Vec::new();
     let mut seen: Vec<SourceWindow> = Vec::new();
     for c in candidates {
-        let start = c.start_line.saturating_sub(CANDIDATE_CONTEXT_LINES).max(1);
-        let end = c.end_line.saturating_add(CANDIDATE_CONTEXT_LINES);
-        let Ok(read) = env
-            .services
-            .reader
-            .read_file(c.revision, &c.path, Some(start), Some(end))
-        else {
+        let room = max_bytes.saturating_sub(*used).min(vouch_git::MAX_BYTES);
+        let block = candidate_window(env, c, room).and_then(|w| {
+            let read = env
+                .services
+                .reader
+                .read_file(c.revision, &c.path, Some(w.start_line), Some(w.end_line))
+                .ok()?;
+            let window = read.window?;
+            let block = format!(
+                "<source for={:?}>\n{}\n</source>",
+                c.id,
+                source_text(&read.text)
+            );
+            Some((window, block))
+        });
+        let Some((window, block)) = block.filter(|(_, b)| b.len() <= room) else {
+            let named = format!(
+                "the lines around {}:{}-{}",
+                c.path, c.start_line, c.end_line
+            );
+            if !left_out.contains(&named) {
+                left_out.push(named);
+            }
             continue;
         };
-        let Some(window) = read.window else { continue };
         if seen.contains(&window) {
-            continue;
-        }
-        let block = format!(
-            "<source for={:?}>\n{}\n</source>",
-            c.id,
-            source_text(&read.text)
-        );
-        if *used + block.len() > max_bytes {
-            if !left_out.contains(&c.path) {
-                left_out.push(c.path.clone());
-            }
             continue;
         }
         *used += block.len();

@@ -605,7 +605,8 @@ fn verification_batches(
         .iter()
         .map(|c| {
             let mut bytes = c.claim.len() + c.evidence.len() + 200;
-            bytes += 2 * (inline::CANDIDATE_CONTEXT_LINES as usize + 1) * 100;
+            // Its window at full context, from the lines' real lengths (at most one read).
+            bytes += inline::candidate_window(env, c, vouch_git::MAX_BYTES).map_or(0, |w| w.bytes);
             if !seen_paths.contains(&c.path.as_str()) {
                 seen_paths.push(&c.path);
                 bytes += env
