@@ -1007,3 +1007,107 @@ async fn every_candidate_on_long_lines_is_shown_its_line_to_verify() {
         }
     }
 }
+
+/// At an 8k window a repair shown only part of a long reply is told what the whole of it
+/// holds, and is judged on that: a first reply whose summary is a run of 20,000 spaces,
+/// followed by three complete candidates and a key the contract does not know, goes to
+/// repair cut before its candidates; the repair request lists them ("each as written"),
+/// a repair that keeps them stands, and they reach the verifier. Before, the repair was
+/// asked to rewrite what it was shown and then failed for dropping the candidates it
+/// was not shown, which made the review incomplete.
+#[tokio::test(flavor = "multi_thread")]
+async fn at_an_8k_window_a_repair_is_told_what_the_part_not_shown_holds() {
+    let (repo, base, head) = twelve_small_files();
+    let looping = Reply::computed(|body| {
+        let list = expected_list(body);
+        let found: Vec<Value> = [5, 6, 7]
+            .iter()
+            .map(|&l| vouch_workspace_tests::candidate(&list[0], l, l, "the note changed"))
+            .collect();
+        let reply = json!({
+            "summary": " ".repeat(20_000),
+            "candidates": found,
+            "coverage": {"complete": true, "reviewedFiles": list},
+            "note": "an unknown key sends this reply to repair",
+        });
+        Reply::content(reply.to_string())
+    });
+    let repair = Reply::computed(|body| {
+        let user = body["messages"][1]["content"].as_str().unwrap_or_default();
+        let kept: Vec<Value> = user
+            .split("each as written (the same path and lines):\n")
+            .nth(1)
+            .map(|rest| {
+                rest.lines()
+                    .map_while(|l| serde_json::from_str::<Value>(l).ok())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let list: Vec<String> = kept
+            .first()
+            .and_then(|c| c["path"].as_str())
+            .map(|p| vec![p.to_string()])
+            .unwrap_or_default();
+        let paths: Vec<&str> = list.iter().map(String::as_str).collect();
+        Reply::content(candidates_reply(json!(kept), false, &paths))
+    });
+    let unresolved = Reply::computed(|body| {
+        let user = body.to_string();
+        let decisions: Vec<Value> = user
+            .split("<candidate id=\\\"")
+            .skip(1)
+            .map(|b| {
+                let id = &b[..b.find("\\\"").unwrap()];
+                vouch_workspace_tests::decision(id, "unresolved", json!([]), None)
+            })
+            .collect();
+        Reply::content(json!({ "decisions": decisions }).to_string())
+    });
+    let script = Script::new()
+        .rule(
+            Rule::when(Match::system_contains(
+                "You repair a reviewer's final answer",
+            ))
+            .named("repair")
+            .always(repair),
+        )
+        .rule(
+            Rule::when(Match::user_contains("Instance: verifier"))
+                .named("verifier")
+                .always(unresolved),
+        )
+        .rule(
+            Rule::when(Match::user_contains("## Coverage retry")).always(Reply::computed(|body| {
+                let list = expected_list(body);
+                let paths: Vec<&str> = list.iter().map(String::as_str).collect();
+                Reply::content(candidates_reply(json!([]), true, &paths))
+            })),
+        )
+        .rule(Rule::when(Match::any()).always(looping))
+        .context_window(8_192);
+    let vllm = ScriptedServer::start_as(Dialect::Vllm { key: None }, &["scripted"], script).await;
+    let out = ScriptedReview::new(&repo, &base, &head, &vllm)
+        .manifest("tests/data/e2e/no-budget.toml")
+        .args(&["--tools", "off"])
+        .run()
+        .await;
+    let report = out.json();
+    let repairs = vllm.served_by("repair");
+    assert!(!repairs.is_empty(), "{report:#}");
+    for r in &repairs {
+        let user = r.contents_of("user").join("\n");
+        assert!(user.contains("(The prior reply is cut here"), "{user}");
+        assert!(user.contains("each as written"), "{user}");
+        assert!(r.raw_body.len() <= 6_000 * 3, "{} bytes", r.raw_body.len());
+    }
+    let failures = report["failures"].to_string();
+    assert!(!failures.contains("the repair dropped"), "{failures}");
+    assert!(
+        report["failures"].as_array().unwrap().is_empty(),
+        "{report:#}"
+    );
+    assert!(
+        !vllm.served_by("verifier").is_empty(),
+        "the kept candidates reach the verifier: {report:#}"
+    );
+}

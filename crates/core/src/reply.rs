@@ -166,6 +166,52 @@ pub fn complete_prior_candidates(prior: &str) -> Vec<CandidateLocation> {
     out
 }
 
+/// What a repair must keep of a prior reply: exactly what [`check_candidate_repair`]
+/// demands of it, for a repair shown only part of it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RepairDemands {
+    /// The candidates it contains in full (complete JSON objects with a claim), as
+    /// written, one per place.
+    pub candidates: Vec<Value>,
+    /// The places a prose reply names in the changed files ([`prose_locations`]).
+    pub places: Vec<(String, u64)>,
+    /// How many claims it writes in any notation ([`claim_keys`]).
+    pub claims: usize,
+}
+
+impl RepairDemands {
+    /// True when the repair owes nothing beyond what it is asked anyway.
+    pub fn is_empty(&self) -> bool {
+        self.candidates.is_empty() && self.places.is_empty() && self.claims == 0
+    }
+}
+
+/// Rule (repair of a reply shown in part): what [`check_candidate_repair`] will demand of
+/// the repair of `prior`, computed from the whole reply, so a repair shown only the
+/// part that fits its request can be told what the rest holds.
+pub fn repair_demands(prior: &str, expected: &[String]) -> RepairDemands {
+    let mut seen: Vec<CandidateLocation> = Vec::new();
+    let candidates = complete_objects(prior)
+        .into_iter()
+        .filter(|o| o["claim"].is_string())
+        .filter(|o| {
+            let at = CandidateLocation {
+                path: o["path"].as_str().unwrap_or_default().to_string(),
+                start_line: o["startLine"].as_u64().unwrap_or_default(),
+                end_line: o["endLine"].as_u64().unwrap_or_default(),
+            };
+            let new = !seen.contains(&at);
+            seen.push(at);
+            new
+        })
+        .collect();
+    RepairDemands {
+        candidates,
+        places: prose_locations(prior, expected),
+        claims: claim_keys(prior),
+    }
+}
+
 /// How many complete `claim` entries the text holds, in any notation: `claim: …`
 /// (YAML), `'claim': '…'` (a Python dict), `"claim": "…"` (JSON), `claim = …`; each is a
 /// candidate the reply wrote in full. A quoted claim cut off before its closing quote

@@ -141,11 +141,13 @@ Answer with exactly one JSON object and no other text.";
 /// the paths the reply supports. The prior reply is shown within `prior_bytes`
 /// (JSON-escaped), cut at a character with a note beyond it, so that the repair request
 /// stays within the stage's request bound (a reply of runs of whitespace can hold many
-/// more bytes than its tokens).
+/// more bytes than its tokens). A cut reply comes with what the host will demand of the
+/// repair from the whole of it (`demands`: [`vouch_core::repair_demands`]), in the same
+/// room, so a repair is never judged on what it was not shown.
 pub(crate) fn repair_user_message(
     schema: &Value,
     expected: Option<&[String]>,
-    prior_reply: &str,
+    (prior_reply, demands): (&str, Option<&vouch_core::RepairDemands>),
     error: &str,
     prior_bytes: usize,
 ) -> String {
@@ -165,10 +167,20 @@ pub(crate) fn repair_user_message(
     }
     let shown = match cut_to_json_len(prior_reply, prior_bytes) {
         None => format!("<prior-reply>\n{prior_reply}\n</prior-reply>\n"),
-        Some(kept) => format!(
-            "<prior-reply>\n{kept}\n</prior-reply>\n(The prior reply is cut here: the rest of it, {} more bytes, does not fit this request. Rewrite what is shown.)\n",
-            prior_reply.len() - kept.len()
-        ),
+        Some(_) => {
+            // What is owed comes first in the room (itself cut to it, in which case the
+            // repair cannot meet it and fails, as a repair of what it cannot see must).
+            let mut owed = demands.map(owed_text).unwrap_or_default();
+            if let Some(kept) = cut_to_json_len(&owed, prior_bytes) {
+                owed = kept.to_string();
+            }
+            let room = prior_bytes.saturating_sub(vouch_llm::json_text_len(&owed) - 2);
+            let kept = cut_to_json_len(prior_reply, room).unwrap_or(prior_reply);
+            format!(
+                "<prior-reply>\n{kept}\n</prior-reply>\n(The prior reply is cut here: the rest of it, {} more bytes, does not fit this request. Rewrite what is shown.)\n{owed}",
+                prior_reply.len() - kept.len()
+            )
+        }
     };
     out.push_str(&format!(
         "## Parser error\n{error}\n\n## Prior reply\n{shown}\n"
@@ -240,6 +252,43 @@ impl PreviousAnswer<'_> {
             ),
         }
     }
+}
+
+/// What a repair shown part of a reply still owes from the whole of it: the complete
+/// candidates to keep as written, the places to keep, and how many candidates at least
+/// (empty when it owes nothing).
+fn owed_text(demands: &vouch_core::RepairDemands) -> String {
+    if demands.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "vouch read the whole prior reply. Your answer must keep what it holds, the part not shown included:\n",
+    );
+    if !demands.candidates.is_empty() {
+        out.push_str("- these candidates, each as written (the same path and lines):\n");
+        for c in &demands.candidates {
+            out.push_str(&serde_json::to_string(c).expect("JSON serialises"));
+            out.push('\n');
+        }
+    }
+    if !demands.places.is_empty() {
+        let places: Vec<String> = demands
+            .places
+            .iter()
+            .map(|(path, line)| format!("{path}:{line}"))
+            .collect();
+        out.push_str(&format!(
+            "- a candidate or a dismissed concern at each of these places: {}\n",
+            places.join(", ")
+        ));
+    }
+    if demands.claims > 0 {
+        out.push_str(&format!(
+            "- at least {} candidate(s): the prior reply writes {} claim(s).\n",
+            demands.claims, demands.claims
+        ));
+    }
+    out
 }
 
 /// `text` cut to its longest prefix (at a character) that takes at most `max_bytes` as a
@@ -401,7 +450,7 @@ mod tests {
         let m = repair_user_message(
             &schema,
             Some(&list()),
-            "All files reviewed.",
+            ("All files reviewed.", None),
             "no JSON",
             usize::MAX,
         );
@@ -415,7 +464,7 @@ mod tests {
             m.contains("<prior-reply>\nAll files reviewed.\n</prior-reply>"),
             "{m}"
         );
-        let verifier = repair_user_message(&schema, None, "prose", "no JSON", usize::MAX);
+        let verifier = repair_user_message(&schema, None, ("prose", None), "no JSON", usize::MAX);
         assert!(!verifier.contains("<expected-files>"), "{verifier}");
         assert!(!verifier.contains("coverage"), "{verifier}");
     }
@@ -553,14 +602,52 @@ mod tests {
     #[test]
     fn a_repair_shows_the_prior_reply_within_its_room() {
         let schema = serde_json::json!({"type": "object"});
-        let whole = repair_user_message(&schema, None, "abc\ndef", "no JSON", 8);
+        let whole = repair_user_message(&schema, None, ("abc\ndef", None), "no JSON", 8);
         assert!(
             whole.contains("<prior-reply>\nabc\ndef\n</prior-reply>\n"),
             "{whole}"
         );
         assert!(!whole.contains("is cut here"), "{whole}");
-        let cut = repair_user_message(&schema, None, "abc\ndef", "no JSON", 6);
+        let cut = repair_user_message(&schema, None, ("abc\ndef", None), "no JSON", 6);
         assert!(cut.contains("<prior-reply>\nabc\nd\n</prior-reply>\n(The prior reply is cut here: the rest of it, 2 more bytes, does not fit this request. Rewrite what is shown.)"), "{cut}");
+    }
+
+    /// A repair shown part of a reply is told, within the same room, what the host will
+    /// demand of it from the whole reply; a reply shown whole is not.
+    #[test]
+    fn a_repair_of_a_cut_reply_is_told_what_it_owes() {
+        let schema = serde_json::json!({"type": "object"});
+        let demands = vouch_core::RepairDemands {
+            candidates: vec![serde_json::json!({"path": "a.py", "startLine": 2})],
+            places: vec![("b.py".into(), 7)],
+            claims: 2,
+        };
+        let prior = format!("{}tail", " ".repeat(600));
+        let m = repair_user_message(&schema, None, (&prior, Some(&demands)), "e", 500);
+        let owed = "vouch read the whole prior reply. Your answer must keep what it holds, the part not shown included:\n\
+                    - these candidates, each as written (the same path and lines):\n\
+                    {\"path\":\"a.py\",\"startLine\":2}\n\
+                    - a candidate or a dismissed concern at each of these places: b.py:7\n\
+                    - at least 2 candidate(s): the prior reply writes 2 claim(s).\n";
+        assert!(m.contains(owed), "{m}");
+        let shown = m
+            .split("<prior-reply>\n")
+            .nth(1)
+            .unwrap()
+            .split("\n</prior-reply>")
+            .next()
+            .unwrap();
+        assert!(
+            shown.len() + owed.len() <= 500 + 40,
+            "{} + {}",
+            shown.len(),
+            owed.len()
+        );
+        let whole = repair_user_message(&schema, None, ("short", Some(&demands)), "e", 500);
+        assert!(
+            !whole.contains("vouch read the whole prior reply"),
+            "{whole}"
+        );
     }
 
     /// Issue 28 (budgets from the window): the previous answer is shown whole within its

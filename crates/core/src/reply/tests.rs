@@ -676,3 +676,54 @@ mod kept_places {
         }
     }
 }
+
+/// [`repair_demands`] is what [`check_candidate_repair`] demands: the complete candidates
+/// (one per place, as written), the places a prose reply names, and the claims written.
+#[test]
+fn repair_demands_are_what_the_repair_check_demands() {
+    let expected = vec!["a.py".to_string(), "b.py".to_string()];
+    let c = |line: u64| {
+        format!(
+            r#"{{"path":"a.py","startLine":{line},"endLine":{line},"claim":"c{line}","evidence":"e"}}"#
+        )
+    };
+    let json = format!(
+        r#"{{"candidates":[{},{},{}],"note":"x"}}"#,
+        c(2),
+        c(5),
+        c(2)
+    );
+    let got = repair_demands(&json, &expected);
+    let lines: Vec<u64> = got
+        .candidates
+        .iter()
+        .map(|v| v["startLine"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines, [2, 5], "one per place, as written");
+    assert_eq!(got.candidates[0]["claim"], "c2");
+    assert!(got.places.is_empty(), "a JSON reply names no prose places");
+    assert_eq!(got.claims, 3);
+    // Each demand, when not met, is what the check refuses.
+    let kept = |lines: &[u64]| -> Vec<CandidateLocation> {
+        lines
+            .iter()
+            .map(|&l| CandidateLocation {
+                path: "a.py".into(),
+                start_line: l,
+                end_line: l,
+            })
+            .collect()
+    };
+    assert!(check_candidate_repair(&json, &kept(&[2, 5, 2]), (&expected, &[])).is_ok());
+    assert!(check_candidate_repair(&json, &kept(&[2, 2, 2]), (&expected, &[])).is_err());
+
+    let prose = "Notes: b.py:7 returns the wrong index; a.py:3-4 too.";
+    let got = repair_demands(prose, &expected);
+    assert!(got.candidates.is_empty());
+    assert_eq!(
+        got.places,
+        [("a.py".to_string(), 3), ("b.py".to_string(), 7)]
+    );
+    assert_eq!(got.claims, 0);
+    assert!(repair_demands("nothing here", &expected).is_empty());
+}

@@ -751,7 +751,7 @@ fn repair_prior_bytes(ex: &Exchange<'_>, repair_schema: &Value, error: &str) -> 
         + vouch_llm::json_text_len(&repair_user_message(
             repair_schema,
             ex.expected,
-            "",
+            ("", None),
             error,
             usize::MAX,
         ))
@@ -775,8 +775,16 @@ async fn ask_repair(
 ) -> Result<AgentOutcome, ExchangeError> {
     let error = error.to_string();
     let prior_bytes = repair_prior_bytes(ex, repair_schema, &error);
-    let repair_user =
-        repair_user_message(repair_schema, ex.expected, prior_text, &error, prior_bytes);
+    // What the host will demand of a candidate repair, for a repair shown part of it.
+    let demands = (ex.kind == ReplyKind::Candidates)
+        .then(|| vouch_core::repair_demands(prior_text, ex.expected.unwrap_or_default()));
+    let repair_user = repair_user_message(
+        repair_schema,
+        ex.expected,
+        (prior_text, demands.as_ref()),
+        &error,
+        prior_bytes,
+    );
     let repair_budget = Budget {
         max_turns: 1,
         max_tool_calls: 0,
