@@ -77,6 +77,28 @@ fn python_fixture() -> (TestRepo, String, String) {
     (repo, base, head)
 }
 
+/// Every lane and the audit answer once, with no candidate and a full receipt of
+/// [`BILLING_FILES`]; the rules are named after their stage.
+fn lanes_without_candidates() -> Script {
+    Script::new()
+        .rule(stage(
+            GENERIC,
+            "generic",
+            [receipt(json!([]), &BILLING_FILES)],
+        ))
+        .rule(stage(
+            OUTCOME,
+            "outcome",
+            [receipt(json!([]), &BILLING_FILES)],
+        ))
+        .rule(stage(
+            CONVENTIONS,
+            "conventions",
+            [receipt(json!([]), &BILLING_FILES)],
+        ))
+        .rule(stage(AUDIT, "audit", [receipt(json!([]), &BILLING_FILES)]))
+}
+
 /// The prefetch section of a request's user message (from its heading to the end of the
 /// section), if it has one.
 fn prefetch_section(request: &RecordedRequest) -> Option<String> {
@@ -162,23 +184,7 @@ async fn the_prefetch_gives_the_changed_method_its_callee_contract_and_callers_t
 #[tokio::test(flavor = "multi_thread")]
 async fn what_the_prefetch_budget_leaves_out_is_named_in_the_prompt_and_the_report() {
     let (repo, base, head) = python_fixture();
-    let script = Script::new()
-        .rule(stage(
-            GENERIC,
-            "generic",
-            [receipt(json!([]), &BILLING_FILES)],
-        ))
-        .rule(stage(
-            OUTCOME,
-            "outcome",
-            [receipt(json!([]), &BILLING_FILES)],
-        ))
-        .rule(stage(
-            CONVENTIONS,
-            "conventions",
-            [receipt(json!([]), &BILLING_FILES)],
-        ))
-        .rule(stage(AUDIT, "audit", [receipt(json!([]), &BILLING_FILES)]));
+    let script = lanes_without_candidates();
     let server = ScriptedServer::start(script).await;
     let small = manifest("prefetch-small.toml");
     let out = review(&repo, &base, &head, &server, &["--manifest", &small], &[]).await;
@@ -461,23 +467,7 @@ async fn with_intent_the_outcome_investigator_runs_at_the_same_time_as_the_gener
 #[tokio::test(flavor = "multi_thread")]
 async fn without_tools_the_prefetch_section_names_no_tool() {
     let (repo, base, head) = python_fixture();
-    let script = Script::new()
-        .rule(stage(
-            GENERIC,
-            "generic",
-            [receipt(json!([]), &BILLING_FILES)],
-        ))
-        .rule(stage(
-            OUTCOME,
-            "outcome",
-            [receipt(json!([]), &BILLING_FILES)],
-        ))
-        .rule(stage(
-            CONVENTIONS,
-            "conventions",
-            [receipt(json!([]), &BILLING_FILES)],
-        ))
-        .rule(stage(AUDIT, "audit", [receipt(json!([]), &BILLING_FILES)]));
+    let script = lanes_without_candidates();
     let server = ScriptedServer::start(script).await;
     let out = review(&repo, &base, &head, &server, &["--tools", "off"], &[]).await;
     assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);

@@ -131,7 +131,7 @@ async fn the_manifest_window_wins_over_the_endpoint() {
     let script = Script::new()
         .rule(Rule::when(Match::any()).always(perfect(0)))
         .context_window(131_072);
-    let vllm = ScriptedServer::start_as(Dialect::Vllm { key: None }, &["scripted"], script).await;
+    let vllm = vllm(script).await;
     let report = ScriptedReview::new(&repo, &base, &head, &vllm)
         .manifest("tests/data/e2e/window-32k.toml")
         .run()
@@ -390,6 +390,21 @@ fn largest_ask(server: &ScriptedServer) -> (u64, Value) {
     (asked_tokens(largest), largest.body["max_tokens"].clone())
 }
 
+/// A vLLM-style scripted server (it states the window `script` sets in `/v1/models`).
+async fn vllm(script: Script) -> ScriptedServer {
+    ScriptedServer::start_as(Dialect::Vllm { key: None }, &["scripted"], script).await
+}
+
+/// Asserts that no chat request of `server`, with the reply it asks for, passes a
+/// `window`-token window.
+fn assert_within_window(server: &ScriptedServer, window: u64) {
+    let (asked, max_tokens) = largest_ask(server);
+    assert!(
+        asked <= window,
+        "{asked} tokens asked of a {window}-token window (max_tokens {max_tokens})"
+    );
+}
+
 /// With a 16k-token window — stated by a vLLM server, or set by `[model] context_tokens`
 /// — a model whose tool reads fill every request to its bound still has each request's
 /// size plus the `max_tokens` it asks for within the window (vLLM refuses a request that
@@ -401,8 +416,7 @@ async fn at_a_16k_window_no_request_and_its_reply_exceed_the_window() {
         let script = Script::new()
             .rule(Rule::when(Match::any()).always(reader()))
             .context_window(16_384);
-        let vllm =
-            ScriptedServer::start_as(Dialect::Vllm { key: None }, &["scripted"], script).await;
+        let vllm = vllm(script).await;
         let mut review = ScriptedReview::new(&repo, &base, &head, &vllm).args(&["--tools", "on"]);
         if let Some(manifest) = manifest {
             review = review.manifest(manifest);
@@ -504,11 +518,7 @@ async fn at_an_8k_window_lanes_that_cannot_run_make_the_review_incomplete() {
         observations.contains("vouch reviewed without tools"),
         "{observations}"
     );
-    let (asked, _) = largest_ask(&vllm);
-    assert!(
-        asked <= 8_192,
-        "a request asks {asked} of an 8,192-token window"
-    );
+    assert_within_window(&vllm, 8_192);
 }
 
 /// A window the endpoint states below 8,192 tokens (the smallest `context_tokens` may
@@ -519,7 +529,7 @@ async fn a_window_the_endpoint_states_below_8k_is_refused_before_the_review() {
     let script = Script::new()
         .rule(Rule::when(Match::any()).always(perfect(0)))
         .context_window(4_096);
-    let vllm = ScriptedServer::start_as(Dialect::Vllm { key: None }, &["scripted"], script).await;
+    let vllm = vllm(script).await;
     let out = ScriptedReview::new(&repo, &base, &head, &vllm).run().await;
     assert_eq!(out.code, 3, "{}\n{}", out.stdout, out.stderr);
     let said = format!("{}{}", out.stdout, out.stderr);
@@ -564,7 +574,7 @@ fn proposing_script() -> Script {
 async fn at_an_8k_window_with_tools_auto_candidates_are_verified_within_the_window() {
     let (repo, base, head) = forty_files();
     let script = proposing_script().context_window(8_192);
-    let vllm = ScriptedServer::start_as(Dialect::Vllm { key: None }, &["scripted"], script).await;
+    let vllm = vllm(script).await;
     let out = ScriptedReview::new(&repo, &base, &head, &vllm)
         .manifest("tests/data/e2e/no-budget.toml")
         .args(&["--tools", "auto"])
@@ -572,11 +582,7 @@ async fn at_an_8k_window_with_tools_auto_candidates_are_verified_within_the_wind
         .await;
     let report = out.json();
     assert!(!vllm.served_by("verifier").is_empty(), "{report:#}");
-    let (asked, max_tokens) = largest_ask(&vllm);
-    assert!(
-        asked <= 8_192,
-        "{asked} tokens asked (max_tokens {max_tokens})"
-    );
+    assert_within_window(&vllm, 8_192);
     assert!(
         !report["failures"]
             .as_array()
@@ -595,7 +601,7 @@ async fn at_an_8k_window_with_tools_auto_candidates_are_verified_within_the_wind
 async fn at_a_12k_window_verification_batches_fit_the_reply_budget() {
     let (repo, base, head) = forty_files();
     let script = proposing_script().context_window(12_288);
-    let vllm = ScriptedServer::start_as(Dialect::Vllm { key: None }, &["scripted"], script).await;
+    let vllm = vllm(script).await;
     let out = ScriptedReview::new(&repo, &base, &head, &vllm)
         .manifest("tests/data/e2e/no-budget.toml")
         .args(&["--tools", "off"])
@@ -670,7 +676,7 @@ async fn at_an_8k_window_without_tools_lanes_take_whole_shards_and_retries_fit()
     let script = Script::new()
         .rule(Rule::when(Match::any()).always(model))
         .context_window(8_192);
-    let vllm = ScriptedServer::start_as(Dialect::Vllm { key: None }, &["scripted"], script).await;
+    let vllm = vllm(script).await;
     let out = ScriptedReview::new(&repo, &base, &head, &vllm)
         .args(&["--tools", "off"])
         .run()
@@ -725,11 +731,7 @@ async fn at_an_8k_window_without_tools_lanes_take_whole_shards_and_retries_fit()
         );
         assert!(!section.contains("<patch"), "{section}");
     }
-    let (asked, max_tokens) = largest_ask(&vllm);
-    assert!(
-        asked <= 8_192,
-        "{asked} tokens asked (max_tokens {max_tokens})"
-    );
+    assert_within_window(&vllm, 8_192);
 }
 
 /// One module of sixty 80-byte lines with every third line rewritten: a verifier request
@@ -763,7 +765,7 @@ fn one_dense_module() -> (TestRepo, String, String) {
 async fn at_an_8k_window_no_verifier_request_and_its_reply_pass_the_window() {
     let (repo, base, head) = one_dense_module();
     let script = proposing_script().context_window(8_192);
-    let vllm = ScriptedServer::start_as(Dialect::Vllm { key: None }, &["scripted"], script).await;
+    let vllm = vllm(script).await;
     let out = ScriptedReview::new(&repo, &base, &head, &vllm)
         .manifest("tests/data/e2e/no-budget.toml")
         .args(&["--tools", "off"])
@@ -780,11 +782,7 @@ async fn at_an_8k_window_no_verifier_request_and_its_reply_pass_the_window() {
             request.body["max_tokens"]
         );
     }
-    let (asked, max_tokens) = largest_ask(&vllm);
-    assert!(
-        asked <= 8_192,
-        "{asked} tokens asked (max_tokens {max_tokens})"
-    );
+    assert_within_window(&vllm, 8_192);
 }
 
 /// At an 8k window a repair request stays within the stage's request bound: a first
@@ -817,7 +815,7 @@ async fn at_an_8k_window_a_repair_request_shows_a_long_reply_cut_within_the_boun
         )
         .rule(Rule::when(Match::any()).always(looping))
         .context_window(8_192);
-    let vllm = ScriptedServer::start_as(Dialect::Vllm { key: None }, &["scripted"], script).await;
+    let vllm = vllm(script).await;
     let out = ScriptedReview::new(&repo, &base, &head, &vllm)
         .manifest("tests/data/e2e/no-budget.toml")
         .args(&["--tools", "off"])
@@ -834,11 +832,7 @@ async fn at_an_8k_window_a_repair_request_shows_a_long_reply_cut_within_the_boun
         let user = repair.contents_of("user").join("\n");
         assert!(user.contains("(The prior reply is cut here"), "{user}");
     }
-    let (asked, max_tokens) = largest_ask(&vllm);
-    assert!(
-        asked <= 8_192,
-        "{asked} tokens asked (max_tokens {max_tokens})"
-    );
+    assert_within_window(&vllm, 8_192);
 }
 
 /// At an 8k window a verification request stays within the verifier's request bound when
@@ -854,7 +848,7 @@ async fn at_an_8k_window_a_verification_request_of_long_lines_stays_within_its_b
     repo.write("mid.txt", format!("short\n{}\nend\n", "N".repeat(5_000)));
     let head = repo.commit("rewrite the long line");
     let script = proposing_script().context_window(8_192);
-    let vllm = ScriptedServer::start_as(Dialect::Vllm { key: None }, &["scripted"], script).await;
+    let vllm = vllm(script).await;
     let out = ScriptedReview::new(&repo, &base, &head, &vllm)
         .manifest("tests/data/e2e/no-budget.toml")
         .args(&["--tools", "off"])
@@ -869,11 +863,7 @@ async fn at_an_8k_window_a_verification_request_of_long_lines_stays_within_its_b
             request.raw_body.len()
         );
     }
-    let (asked, max_tokens) = largest_ask(&vllm);
-    assert!(
-        asked <= 8_192,
-        "{asked} tokens asked (max_tokens {max_tokens})"
-    );
+    assert_within_window(&vllm, 8_192);
 }
 
 /// A file of 400 lines of about 630 bytes, with lines 10, 12, 200 and 350 rewritten.
@@ -980,8 +970,7 @@ async fn every_candidate_on_long_lines_is_shown_its_line_to_verify() {
     let (repo, base, head) = long_lined_module();
     for (window, tools) in [(None, "off"), (Some(8_192), "off")] {
         let script = long_lined_script(window);
-        let vllm =
-            ScriptedServer::start_as(Dialect::Vllm { key: None }, &["scripted"], script).await;
+        let vllm = vllm(script).await;
         let out = ScriptedReview::new(&repo, &base, &head, &vllm)
             .manifest("tests/data/e2e/no-budget.toml")
             .args(&["--tools", tools])
@@ -1085,7 +1074,7 @@ async fn at_an_8k_window_a_repair_is_told_what_the_part_not_shown_holds() {
         )
         .rule(Rule::when(Match::any()).always(looping))
         .context_window(8_192);
-    let vllm = ScriptedServer::start_as(Dialect::Vllm { key: None }, &["scripted"], script).await;
+    let vllm = vllm(script).await;
     let out = ScriptedReview::new(&repo, &base, &head, &vllm)
         .manifest("tests/data/e2e/no-budget.toml")
         .args(&["--tools", "off"])
