@@ -395,6 +395,33 @@ async fn vllm(script: Script) -> ScriptedServer {
     ScriptedServer::start_as(Dialect::Vllm { key: None }, &["scripted"], script).await
 }
 
+/// Reviews `base..head` of `repo` with the one-lane composition and `--tools off`
+/// against a vLLM-style server answering by `script`.
+async fn without_tools(
+    repo: &TestRepo,
+    (base, head): (&str, &str),
+    script: Script,
+) -> (ScriptedServer, vouch_workspace_tests::Output) {
+    let server = vllm(script).await;
+    let out = ScriptedReview::new(repo, base, head, &server)
+        .manifest("tests/data/e2e/no-budget.toml")
+        .args(&["--tools", "off"])
+        .run()
+        .await;
+    (server, out)
+}
+
+/// Asserts that each of `requests` is at most `bytes` long.
+fn assert_each_within(requests: &[RecordedRequest], bytes: usize, what: &str) {
+    for request in requests {
+        let len = request.raw_body.len();
+        assert!(
+            len <= bytes,
+            "a {what} request of {len} bytes (bound {bytes})"
+        );
+    }
+}
+
 /// Asserts that no chat request of `server`, with the reply it asks for, passes a
 /// `window`-token window.
 fn assert_within_window(server: &ScriptedServer, window: u64) {
@@ -601,12 +628,7 @@ async fn at_an_8k_window_with_tools_auto_candidates_are_verified_within_the_wind
 async fn at_a_12k_window_verification_batches_fit_the_reply_budget() {
     let (repo, base, head) = forty_files();
     let script = proposing_script().context_window(12_288);
-    let vllm = vllm(script).await;
-    let out = ScriptedReview::new(&repo, &base, &head, &vllm)
-        .manifest("tests/data/e2e/no-budget.toml")
-        .args(&["--tools", "off"])
-        .run()
-        .await;
+    let (vllm, out) = without_tools(&repo, (&base, &head), script).await;
     let verifier = vllm.served_by("verifier");
     assert!(!verifier.is_empty(), "{}", out.stderr);
     // What the window leaves beside the request bound derived for it (12,288 less a
@@ -765,12 +787,7 @@ fn one_dense_module() -> (TestRepo, String, String) {
 async fn at_an_8k_window_no_verifier_request_and_its_reply_pass_the_window() {
     let (repo, base, head) = one_dense_module();
     let script = proposing_script().context_window(8_192);
-    let vllm = vllm(script).await;
-    let out = ScriptedReview::new(&repo, &base, &head, &vllm)
-        .manifest("tests/data/e2e/no-budget.toml")
-        .args(&["--tools", "off"])
-        .run()
-        .await;
+    let (vllm, out) = without_tools(&repo, (&base, &head), script).await;
     let report = out.json();
     let verifier = vllm.served_by("verifier");
     assert!(!verifier.is_empty(), "{report:#}");
@@ -815,20 +832,11 @@ async fn at_an_8k_window_a_repair_request_shows_a_long_reply_cut_within_the_boun
         )
         .rule(Rule::when(Match::any()).always(looping))
         .context_window(8_192);
-    let vllm = vllm(script).await;
-    let out = ScriptedReview::new(&repo, &base, &head, &vllm)
-        .manifest("tests/data/e2e/no-budget.toml")
-        .args(&["--tools", "off"])
-        .run()
-        .await;
+    let (vllm, out) = without_tools(&repo, (&base, &head), script).await;
     let repairs = vllm.served_by("repair");
     assert!(!repairs.is_empty(), "{}", out.stdout);
+    assert_each_within(&repairs, 6_000 * 3, "repair");
     for repair in &repairs {
-        assert!(
-            repair.raw_body.len() <= 6_000 * 3,
-            "a repair request of {} bytes",
-            repair.raw_body.len()
-        );
         let user = repair.contents_of("user").join("\n");
         assert!(user.contains("(The prior reply is cut here"), "{user}");
     }
@@ -848,21 +856,10 @@ async fn at_an_8k_window_a_verification_request_of_long_lines_stays_within_its_b
     repo.write("mid.txt", format!("short\n{}\nend\n", "N".repeat(5_000)));
     let head = repo.commit("rewrite the long line");
     let script = proposing_script().context_window(8_192);
-    let vllm = vllm(script).await;
-    let out = ScriptedReview::new(&repo, &base, &head, &vllm)
-        .manifest("tests/data/e2e/no-budget.toml")
-        .args(&["--tools", "off"])
-        .run()
-        .await;
+    let (vllm, out) = without_tools(&repo, (&base, &head), script).await;
     let verifier = vllm.served_by("verifier");
     assert!(!verifier.is_empty(), "{}", out.stdout);
-    for request in &verifier {
-        assert!(
-            request.raw_body.len() <= 6_000 * 3,
-            "a verification request of {} bytes",
-            request.raw_body.len()
-        );
-    }
+    assert_each_within(&verifier, 6_000 * 3, "verification");
     assert_within_window(&vllm, 8_192);
 }
 
@@ -1074,12 +1071,7 @@ async fn at_an_8k_window_a_repair_is_told_what_the_part_not_shown_holds() {
         )
         .rule(Rule::when(Match::any()).always(looping))
         .context_window(8_192);
-    let vllm = vllm(script).await;
-    let out = ScriptedReview::new(&repo, &base, &head, &vllm)
-        .manifest("tests/data/e2e/no-budget.toml")
-        .args(&["--tools", "off"])
-        .run()
-        .await;
+    let (vllm, out) = without_tools(&repo, (&base, &head), script).await;
     let report = out.json();
     let repairs = vllm.served_by("repair");
     assert!(!repairs.is_empty(), "{report:#}");
