@@ -168,12 +168,11 @@ pub(crate) fn repair_user_message(
     let shown = match cut_to_json_len(prior_reply, prior_bytes) {
         None => format!("<prior-reply>\n{prior_reply}\n</prior-reply>\n"),
         Some(_) => {
-            // What is owed comes first in the room (itself cut to it, in which case the
-            // repair cannot meet it and fails, as a repair of what it cannot see must).
-            let mut owed = demands.map(owed_text).unwrap_or_default();
-            if let Some(kept) = cut_to_json_len(&owed, prior_bytes) {
-                owed = kept.to_string();
-            }
+            // What is owed comes first in the room (a list cut to it says so: the repair
+            // then cannot meet it and fails, as a repair of what it cannot see must).
+            let owed = demands
+                .map(|d| owed_text(d, prior_bytes))
+                .unwrap_or_default();
             let room = prior_bytes.saturating_sub(vouch_llm::json_text_len(&owed) - 2);
             let kept = cut_to_json_len(prior_reply, room).unwrap_or(prior_reply);
             format!(
@@ -254,41 +253,67 @@ impl PreviousAnswer<'_> {
     }
 }
 
-/// What a repair shown part of a reply still owes from the whole of it: the complete
-/// candidates to keep as written, the places to keep, and how many candidates at least
-/// (empty when it owes nothing).
-fn owed_text(demands: &vouch_core::RepairDemands) -> String {
+/// What a repair shown part of a reply still owes from the whole of it, within
+/// `max_bytes` (JSON-escaped): how many candidates at least, then the complete candidates
+/// to keep as written and the places to keep, whole entries while they fit, and a note
+/// naming how many did not (empty when it owes nothing).
+fn owed_text(demands: &vouch_core::RepairDemands, max_bytes: usize) -> String {
+    const CUT_NOTE_BYTES: usize = 200;
     if demands.is_empty() {
         return String::new();
     }
+    let (whole, left) = owed_within(demands, max_bytes);
+    if left == (0, 0) {
+        return whole;
+    }
+    let (mut out, left) = owed_within(demands, max_bytes.saturating_sub(CUT_NOTE_BYTES));
+    out.push_str(&format!(
+        "(This list is cut: {} more candidate(s) and {} more place(s) the prior reply holds do not fit this request, so a repair cannot keep them all.)\n",
+        left.0, left.1
+    ));
+    out
+}
+
+/// [`owed_text`] without its cut note, within `room`: the text and how many candidates
+/// and places did not fit.
+fn owed_within(demands: &vouch_core::RepairDemands, room: usize) -> (String, (usize, usize)) {
+    let len = |text: &str| vouch_llm::json_text_len(text) - 2;
     let mut out = String::from(
         "vouch read the whole prior reply. Your answer must keep what it holds, the part not shown included:\n",
     );
-    if !demands.candidates.is_empty() {
-        out.push_str("- these candidates, each as written (the same path and lines):\n");
-        for c in &demands.candidates {
-            out.push_str(&serde_json::to_string(c).expect("JSON serialises"));
-            out.push('\n');
-        }
-    }
-    if !demands.places.is_empty() {
-        let places: Vec<String> = demands
-            .places
-            .iter()
-            .map(|(path, line)| format!("{path}:{line}"))
-            .collect();
-        out.push_str(&format!(
-            "- a candidate or a dismissed concern at each of these places: {}\n",
-            places.join(", ")
-        ));
-    }
     if demands.claims > 0 {
         out.push_str(&format!(
             "- at least {} candidate(s): the prior reply writes {} claim(s).\n",
             demands.claims, demands.claims
         ));
     }
-    out
+    let mut left = (0, 0);
+    if !demands.candidates.is_empty() {
+        out.push_str("- these candidates, each as written (the same path and lines):\n");
+        for c in &demands.candidates {
+            let line = format!("{}\n", serde_json::to_string(c).expect("JSON serialises"));
+            if len(&out) + len(&line) > room {
+                left.0 += 1;
+                continue;
+            }
+            out.push_str(&line);
+        }
+    }
+    if !demands.places.is_empty() {
+        out.push_str("- a candidate or a dismissed concern at each of these places: ");
+        let mut first = true;
+        for (path, line) in &demands.places {
+            let entry = format!("{}{path}:{line}", if first { "" } else { ", " });
+            if len(&out) + len(&entry) + 1 > room {
+                left.1 += 1;
+                continue;
+            }
+            out.push_str(&entry);
+            first = false;
+        }
+        out.push('\n');
+    }
+    (out, left)
 }
 
 /// `text` cut to its longest prefix (at a character) that takes at most `max_bytes` as a
@@ -625,10 +650,10 @@ mod tests {
         let prior = format!("{}tail", " ".repeat(600));
         let m = repair_user_message(&schema, None, (&prior, Some(&demands)), "e", 500);
         let owed = "vouch read the whole prior reply. Your answer must keep what it holds, the part not shown included:\n\
+                    - at least 2 candidate(s): the prior reply writes 2 claim(s).\n\
                     - these candidates, each as written (the same path and lines):\n\
                     {\"path\":\"a.py\",\"startLine\":2}\n\
-                    - a candidate or a dismissed concern at each of these places: b.py:7\n\
-                    - at least 2 candidate(s): the prior reply writes 2 claim(s).\n";
+                    - a candidate or a dismissed concern at each of these places: b.py:7\n";
         assert!(m.contains(owed), "{m}");
         let shown = m
             .split("<prior-reply>\n")
@@ -648,6 +673,44 @@ mod tests {
             !whole.contains("vouch read the whole prior reply"),
             "{whole}"
         );
+    }
+
+    /// A list of what a repair owes that does not fit its room is cut at whole entries,
+    /// says how many it left out, and always keeps the count of candidates owed.
+    #[test]
+    fn what_a_repair_owes_is_cut_at_whole_entries_and_says_so() {
+        let demands = vouch_core::RepairDemands {
+            candidates: (1..=20)
+                .map(|l| serde_json::json!({"path": "a.py", "startLine": l, "claim": "x".repeat(80)}))
+                .collect(),
+            places: (1..=300).map(|l| ("docs/notes.py".to_string(), l)).collect(),
+            claims: 20,
+        };
+        let text = owed_text(&demands, 2_000);
+        assert!(
+            vouch_llm::json_text_len(&text) - 2 <= 2_000,
+            "{}",
+            text.len()
+        );
+        assert!(text.contains("- at least 20 candidate(s)"), "{text}");
+        let shown = text.lines().filter(|l| l.starts_with('{')).count();
+        assert!((1..20).contains(&shown), "{text}");
+        for line in text.lines().filter(|l| l.starts_with('{')) {
+            serde_json::from_str::<serde_json::Value>(line).expect("whole candidates only");
+        }
+        assert!(
+            text.contains(&format!(
+                "({} more candidate(s) and 300 more place(s)",
+                20 - shown
+            )) || text.contains(&format!(
+                "This list is cut: {} more candidate(s)",
+                20 - shown
+            )),
+            "{text}"
+        );
+        assert!(!text.contains("docs/notes.py:1, doc\n"), "{text}");
+        let whole = owed_text(&demands, usize::MAX);
+        assert!(!whole.contains("This list is cut"), "{whole}");
     }
 
     /// Issue 28 (budgets from the window): the previous answer is shown whole within its
