@@ -1079,6 +1079,11 @@ async fn at_an_8k_window_a_repair_is_told_what_the_part_not_shown_holds() {
         let user = r.contents_of("user").join("\n");
         assert!(user.contains("(The prior reply is cut here"), "{user}");
         assert!(user.contains("each as written"), "{user}");
+        // Its contract can hold the three candidates it is held to keep (the contract
+        // fitted to an 8k reply holds one).
+        let schema = &r.response_format().expect("structured outputs")["json_schema"]["schema"];
+        let cap = schema["properties"]["candidates"]["maxItems"].as_u64();
+        assert!(cap.is_none_or(|n| n >= 3), "{schema:#}");
         assert!(r.raw_body.len() <= 6_000 * 3, "{} bytes", r.raw_body.len());
     }
     let failures = report["failures"].to_string();

@@ -36,13 +36,26 @@ impl Contract {
     }
 
     /// The repair variant of this contract (a plugin may shape it differently), asked for
-    /// only when a reply needs repair.
+    /// only when a reply needs repair. Rule (a repair can meet what it is held to): its
+    /// candidate cap is raised to `owed`, the candidates the repair check demands of it
+    /// ([`vouch_core::repair_demands`]), up to [`MAX_CANDIDATES`]; a cap fitted to a small
+    /// output budget (one candidate at 8k) would otherwise refuse a repair that keeps a
+    /// prior reply's three candidates.
     ///
     /// # Errors
     /// The plugin's error.
-    pub(super) fn repair(&self, handle: &SpecialistHandle) -> Result<Value, PluginError> {
+    pub(super) fn repair(
+        &self,
+        handle: &SpecialistHandle,
+        owed: u64,
+    ) -> Result<Value, PluginError> {
+        let max_candidates = self
+            .request
+            .max_candidates
+            .map(|cap| cap.max(owed.min(MAX_CANDIDATES)));
         handle.contract(&ContractRequest {
             repair: true,
+            max_candidates,
             ..self.request.clone()
         })
     }

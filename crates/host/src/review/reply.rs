@@ -699,11 +699,26 @@ async fn repair(
     error: ReplyFault,
     spent: &mut Spent,
 ) -> Result<Answer, ExchangeError> {
+    // What the repair check will demand of a candidate repair (its contract's cap and,
+    // for a reply shown in part, its message follow it).
+    let demands = (ex.kind == ReplyKind::Candidates)
+        .then(|| vouch_core::repair_demands(&prior_text, ex.expected.unwrap_or_default()));
+    let owed = demands.as_ref().map_or(0, |d| {
+        d.candidates.len().max(d.claims).max(d.places.len()) as u64
+    });
     let repair_schema = ex
         .contract
-        .repair(ex.handle)
+        .repair(ex.handle, owed)
         .map_err(ExchangeError::Plugin)?;
-    let repaired = ask_repair(env, ex, &repair_schema, &prior_text, &error, spent).await?;
+    let repaired = ask_repair(
+        env,
+        ex,
+        &repair_schema,
+        (&prior_text, demands.as_ref()),
+        &error,
+        spent,
+    )
+    .await?;
     if repaired.is_filtered() {
         return Err(filtered(ex.label, "repair"));
     }
@@ -769,19 +784,16 @@ async fn ask_repair(
     env: &ReviewEnv,
     ex: &Exchange<'_>,
     repair_schema: &Value,
-    prior_text: &str,
+    (prior_text, demands): (&str, Option<&vouch_core::RepairDemands>),
     error: &ReplyFault,
     spent: &mut Spent,
 ) -> Result<AgentOutcome, ExchangeError> {
     let error = error.to_string();
     let prior_bytes = repair_prior_bytes(ex, repair_schema, &error);
-    // What the host will demand of a candidate repair, for a repair shown part of it.
-    let demands = (ex.kind == ReplyKind::Candidates)
-        .then(|| vouch_core::repair_demands(prior_text, ex.expected.unwrap_or_default()));
     let repair_user = repair_user_message(
         repair_schema,
         ex.expected,
-        (prior_text, demands.as_ref()),
+        (prior_text, demands),
         &error,
         prior_bytes,
     );
