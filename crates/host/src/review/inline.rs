@@ -427,7 +427,9 @@ pub(crate) struct CandidateWindow {
 /// Rule (verification source within its room): the lines given around a candidate at its
 /// revision: ± [`CANDIDATE_CONTEXT_LINES`], narrowed one line at each end at a time while
 /// its block (estimated from the lines' real lengths) is over `max_bytes`, down to the
-/// candidate's own lines; `None` when even those do not fit, or the file cannot be read.
+/// candidate's own lines, and then to as many of them from its first as fit (a verifier
+/// may cite only what it is shown); `None` when not even its first line fits, or the
+/// file cannot be read.
 pub(crate) fn candidate_window(
     env: &ReviewEnv,
     c: &Candidate,
@@ -448,7 +450,7 @@ pub(crate) fn candidate_window(
                 .map(|n| lengths[(n - 1) as usize].shown as usize + n.to_string().len() + 4)
                 .sum::<usize>()
     };
-    (0..=CANDIDATE_CONTEXT_LINES).rev().find_map(|context| {
+    let around = (0..=CANDIDATE_CONTEXT_LINES).rev().find_map(|context| {
         let (start, end) = (lo.saturating_sub(context).max(1), (hi + context).min(last));
         let bytes = bytes(start, end);
         (bytes <= max_bytes).then_some(CandidateWindow {
@@ -456,6 +458,23 @@ pub(crate) fn candidate_window(
             end_line: end,
             bytes,
         })
+    });
+    around.or_else(|| {
+        // The candidate's own lines from its first, while they fit.
+        let mut fit: Option<CandidateWindow> = None;
+        let mut used = frame;
+        for n in lo..=hi {
+            used += lengths[(n - 1) as usize].shown as usize + n.to_string().len() + 4;
+            if used > max_bytes {
+                break;
+            }
+            fit = Some(CandidateWindow {
+                start_line: lo,
+                end_line: n,
+                bytes: used,
+            });
+        }
+        fit
     })
 }
 
@@ -617,6 +636,55 @@ mod tests {
         let blocks = out.blocks.join("\n");
         assert!(blocks.contains("2: int b = 1;\t\n</hunk>"), "{blocks}");
         assert!(blocks.contains("2: int b = 1; \n</hunk>"), "{blocks}");
+    }
+
+    /// [`candidate_window`]: ±12 lines when they fit, narrowed towards the candidate's
+    /// lines, then to its first lines, and nothing when not even its first line fits.
+    #[test]
+    fn a_candidate_window_narrows_to_its_room() {
+        let repo = TestRepo::new();
+        let text = |w: &str| -> String {
+            (1..=60)
+                .map(|i| format!("{w} {i:03} {}\n", "x".repeat(290)))
+                .collect()
+        };
+        repo.write("m.txt", text("old"));
+        let base = repo.commit("base");
+        repo.write("m.txt", text("new"));
+        let head = repo.commit("rewrite");
+        let env = env(&repo, &base, &head);
+        let candidate = |start: u32, end: u32| Candidate {
+            id: "lane/0".into(),
+            proposed_by: "lane".into(),
+            path: "m.txt".into(),
+            revision: Revision::Head,
+            start_line: start,
+            end_line: end,
+            severity: vouch_core::Severity::High,
+            area: vouch_core::Area::Correctness,
+            claim: "c".into(),
+            evidence: "e".into(),
+        };
+        // (candidate lines, room) -> window lines
+        type Case = ((u32, u32), usize, Option<(u32, u32)>);
+        let cases: [Case; 5] = [
+            ((30, 30), 100_000, Some((18, 42))),
+            ((30, 30), 3_000, Some((26, 34))),
+            ((20, 50), 100_000, Some((8, 60))),
+            ((20, 50), 3_000, Some((20, 28))),
+            ((30, 30), 200, None),
+        ];
+        for ((start, end), room, want) in cases {
+            let got = candidate_window(&env, &candidate(start, end), room);
+            assert_eq!(
+                got.map(|w| (w.start_line, w.end_line)),
+                want,
+                "{start}-{end} in {room}"
+            );
+            if let Some(w) = got {
+                assert!(w.bytes <= room, "{w:?}");
+            }
+        }
     }
 
     /// A change of `n` added lines of about 20 bytes each to a file of one line.
