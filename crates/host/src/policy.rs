@@ -165,21 +165,20 @@ pub(crate) fn repair_user_message(
              (path:line) must appear as a candidate or as a dismissed concern.\n\n"
         ));
     }
-    let shown = match cut_to_json_len(prior_reply, prior_bytes) {
-        None => format!("<prior-reply>\n{prior_reply}\n</prior-reply>\n"),
-        Some(_) => {
-            // What is owed comes first in the room (a list cut to it says so: the repair
-            // then cannot meet it and fails, as a repair of what it cannot see must).
-            let owed = demands
-                .map(|d| owed_text(d, prior_bytes))
-                .unwrap_or_default();
-            let room = prior_bytes.saturating_sub(vouch_llm::json_text_len(&owed) - 2);
-            let kept = cut_to_json_len(prior_reply, room).unwrap_or(prior_reply);
-            format!(
-                "<prior-reply>\n{kept}\n</prior-reply>\n(The prior reply is cut here: the rest of it, {} more bytes, does not fit this request. Rewrite what is shown.)\n{owed}",
-                prior_reply.len() - kept.len()
-            )
-        }
+    let shown = if vouch_llm::json_text_len(prior_reply) - 2 <= prior_bytes {
+        format!("<prior-reply>\n{prior_reply}\n</prior-reply>\n")
+    } else {
+        // What is owed comes first in the room (a list cut to it says so: the repair
+        // then cannot meet it and fails, as a repair of what it cannot see must).
+        let owed = demands
+            .map(|d| owed_text(d, prior_bytes))
+            .unwrap_or_default();
+        let room = prior_bytes.saturating_sub(vouch_llm::json_text_len(&owed) - 2);
+        let kept = vouch_llm::cut_to_json_len(prior_reply, room).unwrap_or(prior_reply);
+        format!(
+            "<prior-reply>\n{kept}\n</prior-reply>\n(The prior reply is cut here: the rest of it, {} more bytes, does not fit this request. Rewrite what is shown.)\n{owed}",
+            prior_reply.len() - kept.len()
+        )
     };
     out.push_str(&format!(
         "## Parser error\n{error}\n\n## Prior reply\n{shown}\n"
@@ -241,7 +240,7 @@ impl PreviousAnswer<'_> {
                 reply.trim_end().to_string(),
             ),
         };
-        match cut_to_json_len(&text, max_bytes) {
+        match vouch_llm::cut_to_json_len(&text, max_bytes) {
             None => format!("{intro}:\n<{tag}>\n{text}\n</{tag}>\n"),
             Some(kept) => format!(
                 "{intro}, cut where this request has no more room for it:\n<{tag}>\n{kept}\n</{tag}>\n\
@@ -290,44 +289,35 @@ fn owed_within(demands: &vouch_core::RepairDemands, room: usize) -> (String, (us
     let mut left = (0, 0);
     if !demands.candidates.is_empty() {
         out.push_str("- these candidates, each as written (the same path and lines):\n");
+        // `out`'s JSON-escaped length, kept as entries are added.
+        let mut used = len(&out);
         for c in &demands.candidates {
             let line = format!("{}\n", serde_json::to_string(c).expect("JSON serialises"));
-            if len(&out) + len(&line) > room {
+            if used + len(&line) > room {
                 left.0 += 1;
                 continue;
             }
+            used += len(&line);
             out.push_str(&line);
         }
     }
     if !demands.places.is_empty() {
         out.push_str("- a candidate or a dismissed concern at each of these places: ");
+        let mut used = len(&out);
         let mut first = true;
         for (path, line) in &demands.places {
             let entry = format!("{}{path}:{line}", if first { "" } else { ", " });
-            if len(&out) + len(&entry) + 1 > room {
+            if used + len(&entry) + 1 > room {
                 left.1 += 1;
                 continue;
             }
+            used += len(&entry);
             out.push_str(&entry);
             first = false;
         }
         out.push('\n');
     }
     (out, left)
-}
-
-/// `text` cut to its longest prefix (at a character) that takes at most `max_bytes` as a
-/// JSON string without its quotes, or `None` when the whole of it does.
-pub(crate) fn cut_to_json_len(text: &str, max_bytes: usize) -> Option<&str> {
-    let mut used = 0usize;
-    for (at, c) in text.char_indices() {
-        let mut buf = [0u8; 4];
-        used += vouch_llm::json_text_len(c.encode_utf8(&mut buf)) - 2;
-        if used > max_bytes {
-            return Some(&text[..at]);
-        }
-    }
-    None
 }
 
 /// Rule (coverage contract, "Targeted retry"): the retry gets the original task and change
@@ -752,10 +742,6 @@ mod tests {
             assert_eq!(shown == whole, !cut, "{room}: {shown}");
             assert_eq!(m.contains("are not lost"), cut, "{m}");
         }
-        // Cut inside the two-byte é: the cut falls before it.
-        assert_eq!(cut_to_json_len("aé", 2), Some("a"));
-        assert_eq!(cut_to_json_len("a\"b", 2), Some("a"));
-        assert_eq!(cut_to_json_len("a\"b", 4), None);
     }
 
     #[test]

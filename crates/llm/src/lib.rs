@@ -36,4 +36,4 @@ pub use error_body::{SUMMARY_CHARS, summarize_error_body};
 pub use exchange::{ExchangeStats, Exchanges};
 pub use message::{ChatMessage, ToolCall, ToolSpec};
 pub use preflight::{EndpointCheck, EndpointProblem, azure_deployment, without_credentials};
-pub use size::{MIN_TOOL_ROOM, json_text_len, json_value_len, oversized_answer};
+pub use size::{MIN_TOOL_ROOM, cut_to_json_len, json_text_len, json_value_len, oversized_answer};

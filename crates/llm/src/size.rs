@@ -25,6 +25,20 @@ pub fn json_text_len(text: &str) -> usize {
     text.len() + escaped + 2
 }
 
+/// `text` cut to its longest prefix (at a character) that takes at most `max_bytes` as a
+/// JSON string without its quotes, or `None` when the whole of it does.
+pub fn cut_to_json_len(text: &str, max_bytes: usize) -> Option<&str> {
+    let mut used = 0usize;
+    for (at, c) in text.char_indices() {
+        let mut buf = [0u8; 4];
+        used += json_text_len(c.encode_utf8(&mut buf)) - 2;
+        if used > max_bytes {
+            return Some(&text[..at]);
+        }
+    }
+    None
+}
+
 /// Bytes `message` takes in a request's `messages` array (its separator included).
 pub(crate) fn message_len(message: &ChatMessage) -> usize {
     json_value_len(message) + 1
@@ -71,6 +85,15 @@ pub fn oversized_answer(bytes: usize, room: usize) -> String {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// A cut falls at a character, before one whose escaped bytes pass the bound.
+    #[test]
+    fn a_cut_to_a_json_length_falls_at_a_character() {
+        // Cut inside the two-byte é: the cut falls before it.
+        assert_eq!(cut_to_json_len("aé", 2), Some("a"));
+        assert_eq!(cut_to_json_len("a\"b", 2), Some("a"));
+        assert_eq!(cut_to_json_len("a\"b", 4), None);
+    }
 
     #[test]
     fn json_text_len_counts_quotes_and_escapes() {

@@ -444,12 +444,9 @@ pub(crate) fn candidate_window(
     let last = u32::try_from(lengths.len()).ok().filter(|&n| n > 0)?;
     let (lo, hi) = (c.start_line.clamp(1, last), c.end_line.clamp(1, last));
     let frame = WINDOW_FRAME_BYTES + c.id.len() + c.path.len();
-    let bytes = |s: u32, e: u32| -> usize {
-        frame
-            + (s..=e)
-                .map(|n| lengths[(n - 1) as usize].shown as usize + n.to_string().len() + 4)
-                .sum::<usize>()
-    };
+    // Line `n` as a numbered line of the read: its number, `: `, its text, its ending.
+    let line = |n: u32| lengths[(n - 1) as usize].shown as usize + n.to_string().len() + 4;
+    let bytes = |s: u32, e: u32| -> usize { frame + (s..=e).map(line).sum::<usize>() };
     let around = (0..=CANDIDATE_CONTEXT_LINES).rev().find_map(|context| {
         let (start, end) = (lo.saturating_sub(context).max(1), (hi + context).min(last));
         let bytes = bytes(start, end);
@@ -464,7 +461,7 @@ pub(crate) fn candidate_window(
         let mut fit: Option<CandidateWindow> = None;
         let mut used = frame;
         for n in lo..=hi {
-            used += lengths[(n - 1) as usize].shown as usize + n.to_string().len() + 4;
+            used += line(n);
             if used > max_bytes {
                 break;
             }
