@@ -379,3 +379,72 @@ async fn a_pinned_specialist_keeps_its_model_and_the_flag_or_variable_sets_the_d
         );
     }
 }
+
+/// A reply that raises more candidates than a reply may carry (six) is not refused for
+/// it: the first six are verified, each one past the bound is named with its claim and
+/// limits coverage, and the review ends with its findings instead of incomplete.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_reply_with_more_candidates_than_its_bound_is_verified_up_to_it_and_names_the_rest() {
+    let (repo, base, head) = limits_repo();
+    let candidates: Vec<Value> = (1..=8)
+        .map(|line| {
+            candidate(
+                "src/limits.rs",
+                line,
+                line,
+                &format!("concern on line {line}"),
+            )
+        })
+        .collect();
+    let mut verifier =
+        ScriptedVerifier::new().confirms("generic-investigator #1/0", "src/limits.rs", 1, 1, "x");
+    for i in 1..6 {
+        verifier = verifier.dismisses(
+            &format!("generic-investigator #1/{i}"),
+            json!([citation("src/limits.rs", i + 1, i + 1)]),
+        );
+    }
+    let script = Script::new()
+        .rule(investigates_limits(Value::Array(candidates)))
+        .rule(verifier.rule());
+    let server = ScriptedServer::start(script).await;
+    let out = review(&repo, &base, &head, &server, &[], &[]).await;
+    assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
+    let report = out.json();
+    assert_eq!(report["opinion"]["outcome"], "findings", "{report:#}");
+    assert_eq!(report["opinion"]["coverage"], "limited");
+    assert_eq!(report["findings"].as_array().unwrap().len(), 1);
+    // Not refused for it: no repair, and the investigator answered once.
+    assert!(server.unmatched().is_empty());
+    assert!(
+        server
+            .requests()
+            .iter()
+            .all(|r| !r.system().unwrap_or_default().contains("You repair")),
+        "no repair"
+    );
+    // The verifier decides the first six, never the two past the bound.
+    let sent: String = server
+        .served_by("verifier")
+        .iter()
+        .map(|r| r.body.to_string())
+        .collect();
+    assert!(sent.contains("generic-investigator #1/5"), "{sent}");
+    assert!(!sent.contains("concern on line 7") && !sent.contains("concern on line 8"));
+    // Each of the two is named, with its claim, and limits coverage.
+    let limited: Vec<&str> = report["limitations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["kind"] == "unverifiable-candidate")
+        .map(|l| l["detail"].as_str().unwrap())
+        .collect();
+    assert_eq!(limited.len(), 2, "{report:#}");
+    assert!(limited[0].contains("src/limits.rs:7-7 at head") && limited[0].contains("bound of 6"));
+    assert!(limited[1].contains("src/limits.rs:8-8 at head"));
+    let observations = report["observations"].to_string();
+    assert!(
+        observations.contains("raised 8 candidates") && observations.contains("concern on line 8"),
+        "{observations}"
+    );
+}

@@ -1,7 +1,10 @@
 //! A candidate-producing stage instance: prompt → exchange → receipt check → at most one
 //! targeted coverage retry.
 
-use vouch_abi::{DismissedForVerification, PAYLOAD_VERSION, PromptRequest, Role};
+use vouch_abi::{
+    DismissedForVerification, MAX_CANDIDATES, MAX_DISMISSED_CONCERNS, PAYLOAD_VERSION,
+    PromptRequest, Role,
+};
 use vouch_core::{
     Candidate, CandidateLocation, CoverageComparison, Failure, FailureKind, IssueStep, Limitation,
     LimitationKind, ReceiptProblem, ReplyIssue, StageRecord, StageStatus, candidate_id,
@@ -455,7 +458,8 @@ fn absorb(
     expected: &[String],
 ) -> (CandidateAnswer, CoverageComparison, Option<ReceiptProblem>) {
     note_answer(&mut run.record, answer);
-    let (reply, downgraded) = checked_reply(answer, &plan.assigned);
+    let (mut reply, downgraded) = checked_reply(answer, &plan.assigned);
+    bound_candidates(run, plan, &mut reply);
     if let Some(problem) = downgraded {
         env.diagnose(
             Some(&plan.label),
@@ -494,6 +498,62 @@ fn absorb(
     (reply, comparison, downgraded)
 }
 
+/// Most characters of a claim an observation quotes.
+const MAX_QUOTED_CLAIM_CHARS: usize = 200;
+
+/// Rule (a reply's bound): the contract asks for at most [`MAX_CANDIDATES`] candidates,
+/// but a reply that raises more is not refused for it (each is well formed, and refusing
+/// would fail the stage). The first [`MAX_CANDIDATES`] go on to verification; each one
+/// past the bound is named with its claim in an observation and limits coverage
+/// (`unverifiable-candidate`), so the review is never clean, and it costs the others
+/// nothing. A retry that raises the same one again names it once.
+fn bound_candidates(run: &mut StageRun, plan: &StagePlan, reply: &mut CandidateAnswer) {
+    let bound = MAX_CANDIDATES as usize;
+    if reply.candidates.len() <= bound {
+        return;
+    }
+    let raised = reply.candidates.len();
+    let mut places = Vec::new();
+    for p in reply.candidates.split_off(bound) {
+        let at = format!(
+            "{}:{}-{} at {}",
+            p.path,
+            p.start_line,
+            p.end_line,
+            p.revision.as_str()
+        );
+        let detail = format!(
+            "candidate {at} of {} was not verified (past the bound of {bound} candidates a \
+             reply may carry)",
+            plan.label
+        );
+        if run.limitations.iter().any(|l| l.detail == detail) {
+            continue;
+        }
+        run.limitations.push(Limitation {
+            kind: LimitationKind::UnverifiableCandidate,
+            stage: Some(plan.label.clone()),
+            detail,
+        });
+        let claim = p.claim.trim();
+        let quoted: String = claim.chars().take(MAX_QUOTED_CLAIM_CHARS).collect();
+        let cut = if quoted.len() < claim.len() {
+            "…"
+        } else {
+            ""
+        };
+        places.push(format!("{at} ({quoted}{cut})"));
+    }
+    if !places.is_empty() {
+        run.observations.push(format!(
+            "{}: its reply raised {raised} candidates, more than the {bound} a reply may \
+             carry; the first {bound} go on to verification and these were not verified: {}",
+            plan.label,
+            places.join("; ")
+        ));
+    }
+}
+
 fn accept(
     run: &mut StageRun,
     plan: &StagePlan,
@@ -524,9 +584,13 @@ fn accept(
             detail: format!("{} hit its {} budget", plan.label, kind.as_str()),
         });
     }
-    run.dismissed = concerns::for_verifier(&plan.label, &reply.dismissed);
+    // Every dismissed concern is kept in the report; the verifier receives as many of a
+    // reply's as its contract allows.
+    let mut dismissed = concerns::for_verifier(&plan.label, &reply.dismissed);
     run.observations
-        .extend(run.dismissed.iter().map(concerns::observation));
+        .extend(dismissed.iter().map(concerns::observation));
+    dismissed.truncate(MAX_DISMISSED_CONCERNS as usize);
+    run.dismissed = dismissed;
     run.candidates = reply
         .candidates
         .iter()
