@@ -425,7 +425,7 @@ async fn many_candidates_are_verified_in_batches() {
     let rejects_all = Reply::content_from(|body| {
         let decisions: Vec<Value> = ids_to_decide(body)
             .iter()
-            .map(|id| vouch_workspace_tests::decision(id, "rejected", json!([]), None))
+            .map(|id| vouch_workspace_tests::decision(id, "unresolved", json!([]), None))
             .collect();
         json!({ "decisions": decisions }).to_string()
     });
@@ -441,7 +441,7 @@ async fn many_candidates_are_verified_in_batches() {
     let candidates = report["candidates"].as_array().unwrap();
     assert_eq!(candidates.len(), 16, "{report:#}");
     for c in candidates {
-        assert_eq!(c["verdict"], "rejected", "{c:#}");
+        assert_eq!(c["verdict"], "unresolved", "{c:#}");
     }
     let batches = shard_labels(&report, "verifier");
     assert!(

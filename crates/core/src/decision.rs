@@ -191,6 +191,34 @@ impl DecisionAccount {
     }
 }
 
+/// What an uncited rejection's evidence is prefixed with when it is recorded as unresolved.
+pub const UNCITED_REJECTION: &str = "The verifier rejected this candidate without citing any source, so nothing disproves it; recorded as unresolved.";
+
+/// Rule (a rejection rests on source): a rejection must cite the source that disproves
+/// the candidate; one that cites nothing disproves nothing, so it is recorded as
+/// unresolved (coverage `limited`, never clean), its evidence kept after
+/// [`UNCITED_REJECTION`].
+fn uncited_rejection(decision: Decision) -> Decision {
+    let evidence = match decision.evidence.trim() {
+        "" => UNCITED_REJECTION.to_string(),
+        said => format!("{UNCITED_REJECTION} Its evidence: {said}"),
+    };
+    Decision {
+        verdict: Verdict::Unresolved,
+        evidence,
+        ..decision
+    }
+}
+
+/// Rule (narrowing): a finding at lines `start..=end` is its candidate's defect only
+/// when it lies within [`NARROWING_SLACK_LINES`] of the candidate's lines `from..=to` on
+/// both sides: a finding that starts near the candidate but runs far past it (or moves
+/// away) names other lines.
+pub fn within_narrowing_slack((start, end): (u32, u32), (from, to): (u32, u32)) -> bool {
+    start.saturating_add(NARROWING_SLACK_LINES) >= from
+        && end <= to.saturating_add(NARROWING_SLACK_LINES)
+}
+
 fn check_finding(
     candidate: &Candidate,
     finding: &FindingDraft,
@@ -211,9 +239,10 @@ fn check_finding(
             finding.start_line, finding.end_line
         ));
     }
-    let lo = candidate.start_line.saturating_sub(NARROWING_SLACK_LINES);
-    let hi = candidate.end_line.saturating_add(NARROWING_SLACK_LINES);
-    if finding.end_line < lo || finding.start_line > hi {
+    if !within_narrowing_slack(
+        (finding.start_line, finding.end_line),
+        (candidate.start_line, candidate.end_line),
+    ) {
         return Err(format!(
             "lines {}-{} are far from the candidate's {}-{}",
             finding.start_line, finding.end_line, candidate.start_line, candidate.end_line
@@ -301,6 +330,9 @@ fn judge(candidate: &Candidate, decision: &Decision, ledger: &SourceLedger) -> C
     }
     let decision = decision.clone();
     match decision.verdict {
+        Verdict::Rejected if decision.citations.is_empty() => CandidateState::Unresolved {
+            decision: uncited_rejection(decision),
+        },
         Verdict::Rejected => CandidateState::Rejected { decision },
         Verdict::Unresolved => CandidateState::Unresolved { decision },
         Verdict::Verified => {
@@ -414,8 +446,13 @@ mod tests {
                 "focused",
             ),
             (
-                vec![dec("x/0", Verdict::Rejected, vec![], None)],
+                vec![dec("x/0", Verdict::Rejected, vec![cite(20, 25)], None)],
                 "rejected",
+            ),
+            // A rejection that cites nothing disproves nothing.
+            (
+                vec![dec("x/0", Verdict::Rejected, vec![], None)],
+                "unresolved",
             ),
             (
                 vec![dec("x/0", Verdict::Unresolved, vec![], None)],
@@ -456,6 +493,34 @@ mod tests {
                     Verdict::Verified,
                     vec![cite(20, 25)],
                     Some((300, 301, Severity::High, "src/a.rs")),
+                )],
+                "invalid:unrelated-finding",
+            ),
+            // Within ten lines of the candidate's 20-25 on both sides, and not.
+            (
+                vec![dec(
+                    "x/0",
+                    Verdict::Verified,
+                    vec![cite(10, 35)],
+                    Some((10, 35, Severity::High, "src/a.rs")),
+                )],
+                "verified",
+            ),
+            (
+                vec![dec(
+                    "x/0",
+                    Verdict::Verified,
+                    vec![cite(20, 36)],
+                    Some((35, 36, Severity::High, "src/a.rs")),
+                )],
+                "invalid:unrelated-finding",
+            ),
+            (
+                vec![dec(
+                    "x/0",
+                    Verdict::Verified,
+                    vec![cite(1, 25)],
+                    Some((1, 25, Severity::High, "src/a.rs")),
                 )],
                 "invalid:unrelated-finding",
             ),

@@ -39,7 +39,7 @@ pub use coverage::{
 };
 pub use decision::{
     CandidateState, Decision, DecisionAccount, DecisionProblem, FindingDraft,
-    NARROWING_SLACK_LINES, Verdict, account_decisions,
+    NARROWING_SLACK_LINES, UNCITED_REJECTION, Verdict, account_decisions, within_narrowing_slack,
 };
 pub use files::{expected_files, reviewed_as_added};
 pub use finding::{AlsoVerified, Finding, Provenance, merge_findings};

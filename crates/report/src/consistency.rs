@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet};
 use vouch_core::{
     Candidate, NARROWING_SLACK_LINES, NotReviewedFile, NotReviewedReason, Role, SourceLedger,
     SourceWindow, StageRecord, StageStatus, Verdict, files_reviewed_from_records,
+    within_narrowing_slack,
 };
 
 use crate::ReviewReport;
@@ -188,8 +189,7 @@ fn narrowing_problems(
     let from = candidates.iter().map(|c| c.start_line).min();
     let to = candidates.iter().map(|c| c.end_line).max();
     if let (Some(from), Some(to)) = (from, to)
-        && (f.start_line.saturating_add(NARROWING_SLACK_LINES) < from
-            || f.end_line > to.saturating_add(NARROWING_SLACK_LINES))
+        && !within_narrowing_slack((f.start_line, f.end_line), (from, to))
     {
         problems.push(format!(
             "{at} lies more than {NARROWING_SLACK_LINES} lines from its candidates' lines {from}-{to}"

@@ -173,7 +173,7 @@ async fn rejected_candidates_leave_a_clean_opinion() {
     let (repo, base, head) = fixture();
     let verifier = ScriptedVerifier::new()
         .dismisses(A, json!([citation("src/lib.rs", 3, 4)]))
-        .dismisses(B, json!([]));
+        .dismisses(B, json!([citation("src/lib.rs", 10, 10)]));
     let script = lanes(two_candidates(), json!([]), json!([])).rule(verifier.rule());
     let server = ScriptedServer::start(script).await;
     let out = review(&repo, &base, &head, &server, &[], &[]).await;
@@ -185,6 +185,39 @@ async fn rejected_candidates_leave_a_clean_opinion() {
     assert_eq!(report["opinion"]["clean"], true, "{report:#}");
 }
 
+/// A rejection must cite the source that disproves its candidate: one that cites nothing
+/// (a verifier that waves a candidate away) leaves it unresolved, so the review is never
+/// clean on it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_rejection_that_cites_nothing_leaves_its_candidate_unresolved() {
+    let (repo, base, head) = fixture();
+    let verifier = ScriptedVerifier::new()
+        .dismisses(A, json!([citation("src/lib.rs", 3, 4)]))
+        .decides(json!({"candidateId": B, "decision": "rejected", "evidence": "", "citations": [], "finding": null}));
+    let script = lanes(two_candidates(), json!([]), json!([])).rule(verifier.rule());
+    let server = ScriptedServer::start(script).await;
+    let out = review(&repo, &base, &head, &server, &[], &[]).await;
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let report = out.json();
+    assert_eq!(report["findings"], json!([]));
+    assert_eq!(
+        verdicts(&report),
+        [
+            (A.to_string(), json!("rejected"), 1),
+            (B.to_string(), json!("unresolved"), 1)
+        ]
+    );
+    assert_eq!(report["opinion"]["outcome"], "no-findings");
+    assert_eq!(report["opinion"]["coverage"], "limited", "{report:#}");
+    assert_eq!(report["opinion"]["clean"], false, "{report:#}");
+    assert!(
+        report
+            .to_string()
+            .contains("rejected this candidate without citing any source"),
+        "{report:#}"
+    );
+}
+
 /// The batch pass verifies a candidate without its finding and the focused pass rejects
 /// it: the verifier contradicted itself, so the candidate is unresolved and the opinion
 /// is not clean.
@@ -194,7 +227,7 @@ async fn a_focused_pass_that_rejects_a_verified_candidate_leaves_it_unresolved()
     let focused = ScriptedVerifier::new().dismisses(A, json!([citation("src/lib.rs", 3, 4)]));
     let verifier = ScriptedVerifier::new()
         .decides(omitted(A))
-        .dismisses(B, json!([]));
+        .dismisses(B, json!([citation("src/lib.rs", 10, 10)]));
     let script = lanes(two_candidates(), json!([]), json!([]))
         .rule(stage(FOCUSED, "focused", [focused.reply()]))
         .rule(verifier.rule());
@@ -228,7 +261,7 @@ async fn a_focused_pass_recovers_an_omitted_finding_with_two_verification_passes
         ScriptedVerifier::new().confirms(A, "src/lib.rs", 3, 4, "ports above 65535 wrap silently");
     let verifier = ScriptedVerifier::new()
         .decides(omitted(A))
-        .dismisses(B, json!([]));
+        .dismisses(B, json!([citation("src/lib.rs", 10, 10)]));
     let script = lanes(two_candidates(), json!([]), json!([]))
         .rule(stage(FOCUSED, "focused", [focused.reply()]))
         .rule(verifier.rule());
@@ -360,7 +393,14 @@ async fn no_decision_at_all_makes_the_review_incomplete() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn every_candidate_needs_exactly_one_well_formed_decision() {
-    let rejected = |id: &str| decision(id, "rejected", json!([]), None);
+    let rejected = |id: &str| {
+        decision(
+            id,
+            "rejected",
+            json!([citation("src/lib.rs", 10, 10)]),
+            None,
+        )
+    };
     let cases: Vec<(&str, Value, String)> = vec![
         (
             "duplicate",
@@ -385,6 +425,24 @@ async fn every_candidate_needs_exactly_one_well_formed_decision() {
             ]),
             format!(
                 "candidate `{A}`: verified finding is unrelated to the candidate (path `src/util.rs` is not the candidate's `src/lib.rs`)"
+            ),
+        ),
+        (
+            // Starts within ten lines of the candidate's 3-4 but runs past them: the
+            // gate refuses it, as the report's own check would (it once passed the gate
+            // and then failed the report's self-check).
+            "finding runs past the slack",
+            json!([
+                decision(
+                    A,
+                    "verified",
+                    json!([citation("src/lib.rs", 3, 4)]),
+                    Some(finding("src/lib.rs", 3, 15, "wraps silently"))
+                ),
+                rejected(B)
+            ]),
+            format!(
+                "candidate `{A}`: verified finding is unrelated to the candidate (lines 3-15 are far from the candidate's 3-4)"
             ),
         ),
     ];
