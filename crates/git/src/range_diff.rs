@@ -90,11 +90,18 @@ pub(crate) fn find_renames(diff: &mut Diff<'_>) -> Result<Option<RenameLimitHit>
 }
 
 /// Hunk settings shared by the tree diff and type-change patches.
+///
+/// Every diff is forced to text: whether a file is binary is [`is_binary`]'s to say, from
+/// its content, never git's attributes. libgit2 would read those from the working tree
+/// (where a pull request's own `.gitattributes` is checked out) and from the user's
+/// configuration, so `*.py -diff` there would hide the change's source behind "Binary
+/// files differ". Callers never diff a side that is binary by content.
 fn diff_options() -> DiffOptions {
     let mut opts = DiffOptions::new();
     opts.context_lines(CONTEXT_LINES)
         .interhunk_lines(0)
-        .indent_heuristic(true);
+        .indent_heuristic(true)
+        .force_text(true);
     opts
 }
 
@@ -326,18 +333,16 @@ impl DeltaFacts {
     }
 }
 
-/// Reads a loaded patch (`None`: libgit2 has none; `delta_binary`: the diff already
-/// knows a side is binary).
-pub(crate) fn patch_content(
-    patch: Option<&Patch<'_>>,
-    delta_binary: bool,
-) -> Result<PatchContent, GitError> {
+/// What a binary file's patch says of it: no hunks, no changed lines.
+pub(crate) fn binary_content() -> PatchContent {
+    (true, Vec::new(), 0, 0, Vec::new())
+}
+
+/// Reads a loaded patch of two text sides (`None`: libgit2 has none).
+pub(crate) fn patch_content(patch: Option<&Patch<'_>>) -> Result<PatchContent, GitError> {
     let Some(patch) = patch else {
-        return Ok((delta_binary, Vec::new(), 0, 0, Vec::new()));
+        return Ok((false, Vec::new(), 0, 0, Vec::new()));
     };
-    if patch.delta().flags().is_binary() || delta_binary {
-        return Ok((true, Vec::new(), 0, 0, Vec::new()));
-    }
     let mut hunks = Vec::with_capacity(patch.num_hunks());
     for h in 0..patch.num_hunks() {
         let (hunk, _) = patch.hunk(h).map_err(GitError::git("reading a hunk"))?;
@@ -369,11 +374,13 @@ pub(crate) fn changed_file(
     let Some(facts) = DeltaFacts::of(&delta)? else {
         return Ok(None);
     };
-    // Loading the patch reads this file's two blobs (not the rest of the tree) and settles
-    // whether git considers either side binary.
-    let content = with_patch(repo, diff, idx, |patch| {
-        patch_content(patch, delta.flags().is_binary())
-    })?;
+    // Content decides binary ([`is_binary`]); only text sides are diffed.
+    let binary = is_binary(&side_of(repo, &delta.old_file())?)
+        || is_binary(&side_of(repo, &delta.new_file())?);
+    let content = match binary {
+        true => binary_content(),
+        false => with_patch(repo, diff, idx, patch_content)?,
+    };
     Ok(Some(facts.into_file(content)))
 }
 
@@ -426,20 +433,24 @@ impl BlobPair {
     /// The [`ChangedFile`]: the same patch [`changed_file`] loads for it from the tree
     /// diff, here from the two blobs by [`file_patch`], as the `diff` tool loads it; and
     /// what `then` makes of the file and that patch while it is loaded.
+    /// A binary file (by content) is not diffed, and `then` is not asked.
     pub(crate) fn changed_file<T>(
         &self,
         repo: &Repository,
         then: impl FnOnce(&ChangedFile, &Patch<'_>) -> Result<T, git2::Error>,
-    ) -> Result<(ChangedFile, T), GitError> {
+    ) -> Result<(ChangedFile, Option<T>), GitError> {
         let doing = "loading a file's patch";
         let old = SideSource::Blob(repo.find_blob(self.old).map_err(GitError::git(doing))?);
         let new = SideSource::Blob(repo.find_blob(self.new).map_err(GitError::git(doing))?);
+        if is_binary(old.bytes()) || is_binary(new.bytes()) {
+            return Ok((self.facts.clone().into_file(binary_content()), None));
+        }
         let path = Path::new(&self.facts.path);
         let patch = file_patch(&old, path, &new, path)?;
-        let content = patch_content(Some(&patch), false)?;
+        let content = patch_content(Some(&patch))?;
         let file = self.facts.clone().into_file(content);
         let made = then(&file, &patch).map_err(GitError::git(doing))?;
-        Ok((file, made))
+        Ok((file, Some(made)))
     }
 }
 

@@ -293,7 +293,7 @@ impl BlobQueue<'_> {
             match pair.changed_file(repo, keep) {
                 Ok((file, kept)) => {
                     out.files.push(file);
-                    out.kept.extend(kept);
+                    out.kept.extend(kept.flatten());
                 }
                 Err(e) => {
                     self.stop();

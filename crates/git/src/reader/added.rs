@@ -9,7 +9,7 @@ use vouch_core::snapshot::{ChangedFile, FileStatus};
 use super::patch::Side;
 use super::{ReadError, SourceReader};
 use crate::GitError;
-use crate::range_diff::{SideSource, file_patch, patch_content};
+use crate::range_diff::{SideSource, binary_content, file_patch, patch_content};
 
 const DOING: &str = "reading a moved file's head content";
 
@@ -55,9 +55,10 @@ impl SourceReader {
         let new = self.side(&repo, file, Side::New).map_err(git_error)?;
         let old = SideSource::Bytes(Vec::new());
         let path = Path::new(&file.path);
-        let patch = file_patch(&old, path, &new, path)?;
-        let (binary, hunks, additions, deletions, long_lines) =
-            patch_content(Some(&patch), file.binary)?;
+        let (binary, hunks, additions, deletions, long_lines) = match file.binary {
+            true => binary_content(),
+            false => patch_content(Some(&file_patch(&old, path, &new, path)?))?,
+        };
         Ok(ChangedFile {
             path: file.path.clone(),
             previous_path: None,

@@ -132,9 +132,16 @@ impl SourceReader {
                 self.side(&repo, file, Side::New)?,
             );
             let old_path = file.previous_path.as_deref().unwrap_or(&file.path);
-            let patch = file_patch(&old, Path::new(old_path), &new, Path::new(&file.path))
-                .map_err(git_error)?;
-            let mut diff = render(file.clone(), Some(&patch))?;
+            // A binary file (by content, as the snapshot said) is shown as its metadata,
+            // never diffed.
+            let mut diff = match file.binary {
+                true => render(file.clone(), None)?,
+                false => {
+                    let patch = file_patch(&old, Path::new(old_path), &new, Path::new(&file.path))
+                        .map_err(git_error)?;
+                    render(file.clone(), Some(&patch))?
+                }
+            };
             if file.binary {
                 diff.text.push_str(&binary_metadata(&old, &new));
             }

@@ -341,3 +341,45 @@ fn a_copy_of_an_unmodified_file_is_an_addition() {
     assert_eq!(snap.files[0].status, FileStatus::Added);
     assert_eq!(snap.files[0].previous_path, None);
 }
+
+/// Attributes never decide what is text: a `.gitattributes` (in the working tree, or one
+/// the change adds) that marks source `-diff` or `binary` would otherwise hide the
+/// change's own text behind "Binary files differ". The snapshot, the snapshot with kept
+/// patches and the `diff` tool all show such a file's hunks; content with a NUL byte is
+/// binary whatever the attributes say.
+#[test]
+fn attributes_never_turn_text_into_binary() {
+    let repo = TestRepo::new();
+    repo.write("auth.py", "def allowed(user):\n    return user.is_admin\n")
+        .write("tool.py", "def run():\n    return 1\n")
+        .write("data.txt", b"text\0with a NUL\n");
+    let base = repo.commit("base");
+    repo.write(".gitattributes", "*.py -diff\n*.txt diff\nauth.py binary\n")
+        .write(
+            "auth.py",
+            "def allowed(user):\n    return True  # backdoor\n",
+        )
+        .write("tool.py", "def run():\n    return 2\n")
+        .write("data.txt", b"text\0with a NUL, changed\n");
+    let head = repo.commit("hide the change");
+    let range = vouch_git::resolve_range(repo.path(), Some(&base), &head).unwrap();
+    let cancel = std::sync::atomic::AtomicBool::new(false);
+    let plain = snapshot(repo.path(), Some(&base), &head).unwrap();
+    let (kept, _) = vouch_git::snapshot_range_with_patches(repo.path(), range, &cancel).unwrap();
+    for snap in [&plain, &kept] {
+        for path in ["auth.py", "tool.py"] {
+            let f = file(snap, path);
+            assert!(!f.binary, "{path} is text: {f:?}");
+            assert_eq!((f.additions, f.deletions), (1, 1), "{path}");
+            assert_eq!(f.hunks.len(), 1, "{path}");
+        }
+        assert!(file(snap, "data.txt").binary, "a NUL byte is binary");
+    }
+    let reader = vouch_git::SourceReader::open(repo.path(), &plain).unwrap();
+    let diff = reader.diff("auth.py").unwrap();
+    assert!(
+        diff.text.contains("+    return True  # backdoor"),
+        "{}",
+        diff.text
+    );
+}
