@@ -1097,3 +1097,36 @@ async fn at_an_8k_window_a_repair_is_told_what_the_part_not_shown_holds() {
         "the kept candidates reach the verifier: {report:#}"
     );
 }
+
+/// A change of only a binary file (a logo updated) is reviewed from its metadata, so it
+/// calls a model: vouch checks the endpoint and learns the window it states first, and
+/// no request passes that window. Before, such a change skipped the check, was sized for
+/// the default 32k window and asked 8,192 tokens of reply from an 8k model.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_change_of_only_a_binary_file_learns_the_window_before_its_requests() {
+    let repo = TestRepo::new();
+    repo.write("assets/logo.png", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\x01");
+    let base = repo.commit("logo");
+    repo.write(
+        "assets/logo.png",
+        b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\x02\0\x03",
+    );
+    let head = repo.commit("new logo");
+    let model = Reply::computed(|body| {
+        let list = expected_list(body);
+        let paths: Vec<&str> = list.iter().map(String::as_str).collect();
+        Reply::content(candidates_reply(json!([]), true, &paths))
+    });
+    let script = Script::new()
+        .rule(Rule::when(Match::any()).always(model))
+        .context_window(8_192);
+    let (vllm, out) = without_tools(&repo, (&base, &head), script).await;
+    let report = out.json();
+    assert_eq!(report["contextWindow"]["tokens"], 8_192, "{report:#}");
+    assert_eq!(report["contextWindow"]["source"], "endpoint", "{report:#}");
+    assert!(
+        vllm.requests().iter().any(|r| r.path.ends_with("/models")),
+        "the endpoint was checked"
+    );
+    assert_within_window(&vllm, 8_192);
+}

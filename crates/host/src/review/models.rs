@@ -256,10 +256,11 @@ impl EndpointCheck<'_> {
     }
 }
 
-/// Whether the review will call a model: some changed text file is not excluded.
+/// Whether the review will call a model: the partition leaves some changed file for the
+/// lanes (a binary file too, under `binary = "metadata"`; the same rule as the review's
+/// own partition, so a change of only a logo learns the window and checks the endpoint).
 fn calls_a_model(snapshot: &ChangeSnapshot, plan: &ReviewPlan) -> bool {
-    snapshot
-        .files
-        .iter()
-        .any(|f| !f.binary && (plan.exclusion)(&f.path).is_none())
+    !super::partition::partition_files(snapshot, &plan.exclusion, plan.binary)
+        .expected
+        .is_empty()
 }
