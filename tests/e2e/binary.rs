@@ -128,11 +128,63 @@ async fn under_binary_limit_a_changed_image_is_set_aside_and_coverage_is_limited
     // The limitation says why the file was set aside: no exclude rule matched it.
     assert_eq!(
         report["limitations"][0]["detail"],
-        "1 changed file(s) were not reviewed: 1 binary, set aside by binary = \"limit\"",
+        "1 changed file(s) were not reviewed: 1 binary (set aside by binary = \"limit\", or of no format vouch can name)",
         "{report:#}"
     );
     assert!(
         server.served_by("both").is_empty(),
         "the image was never shown"
     );
+}
+
+/// A source file made binary by one NUL byte is content of no format anyone can name, not
+/// an image: reviewing it from its metadata would let a change hide its code behind a
+/// NUL byte and still end clean. It is set aside as `binary`, never shown as metadata,
+/// and coverage is limited; the image beside it is still reviewed from its metadata.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_source_file_with_a_nul_byte_is_not_reviewed_from_its_metadata() {
+    let repo = TestRepo::new();
+    repo.write("assets/logo.png", png(3)).write(
+        "src/auth.py",
+        b"# \0 marker\ndef allowed(user):\n    return user.is_admin\n",
+    );
+    let base = repo.commit("base");
+    repo.write("assets/logo.png", png(7)).write(
+        "src/auth.py",
+        b"# \0 marker\ndef allowed(user):\n    return True\n",
+    );
+    let head = repo.commit("allow everyone");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("composition.toml");
+    std::fs::write(&path, COMPOSITION).unwrap();
+    let script = Script::new().rule(
+        Rule::when(Match::user_contains("assets/logo.png"))
+            .named("logo")
+            .always(Reply::content(candidates_reply(
+                json!([]),
+                true,
+                &["assets/logo.png"],
+            ))),
+    );
+    let server = ScriptedServer::start(script).await;
+    let out = ScriptedReview::new(&repo, &base, &head, &server)
+        .args(&["--manifest", &path.display().to_string(), "--tools", "off"])
+        .run()
+        .await;
+    let report = out.json();
+    assert_eq!(report["opinion"]["clean"], false, "{report:#}");
+    assert_eq!(report["opinion"]["coverage"], "limited", "{report:#}");
+    assert_eq!(report["filesReviewed"], json!(["assets/logo.png"]));
+    assert_eq!(report["filesNotReviewed"][0]["path"], "src/auth.py");
+    assert_eq!(report["filesNotReviewed"][0]["reason"], "binary");
+    assert!(
+        report["filesNotReviewed"][0]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("no format"),
+        "{report:#}"
+    );
+    for request in server.chat_requests() {
+        assert!(!request.raw_body.contains("src/auth.py"), "never shown");
+    }
 }

@@ -150,7 +150,7 @@ pub(crate) enum SideSource<'r> {
 }
 
 impl SideSource<'_> {
-    fn bytes(&self) -> &[u8] {
+    pub(crate) fn bytes(&self) -> &[u8] {
         match self {
             SideSource::Blob(blob) => blob.content(),
             SideSource::Bytes(bytes) => bytes,

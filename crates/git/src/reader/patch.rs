@@ -151,6 +151,34 @@ impl SourceReader {
         Ok(rendered)
     }
 
+    /// Rule (what a metadata-only review stands on): whether every side of the changed
+    /// file `path` that exists is binary content of a format its leading bytes identify
+    /// (an image, a PDF, an archive, a font…). A side that is text (a text file the change
+    /// turns binary), or binary of no format anyone can name (a source file with a NUL
+    /// byte), is content no one was shown, so it cannot be reviewed from its metadata.
+    ///
+    /// # Errors
+    /// [`ReadError::NotChanged`] for a path the change does not touch, or when git fails.
+    pub fn binary_format_known(&self, path: &str) -> Result<bool, ReadError> {
+        let path = paths::normalize(path, false)?;
+        let Some(file) = self.changed.get(&path) else {
+            return Err(ReadError::NotChanged { path });
+        };
+        let repo = self.repo();
+        for side in [Side::Old, Side::New] {
+            let source = self.side(&repo, file, side)?;
+            if matches!(&source, SideSource::Bytes(b) if b.is_empty()) {
+                continue; // an absent side
+            }
+            let named = infer::get(source.bytes())
+                .is_some_and(|t| t.matcher_type() != infer::MatcherType::Text);
+            if !named {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
     /// This reader, holding the patches its snapshot kept
     /// ([`crate::snapshot_range_with_patches`]) as if it had computed them: shown the
     /// same, within the same bound, and not counted in [`SourceReader::patches_computed`].

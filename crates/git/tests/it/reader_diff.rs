@@ -527,3 +527,37 @@ fn a_file_whose_name_holds_a_backslash_is_read_like_any_other() {
         "{err}"
     );
 }
+
+/// A metadata-only review stands on content whose format its leading bytes name: an
+/// image on every side that exists; never a text side, nor binary of no known format.
+#[test]
+fn a_binary_format_is_known_only_when_every_side_names_one() {
+    let png = |seed: u8| {
+        let mut b = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+        b.push(seed);
+        b
+    };
+    let (repo, _, _) = sources();
+    repo.write("logo.png", png(1))
+        .write("nul.py", b"# \0\nx = 1\n")
+        .write("was-text.png", "plain text\n");
+    repo.commit("binary files");
+    repo.write("logo.png", png(2))
+        .write("nul.py", b"# \0\nx = 2\n")
+        .write("was-text.png", png(3))
+        .write("added.png", png(4));
+    repo.commit("change them");
+    let snap = vouch_git::snapshot(repo.path(), Some("HEAD~1"), "HEAD").unwrap();
+    let reader = vouch_git::SourceReader::open(repo.path(), &snap).unwrap();
+    // (path, known)
+    let cases = [
+        ("logo.png", true),
+        ("added.png", true),
+        ("nul.py", false),
+        ("was-text.png", false),
+    ];
+    for (path, known) in cases {
+        assert_eq!(reader.binary_format_known(path).unwrap(), known, "{path}");
+    }
+    assert!(reader.binary_format_known("not-changed.rs").is_err());
+}

@@ -167,7 +167,18 @@ pub(crate) async fn run_review(env: Arc<ReviewEnv>, plan: &ReviewPlan) -> Review
         }
         None => env,
     };
-    let mut part = partition::partition_files(&env.inputs.snapshot, &plan.exclusion, plan.binary);
+    let format_known = |path: &str| {
+        env.services
+            .reader
+            .binary_format_known(path)
+            .unwrap_or(false)
+    };
+    let mut part = partition::partition_files(
+        &env.inputs.snapshot,
+        &plan.exclusion,
+        plan.binary,
+        &format_known,
+    );
     let lanes = partition::assign_lanes(&env, plan, &mut part);
     let mut out = lanes::Collected::default();
     let mut audit = AuditState::NotRun;

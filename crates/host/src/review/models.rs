@@ -202,7 +202,7 @@ impl EndpointCheck<'_> {
             .model
             .endpoint
             .as_ref()
-            .filter(|_| !replaying && calls_a_model(&self.change.snapshot, plan))
+            .filter(|_| !replaying && calls_a_model(self.change, plan))
         else {
             return Ok(Vec::new());
         };
@@ -259,8 +259,14 @@ impl EndpointCheck<'_> {
 /// Whether the review will call a model: the partition leaves some changed file for the
 /// lanes (a binary file too, under `binary = "metadata"`; the same rule as the review's
 /// own partition, so a change of only a logo learns the window and checks the endpoint).
-fn calls_a_model(snapshot: &ChangeSnapshot, plan: &ReviewPlan) -> bool {
-    !super::partition::partition_files(snapshot, &plan.exclusion, plan.binary)
-        .expected
-        .is_empty()
+fn calls_a_model(change: &Change, plan: &ReviewPlan) -> bool {
+    let format_known = |path: &str| change.reader.binary_format_known(path).unwrap_or(false);
+    !super::partition::partition_files(
+        &change.snapshot,
+        &plan.exclusion,
+        plan.binary,
+        &format_known,
+    )
+    .expected
+    .is_empty()
 }

@@ -43,12 +43,16 @@ impl Partition {
 /// finish without text reads"): files an exclusion rule matches leave the canonical
 /// list, each listed with its reason; coverage is then `limited`. A binary file is a
 /// metadata-only patch under [`BinaryPolicy::Metadata`] (it stays in the list, and an
-/// observation says its content is not read) and leaves the list as `binary` under
-/// [`BinaryPolicy::Limit`].
+/// observation says its content is not read) when `format_known` says each of its sides
+/// is a format its leading bytes name
+/// ([`vouch_git::SourceReader::binary_format_known`]); otherwise, and under
+/// [`BinaryPolicy::Limit`], it leaves the list as `binary`. So a source file made binary
+/// by one NUL byte is not reviewed, and never counts as reviewed.
 pub(super) fn partition_files(
     snapshot: &ChangeSnapshot,
     exclusion: &ExclusionRule,
     binary: BinaryPolicy,
+    format_known: &dyn Fn(&str) -> bool,
 ) -> Partition {
     let mut part = Partition::default();
     let mut reviewable = Vec::new();
@@ -60,6 +64,13 @@ pub(super) fn partition_files(
         };
         if f.binary && binary == BinaryPolicy::Limit {
             let detail = "binary file: no text to review".to_string();
+            part.set_aside
+                .push(aside(NotReviewedReason::Binary, detail));
+        } else if f.binary && (exclusion)(&f.path).is_none() && !format_known(&f.path) {
+            let detail = "binary content of no format its leading bytes name (a text file \
+                          with a NUL byte, say): it can be neither shown nor reviewed from \
+                          its metadata"
+                .to_string();
             part.set_aside
                 .push(aside(NotReviewedReason::Binary, detail));
         } else if let Some(reason) = exclusion(&f.path) {
@@ -106,7 +117,7 @@ fn set_aside_detail(set_aside: &[NotReviewedFile]) -> String {
         ),
         (
             count(NotReviewedReason::Binary),
-            "binary, set aside by binary = \"limit\"",
+            "binary (set aside by binary = \"limit\", or of no format vouch can name)",
         ),
     ]
     .into_iter()
