@@ -236,6 +236,16 @@ async fn quiet_keeps_problems_and_the_final_line_only() {
         "{}",
         quiet.stdout
     );
+    // "not a clean opinion (see below)": the reasons follow.
+    assert!(
+        quiet
+            .stdout
+            .lines()
+            .nth(1)
+            .is_some_and(|l| l.starts_with("  - ")),
+        "{}",
+        quiet.stdout
+    );
     assert!(
         !quiet.stdout.contains("report written to"),
         "{}",
@@ -260,6 +270,15 @@ async fn quiet_keeps_problems_and_the_final_line_only() {
     );
     assert!(
         quiet.stdout.contains("could not finish"),
+        "{}",
+        quiet.stdout
+    );
+    // The summary says why, stage by stage: the failure, not only how many there were.
+    assert!(
+        quiet
+            .stdout
+            .lines()
+            .any(|l| l.starts_with("  - ") && l.contains("HTTP 500")),
         "{}",
         quiet.stdout
     );

@@ -124,6 +124,9 @@ impl Outputs {
         if !self.has_stdout() {
             let mut text = Text::default();
             text.line(&report.summary);
+            for why in why_lines(report) {
+                text.line(why);
+            }
             for m in &report.messages {
                 text.line(m);
             }
@@ -525,6 +528,45 @@ fn check_out_path(out: &Path) -> Result<()> {
         })?;
     }
     Ok(())
+}
+
+/// Most failures or reasons the summary on stdout lists (the report holds them all).
+const MAX_WHY_LINES: usize = 5;
+/// Most characters of one of them.
+const MAX_WHY_CHARS: usize = 400;
+
+/// Why a review did not end clean, under its summary on stdout: each failure of an
+/// incomplete review (its stage and message), else each reason the opinion is not
+/// clean; at most [`MAX_WHY_LINES`], each cut at [`MAX_WHY_CHARS`], the rest counted.
+fn why_lines(report: &ReviewReport) -> Vec<String> {
+    let reasons: Vec<String> = match report.opinion.outcome {
+        vouch_core::Outcome::Incomplete => report
+            .failures
+            .iter()
+            .map(|f| match &f.stage {
+                Some(stage) => format!("{stage}: {}", f.message),
+                None => f.message.clone(),
+            })
+            .collect(),
+        _ if report.opinion.clean => Vec::new(),
+        _ => report.opinion.not_clean_because.clone(),
+    };
+    let mut out: Vec<String> = reasons
+        .iter()
+        .take(MAX_WHY_LINES)
+        .map(|r| {
+            let cut: String = r.chars().take(MAX_WHY_CHARS).collect();
+            let more = if cut.len() < r.len() { "…" } else { "" };
+            format!("  - {cut}{more}")
+        })
+        .collect();
+    if reasons.len() > MAX_WHY_LINES {
+        out.push(format!(
+            "  - … and {} more in the report",
+            reasons.len() - MAX_WHY_LINES
+        ));
+    }
+    out
 }
 
 #[cfg(test)]
