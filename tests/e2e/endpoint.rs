@@ -658,3 +658,29 @@ async fn a_model_pinned_in_the_manifest_is_checked_before_any_stage() {
         "investigator-model"
     );
 }
+
+/// An endpoint that states no window (as Ollama does) refuses a request as longer than
+/// the model's context window, as vLLM words it: the failure says how to state that
+/// window to vouch, with the number the endpoint gave, not only that the endpoint failed.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_refusal_over_the_context_window_says_how_to_state_the_window() {
+    const REFUSAL: &str = r#"{"object":"error","message":"This model's maximum context length is 8192 tokens. However, you requested 10493 tokens (2301 in the messages, 8192 in the completion).","type":"BadRequestError","code":400}"#;
+    let repo = TestRepo::new();
+    repo.write("src/lib.rs", "pub fn f() -> u8 {\n    1\n}\n");
+    let base = repo.commit("base");
+    repo.write("src/lib.rs", "pub fn f() -> u8 {\n    2\n}\n");
+    let head = repo.commit("change");
+    let script = Script::new().rule(Rule::when(Match::any()).always(Reply::raw(400, REFUSAL)));
+    let server = ScriptedServer::start(script).await;
+    let out = vouch_workspace_tests::ScriptedReview::new(&repo, &base, &head, &server)
+        .manifest("tests/data/e2e/minimal.toml")
+        .run()
+        .await;
+    assert_eq!(out.code, 2, "{}\n{}", out.stdout, out.stderr);
+    let report = out.json();
+    let message = report["failures"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("context_tokens = 8192 under [model]"),
+        "{message}"
+    );
+}

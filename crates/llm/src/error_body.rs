@@ -192,8 +192,83 @@ fn bounded(text: &str) -> String {
     }
 }
 
+/// A refusal because the request did not fit the model's context window, with the window
+/// when the endpoint states it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ContextOverflow {
+    /// The window in tokens, as the endpoint stated it.
+    pub window: Option<u32>,
+}
+
+/// How providers say a request was longer than the context window: vLLM and OpenAI
+/// ("maximum context length is N tokens", code `context_length_exceeded`) and llama.cpp's
+/// server (`exceed_context_size_error`, "exceeds the available context size", `n_ctx`).
+const OVERFLOW_MARKS: [&str; 4] = [
+    "maximum context length",
+    "context_length_exceeded",
+    "exceed_context_size",
+    "exceeds the available context size",
+];
+
+/// Rule (provider refusals): whether `body` is a refusal for a request longer than the
+/// context window, and the window it states ("maximum context length is N", or
+/// llama.cpp's `n_ctx`).
+pub fn context_overflow(body: &str) -> Option<ContextOverflow> {
+    let lower = body.to_ascii_lowercase();
+    if !OVERFLOW_MARKS.iter().any(|m| lower.contains(m)) {
+        return None;
+    }
+    let number_after = |mark: &str| -> Option<u32> {
+        let rest = &lower[lower.find(mark)? + mark.len()..];
+        let digits: String = rest
+            .trim_start_matches(|c: char| !c.is_ascii_digit())
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        // Only a number close after the mark, not one further on in the text.
+        let gap = rest.find(digits.as_str())?;
+        (gap <= 8).then(|| digits.parse().ok()).flatten()
+    };
+    let window = number_after("maximum context length is").or_else(|| number_after("\"n_ctx\":"));
+    Some(ContextOverflow { window })
+}
+
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_refusal_for_a_request_over_the_window_is_told_apart_with_its_window() {
+        // (body, overflow, window)
+        let cases: &[(&str, bool, Option<u32>)] = &[
+            (
+                r#"{"object":"error","message":"This model's maximum context length is 8192 tokens. However, you requested 10493 tokens (2301 in the messages, 8192 in the completion). Please reduce the length of the messages or completion.","type":"BadRequestError","code":400}"#,
+                true,
+                Some(8192),
+            ),
+            (
+                r#"{"error":{"message":"This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.","type":"invalid_request_error","code":"context_length_exceeded"}}"#,
+                true,
+                Some(128_000),
+            ),
+            (
+                r#"{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error","n_prompt_tokens":9000,"n_ctx":8192}}"#,
+                true,
+                Some(8192),
+            ),
+            (
+                r#"{"error":{"message":"context_length_exceeded"}}"#,
+                true,
+                None,
+            ),
+            (r#"{"error":{"message":"invalid model name"}}"#, false, None),
+            ("Bad Request", false, None),
+        ];
+        for &(body, overflow, window) in cases {
+            let got = context_overflow(body);
+            assert_eq!(got.is_some(), overflow, "{body}");
+            assert_eq!(got.and_then(|o| o.window), window, "{body}");
+        }
+    }
     use super::*;
 
     const NGINX: &str = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx/1.25.3</center>\r\n</body>\r\n</html>\r\n";

@@ -32,7 +32,7 @@ pub use chat::{ChatReply, ChatRequest, FinishReason, ResponseSchema, Usage};
 pub use client::ModelClient;
 pub use config::{AuthScheme, BaseUrl, EndpointConfig};
 pub use error::{BODY_EXCERPT_CHARS, LlmError, MIN_SECRET_CHARS, RetryCause};
-pub use error_body::{SUMMARY_CHARS, summarize_error_body};
+pub use error_body::{ContextOverflow, SUMMARY_CHARS, context_overflow, summarize_error_body};
 pub use exchange::{ExchangeStats, Exchanges};
 pub use message::{ChatMessage, ToolCall, ToolSpec};
 pub use preflight::{EndpointCheck, EndpointProblem, azure_deployment, without_credentials};

@@ -221,6 +221,21 @@ const TIMEOUT_ADVICE: &str = "; a slow endpoint needs a longer per-request \
      timeout: raise it with --timeout SECONDS, or request_timeout_secs under [model] in the \
      manifest or the user configuration's profile";
 
+/// What a stage failure says after the endpoint refused a request as longer than the
+/// model's context window: how to tell vouch that window, so it sizes every request to it.
+fn window_advice(overflow: vouch_llm::ContextOverflow) -> String {
+    let n = overflow
+        .window
+        .map_or_else(|| "N".to_owned(), |w| w.to_string());
+    format!(
+        "; the endpoint says the request was longer than the model's context window: state \
+         the window with context_tokens = {n} under [model] in the manifest or in the user \
+         configuration's profile, and vouch sizes every request and reply to fit it (a \
+         slightly smaller value leaves room for a tokenizer that counts more tokens than \
+         vouch estimates)"
+    )
+}
+
 /// Rule (failures): the one mapping from an exchange error to a failure kind, its
 /// allowlisted reason code and the message for the report. `None` for a cancellation
 /// (the review is aborted, not failed).
@@ -230,7 +245,11 @@ pub(crate) fn failure_of(label: &str, e: ExchangeError) -> Option<(Failure, Reas
         ExchangeError::Cancelled => return None,
         ExchangeError::Provider(err) => {
             detail = err.response_body().map(str::to_owned);
-            let advice = if err.is_timeout() { TIMEOUT_ADVICE } else { "" };
+            let advice = match err.response_body().and_then(vouch_llm::context_overflow) {
+                Some(overflow) => window_advice(overflow),
+                None if err.is_timeout() => TIMEOUT_ADVICE.to_owned(),
+                None => String::new(),
+            };
             (
                 FailureKind::ProviderError,
                 format!("{label}: the model endpoint failed: {err}{advice}"),
