@@ -102,6 +102,13 @@ pub enum ReceiptProblem {
         "the prior reply's own coverage receipt was incomplete, did not list exactly the expected files, or repeated a key"
     )]
     PriorReceiptNotExact,
+    /// The prior reply's JSON held a `coverage` object that is no receipt: `complete`
+    /// not a boolean or `reviewedFiles` not a list of paths, so it states nothing the host
+    /// can check.
+    #[error(
+        "the prior reply's coverage receipt was malformed (complete must be true or false, reviewedFiles a list of paths), so it stated nothing the host can check"
+    )]
+    PriorReceiptMalformed,
 }
 
 impl CoverageComparison {

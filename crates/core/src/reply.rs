@@ -479,6 +479,9 @@ pub enum PriorReceipt {
     /// A receipt it holds is incomplete or lists other files than the expected ones, or
     /// an object of the reply repeats a key.
     NotExact,
+    /// It holds a `coverage` object, but none it holds is a receipt: `complete` is not a
+    /// boolean, or `reviewedFiles` not a list of path strings (`"complete": "yes"`).
+    Malformed,
 }
 
 /// The receipts the prior reply's complete JSON objects hold, read as [`PriorReceipt`]
@@ -488,9 +491,10 @@ pub fn prior_receipt(prior: &str, expected: &[String]) -> PriorReceipt {
     let repeats_a_key = outer_objects(prior)
         .iter()
         .any(|(source, _)| vouch_json::duplicate_key(source).is_some());
-    let receipts: Vec<CoverageReceipt> = complete_objects(prior)
+    let objects = complete_objects(prior);
+    let coverages: Vec<&Value> = objects.iter().filter_map(|o| o.get("coverage")).collect();
+    let receipts: Vec<CoverageReceipt> = coverages
         .iter()
-        .filter_map(|o| o.get("coverage"))
         .filter_map(|c| {
             let complete = c.get("complete")?.as_bool()?;
             let files = c.get("reviewedFiles")?.as_array()?;
@@ -504,9 +508,12 @@ pub fn prior_receipt(prior: &str, expected: &[String]) -> PriorReceipt {
             })
         })
         .collect();
-    if receipts.is_empty() {
+    if receipts.is_empty() && !coverages.is_empty() {
+        PriorReceipt::Malformed
+    } else if receipts.is_empty() {
         PriorReceipt::Absent
     } else if !repeats_a_key
+        && receipts.len() == coverages.len()
         && receipts
             .iter()
             .all(|r| compare_coverage(expected, r).complete)
@@ -528,6 +535,7 @@ pub fn repaired_full_coverage(prior: &str, expected: &[String]) -> Result<(), Re
         PriorReceipt::Exact => Ok(()),
         PriorReceipt::NotExact => Err(ReceiptProblem::PriorReceiptNotExact),
         PriorReceipt::Absent => Err(ReceiptProblem::NoPriorReceipt),
+        PriorReceipt::Malformed => Err(ReceiptProblem::PriorReceiptMalformed),
     }
 }
 

@@ -83,7 +83,8 @@ pub enum CitationError {
     },
     /// The lines were not read (or given) in this execution.
     #[error(
-        "citation {path}:{start_line}-{end_line} ({revision:?}) lies outside the source read in this execution"
+        "citation {path}:{start_line}-{end_line} at {} lies outside the source read in this execution",
+        revision.as_str()
     )]
     Unread {
         /// Cited side.

@@ -424,15 +424,28 @@ fn a_prior_json_receipt_decides_a_repaired_full_coverage_claim() {
             "I reviewed every changed file without reading b.rs.".to_string(),
             Err(ReceiptProblem::NoPriorReceipt),
         ),
-        // A receipt the reply wrote malformed is no receipt: incomplete, in other keys,
-        // or cut before its end.
+        // A receipt the reply wrote malformed is no receipt: in other keys, of other
+        // types (named as malformed), or cut before its end.
         (
             r#"{"Coverage": {"Complete": true, "reviewedFiles": ["a.rs", "b.rs"]}}"#.to_string(),
             Err(ReceiptProblem::NoPriorReceipt),
         ),
         (
             r#"{"coverage": {"complete": "true", "reviewedFiles": ["a.rs", "b.rs"]}}"#.to_string(),
-            Err(ReceiptProblem::NoPriorReceipt),
+            Err(ReceiptProblem::PriorReceiptMalformed),
+        ),
+        (
+            r#"{"coverage": {"complete": true, "reviewedFiles": "a.rs, b.rs"}}"#.to_string(),
+            Err(ReceiptProblem::PriorReceiptMalformed),
+        ),
+        // A malformed copy beside an exact one states nothing complete.
+        (
+            format!(
+                "{} {}",
+                receipt(true, &["a.rs", "b.rs"]),
+                r#"{"coverage": {"complete": "yes", "reviewedFiles": []}}"#
+            ),
+            Err(ReceiptProblem::PriorReceiptNotExact),
         ),
         (
             r#"{"coverage": {"complete": true, "reviewedFiles": ["a.rs", "b.rs"]"#.to_string(),
