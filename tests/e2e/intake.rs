@@ -448,3 +448,59 @@ async fn a_reply_with_more_candidates_than_its_bound_is_verified_up_to_it_and_na
         "{observations}"
     );
 }
+
+/// A candidate on a binary file (an image the change updates) has no lines a finding
+/// could cite: it is set aside as `binary-file`, not as a file that does not exist.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_candidate_on_a_binary_file_is_set_aside_as_binary() {
+    let repo = TestRepo::new();
+    let png = |seed: u8| {
+        let mut b = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+        b.push(seed);
+        b
+    };
+    repo.write("src/limits.rs", LIB_BASE)
+        .write("assets/logo.png", png(1));
+    let base = repo.commit("base");
+    repo.write("src/limits.rs", LIB_HEAD)
+        .write("assets/logo.png", png(2));
+    let head = repo.commit("new logo");
+    let lane = Reply::computed(|body| {
+        let list = vouch_workspace_tests::expected_list(body);
+        let paths: Vec<&str> = list.iter().map(String::as_str).collect();
+        let candidates = json!([
+            candidate("assets/logo.png", 1, 1, "the logo lost its transparency"),
+            candidate("src/limits.rs", 10, 10, "clamp allows 101"),
+        ]);
+        Reply::content(vouch_workspace_tests::candidates_reply(
+            candidates, true, &paths,
+        ))
+    });
+    let verifier = ScriptedVerifier::new().confirms(
+        "generic-investigator #1/1",
+        "src/limits.rs",
+        10,
+        10,
+        "clamp allows 101",
+    );
+    let script = Script::new()
+        .rule(Rule::when(Match::user_contains("Instance: generic-investigator")).always(lane))
+        .rule(verifier.rule());
+    let server = ScriptedServer::start(script).await;
+    let out = review(&repo, &base, &head, &server, &["--tools", "off"], &[]).await;
+    assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
+    let report = out.json();
+    let limitation = report["limitations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["kind"] == "unverifiable-candidate")
+        .unwrap_or_else(|| panic!("{report:#}"));
+    assert!(
+        limitation["detail"]
+            .as_str()
+            .unwrap()
+            .contains("assets/logo.png:1-1 at head) was not verified (binary-file)"),
+        "{limitation}"
+    );
+}

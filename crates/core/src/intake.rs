@@ -19,6 +19,19 @@ pub enum IntakeProblem {
     InvalidLineRange,
     /// The line range ends past the last line of the file at that revision.
     PastEndOfFile,
+    /// The file is binary at that revision: it has no lines a finding could cite.
+    BinaryFile,
+}
+
+/// What the host's lookup of exactly a candidate's path at its revision found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PathLookup {
+    /// A text file of this many lines.
+    Text(u32),
+    /// A binary file.
+    Binary,
+    /// No file has exactly that path there.
+    Missing,
 }
 
 impl IntakeProblem {
@@ -29,6 +42,7 @@ impl IntakeProblem {
             IntakeProblem::NoSuchFile => "no-such-file",
             IntakeProblem::InvalidLineRange => "invalid-line-range",
             IntakeProblem::PastEndOfFile => "past-end-of-file",
+            IntakeProblem::BinaryFile => "binary-file",
         }
     }
 
@@ -46,6 +60,9 @@ impl IntakeProblem {
             }
             IntakeProblem::PastEndOfFile => {
                 "its line range ends past the end of the file at that revision"
+            }
+            IntakeProblem::BinaryFile => {
+                "the file is binary at that revision: it has no lines a finding could cite"
             }
         }
     }
@@ -72,19 +89,17 @@ pub fn is_canonical_path(path: &str) -> bool {
 /// Rule (issue 9, "Candidate intake"): before verification the host checks every lane
 /// candidate's location: its path resolves **exactly** (no normalisation of `./`,
 /// separators, absolute forms or case) to a file at the candidate's revision, and its line
-/// range lies inside that file. `line_count` is the host's lookup of exactly that path at
-/// that revision: `Some(lines)` for a file, `None` when no file has that path. A candidate
-/// that does not resolve is never sent to the verifier; the host records it with the
-/// returned problem and coverage is `limited`.
-pub fn candidate_intake(
-    candidate: &Candidate,
-    line_count: Option<u32>,
-) -> Result<(), IntakeProblem> {
+/// range lies inside that file. `lookup` is the host's lookup of exactly that path at
+/// that revision ([`PathLookup`]). A candidate that does not resolve is never sent to the
+/// verifier; the host records it with the returned problem and coverage is `limited`.
+pub fn candidate_intake(candidate: &Candidate, lookup: PathLookup) -> Result<(), IntakeProblem> {
     if !is_canonical_path(&candidate.path) {
         return Err(IntakeProblem::PathNotCanonical);
     }
-    let Some(lines) = line_count else {
-        return Err(IntakeProblem::NoSuchFile);
+    let lines = match lookup {
+        PathLookup::Text(lines) => lines,
+        PathLookup::Binary => return Err(IntakeProblem::BinaryFile),
+        PathLookup::Missing => return Err(IntakeProblem::NoSuchFile),
     };
     if candidate.start_line == 0 || candidate.end_line < candidate.start_line {
         return Err(IntakeProblem::InvalidLineRange);
@@ -119,35 +134,37 @@ mod tests {
     #[test]
     fn a_candidate_resolves_only_at_an_exact_path_inside_its_file() {
         use IntakeProblem::*;
+        use PathLookup::*;
         // (path, start, end, the host's line count for exactly that path, expected)
-        type Case<'a> = (&'a str, u32, u32, Option<u32>, Result<(), IntakeProblem>);
+        type Case<'a> = (&'a str, u32, u32, PathLookup, Result<(), IntakeProblem>);
         let cases: &[Case] = &[
-            ("src/limits.rs", 3, 4, Some(10), Ok(())),
-            ("src/limits.rs", 1, 10, Some(10), Ok(())),
-            ("src/limits.rs", 10, 10, Some(10), Ok(())),
-            ("a b/ü.rs", 1, 1, Some(1), Ok(())),
-            ("./src/limits.rs", 3, 4, Some(10), Err(PathNotCanonical)),
-            ("src/./limits.rs", 3, 4, Some(10), Err(PathNotCanonical)),
-            ("src\\limits.rs", 3, 4, Some(10), Err(PathNotCanonical)),
-            ("/src/limits.rs", 3, 4, Some(10), Err(PathNotCanonical)),
-            ("src//limits.rs", 3, 4, Some(10), Err(PathNotCanonical)),
-            ("src/limits.rs/", 3, 4, Some(10), Err(PathNotCanonical)),
-            ("../src/limits.rs", 3, 4, Some(10), Err(PathNotCanonical)),
-            ("", 3, 4, Some(10), Err(PathNotCanonical)),
+            ("src/limits.rs", 3, 4, Text(10), Ok(())),
+            ("src/limits.rs", 1, 10, Text(10), Ok(())),
+            ("src/limits.rs", 10, 10, Text(10), Ok(())),
+            ("a b/ü.rs", 1, 1, Text(1), Ok(())),
+            ("./src/limits.rs", 3, 4, Text(10), Err(PathNotCanonical)),
+            ("src/./limits.rs", 3, 4, Text(10), Err(PathNotCanonical)),
+            ("src\\limits.rs", 3, 4, Text(10), Err(PathNotCanonical)),
+            ("/src/limits.rs", 3, 4, Text(10), Err(PathNotCanonical)),
+            ("src//limits.rs", 3, 4, Text(10), Err(PathNotCanonical)),
+            ("src/limits.rs/", 3, 4, Text(10), Err(PathNotCanonical)),
+            ("../src/limits.rs", 3, 4, Text(10), Err(PathNotCanonical)),
+            ("", 3, 4, Text(10), Err(PathNotCanonical)),
             // Wrong case or a missing file: the lookup of that exact path found nothing.
-            ("SRC/Limits.rs", 3, 4, None, Err(NoSuchFile)),
-            ("src/gone.rs", 1, 1, None, Err(NoSuchFile)),
-            ("src/limits.rs", 0, 4, Some(10), Err(InvalidLineRange)),
-            ("src/limits.rs", 5, 4, Some(10), Err(InvalidLineRange)),
-            ("src/limits.rs", 9, 11, Some(10), Err(PastEndOfFile)),
-            ("src/limits.rs", 400, 410, Some(10), Err(PastEndOfFile)),
-            ("empty.txt", 1, 1, Some(0), Err(PastEndOfFile)),
+            ("SRC/Limits.rs", 3, 4, Missing, Err(NoSuchFile)),
+            ("src/gone.rs", 1, 1, Missing, Err(NoSuchFile)),
+            ("src/limits.rs", 0, 4, Text(10), Err(InvalidLineRange)),
+            ("src/limits.rs", 5, 4, Text(10), Err(InvalidLineRange)),
+            ("src/limits.rs", 9, 11, Text(10), Err(PastEndOfFile)),
+            ("src/limits.rs", 400, 410, Text(10), Err(PastEndOfFile)),
+            ("empty.txt", 1, 1, Text(0), Err(PastEndOfFile)),
+            ("assets/logo.png", 1, 1, Binary, Err(BinaryFile)),
         ];
         for &(path, start, end, lines, expected) in cases {
             assert_eq!(
                 candidate_intake(&candidate(path, start, end), lines),
                 expected,
-                "{path}:{start}-{end} with {lines:?} lines"
+                "{path}:{start}-{end} with {lines:?}"
             );
         }
     }
@@ -159,6 +176,7 @@ mod tests {
             IntakeProblem::NoSuchFile,
             IntakeProblem::InvalidLineRange,
             IntakeProblem::PastEndOfFile,
+            IntakeProblem::BinaryFile,
         ];
         for p in all {
             let json = serde_json::to_value(p).unwrap();

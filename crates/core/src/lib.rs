@@ -43,7 +43,7 @@ pub use decision::{
 };
 pub use files::{expected_files, reviewed_as_added};
 pub use finding::{AlsoVerified, Finding, Provenance, merge_findings};
-pub use intake::{IntakeProblem, candidate_intake, is_canonical_path};
+pub use intake::{IntakeProblem, PathLookup, candidate_intake, is_canonical_path};
 pub use opinion::{
     AuditRun, AuditState, CoverageLevel, FailOn, Failure, FailureKind, Limitation, LimitationKind,
     Opinion, Outcome, ReviewFacts, audit_state, derive_opinion, exit_code,

@@ -1,24 +1,29 @@
 //! Phase 5 of a review: candidate intake, the host's check of every candidate's location
 //! before verification ([`candidate_intake`]).
 
-use vouch_core::{Candidate, Limitation, LimitationKind, candidate_intake, is_canonical_path};
-use vouch_git::SourceReader;
+use vouch_core::{
+    Candidate, Limitation, LimitationKind, PathLookup, candidate_intake, is_canonical_path,
+};
+use vouch_git::{ReadError, SourceReader};
 
 use super::env::ReviewEnv;
 use crate::diagnostics::ReasonCode;
 
-/// Lines in the file at exactly `candidate.path` (a canonical path) at its revision, or
-/// `None` when no text file has that exact path there.
-fn line_count(reader: &SourceReader, candidate: &Candidate) -> Option<u32> {
-    reader
-        .read_file(candidate.revision, &candidate.path, Some(1), Some(1))
-        .ok()
-        .filter(|read| {
-            read.window
+/// What a file at exactly `candidate.path` (a canonical path) at its revision is: text of
+/// so many lines, binary, or missing (no file has that exact path there).
+fn lookup(reader: &SourceReader, candidate: &Candidate) -> PathLookup {
+    match reader.read_file(candidate.revision, &candidate.path, Some(1), Some(1)) {
+        Ok(read)
+            if read
+                .window
                 .as_ref()
-                .is_none_or(|w| w.path == candidate.path)
-        })
-        .map(|read| read.total_lines)
+                .is_none_or(|w| w.path == candidate.path) =>
+        {
+            PathLookup::Text(read.total_lines)
+        }
+        Err(ReadError::Binary { ref path, .. }) if *path == candidate.path => PathLookup::Binary,
+        _ => PathLookup::Missing,
+    }
 }
 
 /// Rule ([`candidate_intake`]): candidates whose location resolves go on to
@@ -33,12 +38,12 @@ pub(super) fn intake(
 ) -> Vec<Candidate> {
     let mut accepted = Vec::with_capacity(candidates.len());
     for c in candidates {
-        let lines = if is_canonical_path(&c.path) {
-            line_count(&env.services.reader, &c)
+        let found = if is_canonical_path(&c.path) {
+            lookup(&env.services.reader, &c)
         } else {
-            None
+            PathLookup::Missing
         };
-        match candidate_intake(&c, lines) {
+        match candidate_intake(&c, found) {
             Ok(()) => accepted.push(c),
             Err(problem) => {
                 env.diagnose(
