@@ -78,7 +78,7 @@ fn check_invariants(name: &str, code: i32, report: &Value, stderr: &str, expecte
         if stage["role"] == "verifier" {
             let lines: Vec<FileLines> = serde_json::from_value(stage["ledger"].clone())
                 .unwrap_or_else(|e| panic!("{name}: a verifier's ledger does not parse: {e}"));
-            ledger.extend(&SourceLedger::from_compact(&lines, &[]));
+            ledger.extend(&SourceLedger::from_compact(&lines, &[], &[]));
         }
     }
     for f in report["findings"].as_array().unwrap() {

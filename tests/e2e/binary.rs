@@ -188,3 +188,33 @@ async fn a_source_file_with_a_nul_byte_is_not_reviewed_from_its_metadata() {
         assert!(!request.raw_body.contains("src/auth.py"), "never shown");
     }
 }
+
+/// A binary file counts as reviewed only when its metadata was shown: with no inline
+/// source (tools off, `VOUCH_INLINE_BYTES=0`) a receipt that lists the image proves
+/// nothing was seen, so it is `not-fully-seen`, like the text file beside it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_binary_file_whose_metadata_was_never_shown_is_not_reviewed() {
+    let (repo, base, head) = change();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("composition.toml");
+    std::fs::write(&path, COMPOSITION).unwrap();
+    let script = Script::new().rule(
+        Rule::when(Match::any()).always(Reply::content(candidates_reply(json!([]), true, &FILES))),
+    );
+    let server = ScriptedServer::start(script).await;
+    let out = ScriptedReview::new(&repo, &base, &head, &server)
+        .args(&["--manifest", &path.display().to_string(), "--tools", "off"])
+        .envs(&[("VOUCH_INLINE_BYTES", "0")])
+        .run()
+        .await;
+    let report = out.json();
+    assert_eq!(report["opinion"]["clean"], false, "{report:#}");
+    assert_eq!(report["filesReviewed"], json!([]), "{report:#}");
+    let logo = report["filesNotReviewed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == "assets/logo.png")
+        .unwrap_or_else(|| panic!("{report:#}"));
+    assert_eq!(logo["reason"], "not-fully-seen", "{report:#}");
+}

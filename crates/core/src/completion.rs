@@ -39,16 +39,20 @@ pub fn zero_source_gap<'a>(
 /// the parts shown cover every byte range of it that changed. A truncated patch, a file
 /// over the inline budget that was never read, a huge hunk read only in part or only at
 /// head, or a long line whose edits were never shown leaves lines unseen. Returns the
-/// assigned files with unseen changed lines, in the given order; metadata-only files are
-/// never unseen.
+/// assigned files with unseen changed lines, in the given order. A metadata-only file
+/// (binary, a mode change, a pure rename or copy: no hunk) is seen when its
+/// metadata-only patch was shown ([`SourceLedger::shows_metadata`]), inline or through
+/// the `diff` tool; a receipt that lists it without that proves nothing was seen.
 pub fn files_not_fully_seen<'a>(
     assigned: impl IntoIterator<Item = &'a ChangedFile>,
     ledger: &SourceLedger,
 ) -> Vec<String> {
     assigned
         .into_iter()
-        .filter(|f| !f.is_metadata_only())
-        .filter(|f| !f.hunks.iter().all(|h| hunk_seen(f, h, ledger)))
+        .filter(|f| match f.is_metadata_only() {
+            true => !ledger.shows_metadata(&f.path),
+            false => !f.hunks.iter().all(|h| hunk_seen(f, h, ledger)),
+        })
         .map(|f| f.path.clone())
         .collect()
 }

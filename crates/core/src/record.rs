@@ -168,6 +168,10 @@ pub struct StageRecord {
     /// instead of windows: a long line shown in part never counts as read whole.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub line_spans: Vec<crate::source::LineSpan>,
+    /// Files whose metadata-only patch the execution was shown (a binary file's sizes,
+    /// blob ids and type; a mode change; a pure rename or copy), in the order shown.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub metadata_shown: Vec<String>,
     /// The model its requests named (chosen by the model rule, see `docs/manifests.md`);
     /// `None` when it sent no request (skipped).
     #[serde(default)]
@@ -217,6 +221,7 @@ impl StageRecord {
             source_windows: 0,
             ledger: Vec::new(),
             line_spans: Vec::new(),
+            metadata_shown: Vec::new(),
             model: None,
             answered_by: Vec::new(),
             usage: TokenUsage::default(),
@@ -231,12 +236,13 @@ impl StageRecord {
         self.source_windows = ledger.recorded();
         self.ledger = ledger.compact();
         self.line_spans = ledger.spans;
+        self.metadata_shown = ledger.metadata;
     }
 
     /// The execution's ledger rebuilt from this record: it accepts exactly the citations
     /// the recorded ledger accepted ([`SourceLedger::compact`]).
     pub fn source_ledger(&self) -> SourceLedger {
-        SourceLedger::from_compact(&self.ledger, &self.line_spans)
+        SourceLedger::from_compact(&self.ledger, &self.line_spans, &self.metadata_shown)
     }
 
     /// Whether its coverage receipt was accepted: the stage ended accepted or limited

@@ -140,6 +140,10 @@ pub fn files_reviewed(
                     .iter()
                     .flat_map(|s| s.ledger.spans.iter().cloned())
                     .collect(),
+                metadata: shards
+                    .iter()
+                    .flat_map(|s| s.ledger.metadata.iter().cloned())
+                    .collect(),
             };
             seen |= files_not_fully_seen([file], &union).is_empty();
         }
@@ -273,8 +277,13 @@ mod tests {
         ];
         let all = strings(&["a.rs", "b.rs", "c.rs", "mode-only.sh"]);
         let ab = strings(&["a.rs", "b.rs"]);
-        let full = ledger(&[("a.rs", 1, 9), ("b.rs", 10, 10), ("c.rs", 1, 1)]);
-        let part = ledger(&[("a.rs", 3, 3), ("b.rs", 10, 10)]);
+        // A stage shown the mode change's metadata-only patch, beside its windows.
+        let with_mode = |mut l: SourceLedger| {
+            l.record_metadata("mode-only.sh");
+            l
+        };
+        let full = with_mode(ledger(&[("a.rs", 1, 9), ("b.rs", 10, 10), ("c.rs", 1, 1)]));
+        let part = with_mode(ledger(&[("a.rs", 3, 3), ("b.rs", 10, 10)]));
         let none = ledger(&[]);
         let ac = strings(&["a.rs", "c.rs"]);
         let a_first = ledger(&[("a.rs", 3, 3), ("b.rs", 10, 10)]);
@@ -320,17 +329,19 @@ mod tests {
                 ],
             ),
             (
-                "seen by a failed stage, listed by an accepted one that saw nothing",
+                "seen by a failed stage, listed by an accepted one that saw nothing (not even \
+                 the mode change's metadata)",
                 vec![
                     stage("l1", &all, false, &full),
                     stage("l2", &all, true, &none),
                 ],
                 vec![],
-                vec!["mode-only.sh"],
+                vec![],
                 vec![
                     ("a.rs", NotFullySeen),
                     ("b.rs", NotFullySeen),
                     ("c.rs", NotFullySeen),
+                    ("mode-only.sh", NotFullySeen),
                 ],
             ),
             (
@@ -340,8 +351,8 @@ mod tests {
                     stage("l2", &all, true, &none),
                 ],
                 vec![aside("c.rs", Excluded)],
-                vec!["a.rs", "b.rs", "mode-only.sh"],
-                vec![("c.rs", Excluded)],
+                vec!["a.rs", "b.rs"],
+                vec![("c.rs", Excluded), ("mode-only.sh", NotFullySeen)],
             ),
             (
                 "shards of one lane: a.rs split across two, each saw its part",

@@ -129,6 +129,10 @@ pub struct SourceLedger {
     /// Parts of lines shown cut, in the order they were recorded.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub spans: Vec<LineSpan>,
+    /// Files whose metadata-only patch was shown (a binary file's sizes, blob ids and
+    /// type; a mode change; a pure rename or copy): what such a file has to show.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub metadata: Vec<String>,
 }
 
 /// The lines of one file at one revision that a source ledger holds: the union of its
@@ -194,7 +198,11 @@ impl SourceLedger {
 
     /// The ledger a compact form and its line spans stand for: one window per range, in
     /// the compact form's order. The one way a ledger is rebuilt from a stage record.
-    pub fn from_compact(files: &[FileLines], spans: &[LineSpan]) -> SourceLedger {
+    pub fn from_compact(
+        files: &[FileLines],
+        spans: &[LineSpan],
+        metadata: &[String],
+    ) -> SourceLedger {
         let windows = files
             .iter()
             .flat_map(|f| {
@@ -209,6 +217,7 @@ impl SourceLedger {
         SourceLedger {
             windows,
             spans: spans.to_vec(),
+            metadata: metadata.to_vec(),
         }
     }
 
@@ -222,6 +231,18 @@ impl SourceLedger {
         if !self.windows.contains(&window) {
             self.windows.push(window);
         }
+    }
+
+    /// Records that the metadata-only patch of `path` was shown.
+    pub fn record_metadata(&mut self, path: &str) {
+        if !self.metadata.iter().any(|p| p == path) {
+            self.metadata.push(path.to_owned());
+        }
+    }
+
+    /// Whether the metadata-only patch of `path` was shown.
+    pub fn shows_metadata(&self, path: &str) -> bool {
+        self.metadata.iter().any(|p| p == path)
     }
 
     /// Records the part of a line that was shown (a line too long to show whole).
@@ -238,6 +259,9 @@ impl SourceLedger {
         }
         for s in &other.spans {
             self.record_span(s.clone());
+        }
+        for p in &other.metadata {
+            self.record_metadata(p);
         }
     }
 
@@ -513,7 +537,7 @@ mod tests {
             end_byte: 10,
             reaches_end: false,
         };
-        let rebuilt = SourceLedger::from_compact(&compact, std::slice::from_ref(&span));
+        let rebuilt = SourceLedger::from_compact(&compact, std::slice::from_ref(&span), &[]);
         assert_eq!(rebuilt.spans, [span]);
         assert_eq!(rebuilt.compact(), compact, "compacting is idempotent");
     }
@@ -573,7 +597,7 @@ mod tests {
                 ledger.record(window.clone());
             }
             let compact = ledger.compact();
-            let rebuilt = SourceLedger::from_compact(&compact, &[]);
+            let rebuilt = SourceLedger::from_compact(&compact, &[], &[]);
             // Each recorded window, and lines around each, is itself a citation too.
             let around = windows.iter().flat_map(|w| {
                 let near = |n: u32| [n.saturating_sub(1), n, n.saturating_add(1)];

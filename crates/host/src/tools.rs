@@ -49,6 +49,14 @@ impl RepoTools {
             .record(window);
     }
 
+    /// Records that the metadata-only patch of `path` was shown (inline or by `diff`).
+    pub fn record_metadata(&self, path: &str) {
+        self.ledger
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .record_metadata(path);
+    }
+
     /// Records part of a long line the host gave inline (shown cut).
     pub fn record_span(&self, span: LineSpan) {
         self.record_spans([span]);
@@ -176,12 +184,16 @@ impl RepoTools {
             "diff" => {
                 let path = str_arg(args, "path")?;
                 let diff = self.reader.diff(path).map_err(|e| self.fail(e))?;
-                self.show(
+                let shown = self.show(
                     diff.text.clone(),
                     diff.windows.iter().cloned(),
                     diff.spans.iter().cloned(),
                     max_bytes,
-                )
+                )?;
+                if diff.file.is_metadata_only() {
+                    self.record_metadata(&diff.file.path);
+                }
+                Ok(shown)
             }
             "definition" => {
                 let symbol = str_arg(args, "symbol")?;

@@ -152,6 +152,7 @@ fn stage(label: &str, role: Role) -> StageRecord {
             },
         ],
         line_spans: Vec::new(),
+        metadata_shown: vec![],
         model: Some("scripted".into()),
         answered_by: vec!["scripted-2026-12-01".into()],
         usage: TokenUsage {

@@ -107,6 +107,9 @@ fn patches_into(
                 for s in &diff.spans {
                     tools.record_span(s.clone());
                 }
+                if diff.file.is_metadata_only() {
+                    tools.record_metadata(path);
+                }
                 out.blocks.push(format!(
                     "<patch path={:?}>\n{}\n</patch>",
                     path,

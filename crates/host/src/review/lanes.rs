@@ -118,20 +118,26 @@ fn check_source_seen(env: &ReviewEnv, run: &mut StageRun, plan: &StagePlan) {
 }
 
 /// The changed files a stage plan holds, as it holds them: a file split across shards
-/// with only this shard's hunks and hunk windows (what this shard must have seen).
+/// with only this shard's hunks and hunk windows (what this shard must have seen). A
+/// split file of which this shard holds only byte windows of long lines is left to the
+/// lane's union ([`vouch_core::files_reviewed`]): with no hunk held it would read as a
+/// metadata-only file, which it is not.
 fn held_files(env: &ReviewEnv, plan: &StagePlan) -> Vec<vouch_core::ChangedFile> {
     plan.assigned
         .iter()
         .filter_map(|p| env.inputs.snapshot.file(p))
-        .map(|f| {
+        .filter_map(|f| {
             let mut held = f.clone();
             if let Some((_, pieces)) = plan.split.iter().find(|(p, _)| *p == f.path) {
                 held.hunks = pieces
                     .iter()
                     .filter_map(|piece| f.hunks.get(piece.hunk).and_then(|h| piece.held(h)))
                     .collect();
+                if held.hunks.is_empty() {
+                    return None;
+                }
             }
-            held
+            Some(held)
         })
         .collect()
 }
