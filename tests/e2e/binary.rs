@@ -181,7 +181,7 @@ async fn a_source_file_with_a_nul_byte_is_not_reviewed_from_its_metadata() {
         report["filesNotReviewed"][0]["detail"]
             .as_str()
             .unwrap()
-            .contains("no format"),
+            .contains("a side of it is text"),
         "{report:#}"
     );
     for request in server.chat_requests() {

@@ -19,8 +19,8 @@ mod snapshot;
 pub use error::GitError;
 pub use range_diff::{CONTEXT_LINES, SIMILARITY_THRESHOLD};
 pub use reader::{
-    BlobContent, DirEntry, DirEntryKind, DirListing, FileDiff, FileRead, GrepMatch, GrepResult,
-    KeptPatches, LineLength, MAX_BYTES, ReadError, SourceReader, TreeFile,
+    BinarySides, BlobContent, DirEntry, DirEntryKind, DirListing, FileDiff, FileRead, GrepMatch,
+    GrepResult, KeptPatches, LineLength, MAX_BYTES, ReadError, SourceReader, TreeFile,
 };
 pub use remote::remote_url;
 pub use snapshot::{

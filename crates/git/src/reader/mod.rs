@@ -36,7 +36,7 @@ pub use dir::{DirEntry, DirEntryKind, DirListing};
 pub use file::{FileRead, MAX_LINE_WINDOW_BYTES};
 pub use grep::{GrepMatch, GrepResult};
 pub use large::{LARGE_BLOB_BYTES, MAX_KEPT_LARGE_BLOB_BYTES};
-pub use patch::{FileDiff, KeptPatches, MAX_CACHED_PATCH_BYTES};
+pub use patch::{BinarySides, FileDiff, KeptPatches, MAX_CACHED_PATCH_BYTES};
 pub use text::LineLength;
 
 /// Most lines one `read_file` or `diff` call returns.

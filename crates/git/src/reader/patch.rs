@@ -151,32 +151,39 @@ impl SourceReader {
         Ok(rendered)
     }
 
-    /// Rule (what a metadata-only review stands on): whether every side of the changed
-    /// file `path` that exists is binary content of a format its leading bytes identify
-    /// (an image, a PDF, an archive, a font…). A side that is text (a text file the change
-    /// turns binary), or binary of no format anyone can name (a source file with a NUL
-    /// byte), is content no one was shown, so it cannot be reviewed from its metadata.
+    /// Rule (what a metadata-only review stands on): what the sides of the changed binary
+    /// file `path` are ([`BinarySides`]). Only when every side with content is of a
+    /// format its leading bytes name (an image, a PDF, an archive, a font…) and is not
+    /// [`mostly_text`] can the file be reviewed from its metadata; a side that is text (a
+    /// text file the change turns binary, code behind a format's magic bytes), or binary
+    /// of no format anyone can name (a source file with a NUL byte), is content no one
+    /// was shown. An absent or empty side holds nothing to review.
     ///
     /// # Errors
     /// [`ReadError::NotChanged`] for a path the change does not touch, or when git fails.
-    pub fn binary_format_known(&self, path: &str) -> Result<bool, ReadError> {
+    pub fn binary_sides(&self, path: &str) -> Result<BinarySides, ReadError> {
         let path = paths::normalize(path, false)?;
         let Some(file) = self.changed.get(&path) else {
             return Err(ReadError::NotChanged { path });
         };
         let repo = self.repo();
+        let mut sides = BinarySides::Named;
         for side in [Side::Old, Side::New] {
             let source = self.side(&repo, file, side)?;
-            if matches!(&source, SideSource::Bytes(b) if b.is_empty()) {
-                continue; // an absent side
+            let bytes = source.bytes();
+            if bytes.is_empty() {
+                continue;
             }
-            let named = infer::get(source.bytes())
-                .is_some_and(|t| t.matcher_type() != infer::MatcherType::Text);
+            let named =
+                infer::get(bytes).is_some_and(|t| t.matcher_type() != infer::MatcherType::Text);
+            if mostly_text(bytes) {
+                return Ok(BinarySides::Text);
+            }
             if !named {
-                return Ok(false);
+                sides = BinarySides::Unnamed;
             }
         }
-        Ok(true)
+        Ok(sides)
     }
 
     /// This reader, holding the patches its snapshot kept
@@ -273,6 +280,34 @@ fn binary_metadata(old: &SideSource<'_>, new: &SideSource<'_>) -> String {
         ),
     };
     format!("{}{}", side("base", old), side("head", new))
+}
+
+/// What the sides of a changed binary file are ([`SourceReader::binary_sides`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinarySides {
+    /// Every side with content is of a format its leading bytes name: it can be
+    /// reviewed from its metadata.
+    Named,
+    /// A side is text, or mostly text behind a format's magic bytes.
+    Text,
+    /// A side is binary of no format its leading bytes name.
+    Unnamed,
+}
+
+/// Bytes [`mostly_text`] looks at.
+const TEXT_CHECK_BYTES: usize = 64 * 1024;
+
+/// Rule (a format header does not make text binary): content is mostly text when at
+/// least nine in ten of its first [`TEXT_CHECK_BYTES`] bytes are printable ASCII or
+/// whitespace. Images, archives and fonts are compressed and far below that; code behind
+/// a format's magic bytes (`GIF89a/*\0*/` and then a script) is far above it.
+fn mostly_text(content: &[u8]) -> bool {
+    let head = &content[..content.len().min(TEXT_CHECK_BYTES)];
+    let printable = head
+        .iter()
+        .filter(|&&b| (0x20..0x7f).contains(&b) || matches!(b, b'\t' | b'\n' | b'\r'))
+        .count();
+    printable * 10 >= head.len() * 9
 }
 
 /// The MIME type the leading bytes of `content` announce, or `application/octet-stream`.

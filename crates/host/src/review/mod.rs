@@ -167,18 +167,14 @@ pub(crate) async fn run_review(env: Arc<ReviewEnv>, plan: &ReviewPlan) -> Review
         }
         None => env,
     };
-    let format_known = |path: &str| {
+    let sides = |path: &str| {
         env.services
             .reader
-            .binary_format_known(path)
-            .unwrap_or(false)
+            .binary_sides(path)
+            .unwrap_or(vouch_git::BinarySides::Unnamed)
     };
-    let mut part = partition::partition_files(
-        &env.inputs.snapshot,
-        &plan.exclusion,
-        plan.binary,
-        &format_known,
-    );
+    let mut part =
+        partition::partition_files(&env.inputs.snapshot, &plan.exclusion, plan.binary, &sides);
     let lanes = partition::assign_lanes(&env, plan, &mut part);
     let mut out = lanes::Collected::default();
     let mut audit = AuditState::NotRun;

@@ -260,13 +260,13 @@ impl EndpointCheck<'_> {
 /// lanes (a binary file too, under `binary = "metadata"`; the same rule as the review's
 /// own partition, so a change of only a logo learns the window and checks the endpoint).
 fn calls_a_model(change: &Change, plan: &ReviewPlan) -> bool {
-    let format_known = |path: &str| change.reader.binary_format_known(path).unwrap_or(false);
-    !super::partition::partition_files(
-        &change.snapshot,
-        &plan.exclusion,
-        plan.binary,
-        &format_known,
-    )
-    .expected
-    .is_empty()
+    let sides = |path: &str| {
+        change
+            .reader
+            .binary_sides(path)
+            .unwrap_or(vouch_git::BinarySides::Unnamed)
+    };
+    !super::partition::partition_files(&change.snapshot, &plan.exclusion, plan.binary, &sides)
+        .expected
+        .is_empty()
 }

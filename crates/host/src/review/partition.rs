@@ -12,6 +12,7 @@ use super::stage::StagePlan;
 use super::{ExclusionRule, InstanceSpec, ReviewPlan, UNASSIGNED_REASON};
 use crate::manifest::BinaryPolicy;
 use vouch_core::{StageRecord, StageStatus};
+use vouch_git::BinarySides;
 
 /// The changed files, split before any stage runs.
 #[derive(Default)]
@@ -43,16 +44,16 @@ impl Partition {
 /// finish without text reads"): files an exclusion rule matches leave the canonical
 /// list, each listed with its reason; coverage is then `limited`. A binary file is a
 /// metadata-only patch under [`BinaryPolicy::Metadata`] (it stays in the list, and an
-/// observation says its content is not read) when `format_known` says each of its sides
-/// is a format its leading bytes name
-/// ([`vouch_git::SourceReader::binary_format_known`]); otherwise, and under
+/// observation says its content is not read) when `sides` says each of its sides is a
+/// format its leading bytes name ([`vouch_git::SourceReader::binary_sides`]); otherwise,
+/// and under
 /// [`BinaryPolicy::Limit`], it leaves the list as `binary`. So a source file made binary
 /// by one NUL byte is not reviewed, and never counts as reviewed.
 pub(super) fn partition_files(
     snapshot: &ChangeSnapshot,
     exclusion: &ExclusionRule,
     binary: BinaryPolicy,
-    format_known: &dyn Fn(&str) -> bool,
+    sides: &dyn Fn(&str) -> BinarySides,
 ) -> Partition {
     let mut part = Partition::default();
     let mut reviewable = Vec::new();
@@ -66,13 +67,12 @@ pub(super) fn partition_files(
             let detail = "binary file: no text to review".to_string();
             part.set_aside
                 .push(aside(NotReviewedReason::Binary, detail));
-        } else if f.binary && (exclusion)(&f.path).is_none() && !format_known(&f.path) {
-            let detail = "binary content of no format its leading bytes name (a text file \
-                          with a NUL byte, say): it can be neither shown nor reviewed from \
-                          its metadata"
-                .to_string();
+        } else if let Some(detail) = (f.binary && (exclusion)(&f.path).is_none())
+            .then(|| unreviewable_binary(sides(&f.path)))
+            .flatten()
+        {
             part.set_aside
-                .push(aside(NotReviewedReason::Binary, detail));
+                .push(aside(NotReviewedReason::Binary, detail.to_string()));
         } else if let Some(reason) = exclusion(&f.path) {
             part.set_aside
                 .push(aside(NotReviewedReason::Excluded, reason));
@@ -104,6 +104,22 @@ pub(super) fn partition_files(
         .extend(vouch_core::rename_limitation(snapshot));
     part.expected = expected_files(reviewable);
     part
+}
+
+/// Why a binary file cannot be reviewed from its metadata ([`BinarySides`]), if it can't.
+fn unreviewable_binary(sides: BinarySides) -> Option<&'static str> {
+    match sides {
+        BinarySides::Named => None,
+        BinarySides::Text => Some(
+            "binary to git, but a side of it is text (a source file with a NUL byte, a text \
+             file turned binary, or code behind a format's magic bytes) that was never shown: \
+             it cannot be reviewed from its metadata",
+        ),
+        BinarySides::Unnamed => Some(
+            "binary content of no format its leading bytes name: it can be neither shown nor \
+             reviewed from its metadata",
+        ),
+    }
 }
 
 /// What the limitation of the files set aside says: how many, and why (excluded by a
