@@ -670,17 +670,26 @@ async fn a_refusal_over_the_context_window_says_how_to_state_the_window() {
     let base = repo.commit("base");
     repo.write("src/lib.rs", "pub fn f() -> u8 {\n    2\n}\n");
     let head = repo.commit("change");
-    let script = Script::new().rule(Rule::when(Match::any()).always(Reply::raw(400, REFUSAL)));
-    let server = ScriptedServer::start(script).await;
-    let out = vouch_workspace_tests::ScriptedReview::new(&repo, &base, &head, &server)
-        .manifest("tests/data/e2e/minimal.toml")
-        .run()
-        .await;
-    assert_eq!(out.code, 2, "{}\n{}", out.stdout, out.stderr);
-    let report = out.json();
-    let message = report["failures"][0]["message"].as_str().unwrap();
-    assert!(
-        message.contains("context_tokens = 8192 under [model]"),
-        "{message}"
-    );
+    // (the refusal, what the failure must say)
+    const LLAMA_4K: &str = r#"{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error","n_prompt_tokens":5000,"n_ctx":4096}}"#;
+    let cases = [
+        (REFUSAL, "context_tokens = 8192 under [model]"),
+        // A window smaller than any vouch reviews in: the model must be served larger.
+        (
+            LLAMA_4K,
+            "serve the model with a context of at least 8192 tokens",
+        ),
+    ];
+    for (refusal, says) in cases {
+        let script = Script::new().rule(Rule::when(Match::any()).always(Reply::raw(400, refusal)));
+        let server = ScriptedServer::start(script).await;
+        let out = vouch_workspace_tests::ScriptedReview::new(&repo, &base, &head, &server)
+            .manifest("tests/data/e2e/minimal.toml")
+            .run()
+            .await;
+        assert_eq!(out.code, 2, "{}\n{}", out.stdout, out.stderr);
+        let report = out.json();
+        let message = report["failures"][0]["message"].as_str().unwrap();
+        assert!(message.contains(says), "{message}");
+    }
 }

@@ -386,14 +386,11 @@ async fn a_pinned_specialist_keeps_its_model_and_the_flag_or_variable_sets_the_d
 #[tokio::test(flavor = "multi_thread")]
 async fn a_reply_with_more_candidates_than_its_bound_is_verified_up_to_it_and_names_the_rest() {
     let (repo, base, head) = limits_repo();
+    // The last two share a place with different claims: two candidates, both named.
     let candidates: Vec<Value> = (1..=8)
-        .map(|line| {
-            candidate(
-                "src/limits.rs",
-                line,
-                line,
-                &format!("concern on line {line}"),
-            )
+        .map(|n| {
+            let line = n.min(7);
+            candidate("src/limits.rs", line, line, &format!("concern on line {n}"))
         })
         .collect();
     let mut verifier =
@@ -441,7 +438,10 @@ async fn a_reply_with_more_candidates_than_its_bound_is_verified_up_to_it_and_na
         .collect();
     assert_eq!(limited.len(), 2, "{report:#}");
     assert!(limited[0].contains("src/limits.rs:7-7 at head") && limited[0].contains("bound of 6"));
-    assert!(limited[1].contains("src/limits.rs:8-8 at head"));
+    assert!(
+        limited[1].contains("src/limits.rs:7-7 at head (concern on line 8)"),
+        "{limited:?}"
+    );
     let observations = report["observations"].to_string();
     assert!(
         observations.contains("raised 8 candidates") && observations.contains("concern on line 8"),

@@ -544,8 +544,11 @@ fn why_lines(report: &ReviewReport) -> Vec<String> {
             .failures
             .iter()
             .map(|f| match &f.stage {
-                Some(stage) => format!("{stage}: {}", f.message),
-                None => f.message.clone(),
+                // Most failure messages already start with their stage's label.
+                Some(stage) if !f.message.starts_with(stage.as_str()) => {
+                    format!("{stage}: {}", f.message)
+                }
+                _ => f.message.clone(),
             })
             .collect(),
         _ if report.opinion.clean => Vec::new(),

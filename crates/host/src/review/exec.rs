@@ -224,6 +224,14 @@ const TIMEOUT_ADVICE: &str = "; a slow endpoint needs a longer per-request \
 /// What a stage failure says after the endpoint refused a request as longer than the
 /// model's context window: how to tell vouch that window, so it sizes every request to it.
 fn window_advice(overflow: vouch_llm::ContextOverflow) -> String {
+    let smallest = crate::manifest::MIN_CONTEXT_TOKENS;
+    if let Some(w) = overflow.window.filter(|&w| w < smallest) {
+        return format!(
+            "; the endpoint says the model's context window is {w} tokens, smaller than \
+             any window vouch can review in ({smallest}): serve the model with a context of \
+             at least {smallest} tokens (llama.cpp -c, Ollama num_ctx, vLLM --max-model-len)"
+        );
+    }
     let n = overflow
         .window
         .map_or_else(|| "N".to_owned(), |w| w.to_string());

@@ -515,13 +515,22 @@ fn bound_candidates(run: &mut StageRun, plan: &StagePlan, reply: &mut CandidateA
     let raised = reply.candidates.len();
     let mut places = Vec::new();
     for p in reply.candidates.split_off(bound) {
+        let claim = p.claim.trim();
+        let quoted: String = claim.chars().take(MAX_QUOTED_CLAIM_CHARS).collect();
+        let cut = if quoted.len() < claim.len() {
+            "…"
+        } else {
+            ""
+        };
         let at = format!(
-            "{}:{}-{} at {}",
+            "{}:{}-{} at {} ({quoted}{cut})",
             p.path,
             p.start_line,
             p.end_line,
             p.revision.as_str()
         );
+        // The same candidate raised again (by the coverage retry) is named once; another
+        // claim at the same place is another candidate.
         let detail = format!(
             "candidate {at} of {} was not verified (past the bound of {bound} candidates a \
              reply may carry)",
@@ -535,14 +544,7 @@ fn bound_candidates(run: &mut StageRun, plan: &StagePlan, reply: &mut CandidateA
             stage: Some(plan.label.clone()),
             detail,
         });
-        let claim = p.claim.trim();
-        let quoted: String = claim.chars().take(MAX_QUOTED_CLAIM_CHARS).collect();
-        let cut = if quoted.len() < claim.len() {
-            "…"
-        } else {
-            ""
-        };
-        places.push(format!("{at} ({quoted}{cut})"));
+        places.push(at);
     }
     if !places.is_empty() {
         run.observations.push(format!(
