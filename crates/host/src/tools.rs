@@ -134,33 +134,53 @@ impl RepoTools {
         }
     }
 
+    /// The `read_file` tool: a line window, or a byte window of one long line.
+    fn read_file(
+        &self,
+        args: &Value,
+        revision: Revision,
+        max_bytes: usize,
+    ) -> Result<String, String> {
+        let path = str_arg(args, "path")?;
+        let start_line = line_arg(args, "start_line")?;
+        let read = match byte_arg(args)? {
+            Some(start_byte) => {
+                let line = start_line
+                    .ok_or("start_byte needs start_line: the line whose bytes to read")?;
+                // A window that fits what the request has left (its text may double when
+                // escaped), so a late read shows less rather than nothing.
+                let window = (max_bytes / 2).min(vouch_git::reader::MAX_LINE_WINDOW_BYTES);
+                self.reader
+                    .read_line_window(revision, path, line, start_byte, window)
+            }
+            None => self
+                .reader
+                .read_file(revision, path, start_line, line_arg(args, "end_line")?),
+        }
+        .map_err(|e| self.fail(e))?;
+        self.show(read.text, read.window, read.spans, max_bytes)
+    }
+
+    /// The `diff` tool: the file's patch, and for a metadata-only file (binary, a mode
+    /// change, a pure rename) the record that its metadata was shown.
+    fn diff(&self, path: &str, max_bytes: usize) -> Result<String, String> {
+        let diff = self.reader.diff(path).map_err(|e| self.fail(e))?;
+        let shown = self.show(
+            diff.text.clone(),
+            diff.windows.iter().cloned(),
+            diff.spans.iter().cloned(),
+            max_bytes,
+        )?;
+        if diff.file.is_metadata_only() {
+            self.record_metadata(&diff.file.path);
+        }
+        Ok(shown)
+    }
+
     fn dispatch(&self, name: &str, args: &Value, max_bytes: usize) -> Result<String, String> {
         let revision = revision_arg(args)?;
         match name {
-            "read_file" => {
-                let path = str_arg(args, "path")?;
-                let start_line = line_arg(args, "start_line")?;
-                let read = match byte_arg(args)? {
-                    Some(start_byte) => {
-                        let line = start_line
-                            .ok_or("start_byte needs start_line: the line whose bytes to read")?;
-                        // A window that fits what the request has left (its text may
-                        // double when escaped), so a late read shows less rather than
-                        // nothing.
-                        let window = (max_bytes / 2).min(vouch_git::reader::MAX_LINE_WINDOW_BYTES);
-                        self.reader
-                            .read_line_window(revision, path, line, start_byte, window)
-                    }
-                    None => self.reader.read_file(
-                        revision,
-                        path,
-                        start_line,
-                        line_arg(args, "end_line")?,
-                    ),
-                }
-                .map_err(|e| self.fail(e))?;
-                self.show(read.text, read.window, read.spans, max_bytes)
-            }
+            "read_file" => self.read_file(args, revision, max_bytes),
             "grep" => {
                 let pattern = str_arg(args, "pattern")?;
                 let glob = args
@@ -181,20 +201,7 @@ impl RepoTools {
                     .map_err(|e| self.fail(e))?;
                 self.show(listing.text, [], [], max_bytes)
             }
-            "diff" => {
-                let path = str_arg(args, "path")?;
-                let diff = self.reader.diff(path).map_err(|e| self.fail(e))?;
-                let shown = self.show(
-                    diff.text.clone(),
-                    diff.windows.iter().cloned(),
-                    diff.spans.iter().cloned(),
-                    max_bytes,
-                )?;
-                if diff.file.is_metadata_only() {
-                    self.record_metadata(&diff.file.path);
-                }
-                Ok(shown)
-            }
+            "diff" => self.diff(str_arg(args, "path")?, max_bytes),
             "definition" => {
                 let symbol = str_arg(args, "symbol")?;
                 let hint = args
