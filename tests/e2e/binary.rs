@@ -128,7 +128,7 @@ async fn under_binary_limit_a_changed_image_is_set_aside_and_coverage_is_limited
     // The limitation says why the file was set aside: no exclude rule matched it.
     assert_eq!(
         report["limitations"][0]["detail"],
-        "1 changed file(s) were not reviewed: 1 binary (set aside by binary = \"limit\", or of no format vouch can name)",
+        "1 changed file(s) were not reviewed: 1 binary (set aside by binary = \"limit\", or text git calls binary)",
         "{report:#}"
     );
     assert!(
@@ -137,8 +137,7 @@ async fn under_binary_limit_a_changed_image_is_set_aside_and_coverage_is_limited
     );
 }
 
-/// A source file made binary by one NUL byte is content of no format anyone can name, not
-/// an image: reviewing it from its metadata would let a change hide its code behind a
+/// A source file made binary by one NUL byte is text, not an image: reviewing it from its metadata would let a change hide its code behind a
 /// NUL byte and still end clean. It is set aside as `binary`, never shown as metadata,
 /// and coverage is limited; the image beside it is still reviewed from its metadata.
 #[tokio::test(flavor = "multi_thread")]

@@ -152,12 +152,10 @@ impl SourceReader {
     }
 
     /// Rule (what a metadata-only review stands on): what the sides of the changed binary
-    /// file `path` are ([`BinarySides`]). Only when every side with content is of a
-    /// format its leading bytes name (an image, a PDF, an archive, a font…) and is not
-    /// [`mostly_text`] can the file be reviewed from its metadata; a side that is text (a
-    /// text file the change turns binary, code behind a format's magic bytes), or binary
-    /// of no format anyone can name (a source file with a NUL byte), is content no one
-    /// was shown. An absent or empty side holds nothing to review.
+    /// file `path` are ([`BinarySides`]). Only when no side is [`mostly_text`] can the
+    /// file be reviewed from its metadata: a side that is text (a source file with a NUL
+    /// byte, a text file the change turns binary, code behind a format's magic bytes) is
+    /// content no one was shown. An absent or empty side holds nothing to review.
     ///
     /// # Errors
     /// [`ReadError::NotChanged`] for a path the change does not touch, or when git fails.
@@ -167,23 +165,12 @@ impl SourceReader {
             return Err(ReadError::NotChanged { path });
         };
         let repo = self.repo();
-        let mut sides = BinarySides::Named;
         for side in [Side::Old, Side::New] {
-            let source = self.side(&repo, file, side)?;
-            let bytes = source.bytes();
-            if bytes.is_empty() {
-                continue;
-            }
-            let named =
-                infer::get(bytes).is_some_and(|t| t.matcher_type() != infer::MatcherType::Text);
-            if mostly_text(bytes) {
+            if mostly_text(self.side(&repo, file, side)?.bytes()) {
                 return Ok(BinarySides::Text);
             }
-            if !named {
-                sides = BinarySides::Unnamed;
-            }
         }
-        Ok(sides)
+        Ok(BinarySides::Binary)
     }
 
     /// This reader, holding the patches its snapshot kept
@@ -285,24 +272,27 @@ fn binary_metadata(old: &SideSource<'_>, new: &SideSource<'_>) -> String {
 /// What the sides of a changed binary file are ([`SourceReader::binary_sides`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BinarySides {
-    /// Every side with content is of a format its leading bytes name: it can be
-    /// reviewed from its metadata.
-    Named,
-    /// A side is text, or mostly text behind a format's magic bytes.
+    /// Every side with content is binary content (an image, an archive, compiled or
+    /// compressed data): it can be reviewed from its metadata.
+    Binary,
+    /// A side is mostly text: a source file with a NUL byte, a text file turned binary,
+    /// or code behind a format's magic bytes.
     Text,
-    /// A side is binary of no format its leading bytes name.
-    Unnamed,
 }
 
 /// Bytes [`mostly_text`] looks at.
 const TEXT_CHECK_BYTES: usize = 64 * 1024;
 
-/// Rule (a format header does not make text binary): content is mostly text when at
-/// least nine in ten of its first [`TEXT_CHECK_BYTES`] bytes are printable ASCII or
-/// whitespace. Images, archives and fonts are compressed and far below that; code behind
-/// a format's magic bytes (`GIF89a/*\0*/` and then a script) is far above it.
+/// Rule (a NUL byte or a format header does not make text binary): content is mostly
+/// text when at least nine in ten of its first [`TEXT_CHECK_BYTES`] bytes are printable
+/// ASCII or whitespace. Images, archives, fonts and compiled code are far below that;
+/// a source file with a NUL byte, or code behind a format's magic bytes (`GIF89a/*\0*/`
+/// and then a script), far above it. Empty content is not text to review.
 fn mostly_text(content: &[u8]) -> bool {
     let head = &content[..content.len().min(TEXT_CHECK_BYTES)];
+    if head.is_empty() {
+        return false;
+    }
     let printable = head
         .iter()
         .filter(|&&b| (0x20..0x7f).contains(&b) || matches!(b, b'\t' | b'\n' | b'\r'))

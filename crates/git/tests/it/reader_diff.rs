@@ -528,11 +528,10 @@ fn a_file_whose_name_holds_a_backslash_is_read_like_any_other() {
     );
 }
 
-/// A metadata-only review stands on content whose format its leading bytes name: an
-/// image on every side that exists; never a text side, binary of no known format, or
-/// text behind a format's magic bytes.
+/// A metadata-only review stands on binary content on every side that exists: never a
+/// text side, a source file with a NUL byte, or text behind a format's magic bytes.
 #[test]
-fn a_binary_file_is_of_a_named_format_only_when_every_side_is() {
+fn a_binary_file_is_binary_content_only_when_no_side_is_text() {
     let png = |seed: u8| {
         let mut b = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
         b.push(seed);
@@ -559,10 +558,11 @@ fn a_binary_file_is_of_a_named_format_only_when_every_side_is() {
     // (path, what its sides are)
     use vouch_git::BinarySides::*;
     let cases = [
-        ("logo.png", Named),
-        ("added.png", Named),
+        ("logo.png", Binary),
+        ("added.png", Binary),
         ("nul.py", Text),
-        ("blob.bin", Unnamed),
+        // Binary of no format anyone names is still binary content.
+        ("blob.bin", Binary),
         ("was-text.png", Text),
         // Code behind a GIF's magic bytes: a format named, but the content is text.
         ("web/app.js", Text),

@@ -171,7 +171,7 @@ pub(crate) async fn run_review(env: Arc<ReviewEnv>, plan: &ReviewPlan) -> Review
         env.services
             .reader
             .binary_sides(path)
-            .unwrap_or(vouch_git::BinarySides::Unnamed)
+            .unwrap_or(vouch_git::BinarySides::Text)
     };
     let mut part =
         partition::partition_files(&env.inputs.snapshot, &plan.exclusion, plan.binary, &sides);

@@ -264,7 +264,7 @@ fn calls_a_model(change: &Change, plan: &ReviewPlan) -> bool {
         change
             .reader
             .binary_sides(path)
-            .unwrap_or(vouch_git::BinarySides::Unnamed)
+            .unwrap_or(vouch_git::BinarySides::Text)
     };
     !super::partition::partition_files(&change.snapshot, &plan.exclusion, plan.binary, &sides)
         .expected

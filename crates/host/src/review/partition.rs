@@ -44,9 +44,8 @@ impl Partition {
 /// finish without text reads"): files an exclusion rule matches leave the canonical
 /// list, each listed with its reason; coverage is then `limited`. A binary file is a
 /// metadata-only patch under [`BinaryPolicy::Metadata`] (it stays in the list, and an
-/// observation says its content is not read) when `sides` says each of its sides is a
-/// format its leading bytes name ([`vouch_git::SourceReader::binary_sides`]); otherwise,
-/// and under
+/// observation says its content is not read) unless `sides` says a side of it is text
+/// ([`vouch_git::SourceReader::binary_sides`]); then, and under
 /// [`BinaryPolicy::Limit`], it leaves the list as `binary`. So a source file made binary
 /// by one NUL byte is not reviewed, and never counts as reviewed.
 pub(super) fn partition_files(
@@ -109,15 +108,11 @@ pub(super) fn partition_files(
 /// Why a binary file cannot be reviewed from its metadata ([`BinarySides`]), if it can't.
 fn unreviewable_binary(sides: BinarySides) -> Option<&'static str> {
     match sides {
-        BinarySides::Named => None,
+        BinarySides::Binary => None,
         BinarySides::Text => Some(
             "binary to git, but a side of it is text (a source file with a NUL byte, a text \
              file turned binary, or code behind a format's magic bytes) that was never shown: \
              it cannot be reviewed from its metadata",
-        ),
-        BinarySides::Unnamed => Some(
-            "binary content of no format its leading bytes name: it can be neither shown nor \
-             reviewed from its metadata",
         ),
     }
 }
@@ -133,7 +128,7 @@ fn set_aside_detail(set_aside: &[NotReviewedFile]) -> String {
         ),
         (
             count(NotReviewedReason::Binary),
-            "binary (set aside by binary = \"limit\", or of no format vouch can name)",
+            "binary (set aside by binary = \"limit\", or text git calls binary)",
         ),
     ]
     .into_iter()
