@@ -504,3 +504,51 @@ async fn a_candidate_on_a_binary_file_is_set_aside_as_binary() {
         "{limitation}"
     );
 }
+
+/// With the report written to a folder, the summary on stdout says why the review is not
+/// clean in the limitations' own words (here the candidate that did not resolve), not
+/// only that coverage is limited.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_summary_on_stdout_names_what_limited_the_coverage() {
+    let (repo, base, head) = limits_repo();
+    let candidates = json!([
+        candidate("src/gone.rs", 1, 1, "a file that does not exist"),
+        candidate("src/limits.rs", 10, 10, "clamp allows 101"),
+    ]);
+    let verifier = ScriptedVerifier::new().confirms(
+        "generic-investigator #1/1",
+        "src/limits.rs",
+        10,
+        10,
+        "clamp allows 101",
+    );
+    let script = Script::new()
+        .rule(investigates_limits(candidates))
+        .rule(verifier.rule());
+    let server = ScriptedServer::start(script).await;
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().display().to_string();
+    let out = review(
+        &repo,
+        &base,
+        &head,
+        &server,
+        &["--format", "json", "--out-dir", &out_dir],
+        &[],
+    )
+    .await;
+    assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
+    let reasons: Vec<&str> = out
+        .stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("  - "))
+        .collect();
+    assert!(
+        reasons
+            .iter()
+            .any(|r| r.contains("src/gone.rs:1-1 at head) was not verified (no-such-file)")),
+        "{}",
+        out.stdout
+    );
+    assert!(!reasons.contains(&"coverage is limited"), "{}", out.stdout);
+}

@@ -536,8 +536,8 @@ const MAX_WHY_LINES: usize = 5;
 const MAX_WHY_CHARS: usize = 400;
 
 /// Why a review did not end clean, under its summary on stdout: each failure of an
-/// incomplete review (its stage and message), else each reason the opinion is not
-/// clean; at most [`MAX_WHY_LINES`], each cut at [`MAX_WHY_CHARS`], the rest counted.
+/// incomplete review (its stage and message), else each reason the opinion is not clean
+/// with each limitation in its own words; at most [`MAX_WHY_LINES`], each cut at [`MAX_WHY_CHARS`], the rest counted.
 fn why_lines(report: &ReviewReport) -> Vec<String> {
     let reasons: Vec<String> = match report.opinion.outcome {
         vouch_core::Outcome::Incomplete => report
@@ -552,7 +552,15 @@ fn why_lines(report: &ReviewReport) -> Vec<String> {
             })
             .collect(),
         _ if report.opinion.clean => Vec::new(),
-        _ => report.opinion.not_clean_because.clone(),
+        // "coverage is limited" stands for the limitations, which say what limited it.
+        _ => report
+            .opinion
+            .not_clean_because
+            .iter()
+            .filter(|r| report.limitations.is_empty() || *r != "coverage is limited")
+            .cloned()
+            .chain(report.limitations.iter().map(|l| l.detail.clone()))
+            .collect(),
     };
     let mut out: Vec<String> = reasons
         .iter()
