@@ -29,12 +29,30 @@ fn change() -> (TestRepo, String, String) {
     (repo, base, head)
 }
 
-/// Every stage answers a complete receipt of the files it was given.
-async fn review(manifest: &str) -> (ScriptedServer, vouch_workspace_tests::Output, Value) {
-    let (repo, base, head) = change();
+/// Reviews `base..head` of `repo` with `manifest`, tools off and `envs`, against a server
+/// answering by `script`.
+async fn run(
+    (repo, base, head): (&TestRepo, &str, &str),
+    manifest: &str,
+    script: Script,
+    envs: &[(&str, &str)],
+) -> (ScriptedServer, vouch_workspace_tests::Output, Value) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("composition.toml");
     std::fs::write(&path, manifest).unwrap();
+    let server = ScriptedServer::start(script).await;
+    let out = ScriptedReview::new(repo, base, head, &server)
+        .args(&["--manifest", &path.display().to_string(), "--tools", "off"])
+        .envs(envs)
+        .run()
+        .await;
+    let report = out.json();
+    (server, out, report)
+}
+
+/// Every stage answers a complete receipt of the files it was given.
+async fn review(manifest: &str) -> (ScriptedServer, vouch_workspace_tests::Output, Value) {
+    let (repo, base, head) = change();
     let script = Script::new()
         .rule(
             Rule::when(Match::user_contains("assets/logo.png"))
@@ -50,13 +68,7 @@ async fn review(manifest: &str) -> (ScriptedServer, vouch_workspace_tests::Outpu
                     &["src/lib.rs"],
                 ))),
         );
-    let server = ScriptedServer::start(script).await;
-    let out = ScriptedReview::new(&repo, &base, &head, &server)
-        .args(&["--manifest", &path.display().to_string(), "--tools", "off"])
-        .run()
-        .await;
-    let report = out.json();
-    (server, out, report)
+    run((&repo, &base, &head), manifest, script, &[]).await
 }
 
 const COMPOSITION: &str = r#"
@@ -153,9 +165,6 @@ async fn a_source_file_with_a_nul_byte_is_not_reviewed_from_its_metadata() {
         b"# \0 marker\ndef allowed(user):\n    return True\n",
     );
     let head = repo.commit("allow everyone");
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("composition.toml");
-    std::fs::write(&path, COMPOSITION).unwrap();
     let script = Script::new().rule(
         Rule::when(Match::user_contains("assets/logo.png"))
             .named("logo")
@@ -165,12 +174,7 @@ async fn a_source_file_with_a_nul_byte_is_not_reviewed_from_its_metadata() {
                 &["assets/logo.png"],
             ))),
     );
-    let server = ScriptedServer::start(script).await;
-    let out = ScriptedReview::new(&repo, &base, &head, &server)
-        .args(&["--manifest", &path.display().to_string(), "--tools", "off"])
-        .run()
-        .await;
-    let report = out.json();
+    let (server, _, report) = run((&repo, &base, &head), COMPOSITION, script, &[]).await;
     assert_eq!(report["opinion"]["clean"], false, "{report:#}");
     assert_eq!(report["opinion"]["coverage"], "limited", "{report:#}");
     assert_eq!(report["filesReviewed"], json!(["assets/logo.png"]));
@@ -194,19 +198,11 @@ async fn a_source_file_with_a_nul_byte_is_not_reviewed_from_its_metadata() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_binary_file_whose_metadata_was_never_shown_is_not_reviewed() {
     let (repo, base, head) = change();
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("composition.toml");
-    std::fs::write(&path, COMPOSITION).unwrap();
     let script = Script::new().rule(
         Rule::when(Match::any()).always(Reply::content(candidates_reply(json!([]), true, &FILES))),
     );
-    let server = ScriptedServer::start(script).await;
-    let out = ScriptedReview::new(&repo, &base, &head, &server)
-        .args(&["--manifest", &path.display().to_string(), "--tools", "off"])
-        .envs(&[("VOUCH_INLINE_BYTES", "0")])
-        .run()
-        .await;
-    let report = out.json();
+    let envs = [("VOUCH_INLINE_BYTES", "0")];
+    let (_, _, report) = run((&repo, &base, &head), COMPOSITION, script, &envs).await;
     assert_eq!(report["opinion"]["clean"], false, "{report:#}");
     assert_eq!(report["filesReviewed"], json!([]), "{report:#}");
     let logo = report["filesNotReviewed"]
