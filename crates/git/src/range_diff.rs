@@ -105,42 +105,6 @@ fn diff_options() -> DiffOptions {
     opts
 }
 
-/// Runs `f` on the patch of the `idx`-th delta (`None` when libgit2 has none).
-///
-/// libgit2 gives type changes (file ↔ symlink ↔ submodule) no content, and `git diff`
-/// shows them as a deletion plus an addition. vouch shows one patch from the old entry's
-/// content to the new one's instead, so the old lines are numbered at base and the new
-/// ones at head like any other change: a blob's bytes, a symlink's link text, and for a
-/// submodule `Subproject commit <sha>` as git prints it.
-pub(crate) fn with_patch<T>(
-    repo: &Repository,
-    diff: &Diff<'_>,
-    idx: usize,
-    f: impl FnOnce(Option<&Patch<'_>>) -> Result<T, GitError>,
-) -> Result<T, GitError> {
-    let delta = diff.get_delta(idx).ok_or_else(|| GitError::Git {
-        doing: "loading a file's patch",
-        source: git2::Error::from_str("delta index out of range"),
-    })?;
-    if delta.status() != Delta::Typechange {
-        let patch = Patch::from_diff(diff, idx).map_err(GitError::git("loading a file's patch"))?;
-        return f(patch.as_ref());
-    }
-    let old = side_of(repo, &delta.old_file())?;
-    let new = side_of(repo, &delta.new_file())?;
-    let old_path = delta.old_file().path().map(Path::to_path_buf);
-    let new_path = delta.new_file().path().map(Path::to_path_buf);
-    let patch = Patch::from_buffers(
-        &old,
-        old_path.as_deref(),
-        &new,
-        new_path.as_deref(),
-        Some(&mut diff_options()),
-    )
-    .map_err(GitError::git("diffing a type change"))?;
-    f(Some(&patch))
-}
-
 /// One side of a changed file, as [`file_patch`] diffs it.
 pub(crate) enum SideSource<'r> {
     /// A blob of the repository (a file's bytes, a symlink's link text).
@@ -158,8 +122,8 @@ impl SideSource<'_> {
     }
 }
 
-/// The patch between two sides with the tree diff's hunk settings: what [`with_patch`]
-/// yields for the same pair, without a tree diff. Blobs are diffed by id, so their
+/// The patch between two sides with the tree diff's hunk settings: what [`changed_file`]
+/// computes for the same pair, without a tree diff. Blobs are diffed by id, so their
 /// content is neither copied nor hashed again.
 pub(crate) fn file_patch<'a>(
     old: &'a SideSource<'a>,
@@ -363,6 +327,12 @@ pub(crate) fn patch_content(patch: Option<&Patch<'_>>) -> Result<PatchContent, G
 
 /// Converts the `idx`-th delta of `diff` into a [`ChangedFile`]; `None` for statuses that
 /// a tree-to-tree diff does not produce (unmodified, ignored, untracked, ...).
+///
+/// Its patch runs from the old entry's content to the new one's ([`side_content`]: a
+/// blob's bytes, a symlink's link text, for a submodule `Subproject commit <sha>` as git
+/// prints it). So a type change (file ↔ symlink ↔ submodule), which libgit2 gives no
+/// content and `git diff` shows as a deletion plus an addition, is one patch whose old
+/// lines are numbered at base and new ones at head like any other change.
 pub(crate) fn changed_file(
     repo: &Repository,
     diff: &Diff<'_>,
@@ -374,12 +344,24 @@ pub(crate) fn changed_file(
     let Some(facts) = DeltaFacts::of(&delta)? else {
         return Ok(None);
     };
-    // Content decides binary ([`is_binary`]); only text sides are diffed.
-    let binary = is_binary(&side_of(repo, &delta.old_file())?)
-        || is_binary(&side_of(repo, &delta.new_file())?);
-    let content = match binary {
-        true => binary_content(),
-        false => with_patch(repo, diff, idx, patch_content)?,
+    // Each side is read once: content decides binary ([`is_binary`]), and only text
+    // sides are diffed, from what was read.
+    let old = side_of(repo, &delta.old_file())?;
+    let new = side_of(repo, &delta.new_file())?;
+    let content = if is_binary(&old) || is_binary(&new) {
+        binary_content()
+    } else {
+        let old_path = delta.old_file().path().map(Path::to_path_buf);
+        let new_path = delta.new_file().path().map(Path::to_path_buf);
+        let patch = Patch::from_buffers(
+            &old,
+            old_path.as_deref(),
+            &new,
+            new_path.as_deref(),
+            Some(&mut diff_options()),
+        )
+        .map_err(GitError::git("loading a file's patch"))?;
+        patch_content(Some(&patch))?
     };
     Ok(Some(facts.into_file(content)))
 }
