@@ -579,4 +579,53 @@ mod tests {
         );
         assert_eq!(stray.problems().len(), 1);
     }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn verdict() -> impl Strategy<Value = Verdict> {
+            prop_oneof![
+                Just(Verdict::Verified),
+                Just(Verdict::Rejected),
+                Just(Verdict::Unresolved)
+            ]
+        }
+
+        proptest! {
+            /// For any decision on the candidate at 20-25 (the verifier read lines 1-60):
+            /// a rejection stands only with a citation, and a verified finding stands only
+            /// within ten lines of its candidate's on both sides — the rule the report's
+            /// self-check applies again, so the gate never passes what it refuses.
+            #[test]
+            fn a_rejection_needs_a_citation_and_a_finding_stays_near_its_candidate(
+                verdict in verdict(),
+                cited in prop::option::of((1u32..70, 0u32..10)),
+                finding in prop::option::of((1u32..70, 0u32..30)),
+            ) {
+                let mut ledger = SourceLedger::default();
+                ledger.record(cite(1, 60));
+                let citations: Vec<Citation> =
+                    cited.map(|(s, n)| cite(s, s + n)).into_iter().collect();
+                let finding = finding.map(|(s, n)| (s, s + n, Severity::High, "src/a.rs"));
+                let d = dec("x/0", verdict, citations.clone(), finding);
+                let account = account_decisions(&[cand("x/0")], &[d], &ledger);
+                match &account.states["x/0"] {
+                    CandidateState::Rejected { decision } => {
+                        prop_assert!(!decision.citations.is_empty());
+                    }
+                    CandidateState::Verified { decision } => {
+                        let f = decision.finding.as_ref().unwrap();
+                        prop_assert!(within_narrowing_slack((f.start_line, f.end_line), (20, 25)));
+                    }
+                    CandidateState::Unresolved { decision } => prop_assert!(
+                        verdict == Verdict::Unresolved
+                            || (verdict == Verdict::Rejected && citations.is_empty()),
+                        "{decision:?}"
+                    ),
+                    _ => {}
+                }
+            }
+        }
+    }
 }
