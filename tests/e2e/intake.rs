@@ -449,6 +449,79 @@ async fn a_reply_with_more_candidates_than_its_bound_is_verified_up_to_it_and_na
     );
 }
 
+/// A broken reply that raises more candidates than a repair may carry (six) is not
+/// failed for it: the repair is asked for the first six, those are verified, and each
+/// one it could not hold is named and limits coverage.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_broken_reply_with_more_candidates_than_a_repair_carries_is_repaired_up_to_it() {
+    let (repo, base, head) = limits_repo();
+    let raised = |n: u32| candidate("src/limits.rs", n, n, &format!("concern on line {n}"));
+    let mut candidates: Vec<Value> = (1..=8).map(raised).collect();
+    // One value outside the contract sends the reply to repair.
+    candidates[2]["severity"] = json!("huge");
+    let repaired: Vec<Value> = (1..=6).map(raised).collect();
+    let mut verifier =
+        ScriptedVerifier::new().confirms("generic-investigator #1/0", "src/limits.rs", 1, 1, "x");
+    for i in 1..6 {
+        verifier = verifier.dismisses(
+            &format!("generic-investigator #1/{i}"),
+            json!([citation("src/limits.rs", i + 1, i + 1)]),
+        );
+    }
+    let script = Script::new()
+        .rule(
+            Rule::when(Match::system_contains(
+                "You repair a reviewer's final answer",
+            ))
+            .named("repair")
+            .always(receipt(Value::Array(repaired), &["src/limits.rs"])),
+        )
+        .rule(investigates_limits(Value::Array(candidates)))
+        .rule(verifier.rule());
+    let server = ScriptedServer::start(script).await;
+    let out = review(&repo, &base, &head, &server, &[], &[]).await;
+    assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
+    let report = out.json();
+    assert_eq!(report["opinion"]["outcome"], "findings", "{report:#}");
+    assert_eq!(report["opinion"]["coverage"], "limited");
+    assert_eq!(report["findings"].as_array().unwrap().len(), 1);
+    // The repair was asked for the first six, under a contract that holds six.
+    let repair = server.served_by("repair");
+    assert_eq!(repair.len(), 1);
+    let asked = repair[0].body.to_string();
+    assert!(
+        asked.contains("raises 8 candidates and the contract holds 6"),
+        "{asked}"
+    );
+    assert_eq!(
+        repair[0].body["response_format"]["json_schema"]["schema"]["properties"]["candidates"]["maxItems"],
+        6
+    );
+    // The verifier decides the six the repair kept, never the two it could not hold.
+    let sent: String = server
+        .served_by("verifier")
+        .iter()
+        .map(|r| r.body.to_string())
+        .collect();
+    assert!(sent.contains("generic-investigator #1/5"), "{sent}");
+    assert!(!sent.contains("concern on line 7") && !sent.contains("concern on line 8"));
+    let limited: Vec<&str> = report["limitations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["kind"] == "unverifiable-candidate")
+        .map(|l| l["detail"].as_str().unwrap())
+        .collect();
+    assert_eq!(limited.len(), 2, "{report:#}");
+    for (detail, line) in limited.iter().zip([7, 8]) {
+        assert!(
+            detail.contains(&format!("src/limits.rs:{line}-{line}"))
+                && detail.contains("a repair carries at most 6 candidates"),
+            "{detail}"
+        );
+    }
+}
+
 /// A candidate on a binary file (an image the change updates) has no lines a finding
 /// could cite: it is set aside as `binary-file`, not as a file that does not exist.
 #[tokio::test(flavor = "multi_thread")]

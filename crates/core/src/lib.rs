@@ -54,10 +54,10 @@ pub use record::{
     contradicted_candidates,
 };
 pub use reply::{
-    CandidateLocation, PriorReceipt, RepairDemands, RepairViolation, TruncationStep,
-    carried_candidates, check_candidate_repair, check_decision_repair, complete_prior_candidates,
-    prior_receipt, prior_verdicts, prose_locations, repair_demands, repaired_full_coverage,
-    truncation_step,
+    CandidateLocation, PastRepairBound, PriorReceipt, RepairDemands, RepairViolation,
+    TruncationStep, carried_candidates, check_candidate_repair, check_decision_repair,
+    complete_prior_candidates, prior_receipt, prior_verdicts, prose_locations, repair_demands,
+    repaired_full_coverage, truncation_step,
 };
 pub use reviewed::{
     FilesReviewed, NotReviewedFile, NotReviewedReason, StageCoverage, files_reviewed,

@@ -314,29 +314,45 @@ fn occurrences<'a>(text: &'a str, pattern: &'a str) -> impl Iterator<Item = usiz
 /// holding it); and it may not add one: every repaired candidate either is a complete
 /// prior candidate (same path and lines) or its path and first line both occur in the
 /// prior reply's text.
+///
+/// One exception: the repair's contract holds at most `bound` candidates. When the prior
+/// reply owes more than that and the repair holds `bound`, the rest cannot fit; they are
+/// returned ([`PastRepairBound`]) for the host to name as not verified, never dropped in
+/// silence.
 pub fn check_candidate_repair(
     prior: &str,
     repaired: &[CandidateLocation],
     (expected, dismissed): (&[String], &[CandidateLocation]),
-) -> Result<(), RepairViolation> {
+    bound: usize,
+) -> Result<PastRepairBound, RepairViolation> {
     let holds = |l: &CandidateLocation, path: &str, line: u64| {
         l.path == path && l.start_line <= line && line <= l.end_line
     };
-    for (path, line) in prose_locations(prior, expected) {
+    let places = prose_locations(prior, expected);
+    let complete = complete_prior_candidates(prior);
+    let claims = claim_keys(prior);
+    let owed = claims.max(complete.len()).max(places.len());
+    let at_bound = owed > bound && repaired.len() >= bound;
+    let mut past = PastRepairBound::default();
+    for (path, line) in places {
         if !repaired
             .iter()
             .chain(dismissed)
             .any(|l| holds(l, &path, line))
         {
-            return Err(RepairViolation::LocationDropped { path, line });
+            if !at_bound {
+                return Err(RepairViolation::LocationDropped { path, line });
+            }
+            past.places.push((path, line));
         }
     }
-    let complete = complete_prior_candidates(prior);
-    if let Some(dropped) = complete.iter().find(|c| !repaired.contains(c)) {
-        return Err(RepairViolation::CandidateDropped(dropped.clone()));
+    for dropped in complete.iter().filter(|c| !repaired.contains(c)) {
+        if !at_bound {
+            return Err(RepairViolation::CandidateDropped(dropped.clone()));
+        }
+        past.candidates.push(dropped.clone());
     }
-    let claims = claim_keys(prior);
-    if repaired.len() < claims {
+    if repaired.len() < claims && !at_bound {
         return Err(RepairViolation::CandidatesMissing {
             claims,
             repaired: repaired.len(),
@@ -349,7 +365,25 @@ pub fn check_candidate_repair(
             return Err(RepairViolation::CandidateAdded(c.clone()));
         }
     }
-    Ok(())
+    if at_bound {
+        past.count = owed
+            .saturating_sub(repaired.len())
+            .max(past.candidates.len() + past.places.len());
+    }
+    Ok(past)
+}
+
+/// What a repair held at its candidate bound left of the prior reply
+/// ([`check_candidate_repair`]): none of it is verified, and the host names it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PastRepairBound {
+    /// How many of the prior reply's candidates the repair could not hold (the most of
+    /// its claims, complete candidates and prose places, less the repair's candidates).
+    pub count: usize,
+    /// The complete prior candidates the repair does not hold, by place.
+    pub candidates: Vec<CandidateLocation>,
+    /// The places a prose prior reply names that the repair does not hold.
+    pub places: Vec<(String, u64)>,
 }
 
 /// The verdicts the prior reply states, by candidate id: the `"candidateId": "…"` and

@@ -152,8 +152,16 @@ pub(crate) fn repair_user_message(
     prior_bytes: usize,
 ) -> String {
     let mut out = String::from(
-        "## Task\nRewrite the prior reply below as one JSON object of the output contract. Keep its content; do not invent findings.\n\n",
+        "## Task\nRewrite the prior reply below as one JSON object of the output contract. Keep its content; do not invent findings.\n",
     );
+    let owed = demands.map_or(0, |d| d.candidates.len().max(d.claims).max(d.places.len()));
+    let bound = vouch_abi::MAX_CANDIDATES as usize;
+    if owed > bound {
+        out.push_str(&format!(
+            "The prior reply raises {owed} candidates and the contract holds {bound}: keep the first {bound} in the order written; vouch names the rest as not verified.\n"
+        ));
+    }
+    out.push('\n');
     if let Some(expected) = expected {
         let array = serde_json::to_string(expected).expect("strings serialise");
         out.push_str(&format!(

@@ -21,6 +21,9 @@ fn a_cut_reply_is_re_asked_once_then_fails() {
     }
 }
 
+/// The candidates a repair's contract holds in these tests.
+const BOUND: usize = 6;
+
 fn loc(path: &str, start: u64, end: u64) -> CandidateLocation {
     CandidateLocation {
         path: path.into(),
@@ -92,8 +95,8 @@ fn a_repair_neither_adds_nor_drops_a_full_candidate() {
     ];
     for (prior, repaired, want) in cases {
         assert_eq!(
-            check_candidate_repair(prior, &repaired, (&[], &[])),
-            want,
+            check_candidate_repair(prior, &repaired, (&[], &[]), BOUND),
+            want.map(|()| PastRepairBound::default()),
             "prior {prior:?}, repaired {repaired:?}"
         );
     }
@@ -182,8 +185,8 @@ fn a_repair_keeps_every_place_a_prose_reply_names() {
     ];
     for (prior, repaired, dismissed, want) in cases {
         assert_eq!(
-            check_candidate_repair(prior, &repaired, (&expected, &dismissed)),
-            want,
+            check_candidate_repair(prior, &repaired, (&expected, &dismissed), BOUND),
+            want.map(|()| PastRepairBound::default()),
             "{prior}"
         );
     }
@@ -211,7 +214,7 @@ fn a_repair_keeps_candidates_written_in_any_notation() {
     for prior in [yaml, pydict, json] {
         assert_eq!(claim_keys(prior), 1, "{prior}");
         assert_eq!(
-            check_candidate_repair(prior, &[], (&[], &[])),
+            check_candidate_repair(prior, &[], (&[], &[]), BOUND),
             Err(RepairViolation::CandidatesMissing {
                 claims: 1,
                 repaired: 0
@@ -219,7 +222,7 @@ fn a_repair_keeps_candidates_written_in_any_notation() {
             "{prior}"
         );
         assert!(
-            check_candidate_repair(prior, &[loc("calc.py", 1, 3)], (&[], &[])).is_ok(),
+            check_candidate_repair(prior, &[loc("calc.py", 1, 3)], (&[], &[]), BOUND).is_ok(),
             "{prior}"
         );
     }
@@ -461,6 +464,7 @@ mod properties {
     use proptest::prelude::*;
 
     use super::super::*;
+    use super::{BOUND, loc};
 
     fn expected() -> Vec<String> {
         ["README.md", "src/lib.rs"].map(String::from).to_vec()
@@ -516,12 +520,37 @@ mod properties {
             prop_assert_eq!(repaired_full_coverage(&once, &expected()), Ok(()), "{}", once);
         }
 
+        /// Whatever a repair keeps of a JSON prior reply with any number of candidates,
+        /// an accepted repair never loses one in silence: each complete prior candidate
+        /// is kept or named past the bound, and the kept and the named cover every claim.
+        #[test]
+        fn an_accepted_repair_keeps_or_names_every_prior_candidate(
+            lines in proptest::collection::vec(1u64..40, 0..12),
+            typed in proptest::collection::vec(any::<bool>(), 12),
+            keep in proptest::collection::vec(any::<bool>(), 12),
+        ) {
+            let objects: Vec<String> = lines.iter().zip(&typed).map(|(l, t)| {
+                let start = if *t { l.to_string() } else { format!("\"{l}\"") };
+                format!(r#"{{"path": "a.py", "startLine": {start}, "endLine": {l}, "claim": "c{l}"}}"#)
+            }).collect();
+            let prior = format!(r#"{{"candidates": [{}]}}"#, objects.join(", "));
+            let repaired: Vec<CandidateLocation> = lines.iter().zip(&keep)
+                .filter(|(_, k)| **k).map(|(l, _)| loc("a.py", *l, *l)).take(BOUND).collect();
+            if let Ok(past) = check_candidate_repair(&prior, &repaired, (&[], &[]), BOUND) {
+                for c in complete_prior_candidates(&prior) {
+                    prop_assert!(repaired.contains(&c) || past.candidates.contains(&c), "{:?} lost", c);
+                }
+                prop_assert!(repaired.len() + past.count >= claim_keys(&prior), "{}", prior);
+                prop_assert!(past.count == 0 || repaired.len() == BOUND);
+            }
+        }
+
         /// Hostile text never panics the rules, and keeping exactly the candidates the
         /// prior reply holds in full is always an acceptable repair.
         #[test]
         fn keeping_the_complete_candidates_is_always_acceptable(prior in "\\PC{0,300}") {
             let complete = complete_prior_candidates(&prior);
-            prop_assert!(check_candidate_repair(&prior, &complete, (&[], &[])).is_ok());
+            prop_assert!(check_candidate_repair(&prior, &complete, (&[], &[]), BOUND).is_ok());
             let stated = prior_verdicts(&prior);
             prop_assert!(check_decision_repair(&prior, &stated).is_ok());
         }
@@ -690,6 +719,77 @@ mod kept_places {
     }
 }
 
+#[test]
+fn a_repair_held_at_its_bound_names_what_it_could_not_hold() {
+    let json = |lines: &[u64], quoted: bool| {
+        let objects: Vec<String> = lines
+            .iter()
+            .map(|l| {
+                let start = if quoted {
+                    format!("\"{l}\"")
+                } else {
+                    l.to_string()
+                };
+                format!(r#"{{"path": "a.py", "startLine": {start}, "endLine": {l}, "claim": "c"}}"#)
+            })
+            .collect();
+        format!(r#"{{"candidates": [{}]}}"#, objects.join(", "))
+    };
+    let at = |lines: &[u64]| -> Vec<CandidateLocation> {
+        lines.iter().map(|l| loc("a.py", *l, *l)).collect()
+    };
+    let eight = json(&[1, 2, 3, 4, 5, 6, 7, 8], false);
+    let eight_cut = json(&[1, 2, 3, 4, 5, 6, 7, 8], true);
+    let six = json(&[1, 2, 3, 4, 5, 6], false);
+    let prose = "a.py:1 a.py:2 a.py:3 a.py:4 a.py:5 a.py:6 a.py:7 a.py:8 are wrong";
+    let expected = vec!["a.py".to_string()];
+    let past = |count, candidates: &[u64], places: &[u64]| {
+        Ok(PastRepairBound {
+            count,
+            candidates: at(candidates),
+            places: places.iter().map(|l| ("a.py".to_string(), *l)).collect(),
+        })
+    };
+    // (prior, repaired, result)
+    let cases = [
+        // Eight complete candidates, six kept: the other two are named.
+        (&eight, at(&[1, 2, 3, 4, 5, 6]), past(2, &[7, 8], &[])),
+        (&eight, at(&[8, 2, 3, 4, 5, 6]), past(2, &[1, 7], &[])),
+        // Fewer than the bound kept: a dropped candidate is still a violation.
+        (
+            &eight,
+            at(&[1, 2, 3, 4, 5]),
+            Err(RepairViolation::CandidateDropped(loc("a.py", 6, 6))),
+        ),
+        // Eight claims none of which parsed (quoted lines): six kept, two counted.
+        (&eight_cut, at(&[1, 2, 3, 4, 5, 6]), past(2, &[], &[])),
+        // A prior that fits the bound gets no allowance.
+        (
+            &six,
+            at(&[1, 2, 3, 4, 5, 5]),
+            Err(RepairViolation::CandidateDropped(loc("a.py", 6, 6))),
+        ),
+        // At the bound a repair still may not add one.
+        (
+            &eight,
+            at(&[1, 2, 3, 4, 5, 9]),
+            Err(RepairViolation::CandidateAdded(loc("a.py", 9, 9))),
+        ),
+    ];
+    for (prior, repaired, want) in cases {
+        assert_eq!(
+            check_candidate_repair(prior, &repaired, (&[], &[]), BOUND),
+            want,
+            "{prior} kept {repaired:?}"
+        );
+    }
+    // A prose reply naming eight places: six kept, two named by place.
+    assert_eq!(
+        check_candidate_repair(prose, &at(&[1, 2, 3, 4, 5, 6]), (&expected, &[]), BOUND),
+        past(2, &[], &[7, 8])
+    );
+}
+
 /// [`repair_demands`] is what [`check_candidate_repair`] demands: the complete candidates
 /// (one per place, as written), the places a prose reply names, and the claims written.
 #[test]
@@ -727,8 +827,8 @@ fn repair_demands_are_what_the_repair_check_demands() {
             })
             .collect()
     };
-    assert!(check_candidate_repair(&json, &kept(&[2, 5, 2]), (&expected, &[])).is_ok());
-    assert!(check_candidate_repair(&json, &kept(&[2, 2, 2]), (&expected, &[])).is_err());
+    assert!(check_candidate_repair(&json, &kept(&[2, 5, 2]), (&expected, &[]), BOUND).is_ok());
+    assert!(check_candidate_repair(&json, &kept(&[2, 2, 2]), (&expected, &[]), BOUND).is_err());
 
     let prose = "Notes: b.py:7 returns the wrong index; a.py:3-4 too.";
     let got = repair_demands(prose, &expected);

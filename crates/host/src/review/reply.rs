@@ -6,13 +6,14 @@
 
 use serde_json::Value;
 use vouch_abi::{
-    CandidateReply, DecisionPayload, DismissedConcern, ParsedReply, ProposedCandidate,
+    CandidateReply, DecisionPayload, DismissedConcern, MAX_CANDIDATES, ParsedReply,
+    ProposedCandidate,
 };
 use vouch_core::{
     Area, CandidateLocation, Citation, ContextWindow, CoverageReceipt, Decision, FindingDraft,
-    IssueStep, ReplyIssue, Revision, Severity, ShapeProblem, SourceWindow, TokenUsage,
-    TruncationStep, Verdict, WindowSource, check_candidate_repair, check_decision_repair, conform,
-    truncation_step,
+    IssueStep, PastRepairBound, ReplyIssue, Revision, Severity, ShapeProblem, SourceWindow,
+    TokenUsage, TruncationStep, Verdict, WindowSource, check_candidate_repair,
+    check_decision_repair, conform, truncation_step,
 };
 use vouch_llm::extract::{ExtractError, extract_json};
 use vouch_llm::{
@@ -133,6 +134,8 @@ pub(super) struct Answer {
     pub(crate) prior_text: String,
     /// True when an isolated repair produced it.
     pub(crate) repaired: bool,
+    /// What of the prior reply a repair held at its candidate bound could not hold.
+    pub(crate) past_repair_bound: PastRepairBound,
     /// What the exchange spent.
     pub(crate) spent: Spent,
 }
@@ -419,8 +422,13 @@ fn extract_and_parse(
 
 /// Rule (repair, [`check_candidate_repair`], [`check_decision_repair`]): a repaired
 /// reply stands only when it changed syntax, not content (`expected`: the stage's
-/// canonical list, whose places a prose reply names must survive).
-fn check_repair(prior: &str, reply: &TypedReply, expected: &[String]) -> Result<(), String> {
+/// canonical list, whose places a prose reply names must survive). A candidate repair
+/// held at [`MAX_CANDIDATES`] returns what of the prior reply it could not hold.
+fn check_repair(
+    prior: &str,
+    reply: &TypedReply,
+    expected: &[String],
+) -> Result<PastRepairBound, String> {
     let result = match reply {
         TypedReply::Candidates(a) => {
             let locations: Vec<CandidateLocation> =
@@ -434,14 +442,19 @@ fn check_repair(prior: &str, reply: &TypedReply, expected: &[String]) -> Result<
                     end_line: u64::from(d.end_line),
                 })
                 .collect();
-            check_candidate_repair(prior, &locations, (expected, &dismissed))
+            check_candidate_repair(
+                prior,
+                &locations,
+                (expected, &dismissed),
+                MAX_CANDIDATES as usize,
+            )
         }
         TypedReply::Decisions(ds) => {
             let verdicts: Vec<(String, Verdict)> = ds
                 .iter()
                 .map(|d| (d.candidate_id.clone(), d.verdict))
                 .collect();
-            check_decision_repair(prior, &verdicts)
+            check_decision_repair(prior, &verdicts).map(|()| PastRepairBound::default())
         }
     };
     result.map_err(|v| v.to_string())
@@ -632,6 +645,7 @@ impl Answer {
             value,
             prior_text,
             repaired,
+            past_repair_bound: PastRepairBound::default(),
             spent: Spent::default(),
         }
     }
@@ -731,12 +745,15 @@ async fn repair(
     }
     let checked = extract_and_parse(ex.handle, ex.kind, &repair_schema, &repaired.final_text)
         .and_then(|(value, reply)| {
-            check_repair(&prior_text, &reply, ex.expected.unwrap_or_default())
+            let past = check_repair(&prior_text, &reply, ex.expected.unwrap_or_default())
                 .map_err(ReplyFault::plain)?;
-            Ok((value, reply))
+            Ok((value, reply, past))
         });
     match checked {
-        Ok((value, reply)) => Ok(Answer::of(reply, value, prior_text, true)),
+        Ok((value, reply, past)) => Ok(Answer {
+            past_repair_bound: past,
+            ..Answer::of(reply, value, prior_text, true)
+        }),
         Err(repair_error) => {
             spent
                 .issues

@@ -7,9 +7,9 @@ use vouch_abi::{
 };
 use vouch_core::{
     Candidate, CandidateLocation, CoverageComparison, Failure, FailureKind, IssueStep, Limitation,
-    LimitationKind, ReceiptProblem, ReplyIssue, StageRecord, StageStatus, candidate_id,
-    carried_candidates, compare_coverage, forced_synthesis_limits, mismatch_after_retry_message,
-    repaired_full_coverage,
+    LimitationKind, PastRepairBound, ReceiptProblem, ReplyIssue, StageRecord, StageStatus,
+    candidate_id, carried_candidates, compare_coverage, forced_synthesis_limits,
+    mismatch_after_retry_message, repaired_full_coverage,
 };
 
 use super::concerns;
@@ -460,6 +460,7 @@ fn absorb(
     note_answer(&mut run.record, answer);
     let (mut reply, downgraded) = checked_reply(answer, &plan.assigned);
     bound_candidates(run, plan, &mut reply);
+    name_past_repair_bound(run, plan, &answer.past_repair_bound);
     if let Some(problem) = downgraded {
         env.diagnose(
             Some(&plan.label),
@@ -529,22 +530,10 @@ fn bound_candidates(run: &mut StageRun, plan: &StagePlan, reply: &mut CandidateA
             p.end_line,
             p.revision.as_str()
         );
-        // The same candidate raised again (by the coverage retry) is named once; another
-        // claim at the same place is another candidate.
-        let detail = format!(
-            "candidate {at} of {} was not verified (past the bound of {bound} candidates a \
-             reply may carry)",
-            plan.label
-        );
-        if run.limitations.iter().any(|l| l.detail == detail) {
-            continue;
+        let why = format!("past the bound of {bound} candidates a reply may carry");
+        if name_unverified(run, plan, &format!("candidate {at}"), &why) {
+            places.push(at);
         }
-        run.limitations.push(Limitation {
-            kind: LimitationKind::UnverifiableCandidate,
-            stage: Some(plan.label.clone()),
-            detail,
-        });
-        places.push(at);
     }
     if !places.is_empty() {
         run.observations.push(format!(
@@ -552,6 +541,70 @@ fn bound_candidates(run: &mut StageRun, plan: &StagePlan, reply: &mut CandidateA
              carry; the first {bound} go on to verification and these were not verified: {}",
             plan.label,
             places.join("; ")
+        ));
+    }
+}
+
+/// Limits coverage with an `unverifiable-candidate` naming `what` of `plan`'s reply and
+/// `why` it was not verified; false when the same was named before (a retry that raises
+/// the same candidate again names it once; another claim at the same place is another
+/// candidate).
+fn name_unverified(run: &mut StageRun, plan: &StagePlan, what: &str, why: &str) -> bool {
+    let detail = format!("{what} of {} was not verified ({why})", plan.label);
+    if run.limitations.iter().any(|l| l.detail == detail) {
+        return false;
+    }
+    run.limitations.push(Limitation {
+        kind: LimitationKind::UnverifiableCandidate,
+        stage: Some(plan.label.clone()),
+        detail,
+    });
+    true
+}
+
+/// Rule (a repair's bound): a repair's contract holds at most [`MAX_CANDIDATES`]
+/// candidates, so a broken reply that raised more cannot be repaired whole. What the
+/// repair could not hold ([`PastRepairBound`]) is named like a reply's candidates past
+/// its bound: each complete candidate and prose place by where it is, the rest (written
+/// too brokenly to locate) by count; each limits coverage.
+fn name_past_repair_bound(run: &mut StageRun, plan: &StagePlan, past: &PastRepairBound) {
+    if past.count == 0 {
+        return;
+    }
+    let bound = MAX_CANDIDATES as usize;
+    let why = format!("its reply needed repair, and a repair carries at most {bound} candidates");
+    let places = past
+        .candidates
+        .iter()
+        .map(|c| format!("{}:{}-{}", c.path, c.start_line, c.end_line))
+        .chain(
+            past.places
+                .iter()
+                .map(|(path, line)| format!("{path}:{line}")),
+        );
+    let mut named = Vec::new();
+    for at in places {
+        if name_unverified(run, plan, &format!("the candidate at {at}"), &why) {
+            named.push(at);
+        }
+    }
+    let unlocated = past.count - past.candidates.len() - past.places.len();
+    if unlocated > 0 {
+        let what = format!(
+            "{unlocated} more candidate{}",
+            if unlocated == 1 { "" } else { "s" }
+        );
+        let why = format!("{why}; written in part only, so where is not known");
+        if name_unverified(run, plan, &what, &why) {
+            named.push(what);
+        }
+    }
+    if !named.is_empty() {
+        run.observations.push(format!(
+            "{}: its reply needed repair and held more candidates than the {bound} a repair \
+             carries; the repair's go on to verification and these were not verified: {}",
+            plan.label,
+            named.join("; ")
         ));
     }
 }
