@@ -6,7 +6,9 @@
 use serde_json::{Value, json};
 use vouch_testkit::git::TestRepo;
 use vouch_testkit::openai::{Match, Reply, Rule, Script, ScriptedServer};
-use vouch_workspace_tests::{ScriptedReview, candidate, candidates_reply};
+use vouch_workspace_tests::{
+    ScriptedReview, candidate, candidates_reply, citation, decision, finding,
+};
 
 const FILES: [&str; 2] = ["docs/limits.md", "src/limits.rs"];
 const INVESTIGATOR: &str = "Instance: generic-investigator #1\n";
@@ -672,4 +674,70 @@ async fn a_gateway_error_page_is_summarised_and_its_body_kept_in_the_failure_det
         detail.chars().count() < page.chars().count(),
         "bounded: {detail}"
     );
+}
+
+/// A reasoning model served without a reasoning parser writes `<think>…</think>` before
+/// its answer, drafts included: a draft is the model thinking, not a second answer. The
+/// lane's draft receipt (incomplete) and the verifier's draft verdict (rejected) are
+/// never read; the answers after the block stand, with no repair and no retry.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_draft_inside_a_leading_reasoning_block_is_not_an_answer() {
+    let think = |draft: &Value, answer: &str| {
+        format!("<think>Draft: {draft} -- no wait, check again.</think>\n{answer}")
+    };
+    let id = "generic-investigator #1/0";
+    let lane = think(
+        &json!({"coverage": {"complete": false, "reviewedFiles": []}}),
+        &candidates_reply(
+            json!([candidate(
+                "src/limits.rs",
+                5,
+                5,
+                "allowed() admits MAX_OPEN itself"
+            )]),
+            true,
+            &FILES,
+        ),
+    );
+    let verdict = think(
+        &json!({"decisions": [decision(id, "rejected", json!([]), None)]}),
+        &json!({"decisions": [decision(
+            id,
+            "verified",
+            json!([citation("src/limits.rs", 5, 5)]),
+            Some(finding("src/limits.rs", 5, 5, "allowed() admits MAX_OPEN itself")),
+        )]})
+        .to_string(),
+    );
+    let script = Script::new()
+        .rule(audit_passes())
+        .rule(
+            Rule::when(Match::user_contains(INVESTIGATOR))
+                .named("investigator")
+                .always(Reply::content(lane)),
+        )
+        .rule(
+            Rule::when(Match::user_contains(VERIFIER))
+                .named("verifier")
+                .always(Reply::content(verdict)),
+        );
+    let server = ScriptedServer::start(script).await;
+    let (out, report) = review(&server).await;
+    assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(report["opinion"]["outcome"], "findings", "{report:#}");
+    assert_eq!(report["opinion"]["coverage"], "full");
+    assert_eq!(
+        report["findings"][0]["claim"],
+        "allowed() admits MAX_OPEN itself"
+    );
+    assert_eq!(server.served_by("investigator").len(), 1, "no retry");
+    assert!(
+        server
+            .requests()
+            .iter()
+            .all(|r| !r.system().unwrap_or_default().contains(REPAIR)),
+        "no repair"
+    );
+    let s = stage(&report, "generic-investigator #1");
+    assert_eq!(s["replyIssues"], Value::Null, "{s:#}");
 }

@@ -78,7 +78,8 @@ fn is_answer(value: &Value) -> bool {
 /// # Errors
 /// [`JudgeError::Answer`] when the text holds no single `{"same_issue": bool}` object.
 pub fn read_answer(text: &str) -> Result<bool, JudgeError> {
-    vouch_llm::extract::extract_json_if(text, is_answer)
+    let answer = vouch_llm::extract::answer_text(text);
+    vouch_llm::extract::extract_json_if(answer, is_answer)
         .ok()
         .and_then(|v| v.get("same_issue").and_then(Value::as_bool))
         .ok_or_else(|| JudgeError::Answer {

@@ -48,6 +48,41 @@ pub enum ExtractError {
     },
 }
 
+/// The reasoning blocks a model served without a reasoning parser writes before its
+/// answer (DeepSeek-R1, Qwen3 and their kin through llama.cpp, Ollama or vLLM): opening
+/// and closing tag.
+const REASONING_TAGS: [(&str, &str); 3] = [
+    ("<think>", "</think>"),
+    ("<thinking>", "</thinking>"),
+    ("<reasoning>", "</reasoning>"),
+];
+
+/// Rule (a reasoning block is not the answer): the part of a reply after a leading
+/// reasoning block ([`REASONING_TAGS`]); the whole reply when none leads it. A block
+/// leads when the reply starts with its opening tag, or, when the chat template opened
+/// it, when the reply reaches its closing tag before any JSON (`{`, `[`) or fence. A
+/// draft object inside the block is the model thinking, not a second answer, and a
+/// verdict or receipt there is never read as one. A block that never closes leaves the
+/// reply whole.
+pub fn answer_text(text: &str) -> &str {
+    let lead = text.trim_start();
+    for (open, close) in REASONING_TAGS {
+        let inside = match lead.strip_prefix(open) {
+            Some(rest) => rest,
+            None => lead,
+        };
+        let Some(end) = inside.find(close) else {
+            continue;
+        };
+        let before = &inside[..end];
+        let opened = inside.len() < lead.len();
+        if opened || (!before.contains(['{', '[']) && !before.contains("```")) {
+            return &inside[end + close.len()..];
+        }
+    }
+    text
+}
+
 /// Most rejection reasons kept in [`ExtractError::NoValid`].
 const MAX_REASONS: usize = 3;
 

@@ -15,7 +15,7 @@ use vouch_core::{
     TokenUsage, TruncationStep, Verdict, WindowSource, check_candidate_repair,
     check_decision_repair, conform, truncation_step,
 };
-use vouch_llm::extract::{ExtractError, extract_json};
+use vouch_llm::extract::{ExtractError, answer_text, extract_json};
 use vouch_llm::{
     AgentEvent, AgentOutcome, AgentRequest, Budget, LlmError, ResponseSchema, run_agent,
 };
@@ -627,7 +627,11 @@ async fn spending(
             ReasonCode::BudgetHit,
         );
     }
-    let prior_text = outcome.final_text;
+    // A leading reasoning block is the model thinking, not its answer.
+    let prior_text = match answer_text(&outcome.final_text) {
+        answer if answer.len() < outcome.final_text.len() => answer.to_string(),
+        _ => outcome.final_text,
+    };
     let error = match extract_and_parse(ex.handle, ex.kind, &ex.contract.schema, &prior_text) {
         Ok((value, reply)) => return Ok(Answer::of(reply, value, prior_text, false)),
         Err(error) => error,
@@ -743,12 +747,17 @@ async fn repair(
             ex.label
         )));
     }
-    let checked = extract_and_parse(ex.handle, ex.kind, &repair_schema, &repaired.final_text)
-        .and_then(|(value, reply)| {
-            let past = check_repair(&prior_text, &reply, ex.expected.unwrap_or_default())
-                .map_err(ReplyFault::plain)?;
-            Ok((value, reply, past))
-        });
+    let checked = extract_and_parse(
+        ex.handle,
+        ex.kind,
+        &repair_schema,
+        answer_text(&repaired.final_text),
+    )
+    .and_then(|(value, reply)| {
+        let past = check_repair(&prior_text, &reply, ex.expected.unwrap_or_default())
+            .map_err(ReplyFault::plain)?;
+        Ok((value, reply, past))
+    });
     match checked {
         Ok((value, reply, past)) => Ok(Answer {
             past_repair_bound: past,

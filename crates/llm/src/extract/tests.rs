@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use super::{ExtractError, candidates, extract_json, extract_json_if};
+use super::{ExtractError, answer_text, candidates, extract_json, extract_json_if};
 
 /// The contract used by the table: an object with a `findings` array.
 fn contract(value: &Value) -> Result<(), String> {
@@ -214,4 +214,56 @@ fn whole_text_that_is_not_an_object_still_yields_objects_inside() {
         candidates(r#"[{"findings": []}, 3]"#),
         vec![json!({"findings": []})]
     );
+}
+
+#[test]
+fn a_leading_reasoning_block_is_not_the_answer() {
+    // (reply, its answer part)
+    let cases = [
+        // A block that leads the reply, with a draft object inside.
+        (
+            "<think>Draft: {\"a\": 1} -- no wait.</think>\n{\"a\": 2}",
+            "\n{\"a\": 2}",
+        ),
+        ("  <thinking>x</thinking>{}", "{}"),
+        ("<reasoning>[1]</reasoning> ok", " ok"),
+        // Opened by the chat template: the reply holds only the closing tag.
+        ("so the answer is clear.\n</think>\n{}", "\n{}"),
+        // JSON or a fence before the closing tag: that tag is in the answer.
+        (
+            "{\"claim\": \"emits </think>\"}",
+            "{\"claim\": \"emits </think>\"}",
+        ),
+        (
+            "```json\n{\"a\": \"</think>\"}\n```",
+            "```json\n{\"a\": \"</think>\"}\n```",
+        ),
+        // A block that never closes, and no block at all: the reply is whole.
+        ("<think>{\"a\": 1}", "<think>{\"a\": 1}"),
+        ("{\"a\": 1}", "{\"a\": 1}"),
+        ("", ""),
+    ];
+    for (reply, want) in cases {
+        assert_eq!(answer_text(reply), want, "{reply:?}");
+    }
+    // A draft inside the block is never a second answer.
+    let reply = "<think>{\"findings\": []}</think>{\"findings\": [1]}";
+    assert!(matches!(
+        extract_json(reply, contract),
+        Err(ExtractError::Ambiguous { count: 2 })
+    ));
+    assert_eq!(
+        extract_json(answer_text(reply), contract),
+        Ok(json!({"findings": [1]}))
+    );
+}
+
+proptest::proptest! {
+    /// Whatever the reply, its answer part is a suffix of it: nothing is rewritten.
+    #[test]
+    fn the_answer_part_is_a_suffix_of_the_reply(
+        reply in "(<think>|</think>|<thinking>|</thinking>|\\{|\\[|```|[a-z ]){0,12}"
+    ) {
+        proptest::prop_assert!(reply.ends_with(answer_text(&reply)));
+    }
 }
