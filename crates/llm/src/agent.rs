@@ -71,7 +71,8 @@ impl Default for Budget {
 pub enum BudgetKind {
     /// `max_turns` tool turns were used and the model still called tools.
     Turns,
-    /// `max_tool_calls` calls were executed.
+    /// `max_tool_calls` calls were executed and the model asked for more (a model that
+    /// answers after exactly `max_tool_calls` calls hit nothing).
     ToolCalls,
     /// `max_total_tokens` was reached.
     TotalTokens,
@@ -321,7 +322,7 @@ pub async fn run_agent(
 fn budget_hit(run: &Run, room: &Room, budget: &Budget, max_turns: u32) -> Option<BudgetKind> {
     if run.turns >= max_turns {
         Some(BudgetKind::Turns)
-    } else if run.executed >= budget.max_tool_calls {
+    } else if run.refused_over_budget {
         Some(BudgetKind::ToolCalls)
     } else if run.usage.counted_tokens() >= budget.max_total_tokens {
         Some(BudgetKind::TotalTokens)
@@ -343,6 +344,7 @@ fn answer_call(
     budget: &Budget,
 ) -> Result<String, String> {
     if run.executed >= budget.max_tool_calls {
+        run.refused_over_budget = true;
         return Err(format!(
             "not executed: the tool-call budget of {} calls is spent; \
              answer with what you have read",
@@ -409,6 +411,8 @@ struct Run {
     tool_calls: u32,
     tool_errors: u32,
     executed: u32,
+    /// A call was refused because `max_tool_calls` were already executed.
+    refused_over_budget: bool,
 }
 
 impl Run {

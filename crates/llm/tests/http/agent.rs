@@ -189,6 +189,42 @@ async fn tool_call_budget_refuses_extra_calls_then_synthesizes() {
     );
 }
 
+/// A model that uses exactly its tool-call budget and then answers by itself hit no
+/// budget: it is offered tools again, no call was refused, and no synthesis is forced.
+#[tokio::test]
+async fn a_tool_call_budget_used_exactly_is_not_hit() {
+    let server = ScriptedServer::start(
+        Script::new()
+            .on(
+                Match::has_tools(true),
+                [
+                    Reply::tool_call("read_file", r#"{"path":"a"}"#)
+                        .and_tool_call("read_file", r#"{"path":"b"}"#),
+                    Reply::content("final"),
+                ],
+            )
+            .on(Match::has_tools(false), [Reply::content("forced")]),
+    )
+    .await;
+    let tools = RepoTools::default();
+    let budget = Budget {
+        max_tool_calls: 2,
+        ..Budget::default()
+    };
+    let outcome = run_agent(
+        &client(&server, |_| {}),
+        request(&tools).with_budget(budget),
+    )
+    .await
+    .unwrap();
+
+    assert_eq!(outcome.budget_hit, None);
+    assert!(!outcome.forced_synthesis);
+    assert_eq!(outcome.final_text, "final");
+    assert_eq!(tools.calls().len(), 2);
+    assert!(server.chat_requests().iter().all(|r| r.has_tools()));
+}
+
 #[tokio::test]
 async fn token_budget_forces_synthesis() {
     let server = ScriptedServer::start(
