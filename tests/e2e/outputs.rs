@@ -195,6 +195,32 @@ async fn one_run_writes_every_format_and_render_reproduces_them_without_a_model(
     }
     assert_eq!(server.request_count(), requests, "render calls no model");
 
+    // The validator takes the saved JSON report by its embedded final report, and names
+    // the Markdown report as one that embeds none.
+    let validated = run_vouch(&["validate-report", &saved], &[]).await;
+    assert_eq!(
+        validated.code, 0,
+        "{}\n{}",
+        validated.stdout, validated.stderr
+    );
+    assert!(
+        validated
+            .stderr
+            .contains("its embedded final report (/finalReport) was validated"),
+        "{}",
+        validated.stderr
+    );
+    let markdown_path = out_dir.join("vouch-report.md").display().to_string();
+    let unreadable = run_vouch(&["validate-report", &markdown_path], &[]).await;
+    assert_eq!(unreadable.code, 3, "{}", unreadable.stdout);
+    assert!(
+        unreadable
+            .stdout
+            .contains("is vouch's Markdown review report, which embeds no final report"),
+        "{}",
+        unreadable.stdout
+    );
+
     // As a pull-request comment: the hidden marker first, the same content.
     let comment = run_vouch(
         &["render", &saved, "--format", "markdown", "--comment"],
