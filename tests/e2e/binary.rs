@@ -140,7 +140,7 @@ async fn under_binary_limit_a_changed_image_is_set_aside_and_coverage_is_limited
     // The limitation says why the file was set aside: no exclude rule matched it.
     assert_eq!(
         report["limitations"][0]["detail"],
-        "1 changed file(s) were not reviewed: 1 binary (set aside by binary = \"limit\", or text git calls binary)",
+        "1 changed file(s) were not reviewed: 1 binary, set aside by binary = \"limit\"",
         "{report:#}"
     );
     assert!(
@@ -185,6 +185,13 @@ async fn a_source_file_with_a_nul_byte_is_not_reviewed_from_its_metadata() {
             .as_str()
             .unwrap()
             .contains("a side of it is text"),
+        "{report:#}"
+    );
+    // Its limitation names that reason, not a policy the composition never set.
+    assert_eq!(
+        report["limitations"][0]["detail"],
+        "1 changed file(s) were not reviewed: 1 binary to git but with text never shown, \
+         which cannot be reviewed from metadata",
         "{report:#}"
     );
     for request in server.chat_requests() {

@@ -56,6 +56,7 @@ pub(super) fn partition_files(
 ) -> Partition {
     let mut part = Partition::default();
     let mut reviewable = Vec::new();
+    let mut tally = SetAside::default();
     for f in &snapshot.files {
         let aside = |reason, detail: String| NotReviewedFile {
             path: f.path.clone(),
@@ -66,15 +67,18 @@ pub(super) fn partition_files(
             let detail = "binary file: no text to review".to_string();
             part.set_aside
                 .push(aside(NotReviewedReason::Binary, detail));
+            tally.binary_by_policy += 1;
         } else if let Some(detail) = (f.binary && (exclusion)(&f.path).is_none())
             .then(|| unreviewable_binary(sides(&f.path)))
             .flatten()
         {
             part.set_aside
                 .push(aside(NotReviewedReason::Binary, detail.to_string()));
+            tally.binary_with_text += 1;
         } else if let Some(reason) = exclusion(&f.path) {
             part.set_aside
                 .push(aside(NotReviewedReason::Excluded, reason));
+            tally.excluded += 1;
         } else {
             reviewable.push(f);
         }
@@ -96,7 +100,7 @@ pub(super) fn partition_files(
         part.limitations.push(Limitation {
             kind: LimitationKind::ExcludedFiles,
             stage: None,
-            detail: set_aside_detail(&part.set_aside),
+            detail: tally.detail(),
         });
     }
     part.limitations
@@ -117,29 +121,42 @@ fn unreviewable_binary(sides: BinarySides) -> Option<&'static str> {
     }
 }
 
-/// What the limitation of the files set aside says: how many, and why (excluded by a
-/// rule, or binary under `binary = "limit"`).
-fn set_aside_detail(set_aside: &[NotReviewedFile]) -> String {
-    let count = |reason| set_aside.iter().filter(|f| f.reason == reason).count();
-    let parts: Vec<String> = [
-        (
-            count(NotReviewedReason::Excluded),
-            "excluded by a [files] exclude rule",
-        ),
-        (
-            count(NotReviewedReason::Binary),
-            "binary (set aside by binary = \"limit\", or text git calls binary)",
-        ),
-    ]
-    .into_iter()
-    .filter(|(n, _)| *n > 0)
-    .map(|(n, why)| format!("{n} {why}"))
-    .collect();
-    format!(
-        "{} changed file(s) were not reviewed: {}",
-        set_aside.len(),
-        parts.join("; ")
-    )
+/// How many files were set aside, by why.
+#[derive(Default)]
+struct SetAside {
+    /// Matched by an exclusion rule.
+    excluded: usize,
+    /// Binary, under `binary = "limit"`.
+    binary_by_policy: usize,
+    /// Binary to git with a side that is text ([`unreviewable_binary`]).
+    binary_with_text: usize,
+}
+
+impl SetAside {
+    /// What the limitation of the files set aside says: how many, and each why.
+    fn detail(&self) -> String {
+        let parts: Vec<String> = [
+            (self.excluded, "excluded by a [files] exclude rule"),
+            (
+                self.binary_by_policy,
+                "binary, set aside by binary = \"limit\"",
+            ),
+            (
+                self.binary_with_text,
+                "binary to git but with text never shown, which cannot be reviewed from \
+                 metadata",
+            ),
+        ]
+        .into_iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, why)| format!("{n} {why}"))
+        .collect();
+        format!(
+            "{} changed file(s) were not reviewed: {}",
+            self.excluded + self.binary_by_policy + self.binary_with_text,
+            parts.join("; ")
+        )
+    }
 }
 
 /// One candidate lane instance of this review: skipped (with its record) or to run.
