@@ -23,5 +23,6 @@ mod review;
 mod schema;
 mod shard;
 mod terminal;
+mod tool_budget;
 mod user_config;
 mod window;

@@ -263,6 +263,52 @@ fn revision_arg(args: &Value) -> Result<Revision, String> {
     }
 }
 
+impl RepoTools {
+    /// Whether every window and span was already shown in this execution, and there is
+    /// at least one (an answer that shows no source is never a repeat).
+    fn shown_already(&self, windows: &[SourceWindow], spans: &[LineSpan]) -> bool {
+        let ledger = self.ledger.lock().unwrap_or_else(|e| e.into_inner());
+        !(windows.is_empty() && spans.is_empty())
+            && windows.iter().all(|w| ledger.check(w).is_ok())
+            && spans.iter().all(|s| {
+                ledger.shows_bytes(s.revision, &s.path, s.line, (s.start_byte, s.end_byte))
+            })
+    }
+
+    /// Rule (a repeat is not a new read): a `diff` whose windows, spans and metadata this
+    /// execution already showed, or a `read_file` of an explicit line window it already
+    /// showed, is answered without counting against `max_tool_calls` ([`ToolBox::repeat`]);
+    /// models often ask for the patch they were given inline. Anything else is `None`.
+    fn repeated(&self, name: &str, args: &Value, max_bytes: usize) -> Option<String> {
+        match name {
+            "diff" => {
+                let path = str_arg(args, "path").ok()?;
+                let diff = self.reader.diff(path).ok()?;
+                let metadata_shown =
+                    !diff.file.is_metadata_only() || self.ledger().shows_metadata(&diff.file.path);
+                let repeat = if diff.file.is_metadata_only() && diff.windows.is_empty() {
+                    metadata_shown
+                } else {
+                    metadata_shown && self.shown_already(&diff.windows, &diff.spans)
+                };
+                repeat.then(|| self.diff(path, max_bytes).ok()).flatten()
+            }
+            "read_file" if byte_arg(args).ok()?.is_none() => {
+                let window = SourceWindow {
+                    revision: revision_arg(args).ok()?,
+                    path: str_arg(args, "path").ok()?.to_string(),
+                    start_line: line_arg(args, "start_line").ok()??,
+                    end_line: line_arg(args, "end_line").ok()??,
+                };
+                self.shown_already(std::slice::from_ref(&window), &[])
+                    .then(|| self.read_file(args, window.revision, max_bytes).ok())
+                    .flatten()
+            }
+            _ => None,
+        }
+    }
+}
+
 impl ToolBox for RepoTools {
     fn specs(&self) -> Vec<ToolSpec> {
         let revision = json!({"type": "string", "enum": ["head", "base"], "description": "head (default) or base (the merge base)"});
@@ -273,6 +319,10 @@ impl ToolBox for RepoTools {
 
     fn call(&self, name: &str, arguments: &Value, max_bytes: usize) -> Result<String, String> {
         self.dispatch(name, arguments, max_bytes)
+    }
+
+    fn repeat(&self, name: &str, arguments: &Value, max_bytes: usize) -> Option<String> {
+        self.repeated(name, arguments, max_bytes)
     }
 }
 

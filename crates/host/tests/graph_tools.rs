@@ -264,3 +264,52 @@ async fn a_model_calling_references_gets_the_result_and_the_ledger_records_it() 
             .is_err()
     );
 }
+
+/// A call repeats what the execution showed only when every window it would show was
+/// shown, and it records nothing new: `diff` of a patch read before, `read_file` of
+/// lines read before; never a call that would show more, nor one that shows no source.
+#[test]
+fn a_call_repeats_only_what_the_execution_already_showed() {
+    let (_repo, reader) = reader();
+    let tools = RepoTools::new(reader);
+    let read =
+        |start: u32, end: u32| json!({"path": "app/util.py", "start_line": start, "end_line": end});
+    // Nothing shown yet: no call is a repeat.
+    assert_eq!(tools.repeat("read_file", &read(1, 2), 10_000), None);
+    assert_eq!(
+        tools.repeat("diff", &json!({"path": "app/util.py"}), 10_000),
+        None
+    );
+    tools.call("read_file", &read(1, 1), 10_000).expect("read");
+    let before = tools.ledger();
+    // (tool, arguments, repeats)
+    let cases = [
+        ("read_file", read(1, 1), true),
+        ("read_file", read(1, 2), false),
+        (
+            "read_file",
+            json!({"path": "app/util.py", "start_line": 1}),
+            false,
+        ),
+        (
+            "read_file",
+            json!({"path": "app/util.py", "start_line": 1, "end_line": 1, "revision": "base"}),
+            false,
+        ),
+        ("diff", json!({"path": "app/util.py"}), false),
+        ("list_dir", json!({"path": "app"}), false),
+    ];
+    for (tool, args, repeats) in &cases {
+        let answer = tools.repeat(tool, args, 10_000);
+        assert_eq!(answer.is_some(), *repeats, "{tool} {args}");
+    }
+    assert_eq!(tools.ledger(), before, "a repeat records nothing new");
+    // Once the patch was shown, asking for it again is a repeat.
+    let patch = tools
+        .call("diff", &json!({"path": "app/util.py"}), 10_000)
+        .expect("diff");
+    assert_eq!(
+        tools.repeat("diff", &json!({"path": "app/util.py"}), 10_000),
+        Some(patch)
+    );
+}

@@ -27,6 +27,18 @@ pub trait ToolBox: Send + Sync {
     /// shown: return an error instead ([`crate::oversized_answer`]). The loop replaces
     /// any longer answer that still comes back with that error.
     fn call(&self, name: &str, arguments: &Value, max_bytes: usize) -> Result<String, String>;
+
+    /// Answers the call only when its answer would repeat source this run already
+    /// showed, so nothing new is read or recorded (a `diff` of a patch given inline in
+    /// full, a `read_file` of lines already shown). Such a call is not counted against
+    /// `max_tool_calls`, and is answered also once they are spent. `None` when the answer
+    /// would show anything new, or the toolbox cannot tell cheaply: the loop then counts
+    /// the call, or refuses it over the budget. Same contract for `max_bytes` as
+    /// [`ToolBox::call`].
+    fn repeat(&self, name: &str, arguments: &Value, max_bytes: usize) -> Option<String> {
+        let _ = (name, arguments, max_bytes);
+        None
+    }
 }
 
 /// Limits of one agent run. They always apply; [`Budget::default`] gives the values
@@ -334,7 +346,9 @@ fn budget_hit(run: &Run, room: &Room, budget: &Budget, max_turns: u32) -> Option
 }
 
 /// Answers one tool call within the budget: refused once `max_tool_calls` are spent or
-/// the request has no room left, and never longer than the room the next request has.
+/// the request has no room left, and never longer than the room the next request has. A
+/// call that only repeats what the run showed ([`ToolBox::repeat`]) is answered without
+/// being counted, also past the budget.
 fn answer_call(
     toolbox: &dyn ToolBox,
     known: &BTreeSet<String>,
@@ -343,6 +357,12 @@ fn answer_call(
     room: &Room,
     budget: &Budget,
 ) -> Result<String, String> {
+    let left = room.for_answer(run, &call.id);
+    if left >= MIN_TOOL_ROOM
+        && let Some(answer) = repeated(toolbox, known, call, left)
+    {
+        return Ok(answer);
+    }
     if run.executed >= budget.max_tool_calls {
         run.refused_over_budget = true;
         return Err(format!(
@@ -351,7 +371,6 @@ fn answer_call(
             budget.max_tool_calls
         ));
     }
-    let left = room.for_answer(run, &call.id);
     if left < MIN_TOOL_ROOM {
         return Err("not executed: this request has reached its size bound \
                     (max_request_tokens); answer with what you have read"
@@ -364,6 +383,22 @@ fn answer_call(
         return Err(oversized_answer(bytes, left));
     }
     Ok(answer)
+}
+
+/// The answer of a call that only repeats what the run already showed ([`ToolBox::repeat`]),
+/// within `max_bytes`: not counted, never refused for the call budget.
+fn repeated(
+    toolbox: &dyn ToolBox,
+    known: &BTreeSet<String>,
+    call: &ToolCall,
+    max_bytes: usize,
+) -> Option<String> {
+    if !known.contains(call.name.as_str()) {
+        return None;
+    }
+    let arguments: Value = serde_json::from_str(&call.arguments).ok()?;
+    let answer = toolbox.repeat(&call.name, &arguments, max_bytes)?;
+    (json_text_len(&answer) <= max_bytes).then_some(answer)
 }
 
 /// The size bound of a run's requests: what every later request carries besides its

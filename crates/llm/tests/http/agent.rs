@@ -225,6 +225,45 @@ async fn a_tool_call_budget_used_exactly_is_not_hit() {
     assert!(server.chat_requests().iter().all(|r| r.has_tools()));
 }
 
+/// A call that only repeats what the run already showed is answered and not counted,
+/// also past the budget: only the one new read counts, and nothing is refused.
+#[tokio::test]
+async fn a_call_that_repeats_what_was_shown_is_not_counted() {
+    let server = ScriptedServer::start(
+        Script::new()
+            .on(
+                Match::has_tools(true),
+                [
+                    Reply::tool_call("read_file", r#"{"path":"shown/a"}"#)
+                        .and_tool_call("read_file", r#"{"path":"b"}"#)
+                        .and_tool_call("read_file", r#"{"path":"shown/c"}"#),
+                    Reply::content("final"),
+                ],
+            )
+            .on(Match::has_tools(false), [Reply::content("forced")]),
+    )
+    .await;
+    let tools = RepoTools::default();
+    let budget = Budget {
+        max_tool_calls: 1,
+        ..Budget::default()
+    };
+    let outcome = run_agent(
+        &client(&server, |_| {}),
+        request(&tools).with_budget(budget),
+    )
+    .await
+    .unwrap();
+
+    assert_eq!(outcome.budget_hit, None);
+    assert_eq!(outcome.final_text, "final");
+    let contents = server.chat_requests()[1].contents_of("tool");
+    assert_eq!(
+        contents,
+        ["again: shown/a", "contents of b", "again: shown/c"]
+    );
+}
+
 #[tokio::test]
 async fn token_budget_forces_synthesis() {
     let server = ScriptedServer::start(

@@ -36,7 +36,9 @@ pub fn ask(text: &str) -> ChatRequest {
 }
 
 /// A toolbox with `read_file` and `grep` that records its calls. `read_file` refuses
-/// paths starting with `../` with a tool error.
+/// paths starting with `../` with a tool error; a `read_file` of a path starting with
+/// `shown/` repeats what the run already showed ([`ToolBox::repeat`]), answered as
+/// `again: PATH` and not recorded as a call.
 #[derive(Default)]
 pub struct RepoTools {
     pub calls: Mutex<Vec<(String, Value)>>,
@@ -79,5 +81,10 @@ impl ToolBox for RepoTools {
             return Err("path is outside the repository".into());
         }
         Ok(format!("contents of {path}"))
+    }
+
+    fn repeat(&self, name: &str, arguments: &Value, _max_bytes: usize) -> Option<String> {
+        let path = arguments["path"].as_str().unwrap_or_default();
+        (name == "read_file" && path.starts_with("shown/")).then(|| format!("again: {path}"))
     }
 }
