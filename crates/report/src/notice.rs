@@ -34,8 +34,7 @@ pub(crate) struct OutcomeNotice {
     pub headline: String,
     pub details: Vec<String>,
     /// The first file not reviewed (limited coverage), else the first changed file, else
-    /// the repository root (`.`); never a file deleted at head, which has no line to
-    /// show a notice on.
+    /// the repository root (`.`) ([`place`]).
     pub path: String,
 }
 
@@ -56,20 +55,8 @@ impl OutcomeNotice {
 /// coverage a [`NoticeKind::LimitedCoverage`] notice; a clean or fully covered one none.
 pub(crate) fn outcome_notice(report: &ReviewReport) -> Option<OutcomeNotice> {
     let o = &report.opinion;
-    // A file deleted at head has no line a reader of the head revision can show.
-    let at_head = |path: &&str| {
-        report
-            .changed_files
-            .iter()
-            .find(|f| f.path == *path)
-            .is_none_or(|f| f.status != FileStatus::Deleted)
-    };
-    let first_changed = report
-        .expected_files
-        .iter()
-        .map(String::as_str)
-        .find(at_head)
-        .unwrap_or(".");
+    let changed: Vec<&str> = report.expected_files.iter().map(String::as_str).collect();
+    let first_changed = place(report, &changed).unwrap_or(".");
     match o.outcome {
         Outcome::Incomplete | Outcome::Aborted => {
             let state = if o.outcome == Outcome::Aborted {
@@ -96,12 +83,10 @@ pub(crate) fn outcome_notice(report: &ReviewReport) -> Option<OutcomeNotice> {
                         .map(|e| format!("excluded {}: {}", e.path, e.reason)),
                 )
                 .collect();
-            let path = report
-                .files_not_reviewed
-                .iter()
-                .map(|f| f.path.as_str())
-                .find(at_head)
-                .unwrap_or(first_changed);
+            // A file not reviewed first, then a changed one; a text file before either.
+            let not_reviewed = report.files_not_reviewed.iter().map(|f| f.path.as_str());
+            let text_first: Vec<&str> = not_reviewed.chain(changed.iter().copied()).collect();
+            let path = place(report, &text_first).unwrap_or(".");
             Some(OutcomeNotice {
                 kind: NoticeKind::LimitedCoverage,
                 headline: "vouch review: limited coverage, not a clean opinion.".into(),
@@ -111,4 +96,16 @@ pub(crate) fn outcome_notice(report: &ReviewReport) -> Option<OutcomeNotice> {
         }
         _ => None,
     }
+}
+
+/// Rule (where a notice is placed): the first of `paths` with a line a reader of the head
+/// revision can show it on: a text file there first, else any file there; never a file
+/// deleted at head. A binary file (an image) shows no line, so it takes a notice only
+/// when no text file is among `paths`.
+fn place<'a>(report: &ReviewReport, paths: &[&'a str]) -> Option<&'a str> {
+    let file = |path: &str| report.changed_files.iter().find(|f| f.path == path);
+    let at_head = |path: &&&str| file(path).is_none_or(|f| f.status != FileStatus::Deleted);
+    let text = |path: &&&str| file(path).is_none_or(|f| !f.binary);
+    let there = || paths.iter().filter(at_head);
+    there().find(text).or_else(|| there().next()).copied()
 }

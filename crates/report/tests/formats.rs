@@ -1395,6 +1395,13 @@ fn only_limited_or_unfinished_reviews_carry_a_notice_in_every_issue_format() {
     deleted.changed_files[0].status = vouch_core::FileStatus::Deleted;
     assert_eq!(deleted.changed_files[0].path, "Cargo.lock");
     assert_eq!(placed(&deleted), "ratelimit/bucket.py");
+    // Nor on a binary file while a text file can take it.
+    let mut binary = report(true);
+    binary.changed_files[0].binary = true;
+    assert_eq!(placed(&binary), "ratelimit/bucket.py");
+    binary.files_not_reviewed.clear();
+    binary.expected_files.insert(0, "Cargo.lock".into());
+    assert_eq!(placed(&binary), "ratelimit/bucket.py");
 }
 
 /// A review that completed without a verified finding but with limited coverage (one
