@@ -130,7 +130,9 @@ pub struct RepoGraph {
 #[derive(Default)]
 pub(crate) struct Scan {
     pub(crate) parsed: Vec<(String, Arc<FileIndex>)>,
-    text: Vec<(String, u32, String)>,
+    /// Lines of files without a grammar naming the symbol: path, line, the text shown,
+    /// and whether it is the whole line ([`whole_lines`]).
+    text: Vec<(String, u32, String, bool)>,
     text_truncated: bool,
     too_large: u32,
     parse_bound_hit: bool,
@@ -296,7 +298,11 @@ impl RepoGraph {
                 ));
             }
             let hit = def_hit(path, index.language, def);
-            if !out.push(block, window(revision, path, def.start_line, end), hit) {
+            if !out.push(
+                block,
+                whole_lines(index, revision, path, (def.start_line, end)),
+                hit,
+            ) {
                 break;
             }
         }
@@ -340,8 +346,12 @@ impl RepoGraph {
             if i >= MAX_REFERENCES {
                 continue;
             }
-            let (block, hit) = use_entry(path, index, o);
-            if !out.push(block, window(revision, path, o.line, o.line), hit) {
+            let (block, hit, whole) = use_entry(path, index, o);
+            let windows = match whole {
+                true => vec![window(revision, path, o.line, o.line)],
+                false => vec![],
+            };
+            if !out.push(block, windows, hit) {
                 break;
             }
         }
@@ -418,7 +428,11 @@ impl RepoGraph {
             );
             numbered(&mut block, &index, def.start_line, sig_end);
             let hit = def_hit(path, language, def);
-            if !out.push(block, window(revision, path, def.start_line, sig_end), hit) {
+            if !out.push(
+                block,
+                whole_lines(&index, revision, path, (def.start_line, sig_end)),
+                hit,
+            ) {
                 break;
             }
         }
@@ -439,7 +453,7 @@ impl RepoGraph {
                 "\ntext search (these files' languages have no grammar here, so these are lines naming `{}`, not parsed definitions or uses):\n",
                 symbol.name
             ));
-            for (path, line, shown) in &scan.text {
+            for (path, line, shown, whole) in &scan.text {
                 let hit = Hit {
                     path: path.clone(),
                     kind: HitKind::TextMatch,
@@ -449,11 +463,11 @@ impl RepoGraph {
                     parameters: Vec::new(),
                     via: Via::TextSearch,
                 };
-                if !out.push(
-                    format!("{path}:{line}: {shown}\n"),
-                    window(revision, path, *line, *line),
-                    hit,
-                ) {
+                let windows = match whole {
+                    true => vec![window(revision, path, *line, *line)],
+                    false => vec![],
+                };
+                if !out.push(format!("{path}:{line}: {shown}\n"), windows, hit) {
                     break;
                 }
             }
@@ -495,8 +509,15 @@ fn text_matches(scan: &mut Scan, path: &str, content: &[u8], name: &str) {
             scan.text_truncated = true;
             return;
         }
-        let shown = text::cut(line.trim_start(), MAX_LINE_BYTES).to_string();
-        scan.text.push((path.to_string(), i as u32 + 1, shown));
+        let line = line.trim_start();
+        let shown = text::cut(line, MAX_LINE_BYTES);
+        let whole = shown.len() == line.len();
+        let shown = match whole {
+            true => shown.to_string(),
+            false => format!("{shown}{}", cut_note(shown.len(), line.len())),
+        };
+        scan.text
+            .push((path.to_string(), i as u32 + 1, shown, whole));
     }
 }
 
@@ -565,7 +586,7 @@ impl Out {
 
     /// Adds a block whose lines are `window`, unless it would pass the byte bound (then
     /// says so and returns false).
-    fn push(&mut self, block: String, window: SourceWindow, hit: Hit) -> bool {
+    fn push(&mut self, block: String, windows: Vec<SourceWindow>, hit: Hit) -> bool {
         if self.text.len() + block.len() > MAX_BYTES - 1024 {
             if !self.truncated {
                 self.note(format!(
@@ -575,7 +596,7 @@ impl Out {
             return false;
         }
         self.text.push_str(&block);
-        self.windows.push(window);
+        self.windows.extend(windows);
         self.hits.push(hit);
         true
     }
@@ -642,8 +663,13 @@ fn text_outline(path: &str, revision: Revision, content: &[u8]) -> GraphResult {
             parameters: Vec::new(),
             via: Via::TextSearch,
         };
-        let block = format!("{n}: {}\n", text::cut(line, MAX_LINE_BYTES));
-        if !out.push(block, window(revision, path, n, n), hit) {
+        let shown = text::cut(line, MAX_LINE_BYTES);
+        let (note, windows) = match shown.len() == line.len() {
+            true => (String::new(), vec![window(revision, path, n, n)]),
+            false => (cut_note(shown.len(), line.len()), vec![]),
+        };
+        let block = format!("{n}: {shown}{note}\n");
+        if !out.push(block, windows, hit) {
             break;
         }
     }
@@ -677,7 +703,7 @@ fn def_hit(path: &str, language: Language, def: &Definition) -> Hit {
 type Caller<'a> = (&'a String, &'a FileIndex, usize);
 
 /// One use of a symbol in `references`: `path:line: call|use in|at …: the line`.
-fn use_entry(path: &str, index: &FileIndex, o: &Occurrence) -> (String, Hit) {
+fn use_entry(path: &str, index: &FileIndex, o: &Occurrence) -> (String, Hit, bool) {
     let enclosing = o.enclosing.map(|e| &index.definitions[e]);
     let role = if o.role == Role::Call { "call" } else { "use" };
     let place = enclosing
@@ -688,6 +714,7 @@ fn use_entry(path: &str, index: &FileIndex, o: &Occurrence) -> (String, Hit) {
         .get(o.line as usize - 1)
         .map_or("", |l| l.trim_start());
     let (shown, mark) = cut_line(index, o.line, line);
+    let whole = shown.len() == line.len();
     let block = format!("{path}:{}: {role} {place}: {shown}{mark}\n", o.line);
     let hit = Hit {
         path: path.to_string(),
@@ -702,7 +729,7 @@ fn use_entry(path: &str, index: &FileIndex, o: &Occurrence) -> (String, Hit) {
         parameters: Vec::new(),
         via: Via::Grammar(index.language),
     };
-    (block, hit)
+    (block, hit, whole)
 }
 
 /// The callers section of `references`: each calling function's signature, at most
@@ -736,7 +763,11 @@ fn push_callers(out: &mut Out, callers: &[Caller<'_>], symbol: &str, revision: R
         numbered(&mut block, index, def.start_line, sig_end);
         let mut hit = def_hit(path, index.language, def);
         hit.kind = HitKind::Caller;
-        if !out.push(block, window(revision, path, def.start_line, sig_end), hit) {
+        if !out.push(
+            block,
+            whole_lines(index, revision, path, (def.start_line, sig_end)),
+            hit,
+        ) {
             break;
         }
     }
@@ -757,13 +788,51 @@ fn params_note(def: &Definition) -> String {
 }
 
 /// Line `n`'s text `line` (or its tail) cut at [`MAX_LINE_BYTES`], and what follows it: the
-/// line's CRLF mark when shown to its end, nothing when cut.
-fn cut_line<'l>(index: &FileIndex, n: u32, line: &'l str) -> (&'l str, &'static str) {
+/// line's CRLF mark when shown to its end, else a note that says the line was cut (and,
+/// [`whole_lines`], it is not recorded as read).
+fn cut_line<'l>(index: &FileIndex, n: u32, line: &'l str) -> (&'l str, String) {
     let shown = text::cut(line, MAX_LINE_BYTES);
-    match shown.len() == line.len() {
-        true => (shown, index.ending_mark(n)),
-        false => (shown, ""),
+    if shown.len() == line.len() {
+        (shown, index.ending_mark(n).to_string())
+    } else {
+        (shown, cut_note(shown.len(), line.len()))
     }
+}
+
+/// What a tool says after a line it cut at [`MAX_LINE_BYTES`].
+fn cut_note(shown: usize, whole: usize) -> String {
+    format!(" …[line cut: {shown} of {whole} bytes shown, not counted as read; read_file it]")
+}
+
+/// Rule (a line shown cut is not read): the windows of lines `start..=end` of a parsed
+/// file that a block shows whole. A line over [`MAX_LINE_BYTES`] is shown cut, so it splits
+/// the window and is never recorded as read: a citation of it needs a `read_file`.
+fn whole_lines(
+    index: &FileIndex,
+    revision: Revision,
+    path: &str,
+    (start, end): (u32, u32),
+) -> Vec<SourceWindow> {
+    let mut out = Vec::new();
+    let mut open: Option<u32> = None;
+    for n in start..=end {
+        let whole = index
+            .lines
+            .get(n as usize - 1)
+            .is_some_and(|l| l.len() <= MAX_LINE_BYTES);
+        match (whole, open) {
+            (true, None) => open = Some(n),
+            (false, Some(first)) => {
+                out.push(window(revision, path, first, n - 1));
+                open = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(first) = open {
+        out.push(window(revision, path, first, end));
+    }
+    out
 }
 
 /// Appends lines `start..=end` of a parsed file, numbered, each cut at [`MAX_LINE_BYTES`].

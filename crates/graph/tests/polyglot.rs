@@ -628,3 +628,72 @@ fn lines_ending_with_crlf_carry_the_mark_in_graph_answers() {
         assert!(def.text.contains(&want), "{}", def.text);
     }
 }
+
+/// A line longer than a graph answer shows is cut with a note saying so, and is never
+/// recorded as read: not in a definition, an outline, a reference, nor a text match of
+/// a file without a grammar. The lines around it that were shown whole are.
+#[test]
+fn a_line_shown_cut_says_so_and_is_not_recorded_as_read() {
+    let repo = TestRepo::new();
+    let params: Vec<String> = (0..40).map(|i| format!("p{i}=None")).collect();
+    let long_def = format!("def big({}):", params.join(", "));
+    let args: Vec<String> = (0..40).map(|i| format!("p{i}={i}")).collect();
+    let long_call = format!("    return big({})  # TAIL", args.join(", "));
+    repo.write(
+        "a.py",
+        format!("{long_def}\n    return 1\n\n\ndef user():\n{long_call}\n"),
+    );
+    repo.write("notes.txt", format!("big {}\n", "x".repeat(400)));
+    let base = repo.commit("long lines");
+    repo.write("b.py", "x = 1\n");
+    let changed = repo.commit("unrelated");
+    let g = graph(&repo, &base, &changed);
+    let cut = "…[line cut: 300 of";
+
+    let def = g
+        .definition("big", None, Revision::Head)
+        .expect("definition");
+    assert!(def.text.contains(cut), "{}", def.text);
+    assert_eq!(def.windows, [head("a.py", 2, 2)], "{}", def.text);
+
+    let outline = g.outline("a.py", Revision::Head).expect("outline");
+    assert!(outline.text.contains(cut), "{}", outline.text);
+    assert!(
+        !outline
+            .windows
+            .iter()
+            .any(|w| w.start_line <= 1 && 1 <= w.end_line),
+        "{:?}",
+        outline.windows
+    );
+
+    let uses = g.references("big", Revision::Head).expect("references");
+    assert!(
+        uses.text.contains(cut) && !uses.text.contains("TAIL"),
+        "{}",
+        uses.text
+    );
+    assert!(
+        !uses
+            .windows
+            .iter()
+            .any(|w| w.start_line <= 6 && 6 <= w.end_line),
+        "{:?}",
+        uses.windows
+    );
+    // The caller's signature, shown whole, is read.
+    assert!(
+        uses.windows.contains(&head("a.py", 5, 5)),
+        "{:?}",
+        uses.windows
+    );
+
+    let text = g
+        .definition("big", None, Revision::Head)
+        .expect("text search");
+    assert!(
+        !text.windows.iter().any(|w| w.path == "notes.txt"),
+        "{:?}",
+        text.windows
+    );
+}

@@ -191,7 +191,14 @@ impl Search<'_> {
             let shown_len = vouch_core::shown_prefix_len(line, MAX_GREP_LINE_BYTES);
             let shown = vouch_core::shown_text(&line[..shown_len]).into_owned();
             let whole = shown_len == line.len();
-            let mark = vouch_core::ending_mark(crlf && whole);
+            let mark = match whole {
+                true => vouch_core::ending_mark(crlf).to_string(),
+                false => format!(
+                    " …[line cut: {shown_len} of {} bytes shown; read_file with start_byte \
+                     for the rest]",
+                    line.len()
+                ),
+            };
             let entry = format!("{path}:{n}:{shown}{mark}\n");
             if self.result.matches.len() >= MAX_GREP_MATCHES
                 || self.bytes + entry.len() > MAX_BYTES - 512

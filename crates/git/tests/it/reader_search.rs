@@ -223,3 +223,29 @@ fn list_dir_is_bounded() {
         &listing.text[listing.text.len() - 300..]
     );
 }
+
+/// A matching line longer than grep shows is cut with a note saying so, and only the
+/// bytes shown are recorded (a span, never the whole line as a window).
+#[test]
+fn grep_says_when_it_cut_a_line_and_records_only_what_it_showed() {
+    let repo = TestRepo::new();
+    let long = format!("LONG = '{}'", "a".repeat(5_000));
+    repo.write("long.py", format!("{long}\nshort = 1\n"));
+    let base = repo.commit("long");
+    repo.write("other.txt", "x\n");
+    let head = repo.commit("other");
+    let snap = snapshot(repo.path(), Some(&base), &head).unwrap();
+    let reader = SourceReader::open(repo.path(), &snap).unwrap();
+    let found = reader.grep("^LONG", None, Revision::Head).unwrap();
+    assert!(
+        found.text.contains(" …[line cut: ")
+            && found
+                .text
+                .contains(&format!("of {} bytes shown", long.len())),
+        "{}",
+        found.text
+    );
+    assert!(found.windows.is_empty(), "{:?}", found.windows);
+    assert_eq!(found.spans.len(), 1);
+    assert!(!found.spans[0].reaches_end);
+}
