@@ -677,14 +677,18 @@ async fn a_gateway_error_page_is_summarised_and_its_body_kept_in_the_failure_det
 }
 
 /// A reasoning model served without a reasoning parser writes `<think>…</think>` before
-/// its answer, drafts included: a draft is the model thinking, not a second answer. The
-/// lane's draft receipt (incomplete) and the verifier's draft verdict (rejected) are
-/// never read; the answers after the block stand, with no repair and no retry.
+/// its answer (or only `…</think>` when the chat template opened the block), drafts
+/// included: a draft is the model thinking, not a second answer. The lane's draft receipt
+/// (incomplete) and the verifier's draft verdict (rejected) are never read; the answers
+/// after the block stand, with no repair and no retry.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_draft_inside_a_leading_reasoning_block_is_not_an_answer() {
     let think = |draft: &Value, answer: &str| {
         format!("<think>Draft: {draft} -- no wait, check again.</think>\n{answer}")
     };
+    // As a chat template that opened the block leaves it: only the closing tag.
+    let opened =
+        |draft: &Value, answer: &str| format!("Draft: {draft} -- hmm, no.\n</think>\n\n{answer}");
     let id = "generic-investigator #1/0";
     let lane = think(
         &json!({"coverage": {"complete": false, "reviewedFiles": []}}),
@@ -699,7 +703,7 @@ async fn a_draft_inside_a_leading_reasoning_block_is_not_an_answer() {
             &FILES,
         ),
     );
-    let verdict = think(
+    let verdict = opened(
         &json!({"decisions": [decision(id, "rejected", json!([]), None)]}),
         &json!({"decisions": [decision(
             id,

@@ -49,38 +49,63 @@ pub enum ExtractError {
 }
 
 /// The reasoning blocks a model served without a reasoning parser writes before its
-/// answer (DeepSeek-R1, Qwen3 and their kin through llama.cpp, Ollama or vLLM): opening
-/// and closing tag.
-const REASONING_TAGS: [(&str, &str); 3] = [
+/// answer, as opening and closing marker (matched without regard to ASCII case):
+/// DeepSeek-R1, QwQ and Qwen3 (`<think>`), others' `<thinking>` and `<reasoning>`,
+/// Mistral's Magistral (`[THINK]`), and gpt-oss's harmony channels (analysis, then the
+/// final channel).
+const REASONING_MARKERS: [(&str, &str); 5] = [
     ("<think>", "</think>"),
     ("<thinking>", "</thinking>"),
     ("<reasoning>", "</reasoning>"),
+    ("[think]", "[/think]"),
+    ("<|channel|>analysis", "<|channel|>final<|message|>"),
 ];
 
 /// Rule (a reasoning block is not the answer): the part of a reply after a leading
-/// reasoning block ([`REASONING_TAGS`]); the whole reply when none leads it. A block
-/// leads when the reply starts with its opening tag, or, when the chat template opened
-/// it, when the reply reaches its closing tag before any JSON (`{`, `[`) or fence. A
-/// draft object inside the block is the model thinking, not a second answer, and a
-/// verdict or receipt there is never read as one. A block that never closes leaves the
-/// reply whole.
+/// reasoning block ([`REASONING_MARKERS`]); the whole reply when none leads it. A block
+/// leads when the reply starts with its opening marker; or, when the chat template
+/// opened it (the reply holds only the closing marker), when JSON or a fence follows
+/// the closing marker, or none comes before it. A draft object inside the block is the
+/// model thinking, not a second answer, and a verdict or receipt there is never read as
+/// one. A block that never closes leaves the reply whole, and so does a closing marker
+/// inside the answer's JSON (a claim that quotes `</think>`).
 pub fn answer_text(text: &str) -> &str {
     let lead = text.trim_start();
-    for (open, close) in REASONING_TAGS {
-        let inside = match lead.strip_prefix(open) {
-            Some(rest) => rest,
-            None => lead,
+    // ASCII lower-casing keeps every byte offset.
+    let lower = lead.to_ascii_lowercase();
+    for (open, close) in REASONING_MARKERS {
+        let from = if lower.starts_with(open) {
+            open.len()
+        } else {
+            0
         };
-        let Some(end) = inside.find(close) else {
+        let Some(at) = lower[from..].find(close).map(|at| from + at) else {
             continue;
         };
-        let before = &inside[..end];
-        let opened = inside.len() < lead.len();
-        if opened || (!before.contains(['{', '[']) && !before.contains("```")) {
-            return &inside[end + close.len()..];
+        let (before, after) = (&lead[from..at], &lead[at + close.len()..]);
+        if from > 0 || starts_json(after) || !starts_json_anywhere(before) {
+            return after;
         }
     }
     text
+}
+
+/// Whether `text` starts (after whitespace) with a fence, or with a whole JSON object or
+/// array (not merely a brace: the rest of a JSON string that quotes a closing marker
+/// does not start with one).
+fn starts_json(text: &str) -> bool {
+    let t = text.trim_start();
+    t.starts_with("```")
+        || (t.starts_with(['{', '['])
+            && serde_json::Deserializer::from_str(t)
+                .into_iter::<Value>()
+                .next()
+                .is_some_and(|v| v.is_ok()))
+}
+
+/// Whether `text` holds the start of any JSON or a fence.
+fn starts_json_anywhere(text: &str) -> bool {
+    text.contains(['{', '[']) || text.contains("```")
 }
 
 /// Most rejection reasons kept in [`ExtractError::NoValid`].

@@ -229,6 +229,24 @@ fn a_leading_reasoning_block_is_not_the_answer() {
         ("<reasoning>[1]</reasoning> ok", " ok"),
         // Opened by the chat template: the reply holds only the closing tag.
         ("so the answer is clear.\n</think>\n{}", "\n{}"),
+        // Opened by the chat template, with a draft before the closing tag: the answer
+        // is the JSON after it.
+        (
+            "Draft {\"a\": 1} no wait.</think>\n{\"a\": 2}",
+            "\n{\"a\": 2}",
+        ),
+        // Any case, and the other reasoning markers.
+        ("<THINK>{\"a\": 1}</THINK>{}", "{}"),
+        ("[THINK]{\"a\": 1}[/THINK]{}", "{}"),
+        (
+            "<|channel|>analysis<|message|>{\"a\": 1}<|end|><|start|>assistant<|channel|>final<|message|>{}",
+            "{}",
+        ),
+        // A claim quoting a closing tag, even one followed by a brace, stays whole.
+        (
+            "{\"claim\": \"x </think> {y}\"}",
+            "{\"claim\": \"x </think> {y}\"}",
+        ),
         // JSON or a fence before the closing tag: that tag is in the answer.
         (
             "{\"claim\": \"emits </think>\"}",
