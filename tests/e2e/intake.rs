@@ -578,6 +578,62 @@ async fn a_candidate_on_a_binary_file_is_set_aside_as_binary() {
     );
 }
 
+/// A candidate on a changed file the repository excludes from review is never verified:
+/// the excluded file's source is not sent to the verifier, and no finding rests on a
+/// file the report lists as not reviewed.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_candidate_on_an_excluded_file_is_never_sent_to_the_verifier() {
+    let repo = TestRepo::new();
+    repo.write(".vouch/review.toml", "[files]\nexclude = [\"gen/**\"]\n")
+        .write("src/limits.rs", LIB_BASE)
+        .write("gen/secret.py", "TOKEN = 'old-secret-value'\n");
+    let base = repo.commit("base");
+    repo.write("src/limits.rs", LIB_HEAD)
+        .write("gen/secret.py", "TOKEN = 'new-secret-value'\n");
+    let head = repo.commit("regenerate");
+    let candidates = json!([
+        candidate("gen/secret.py", 1, 1, "a hard-coded token"),
+        candidate("src/limits.rs", 10, 10, "clamp allows 101"),
+    ]);
+    let verifier = ScriptedVerifier::new().confirms(
+        "generic-investigator #1/1",
+        "src/limits.rs",
+        10,
+        10,
+        "clamp allows 101",
+    );
+    let script = Script::new()
+        .rule(stage(
+            GENERIC,
+            "investigator",
+            [receipt(candidates, &["src/limits.rs"])],
+        ))
+        .rule(verifier.rule());
+    let server = ScriptedServer::start(script).await;
+    let out = review(&repo, &base, &head, &server, &["--tools", "off"], &[]).await;
+    assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
+    let report = out.json();
+    let findings: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(findings, ["src/limits.rs"], "{report:#}");
+    for request in server.served_by("verifier") {
+        assert!(
+            !request.raw_body.contains("new-secret-value")
+                && !request.raw_body.contains("gen/secret.py"),
+            "the excluded file reached the verifier"
+        );
+    }
+    let details = report["limitations"].to_string();
+    assert!(
+        details.contains("gen/secret.py:1-1 at head) was not verified (excluded-file)"),
+        "{details}"
+    );
+}
+
 /// With the report written to a folder, the summary on stdout says why the review is not
 /// clean in the limitations' own words (here the candidate that did not resolve), not
 /// only that coverage is limited.

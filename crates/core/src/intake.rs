@@ -21,6 +21,10 @@ pub enum IntakeProblem {
     PastEndOfFile,
     /// The file is binary at that revision: it has no lines a finding could cite.
     BinaryFile,
+    /// The file is a changed file the composition excludes from review: no stage
+    /// receives it, so none may raise a finding on it, and its source is never sent to
+    /// the verifier.
+    ExcludedFile,
 }
 
 /// What the host's lookup of exactly a candidate's path at its revision found.
@@ -32,6 +36,8 @@ pub enum PathLookup {
     Binary,
     /// No file has exactly that path there.
     Missing,
+    /// A changed file the composition excludes from review.
+    Excluded,
 }
 
 impl IntakeProblem {
@@ -43,6 +49,7 @@ impl IntakeProblem {
             IntakeProblem::InvalidLineRange => "invalid-line-range",
             IntakeProblem::PastEndOfFile => "past-end-of-file",
             IntakeProblem::BinaryFile => "binary-file",
+            IntakeProblem::ExcludedFile => "excluded-file",
         }
     }
 
@@ -63,6 +70,9 @@ impl IntakeProblem {
             }
             IntakeProblem::BinaryFile => {
                 "the file is binary at that revision: it has no lines a finding could cite"
+            }
+            IntakeProblem::ExcludedFile => {
+                "the composition excludes this changed file from review, so no finding may rest on it and its source is not sent to the verifier"
             }
         }
     }
@@ -100,6 +110,7 @@ pub fn candidate_intake(candidate: &Candidate, lookup: PathLookup) -> Result<(),
         PathLookup::Text(lines) => lines,
         PathLookup::Binary => return Err(IntakeProblem::BinaryFile),
         PathLookup::Missing => return Err(IntakeProblem::NoSuchFile),
+        PathLookup::Excluded => return Err(IntakeProblem::ExcludedFile),
     };
     if candidate.start_line == 0 || candidate.end_line < candidate.start_line {
         return Err(IntakeProblem::InvalidLineRange);
@@ -159,6 +170,7 @@ mod tests {
             ("src/limits.rs", 400, 410, Text(10), Err(PastEndOfFile)),
             ("empty.txt", 1, 1, Text(0), Err(PastEndOfFile)),
             ("assets/logo.png", 1, 1, Binary, Err(BinaryFile)),
+            ("gen/x.py", 20, 20, Excluded, Err(ExcludedFile)),
         ];
         for &(path, start, end, lines, expected) in cases {
             assert_eq!(
@@ -177,6 +189,7 @@ mod tests {
             IntakeProblem::InvalidLineRange,
             IntakeProblem::PastEndOfFile,
             IntakeProblem::BinaryFile,
+            IntakeProblem::ExcludedFile,
         ];
         for p in all {
             let json = serde_json::to_value(p).unwrap();

@@ -43,7 +43,7 @@ pub(super) fn not_verified(candidates: &[Candidate]) -> VerificationRun {
 pub(super) async fn run_verification(
     env: &std::sync::Arc<ReviewEnv>,
     plan: &ReviewPlan,
-    expected: &[String],
+    part: &Partition,
     out: &mut Collected,
     audit: &mut AuditState,
 ) -> VerificationRun {
@@ -51,8 +51,10 @@ pub(super) async fn run_verification(
         return not_verified(&out.candidates);
     }
     let candidates = std::mem::take(&mut out.candidates);
-    let candidates = intake(env, candidates, &mut out.limitations, &mut out.observations);
-    let verifier = plan_for(env, &plan.verifier, expected.to_vec());
+    let excluded = part.excluded_paths(&env.inputs.snapshot);
+    let notes = (&mut out.limitations, &mut out.observations);
+    let candidates = intake(env, candidates, &excluded, notes);
+    let verifier = plan_for(env, &plan.verifier, part.expected.clone());
     let mut run = verify(
         env,
         &verifier,

@@ -27,21 +27,25 @@ fn lookup(reader: &SourceReader, candidate: &Candidate) -> PathLookup {
 }
 
 /// Rule ([`candidate_intake`]): candidates whose location resolves go on to
-/// verification; every other one is recorded as an observation with its reason code and
+/// verification; a candidate on a changed file the composition excluded (`excluded`: its
+/// paths at head and base) never does, so the excluded file's source never reaches the
+/// verifier; every other one is recorded as an observation with its reason code and
 /// an `unverifiable-candidate` limitation (coverage `limited`, never clean), and costs
 /// no other candidate anything. Returns the candidates to verify, in order.
 pub(super) fn intake(
     env: &ReviewEnv,
     candidates: Vec<Candidate>,
-    limitations: &mut Vec<Limitation>,
-    observations: &mut Vec<String>,
+    excluded: &[String],
+    (limitations, observations): (&mut Vec<Limitation>, &mut Vec<String>),
 ) -> Vec<Candidate> {
     let mut accepted = Vec::with_capacity(candidates.len());
     for c in candidates {
-        let found = if is_canonical_path(&c.path) {
-            lookup(&env.services.reader, &c)
-        } else {
+        let found = if !is_canonical_path(&c.path) {
             PathLookup::Missing
+        } else if excluded.contains(&c.path) {
+            PathLookup::Excluded
+        } else {
+            lookup(&env.services.reader, &c)
         };
         match candidate_intake(&c, found) {
             Ok(()) => accepted.push(c),

@@ -188,8 +188,7 @@ pub(crate) async fn run_review(env: Arc<ReviewEnv>, plan: &ReviewPlan) -> Review
         });
         lanes::run_lanes(&env, plan.concurrency, lanes, &mut out).await;
         audit = lanes::run_audit(&env, plan, plan.concurrency, &part.expected, &mut out).await;
-        verification =
-            facts::run_verification(&env, plan, &part.expected, &mut out, &mut audit).await;
+        verification = facts::run_verification(&env, plan, &part, &mut out, &mut audit).await;
     }
     let run = facts::finish(&env, part, out, audit, verification);
     // The review's parses are not needed for its report (the cache is process-wide, so

@@ -28,6 +28,23 @@ pub(super) struct Partition {
 }
 
 impl Partition {
+    /// The paths of the changed files an exclusion rule set aside, at head and (for a
+    /// rename or copy) at base.
+    pub(super) fn excluded_paths(&self, snapshot: &ChangeSnapshot) -> Vec<String> {
+        let mut paths = Vec::new();
+        for f in self
+            .set_aside
+            .iter()
+            .filter(|f| f.reason == NotReviewedReason::Excluded)
+        {
+            paths.push(f.path.clone());
+            if let Some(old) = snapshot.file(&f.path).and_then(|c| c.previous_path.clone()) {
+                paths.push(old);
+            }
+        }
+        paths
+    }
+
     /// The set-aside files as the report's `excludedFiles` (path and reason in words).
     pub(super) fn excluded_files(&self) -> Vec<ExcludedFile> {
         self.set_aside
