@@ -377,7 +377,10 @@ async fn first_run_rerun_and_gone_finding(kind: ForgeKind) {
         }
     }
     assert!(
-        summary_body.starts_with("<!-- vouch:summary -->\n## vouch review: verified findings"),
+        summary_body.starts_with(&format!(
+            "<!-- vouch:summary -->\n<!-- vouch:head {} -->\n## vouch review: verified findings",
+            r.head
+        )),
         "{summary_body}"
     );
     assert!(summary_body.contains("2 finding(s) are commented on their lines."));
@@ -1110,7 +1113,7 @@ fn the_action_runs_only_the_commands_the_tests_exercise() {
 /// so every finding goes into the summary, which says why.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_report_of_an_older_head_lists_findings_in_the_summary() {
-    let (_r, report, server) = github_setup().await;
+    let (r, report, server) = github_setup().await;
     server.set_head("0123456789abcdef0123456789abcdef01234567");
     let out = publish(ForgeKind::Github, &server, &report, TOKEN).await;
     assert_eq!(out.code, 0, "{}", out.stdout);
@@ -1119,14 +1122,43 @@ async fn a_report_of_an_older_head_lists_findings_in_the_summary() {
         ["POST /repos/acme/widgets/issues/7/comments"]
     );
     let body = &server.comments()[0].body;
+    // It says, first, that it reviewed an earlier head and that later commits were not.
     assert!(
-        body.contains("The pull request's head is now `0123456789ab`, not the reviewed"),
+        body.contains(&format!(
+            "## vouch review of `{}`, an earlier head: verified findings",
+            &r.head[..12]
+        )),
+        "{body}"
+    );
+    assert!(
+        body.contains("The pull request's head is now `0123456789ab`, not the reviewed")
+            && body.contains("the commits after it were not reviewed"),
         "{body}"
     );
     assert!(
         body.contains("L20 overflows") && body.contains("L2 is read as a port"),
         "{body}"
     );
+}
+
+/// A review of an earlier head never replaces the summary of the pull request's current
+/// head (a newer run published it first): the summary stays as it is.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_report_of_an_older_head_keeps_the_summary_of_the_current_head() {
+    let (_r, report, server) = github_setup().await;
+    let current = "0123456789abcdef0123456789abcdef01234567";
+    server.set_head(current);
+    let newer =
+        format!("<!-- vouch:summary -->\n<!-- vouch:head {current} -->\n## vouch review: clean");
+    server.add_comment(&newer);
+    let out = publish(ForgeKind::Github, &server, &report, TOKEN).await;
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert!(
+        server.mutations().is_empty(),
+        "{:?}",
+        lines(&server.mutations())
+    );
+    assert_eq!(server.comments()[0].body, newer);
 }
 
 /// Every command the CI recipes run, so a new one cannot slip in untested: vouch itself

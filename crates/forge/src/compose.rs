@@ -12,6 +12,17 @@ use crate::diff::DiffLines;
 
 /// The hidden marker that identifies vouch's summary comment.
 pub const SUMMARY_MARKER: &str = "<!-- vouch:summary -->";
+/// The hidden marker, on the summary's second line, of the head the summary reviewed:
+/// `<!-- vouch:head SHA -->`.
+pub const HEAD_MARKER_PREFIX: &str = "<!-- vouch:head ";
+
+/// The reviewed head a summary body states ([`HEAD_MARKER_PREFIX`]), if it states one.
+pub fn summary_head(body: &str) -> Option<&str> {
+    let start = body.find(HEAD_MARKER_PREFIX)? + HEAD_MARKER_PREFIX.len();
+    let rest = &body[start..];
+    Some(&rest[..rest.find(" -->")?])
+}
+
 /// The hidden marker vouch adds to an inline comment whose finding no longer appears.
 pub const RESOLVED_MARKER: &str = "<!-- vouch:resolved -->";
 /// The longest comment body vouch posts (GitHub refuses more than 65,536 characters).
@@ -85,6 +96,9 @@ pub struct Composed {
     /// True when the review completed (`findings` or `no-findings`), so a finding
     /// missing from it is really gone.
     pub completed: bool,
+    /// The pull request's head when it is not the reviewed head: the review is of an
+    /// earlier head, so it replaces no newer summary and resolves no comment.
+    pub stale_for: Option<String>,
 }
 
 /// Rule (publishing): a verified finding becomes an inline comment when the review
@@ -137,6 +151,7 @@ pub fn compose(
     let summary = summary_body(&shown, inline.len(), &outside, stale.then_some(pr_head));
     Composed {
         summary,
+        stale_for: stale.then(|| pr_head.to_string()),
         inline,
         reported_keys,
         completed,
@@ -239,7 +254,15 @@ fn summary_body(
     stale_head: Option<&str>,
 ) -> String {
     let short = |sha: &str| sha.chars().take(12).collect::<String>();
-    let mut s = format!("{SUMMARY_MARKER}\n## vouch review: {}\n\n", heading(report));
+    let reviewed = match stale_head {
+        Some(_) => format!(" of `{}`, an earlier head", short(&report.head.sha)),
+        None => String::new(),
+    };
+    let mut s = format!(
+        "{SUMMARY_MARKER}\n{HEAD_MARKER_PREFIX}{} -->\n## vouch review{reviewed}: {}\n\n",
+        report.head.sha,
+        heading(report)
+    );
     let _ = writeln!(
         s,
         "{}\n\nRange `{}..{}`: {} of {} changed file(s) reviewed, +{} −{}.\n",
@@ -268,7 +291,7 @@ fn summary_body(
     if let Some(head) = stale_head {
         let _ = writeln!(
             s,
-            "The pull request's head is now `{}`, not the reviewed `{}`, so findings are listed here instead of on lines.\n",
+            "**The pull request's head is now `{}`, not the reviewed `{}`: the commits after it were not reviewed.** Findings are listed here instead of on lines.\n",
             short(head),
             short(&report.head.sha)
         );

@@ -1,7 +1,7 @@
 //! What to create, update, resolve or leave on a pull request: a pure function of what
 //! the report asks for ([`Composed`]) and what the pull request already carries.
 
-use crate::compose::{Composed, DesiredInline, SUMMARY_MARKER, resolved_body};
+use crate::compose::{Composed, DesiredInline, SUMMARY_MARKER, resolved_body, summary_head};
 
 /// A comment vouch posted earlier that carries the summary marker.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -115,12 +115,21 @@ impl Plan {
 /// is still reported (for example now outside the diff) keeps its comment; an incomplete
 /// review touches no inline comment. Nothing is ever posted twice for one key.
 pub fn plan(composed: &Composed, existing: &Existing, reviewed_head: &str) -> Plan {
+    // A review of an earlier head never replaces the summary of the current one.
+    let newer = |body: &str| {
+        composed
+            .stale_for
+            .as_deref()
+            .is_some_and(|pr_head| summary_head(body) == Some(pr_head))
+    };
     let summary = match existing
         .summaries
         .iter()
         .find(|s| s.body.contains(SUMMARY_MARKER))
     {
-        Some(s) if s.body == composed.summary => SummaryAction::Unchanged { id: s.id.clone() },
+        Some(s) if s.body == composed.summary || newer(&s.body) => {
+            SummaryAction::Unchanged { id: s.id.clone() }
+        }
         Some(s) => SummaryAction::Update {
             id: s.id.clone(),
             body: composed.summary.clone(),
@@ -153,7 +162,8 @@ pub fn plan(composed: &Composed, existing: &Existing, reviewed_head: &str) -> Pl
     }
     for e in existing.inline.iter().filter(|e| !matched.contains(&e.id)) {
         let gone = !composed.reported_keys.contains(&e.key);
-        if gone && composed.completed && !e.resolved {
+        // Only a review of the current head says a finding is gone.
+        if gone && composed.completed && composed.stale_for.is_none() && !e.resolved {
             inline.push(InlineAction::Resolve {
                 id: e.id.clone(),
                 body: resolved_body(&e.key, &e.body, reviewed_head),
@@ -202,6 +212,57 @@ mod tests {
                 .map(|k| k.to_string())
                 .collect::<BTreeSet<_>>(),
             completed,
+            stale_for: None,
+        }
+    }
+
+    /// A review of an earlier head (the pull request's head is now `beef`) replaces no
+    /// summary of the current head and resolves no comment; it replaces a summary of
+    /// another earlier head, or one that states no head.
+    #[test]
+    fn a_review_of_an_earlier_head_replaces_no_newer_summary_and_resolves_nothing() {
+        use crate::compose::HEAD_MARKER_PREFIX;
+        let mut c = composed(&[], &[], true);
+        c.stale_for = Some("beef".into());
+        let summary = |id: &str, head: &str| ExistingSummary {
+            id: id.into(),
+            body: format!("{SUMMARY_MARKER}\n{HEAD_MARKER_PREFIX}{head} -->\nold"),
+        };
+        // (existing summary, action)
+        let cases = [
+            (
+                summary("9", "beef"),
+                SummaryAction::Unchanged { id: "9".into() },
+            ),
+            (
+                summary("9", "0ld0"),
+                SummaryAction::Update {
+                    id: "9".into(),
+                    body: c.summary.clone(),
+                },
+            ),
+            (
+                ExistingSummary {
+                    id: "9".into(),
+                    body: format!("{SUMMARY_MARKER}\nold"),
+                },
+                SummaryAction::Update {
+                    id: "9".into(),
+                    body: c.summary.clone(),
+                },
+            ),
+        ];
+        for (existing, want) in cases {
+            let p = plan(
+                &c,
+                &Existing {
+                    summaries: vec![existing.clone()],
+                    inline: vec![have("1", "gone", false)],
+                },
+                "f00d",
+            );
+            assert_eq!(p.summary, want, "{existing:?}");
+            assert_eq!(short(&p), ["K(1)"], "nothing is resolved");
         }
     }
 
