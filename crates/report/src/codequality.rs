@@ -74,7 +74,7 @@ pub fn render_codequality(report: &ReviewReport) -> Value {
     if let Some(notice) = outcome_notice(report) {
         let severity = match notice.kind {
             NoticeKind::NotCompleted => "major",
-            NoticeKind::LimitedCoverage => "minor",
+            NoticeKind::LimitedCoverage | NoticeKind::NotClean => "minor",
         };
         let check = notice.kind.check();
         issues.push(issue(

@@ -14,6 +14,9 @@ pub(crate) enum NoticeKind {
     NotCompleted,
     /// Completed with limited coverage: not a clean opinion.
     LimitedCoverage,
+    /// Completed with full coverage and no verified finding, yet not a clean opinion (no
+    /// clean-result audit ran, or it did not pass).
+    NotClean,
 }
 
 impl NoticeKind {
@@ -22,6 +25,7 @@ impl NoticeKind {
         match self {
             NoticeKind::NotCompleted => "vouch/review-not-completed",
             NoticeKind::LimitedCoverage => "vouch/limited-coverage",
+            NoticeKind::NotClean => "vouch/not-a-clean-opinion",
         }
     }
 }
@@ -52,7 +56,9 @@ impl OutcomeNotice {
 
 /// Rule (no partial result reads as complete): a report that is incomplete or aborted
 /// carries a [`NoticeKind::NotCompleted`] notice; one that completed with limited
-/// coverage a [`NoticeKind::LimitedCoverage`] notice; a clean or fully covered one none.
+/// coverage a [`NoticeKind::LimitedCoverage`] notice; one with full coverage and no
+/// verified finding that is still not clean a [`NoticeKind::NotClean`] notice naming why;
+/// a clean one, or one whose findings say why it is not clean, none.
 pub(crate) fn outcome_notice(report: &ReviewReport) -> Option<OutcomeNotice> {
     let o = &report.opinion;
     let changed: Vec<&str> = report.expected_files.iter().map(String::as_str).collect();
@@ -94,6 +100,12 @@ pub(crate) fn outcome_notice(report: &ReviewReport) -> Option<OutcomeNotice> {
                 path: path.to_string(),
             })
         }
+        Outcome::NoFindings if !o.clean => Some(OutcomeNotice {
+            kind: NoticeKind::NotClean,
+            headline: "vouch review: no verified finding, but not a clean opinion.".into(),
+            details: o.not_clean_because.clone(),
+            path: first_changed.to_string(),
+        }),
         _ => None,
     }
 }

@@ -77,7 +77,7 @@ pub fn diagnostics(report: &ReviewReport) -> Vec<Value> {
     if let Some(notice) = outcome_notice(report) {
         let level = match notice.kind {
             NoticeKind::NotCompleted => "ERROR",
-            NoticeKind::LimitedCoverage => "WARNING",
+            NoticeKind::LimitedCoverage | NoticeKind::NotClean => "WARNING",
         };
         out.push(json!({
             "message": notice.text("\n- "),

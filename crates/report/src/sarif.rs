@@ -277,14 +277,33 @@ fn driver(version: &str, rules: &[Area]) -> Value {
 
 /// The rule of the limited-coverage result, after every area's rule.
 fn coverage_rule() -> Value {
-    let id = NoticeKind::LimitedCoverage.check();
-    let help = "vouch could not review every changed file in full (the result names why \
-                and where): its opinion is not clean, and alerts on files it did not review \
-                say nothing about them. Raise the limits named, or review those files by hand.";
+    notice_rule(
+        NoticeKind::LimitedCoverage,
+        "Limited coverage: not every changed file was reviewed",
+        "vouch could not review every changed file in full (the result names why and \
+         where): its opinion is not clean, and alerts on files it did not review say \
+         nothing about them. Raise the limits named, or review those files by hand.",
+    )
+}
+
+/// The rule of the not-a-clean-opinion result, after the limited-coverage rule.
+fn not_clean_rule() -> Value {
+    notice_rule(
+        NoticeKind::NotClean,
+        "Not a clean opinion: no verified finding, but the review cannot say the change is clean",
+        "vouch reviewed every changed file and verified no finding, but its opinion is not \
+         clean (the result names why, for example that no clean-result audit ran): the \
+         absence of alerts is not a clean review. Add the audit to the composition, or \
+         review the change by hand.",
+    )
+}
+
+fn notice_rule(kind: NoticeKind, short: &str, help: &str) -> Value {
+    let id = kind.check();
     json!({
         "id": id,
         "name": rule_name(id),
-        "shortDescription": {"text": "Limited coverage: not every changed file was reviewed"},
+        "shortDescription": {"text": short},
         "fullDescription": {"text": help},
         "help": {"text": help, "markdown": help},
         "defaultConfiguration": {"level": "warning"},
@@ -292,13 +311,18 @@ fn coverage_rule() -> Value {
     })
 }
 
-/// The limited-coverage result: file-level, on the first file not reviewed.
+/// A notice's result: file-level, on the file the notice names; its rule after every
+/// area's.
 fn coverage_result(notice: &OutcomeNotice) -> Value {
     let check = notice.kind.check();
     let text = notice.text("\n- ");
+    let index = match notice.kind {
+        NoticeKind::NotClean => Area::ALL.len() + 1,
+        _ => Area::ALL.len(),
+    };
     json!({
         "ruleId": check,
-        "ruleIndex": Area::ALL.len(),
+        "ruleIndex": index,
         "level": "warning",
         "message": {"text": text},
         "locations": [{"physicalLocation": physical(&notice.path, None)}],
@@ -342,6 +366,7 @@ pub fn render_sarif(report: &ReviewReport) -> Value {
     let mut driver = driver(&report.tool.version, &Area::ALL);
     if let Some(rules) = driver["rules"].as_array_mut() {
         rules.push(coverage_rule());
+        rules.push(not_clean_rule());
     }
     let mut run = json!({
         "tool": {"driver": driver},
@@ -370,7 +395,7 @@ pub fn render_sarif(report: &ReviewReport) -> Value {
     if completed {
         let mut results: Vec<Value> = report.findings.iter().map(|f| result(report, f)).collect();
         if let Some(notice) = outcome_notice(report)
-            && notice.kind == NoticeKind::LimitedCoverage
+            && notice.kind != NoticeKind::NotCompleted
         {
             results.push(coverage_result(&notice));
         }

@@ -1379,6 +1379,52 @@ fn only_limited_or_unfinished_reviews_carry_a_notice_in_every_issue_format() {
     };
     assert_eq!(notices(&full), (0, 0, 0));
     assert_eq!(notices(&limited), (1, 1, 1));
+    // Full coverage, no verified finding, yet not clean (no audit ran): a notice of its
+    // own in each format, naming why; a clean review carries none.
+    let not_clean_notices = |r: &ReviewReport| {
+        let check = "vouch/not-a-clean-opinion";
+        let sarif = render_sarif(r);
+        let sarif: Vec<String> = sarif["runs"][0]["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|x| x["ruleId"] == check)
+            .map(|x| x["message"]["text"].as_str().unwrap().to_string())
+            .collect();
+        let cq = vouch_report::render_codequality(r);
+        let cq = cq
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|x| x["check_name"] == check)
+            .count();
+        let rd = render_rdjson(r);
+        let rd = rd["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|x| x["code"]["value"] == check)
+            .count();
+        (sarif, cq, rd)
+    };
+    let mut unaudited = report(false);
+    unaudited.findings.clear();
+    unaudited.opinion.outcome = vouch_core::Outcome::NoFindings;
+    unaudited.opinion.coverage = Some(vouch_core::CoverageLevel::Full);
+    unaudited.opinion.clean = false;
+    unaudited.opinion.not_clean_because = vec!["no clean-result audit ran".into()];
+    let (sarif, cq, rd) = not_clean_notices(&unaudited);
+    assert_eq!((sarif.len(), cq, rd), (1, 1, 1));
+    assert!(sarif[0].contains("no clean-result audit ran"), "{sarif:?}");
+    let mut clean = unaudited.clone();
+    clean.opinion.clean = true;
+    clean.opinion.not_clean_because.clear();
+    assert_eq!(not_clean_notices(&clean), (vec![], 0, 0));
+    assert_eq!(
+        notices(&unaudited),
+        (0, 0, 0),
+        "not a limited-coverage notice"
+    );
     // On the first file not reviewed, unless it is deleted at head (no line to show it
     // on): then the first changed file that is there.
     let placed = |r: &ReviewReport| {
