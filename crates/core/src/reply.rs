@@ -148,7 +148,8 @@ fn outer_objects(text: &str) -> Vec<(&str, Value)> {
 }
 
 /// The candidates the prior reply contains in full: complete JSON objects with a string
-/// `path`, integer `startLine` and `endLine` and a string `claim`.
+/// `path`, `startLine` and `endLine` as integers (or integers written as strings) and a
+/// string `claim`.
 pub fn complete_prior_candidates(prior: &str) -> Vec<CandidateLocation> {
     let mut out: Vec<CandidateLocation> = complete_objects(prior)
         .iter()
@@ -156,14 +157,22 @@ pub fn complete_prior_candidates(prior: &str) -> Vec<CandidateLocation> {
         .filter_map(|o| {
             Some(CandidateLocation {
                 path: o["path"].as_str()?.to_string(),
-                start_line: o["startLine"].as_u64()?,
-                end_line: o["endLine"].as_u64()?,
+                start_line: line_number(&o["startLine"])?,
+                end_line: line_number(&o["endLine"])?,
             })
         })
         .collect();
     out.sort();
     out.dedup();
     out
+}
+
+/// A line number as a prior reply wrote it: a number, or a number written as a string
+/// (`"28"`, a slip a repair fixes; the candidate is still written in full).
+fn line_number(value: &Value) -> Option<u64> {
+    value
+        .as_u64()
+        .or_else(|| value.as_str()?.trim().parse().ok())
 }
 
 /// What a repair must keep of a prior reply: exactly what [`check_candidate_repair`]
@@ -197,8 +206,8 @@ pub fn repair_demands(prior: &str, expected: &[String]) -> RepairDemands {
         .filter(|o| {
             let at = CandidateLocation {
                 path: o["path"].as_str().unwrap_or_default().to_string(),
-                start_line: o["startLine"].as_u64().unwrap_or_default(),
-                end_line: o["endLine"].as_u64().unwrap_or_default(),
+                start_line: line_number(&o["startLine"]).unwrap_or_default(),
+                end_line: line_number(&o["endLine"]).unwrap_or_default(),
             };
             let new = !seen.contains(&at);
             seen.push(at);

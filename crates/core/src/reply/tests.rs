@@ -742,6 +742,9 @@ fn a_repair_held_at_its_bound_names_what_it_could_not_hold() {
     let eight_cut = json(&[1, 2, 3, 4, 5, 6, 7, 8], true);
     let six = json(&[1, 2, 3, 4, 5, 6], false);
     let prose = "a.py:1 a.py:2 a.py:3 a.py:4 a.py:5 a.py:6 a.py:7 a.py:8 are wrong";
+    let yaml: String = (1..=8)
+        .map(|l| format!("- path: a.py\n  startLine: {l}\n  claim: c{l}\n"))
+        .collect();
     let expected = vec!["a.py".to_string()];
     let past = |count, candidates: &[u64], places: &[u64]| {
         Ok(PastRepairBound {
@@ -761,8 +764,11 @@ fn a_repair_held_at_its_bound_names_what_it_could_not_hold() {
             at(&[1, 2, 3, 4, 5]),
             Err(RepairViolation::CandidateDropped(loc("a.py", 6, 6))),
         ),
-        // Eight claims none of which parsed (quoted lines): six kept, two counted.
-        (&eight_cut, at(&[1, 2, 3, 4, 5, 6]), past(2, &[], &[])),
+        // Eight candidates with their lines written as strings: still written in full,
+        // so the two past the bound are named by place.
+        (&eight_cut, at(&[1, 2, 3, 4, 5, 6]), past(2, &[7, 8], &[])),
+        // Eight claims in YAML, no JSON object: six kept, two counted, not placed.
+        (&yaml, at(&[1, 2, 3, 4, 5, 6]), past(2, &[], &[])),
         // A prior that fits the bound gets no allowance.
         (
             &six,

@@ -550,7 +550,18 @@ fn bound_candidates(run: &mut StageRun, plan: &StagePlan, reply: &mut CandidateA
 /// the same candidate again names it once; another claim at the same place is another
 /// candidate).
 fn name_unverified(run: &mut StageRun, plan: &StagePlan, what: &str, why: &str) -> bool {
-    let detail = format!("{what} of {} was not verified ({why})", plan.label);
+    name_unverified_n(run, plan, (what, 1), why)
+}
+
+/// [`name_unverified`] for `count` candidates named together.
+fn name_unverified_n(
+    run: &mut StageRun,
+    plan: &StagePlan,
+    (what, count): (&str, usize),
+    why: &str,
+) -> bool {
+    let was = if count == 1 { "was" } else { "were" };
+    let detail = format!("{what} of {} {was} not verified ({why})", plan.label);
     if run.limitations.iter().any(|l| l.detail == detail) {
         return false;
     }
@@ -594,8 +605,8 @@ fn name_past_repair_bound(run: &mut StageRun, plan: &StagePlan, past: &PastRepai
             "{unlocated} more candidate{}",
             if unlocated == 1 { "" } else { "s" }
         );
-        let why = format!("{why}; written in part only, so where is not known");
-        if name_unverified(run, plan, &what, &why) {
+        let why = format!("{why}; not written as whole JSON objects, so where is not known");
+        if name_unverified_n(run, plan, (&what, unlocated), &why) {
             named.push(what);
         }
     }
