@@ -477,6 +477,13 @@ async fn repository_instructions_reach_every_stage_as_a_labelled_untrusted_polic
         report["findings"][0]["provenance"]["proposedBy"],
         json!(["clean-result-audit #1"])
     );
+    // The report says what the repository file changed.
+    assert!(
+        report["observations"].as_array().unwrap().iter().any(|o| o
+            == "applied the repository's .vouch/review.toml (read from the base tree): added reviewer instructions"),
+        "{:#}",
+        report["observations"]
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -585,6 +585,25 @@ fn repo(text: &str) -> RepoOverrides {
     RepoOverrides::from_toml_str(text).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// What a repository file changes is stated in words, in the file's order, so a review
+/// names every specialist the repository switched off or narrowed.
+#[test]
+fn a_repository_file_states_what_it_changes() {
+    let text = std::fs::read_to_string(data("repo/valid/everything-allowed.toml")).unwrap();
+    assert_eq!(
+        repo(&text).changes(),
+        [
+            "disabled `conventions`",
+            "capped the budget of `clean-result-audit`",
+            "replaced the file selection of `outcome-investigator`",
+            "excluded generated/**, **/*.pb.go",
+            "capped every stage's budget",
+            "added reviewer instructions",
+        ]
+    );
+    assert!(repo("").changes().is_empty());
+}
+
 #[test]
 fn repository_file_switches_selects_excludes_and_instructs() {
     let text = std::fs::read_to_string(data("repo/valid/everything-allowed.toml")).unwrap();

@@ -96,6 +96,37 @@ pub struct RepoOverrides {
 }
 
 impl RepoOverrides {
+    /// What the file changes in the composition, in words, in the file's order: the
+    /// specialists it disables, enables or re-selects, the budgets it caps, the files it
+    /// excludes and whether it adds instructions. A review states these, so a reviewer
+    /// set the repository narrowed is never narrowed in silence.
+    pub fn changes(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for over in &self.specialists {
+            match over.enabled {
+                Some(false) => out.push(format!("disabled `{}`", over.id)),
+                Some(true) => out.push(format!("enabled `{}`", over.id)),
+                None => {}
+            }
+            if over.selection.is_some() {
+                out.push(format!("replaced the file selection of `{}`", over.id));
+            }
+            if over.budget != BudgetOverride::default() {
+                out.push(format!("capped the budget of `{}`", over.id));
+            }
+        }
+        if !self.exclude.is_empty() {
+            out.push(format!("excluded {}", self.exclude.join(", ")));
+        }
+        if self.budget != BudgetOverride::default() {
+            out.push("capped every stage's budget".into());
+        }
+        if self.instructions.is_some() {
+            out.push("added reviewer instructions".into());
+        }
+        out
+    }
+
     /// Parses the repository file. Errors name the file, line, column and key:
     /// [`ErrorKind::ForbiddenInRepository`] for an endpoint, model, API key variable,
     /// dynamic plugin path/pin or verifier; [`ErrorKind::UnknownKey`] for any other key

@@ -189,7 +189,13 @@ pub(crate) fn apply_repo_config(
     composition
         .apply_repo_overrides(&overrides)
         .map_err(from_base)?;
+    let changes = overrides.changes();
+    let what = if changes.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", changes.join("; "))
+    };
     Ok(Some(format!(
-        "applied the repository's {REPO_OVERRIDE_PATH} (read from the base tree)"
+        "applied the repository's {REPO_OVERRIDE_PATH} (read from the base tree){what}"
     )))
 }
