@@ -380,6 +380,41 @@ async fn a_pinned_specialist_keeps_its_model_and_the_flag_or_variable_sets_the_d
     }
 }
 
+/// A verifier that confirms the first of six candidates and dismisses the other five.
+fn decides_the_first_six() -> ScriptedVerifier {
+    let mut verifier =
+        ScriptedVerifier::new().confirms("generic-investigator #1/0", "src/limits.rs", 1, 1, "x");
+    for i in 1..6 {
+        verifier = verifier.dismisses(
+            &format!("generic-investigator #1/{i}"),
+            json!([citation("src/limits.rs", i + 1, i + 1)]),
+        );
+    }
+    verifier
+}
+
+/// The verifier was asked about the first six candidates, never about lines 7 and 8.
+fn assert_the_verifier_decided_only_the_first_six(server: &ScriptedServer) {
+    let sent: String = server
+        .served_by("verifier")
+        .iter()
+        .map(|r| r.body.to_string())
+        .collect();
+    assert!(sent.contains("generic-investigator #1/5"), "{sent}");
+    assert!(!sent.contains("concern on line 7") && !sent.contains("concern on line 8"));
+}
+
+/// The details of the report's `unverifiable-candidate` limitations.
+fn unverifiable(report: &Value) -> Vec<&str> {
+    report["limitations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["kind"] == "unverifiable-candidate")
+        .map(|l| l["detail"].as_str().unwrap())
+        .collect()
+}
+
 /// A reply that raises more candidates than a reply may carry (six) is not refused for
 /// it: the first six are verified, each one past the bound is named with its claim and
 /// limits coverage, and the review ends with its findings instead of incomplete.
@@ -393,14 +428,7 @@ async fn a_reply_with_more_candidates_than_its_bound_is_verified_up_to_it_and_na
             candidate("src/limits.rs", line, line, &format!("concern on line {n}"))
         })
         .collect();
-    let mut verifier =
-        ScriptedVerifier::new().confirms("generic-investigator #1/0", "src/limits.rs", 1, 1, "x");
-    for i in 1..6 {
-        verifier = verifier.dismisses(
-            &format!("generic-investigator #1/{i}"),
-            json!([citation("src/limits.rs", i + 1, i + 1)]),
-        );
-    }
+    let verifier = decides_the_first_six();
     let script = Script::new()
         .rule(investigates_limits(Value::Array(candidates)))
         .rule(verifier.rule());
@@ -421,21 +449,9 @@ async fn a_reply_with_more_candidates_than_its_bound_is_verified_up_to_it_and_na
         "no repair"
     );
     // The verifier decides the first six, never the two past the bound.
-    let sent: String = server
-        .served_by("verifier")
-        .iter()
-        .map(|r| r.body.to_string())
-        .collect();
-    assert!(sent.contains("generic-investigator #1/5"), "{sent}");
-    assert!(!sent.contains("concern on line 7") && !sent.contains("concern on line 8"));
+    assert_the_verifier_decided_only_the_first_six(&server);
     // Each of the two is named, with its claim, and limits coverage.
-    let limited: Vec<&str> = report["limitations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|l| l["kind"] == "unverifiable-candidate")
-        .map(|l| l["detail"].as_str().unwrap())
-        .collect();
+    let limited = unverifiable(&report);
     assert_eq!(limited.len(), 2, "{report:#}");
     assert!(limited[0].contains("src/limits.rs:7-7 at head") && limited[0].contains("bound of 6"));
     assert!(
@@ -460,14 +476,7 @@ async fn a_broken_reply_with_more_candidates_than_a_repair_carries_is_repaired_u
     // One value outside the contract sends the reply to repair.
     candidates[2]["severity"] = json!("huge");
     let repaired: Vec<Value> = (1..=6).map(raised).collect();
-    let mut verifier =
-        ScriptedVerifier::new().confirms("generic-investigator #1/0", "src/limits.rs", 1, 1, "x");
-    for i in 1..6 {
-        verifier = verifier.dismisses(
-            &format!("generic-investigator #1/{i}"),
-            json!([citation("src/limits.rs", i + 1, i + 1)]),
-        );
-    }
+    let verifier = decides_the_first_six();
     let script = Script::new()
         .rule(
             Rule::when(Match::system_contains(
@@ -498,20 +507,8 @@ async fn a_broken_reply_with_more_candidates_than_a_repair_carries_is_repaired_u
         6
     );
     // The verifier decides the six the repair kept, never the two it could not hold.
-    let sent: String = server
-        .served_by("verifier")
-        .iter()
-        .map(|r| r.body.to_string())
-        .collect();
-    assert!(sent.contains("generic-investigator #1/5"), "{sent}");
-    assert!(!sent.contains("concern on line 7") && !sent.contains("concern on line 8"));
-    let limited: Vec<&str> = report["limitations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|l| l["kind"] == "unverifiable-candidate")
-        .map(|l| l["detail"].as_str().unwrap())
-        .collect();
+    assert_the_verifier_decided_only_the_first_six(&server);
+    let limited = unverifiable(&report);
     assert_eq!(limited.len(), 2, "{report:#}");
     for (detail, line) in limited.iter().zip([7, 8]) {
         assert!(

@@ -193,30 +193,9 @@ async fn tool_call_budget_refuses_extra_calls_then_synthesizes() {
 /// budget: it is offered tools again, no call was refused, and no synthesis is forced.
 #[tokio::test]
 async fn a_tool_call_budget_used_exactly_is_not_hit() {
-    let server = ScriptedServer::start(
-        Script::new()
-            .on(
-                Match::has_tools(true),
-                [
-                    Reply::tool_call("read_file", r#"{"path":"a"}"#)
-                        .and_tool_call("read_file", r#"{"path":"b"}"#),
-                    Reply::content("final"),
-                ],
-            )
-            .on(Match::has_tools(false), [Reply::content("forced")]),
-    )
-    .await;
-    let tools = RepoTools::default();
-    let budget = Budget {
-        max_tool_calls: 2,
-        ..Budget::default()
-    };
-    let outcome = run_agent(
-        &client(&server, |_| {}),
-        request(&tools).with_budget(budget),
-    )
-    .await
-    .unwrap();
+    let calls = Reply::tool_call("read_file", r#"{"path":"a"}"#)
+        .and_tool_call("read_file", r#"{"path":"b"}"#);
+    let (server, tools, outcome) = one_tool_turn_then_final(calls, 2).await;
 
     assert_eq!(outcome.budget_hit, None);
     assert!(!outcome.forced_synthesis);
@@ -225,27 +204,21 @@ async fn a_tool_call_budget_used_exactly_is_not_hit() {
     assert!(server.chat_requests().iter().all(|r| r.has_tools()));
 }
 
-/// A call that only repeats what the run already showed is answered and not counted,
-/// also past the budget: only the one new read counts, and nothing is refused.
-#[tokio::test]
-async fn a_call_that_repeats_what_was_shown_is_not_counted() {
+/// A run whose model makes `calls` in one turn, then answers `final` (or `forced`, when
+/// the loop forces the answer), under a budget of `max_tool_calls`.
+async fn one_tool_turn_then_final(
+    calls: Reply,
+    max_tool_calls: u32,
+) -> (ScriptedServer, RepoTools, vouch_llm::AgentOutcome) {
     let server = ScriptedServer::start(
         Script::new()
-            .on(
-                Match::has_tools(true),
-                [
-                    Reply::tool_call("read_file", r#"{"path":"shown/a"}"#)
-                        .and_tool_call("read_file", r#"{"path":"b"}"#)
-                        .and_tool_call("read_file", r#"{"path":"shown/c"}"#),
-                    Reply::content("final"),
-                ],
-            )
+            .on(Match::has_tools(true), [calls, Reply::content("final")])
             .on(Match::has_tools(false), [Reply::content("forced")]),
     )
     .await;
     let tools = RepoTools::default();
     let budget = Budget {
-        max_tool_calls: 1,
+        max_tool_calls,
         ..Budget::default()
     };
     let outcome = run_agent(
@@ -254,6 +227,17 @@ async fn a_call_that_repeats_what_was_shown_is_not_counted() {
     )
     .await
     .unwrap();
+    (server, tools, outcome)
+}
+
+/// A call that only repeats what the run already showed is answered and not counted,
+/// also past the budget: only the one new read counts, and nothing is refused.
+#[tokio::test]
+async fn a_call_that_repeats_what_was_shown_is_not_counted() {
+    let calls = Reply::tool_call("read_file", r#"{"path":"shown/a"}"#)
+        .and_tool_call("read_file", r#"{"path":"b"}"#)
+        .and_tool_call("read_file", r#"{"path":"shown/c"}"#);
+    let (server, _tools, outcome) = one_tool_turn_then_final(calls, 1).await;
 
     assert_eq!(outcome.budget_hit, None);
     assert_eq!(outcome.final_text, "final");
