@@ -62,13 +62,15 @@ const REASONING_MARKERS: [(&str, &str); 5] = [
 ];
 
 /// Rule (a reasoning block is not the answer): the part of a reply after a leading
-/// reasoning block ([`REASONING_MARKERS`]); the whole reply when none leads it. A block
-/// leads when the reply starts with its opening marker; or, when the chat template
-/// opened it (the reply holds only the closing marker), when JSON or a fence follows
-/// the closing marker, or none comes before it. A draft object inside the block is the
-/// model thinking, not a second answer, and a verdict or receipt there is never read as
-/// one. A block that never closes leaves the reply whole, and so does a closing marker
-/// inside the answer's JSON (a claim that quotes `</think>`).
+/// reasoning block ([`REASONING_MARKERS`]); the whole reply when none leads it. Reasoning
+/// may mention its own closing marker, so the block ends at the **last** closing marker
+/// that whole JSON or a fence follows. A reply that starts with the opening marker ends
+/// its block there, else at its first closing marker (an answer in prose). A reply
+/// holding only the closing marker (the chat template opened the block) ends it there,
+/// else, when no JSON comes before its first closing marker, at that one. A draft object
+/// inside the block is the model thinking, not a second answer, and a verdict or receipt
+/// there is never read as one. A block that never closes leaves the reply whole, and so
+/// does a closing marker inside the answer's JSON (a claim that quotes `</think>`).
 pub fn answer_text(text: &str) -> &str {
     let lead = text.trim_start();
     // ASCII lower-casing keeps every byte offset.
@@ -79,12 +81,18 @@ pub fn answer_text(text: &str) -> &str {
         } else {
             0
         };
-        let Some(at) = lower[from..].find(close).map(|at| from + at) else {
+        let ends: Vec<usize> = lower[from..]
+            .match_indices(close)
+            .map(|(at, _)| from + at + close.len())
+            .collect();
+        let Some(&first) = ends.first() else {
             continue;
         };
-        let (before, after) = (&lead[from..at], &lead[at + close.len()..]);
-        if from > 0 || starts_json(after) || !starts_json_anywhere(before) {
-            return after;
+        if let Some(&end) = ends.iter().rev().find(|&&end| starts_json(&lead[end..])) {
+            return &lead[end..];
+        }
+        if from > 0 || !starts_json_anywhere(&lead[from..first - close.len()]) {
+            return &lead[first..];
         }
     }
     text

@@ -242,6 +242,21 @@ fn a_leading_reasoning_block_is_not_the_answer() {
             "<|channel|>analysis<|message|>{\"a\": 1}<|end|><|start|>assistant<|channel|>final<|message|>{}",
             "{}",
         ),
+        // Reasoning that mentions its closing tag ends at the last one JSON follows.
+        (
+            "The code handles </think> tags. Draft {\"a\": 1} no wait.</think>\n{\"a\": 2}",
+            "\n{\"a\": 2}",
+        ),
+        (
+            "<think>Plan A {\"a\": 1} </think> Plan B {\"a\": 3} </think>\n{\"a\": 2}",
+            "\n{\"a\": 2}",
+        ),
+        // An answer after a leading block that quotes the tag in its JSON: the block ends
+        // where whole JSON follows, not inside the answer.
+        (
+            "<think>x</think>{\"claim\": \"emits </think> {y}\"}",
+            "{\"claim\": \"emits </think> {y}\"}",
+        ),
         // A claim quoting a closing tag, even one followed by a brace, stays whole.
         (
             "{\"claim\": \"x </think> {y}\"}",
