@@ -1141,6 +1141,32 @@ async fn a_report_of_an_older_head_lists_findings_in_the_summary() {
     );
 }
 
+/// A review whose range is not the pull request's (here the pull request also adds a file
+/// the reviewed range does not hold) never reads as the review of the whole pull request:
+/// its heading says part, it names the files it did not review, and it resolves nothing.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_report_of_part_of_a_pull_request_names_the_files_it_did_not_review() {
+    let r = Reviewed::new();
+    let report = r.review("report.json", &[A], false).await;
+    let mut pr = r.pull_request();
+    pr.diff.push_str(
+        "diff --git a/src/evil.py b/src/evil.py\nnew file mode 100644\n--- /dev/null\n+++ b/src/evil.py\n@@ -0,0 +1 @@\n+import os\n",
+    );
+    let server = ForgeServer::start(ForgeKind::Github, TOKEN, pr).await;
+    let out = publish(ForgeKind::Github, &server, &report, TOKEN).await;
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    let body = &server.comments()[0].body;
+    assert!(
+        body.contains("## vouch review of part of this pull request: verified findings"),
+        "{body}"
+    );
+    assert!(
+        body.contains("changes 1 file(s) outside the reviewed range")
+            && body.contains("which were not reviewed:** `src/evil.py`."),
+        "{body}"
+    );
+}
+
 /// A review of an earlier head never replaces the summary of the pull request's current
 /// head (a newer run published it first): the summary stays as it is.
 #[tokio::test(flavor = "multi_thread")]

@@ -16,11 +16,21 @@ pub const SUMMARY_MARKER: &str = "<!-- vouch:summary -->";
 /// `<!-- vouch:head SHA -->`.
 pub const HEAD_MARKER_PREFIX: &str = "<!-- vouch:head ";
 
-/// The reviewed head a summary body states ([`HEAD_MARKER_PREFIX`]), if it states one.
+/// Whether `body` is a vouch summary: it starts with [`SUMMARY_MARKER`], as vouch writes
+/// it. A comment that only quotes the marker (a reply, a quote) is not one.
+pub fn is_summary(body: &str) -> bool {
+    body.trim_start().starts_with(SUMMARY_MARKER)
+}
+
+/// The reviewed head a summary states on its second line ([`HEAD_MARKER_PREFIX`]), if it
+/// is a summary ([`is_summary`]) and states one.
 pub fn summary_head(body: &str) -> Option<&str> {
-    let start = body.find(HEAD_MARKER_PREFIX)? + HEAD_MARKER_PREFIX.len();
-    let rest = &body[start..];
-    Some(&rest[..rest.find(" -->")?])
+    let rest = body.trim_start().strip_prefix(SUMMARY_MARKER)?;
+    let rest = rest
+        .trim_start_matches(['\r', '\n'])
+        .strip_prefix(HEAD_MARKER_PREFIX)?;
+    let sha = &rest[..rest.find(" -->")?];
+    sha.bytes().all(|b| b.is_ascii_hexdigit()).then_some(sha)
 }
 
 /// The hidden marker vouch adds to an inline comment whose finding no longer appears.
@@ -99,6 +109,10 @@ pub struct Composed {
     /// The pull request's head when it is not the reviewed head: the review is of an
     /// earlier head, so it replaces no newer summary and resolves no comment.
     pub stale_for: Option<String>,
+    /// Files the pull request changes that the reviewed range does not (another base, a
+    /// range narrower than the pull request): the review covers part of it, so it
+    /// resolves no comment.
+    pub uncovered: Vec<String>,
 }
 
 /// Rule (publishing): a verified finding becomes an inline comment when the review
@@ -148,10 +162,16 @@ pub fn compose(
     let reported_keys = published.iter().map(finding_key).collect();
     let mut shown = report.clone();
     shown.repository = repo_label.to_string();
-    let summary = summary_body(&shown, inline.len(), &outside, stale.then_some(pr_head));
+    let uncovered = uncovered_files(report, diff);
+    let scope = Scope {
+        stale_head: stale.then_some(pr_head),
+        uncovered: &uncovered,
+    };
+    let summary = summary_body(&shown, inline.len(), &outside, scope);
     Composed {
         summary,
         stale_for: stale.then(|| pr_head.to_string()),
+        uncovered,
         inline,
         reported_keys,
         completed,
@@ -247,16 +267,68 @@ fn heading(report: &ReviewReport) -> &'static str {
     }
 }
 
+/// Rule (a review of part of a pull request): the files the forge lists for the pull
+/// request that the report's changed files do not hold (at head or as a previous path):
+/// the reviewed range is not the pull request's (another base, or a narrower range).
+fn uncovered_files(report: &ReviewReport, diff: &DiffLines) -> Vec<String> {
+    diff.paths()
+        .filter(|p| {
+            !report
+                .changed_files
+                .iter()
+                .any(|f| f.path == *p || f.previous_path.as_deref() == Some(*p))
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+/// How much of the pull request as it is now the review covers.
+#[derive(Clone, Copy)]
+struct Scope<'a> {
+    /// The pull request's head, when it moved past the reviewed one.
+    stale_head: Option<&'a str>,
+    /// Files the pull request changes outside the reviewed range.
+    uncovered: &'a [String],
+}
+
+/// Most uncovered files a summary names.
+const MAX_UNCOVERED_NAMED: usize = 20;
+
+/// The paragraph naming the pull request's files outside the reviewed range.
+fn uncovered_paragraph(report: &ReviewReport, uncovered: &[String]) -> String {
+    let short = |sha: &str| sha.chars().take(12).collect::<String>();
+    let mut names: Vec<String> = uncovered
+        .iter()
+        .take(MAX_UNCOVERED_NAMED)
+        .map(|p| code(p))
+        .collect();
+    if uncovered.len() > MAX_UNCOVERED_NAMED {
+        names.push(format!(
+            "and {} more",
+            uncovered.len() - MAX_UNCOVERED_NAMED
+        ));
+    }
+    format!(
+        "**This pull request changes {} file(s) outside the reviewed range `{}..{}`, which were not reviewed:** {}.\n",
+        uncovered.len(),
+        short(&report.merge_base),
+        short(&report.head.sha),
+        names.join(", ")
+    )
+}
+
 fn summary_body(
     report: &ReviewReport,
     inline: usize,
     outside: &[&Finding],
-    stale_head: Option<&str>,
+    scope: Scope<'_>,
 ) -> String {
     let short = |sha: &str| sha.chars().take(12).collect::<String>();
-    let reviewed = match stale_head {
-        Some(_) => format!(" of `{}`, an earlier head", short(&report.head.sha)),
-        None => String::new(),
+    let stale_head = scope.stale_head;
+    let reviewed = match (stale_head, scope.uncovered.is_empty()) {
+        (Some(_), _) => format!(" of `{}`, an earlier head", short(&report.head.sha)),
+        (None, false) => " of part of this pull request".to_string(),
+        (None, true) => String::new(),
     };
     let mut s = format!(
         "{SUMMARY_MARKER}\n{HEAD_MARKER_PREFIX}{} -->\n## vouch review{reviewed}: {}\n\n",
@@ -287,6 +359,9 @@ fn summary_body(
             "Not a clean opinion because: {}.\n",
             text(&report.opinion.not_clean_because.join("; "))
         );
+    }
+    if !scope.uncovered.is_empty() {
+        s.push_str(&uncovered_paragraph(report, scope.uncovered));
     }
     if let Some(head) = stale_head {
         let _ = writeln!(
@@ -422,6 +497,39 @@ pub fn code(raw: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_summary_states_its_head_only_on_its_second_line() {
+        let head = "0ecf24a9777e89b5d2b9fdf98090da5b540fbbba";
+        // (body, is a summary, head stated)
+        let cases = [
+            (
+                format!("{SUMMARY_MARKER}\n{HEAD_MARKER_PREFIX}{head} -->\n## x"),
+                true,
+                Some(head),
+            ),
+            (format!("{SUMMARY_MARKER}\n## x"), true, None),
+            (
+                format!("> {SUMMARY_MARKER}\n{HEAD_MARKER_PREFIX}{head} -->"),
+                false,
+                None,
+            ),
+            (
+                format!("{SUMMARY_MARKER}\ntext {HEAD_MARKER_PREFIX}{head} -->"),
+                true,
+                None,
+            ),
+            (
+                format!("{SUMMARY_MARKER}\n{HEAD_MARKER_PREFIX}not-a-sha -->"),
+                true,
+                None,
+            ),
+        ];
+        for (body, summary, stated) in &cases {
+            assert_eq!(is_summary(body), *summary, "{body}");
+            assert_eq!(summary_head(body), *stated, "{body}");
+        }
+    }
     use proptest::prelude::*;
 
     #[test]

@@ -76,6 +76,11 @@ impl DiffLines {
         self.files.get(path)
     }
 
+    /// The head path of every file in the diff, in path order.
+    pub fn paths(&self) -> impl Iterator<Item = &str> {
+        self.files.keys().map(String::as_str)
+    }
+
     /// True when every head line `start..=end` of `path` is commentable (so a comment
     /// spanning them sits inside one hunk).
     pub fn covers(&self, path: &str, start: u32, end: u32) -> bool {

@@ -1,7 +1,7 @@
 //! What to create, update, resolve or leave on a pull request: a pure function of what
 //! the report asks for ([`Composed`]) and what the pull request already carries.
 
-use crate::compose::{Composed, DesiredInline, SUMMARY_MARKER, resolved_body, summary_head};
+use crate::compose::{Composed, DesiredInline, is_summary, resolved_body, summary_head};
 
 /// A comment vouch posted earlier that carries the summary marker.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -122,11 +122,7 @@ pub fn plan(composed: &Composed, existing: &Existing, reviewed_head: &str) -> Pl
             .as_deref()
             .is_some_and(|pr_head| summary_head(body) == Some(pr_head))
     };
-    let summary = match existing
-        .summaries
-        .iter()
-        .find(|s| s.body.contains(SUMMARY_MARKER))
-    {
+    let summary = match existing.summaries.iter().find(|s| is_summary(&s.body)) {
         Some(s) if s.body == composed.summary || newer(&s.body) => {
             SummaryAction::Unchanged { id: s.id.clone() }
         }
@@ -162,8 +158,9 @@ pub fn plan(composed: &Composed, existing: &Existing, reviewed_head: &str) -> Pl
     }
     for e in existing.inline.iter().filter(|e| !matched.contains(&e.id)) {
         let gone = !composed.reported_keys.contains(&e.key);
-        // Only a review of the current head says a finding is gone.
-        if gone && composed.completed && composed.stale_for.is_none() && !e.resolved {
+        // Only a review of the whole pull request as it is says a finding is gone.
+        let whole = composed.stale_for.is_none() && composed.uncovered.is_empty();
+        if gone && composed.completed && whole && !e.resolved {
             inline.push(InlineAction::Resolve {
                 id: e.id.clone(),
                 body: resolved_body(&e.key, &e.body, reviewed_head),
@@ -180,7 +177,7 @@ mod tests {
     use std::collections::BTreeSet;
 
     use super::*;
-    use crate::compose::finding_marker;
+    use crate::compose::{SUMMARY_MARKER, finding_marker};
 
     fn want(key: &str) -> DesiredInline {
         DesiredInline {
@@ -213,6 +210,7 @@ mod tests {
                 .collect::<BTreeSet<_>>(),
             completed,
             stale_for: None,
+            uncovered: vec![],
         }
     }
 
@@ -264,6 +262,18 @@ mod tests {
             assert_eq!(p.summary, want, "{existing:?}");
             assert_eq!(short(&p), ["K(1)"], "nothing is resolved");
         }
+        // Nor does a review of part of the pull request (files outside its range).
+        let mut part = composed(&[], &[], true);
+        part.uncovered = vec!["src/evil.py".into()];
+        let p = plan(
+            &part,
+            &Existing {
+                summaries: vec![],
+                inline: vec![have("1", "gone", false)],
+            },
+            "f00d",
+        );
+        assert_eq!(short(&p), ["K(1)"], "nothing is resolved");
     }
 
     /// Short names for the table: C(key), K(id), R(id), O(id).
@@ -391,6 +401,17 @@ mod tests {
                 ],
                 SummaryAction::Update {
                     id: "4".into(),
+                    body: c.summary.clone(),
+                },
+            ),
+            (
+                "a comment that only quotes the marker is not the summary",
+                vec![
+                    s("2", &format!("> quoting the bot: {SUMMARY_MARKER}")),
+                    s("3", &format!("{SUMMARY_MARKER}\nold")),
+                ],
+                SummaryAction::Update {
+                    id: "3".into(),
                     body: c.summary.clone(),
                 },
             ),

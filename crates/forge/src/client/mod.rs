@@ -8,7 +8,7 @@ mod gitlab;
 use reqwest::Method;
 use serde_json::Value;
 
-use crate::compose::{SUMMARY_MARKER, marker_key};
+use crate::compose::{is_summary, marker_key};
 use crate::diff::DiffLines;
 use crate::error::ForgeError;
 use crate::forge::{Forge, Target, Token};
@@ -164,7 +164,7 @@ fn page_size(forge: Forge) -> (&'static str, usize) {
 fn existing_summary(comment: &Value) -> Option<ExistingSummary> {
     let body = str_of(comment, "body");
     let id = id_of(comment, "id")?;
-    body.contains(SUMMARY_MARKER).then(|| ExistingSummary {
+    is_summary(body).then(|| ExistingSummary {
         id,
         body: body.to_string(),
     })
