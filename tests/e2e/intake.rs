@@ -8,8 +8,8 @@ use serde_json::{Value, json};
 use vouch_testkit::git::TestRepo;
 use vouch_testkit::openai::{Match, Reply, Rule, Script, ScriptedServer};
 use vouch_workspace_tests::{
-    GENERIC, Output, ScriptedReview, ScriptedVerifier, candidate, citation, receipt, stage,
-    workspace,
+    GENERIC, Output, ScriptedReview, ScriptedVerifier, VERIFIER, candidate, citation, decisions,
+    finding, read_lines, receipt, stage, workspace,
 };
 
 /// `tests/data/e2e/<name>` as an absolute path.
@@ -580,14 +580,7 @@ async fn a_candidate_on_a_binary_file_is_set_aside_as_binary() {
 /// file the report lists as not reviewed.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_candidate_on_an_excluded_file_is_never_sent_to_the_verifier() {
-    let repo = TestRepo::new();
-    repo.write(".vouch/review.toml", "[files]\nexclude = [\"gen/**\"]\n")
-        .write("src/limits.rs", LIB_BASE)
-        .write("gen/secret.py", "TOKEN = 'old-secret-value'\n");
-    let base = repo.commit("base");
-    repo.write("src/limits.rs", LIB_HEAD)
-        .write("gen/secret.py", "TOKEN = 'new-secret-value'\n");
-    let head = repo.commit("regenerate");
+    let (repo, base, head) = excluded_secret_repo();
     let candidates = json!([
         candidate("gen/secret.py", 1, 1, "a hard-coded token"),
         candidate("src/limits.rs", 10, 10, "clamp allows 101"),
@@ -629,6 +622,59 @@ async fn a_candidate_on_an_excluded_file_is_never_sent_to_the_verifier() {
         details.contains("gen/secret.py:1-1 at head) was not verified (excluded-file)"),
         "{details}"
     );
+}
+
+/// A verifier that reads an excluded changed file by itself is refused, sees none of it,
+/// and cannot cite it: no finding rests on a file the report lists as not reviewed.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_verifier_can_neither_read_nor_cite_an_excluded_file() {
+    let (repo, base, head) = excluded_secret_repo();
+    let candidates = json!([candidate("src/limits.rs", 10, 10, "clamp allows 101")]);
+    let cites_the_secret = json!([{"candidateId": "generic-investigator #1/0", "decision": "verified",
+        "evidence": "the token shows it", "citations": [citation("src/limits.rs", 10, 10),
+        citation("gen/secret.py", 1, 1)], "finding": finding("src/limits.rs", 10, 10, "clamp allows 101")}]);
+    let script = Script::new()
+        .rule(stage(
+            GENERIC,
+            "investigator",
+            [receipt(candidates, &["src/limits.rs"])],
+        ))
+        .rule(stage(
+            VERIFIER,
+            "verifier",
+            [
+                read_lines("gen/secret.py", 1, 1),
+                decisions(cites_the_secret),
+            ],
+        ));
+    let server = ScriptedServer::start(script).await;
+    let out = review(&repo, &base, &head, &server, &[], &[]).await;
+    let report = out.json();
+    assert_ne!(report["opinion"]["outcome"], "findings", "{report:#}");
+    assert!(report["findings"].as_array().unwrap().is_empty());
+    for request in server.served_by("verifier") {
+        assert!(!request.raw_body.contains("new-secret-value"), "shown");
+    }
+    let answered = server.served_by("verifier")[1]
+        .contents_of("tool")
+        .join("\n");
+    assert!(
+        answered.contains("`gen/secret.py` is a changed file this review excludes"),
+        "{answered}"
+    );
+}
+
+/// A change to `src/limits.rs` and to `gen/secret.py`, which the repository excludes.
+fn excluded_secret_repo() -> (TestRepo, String, String) {
+    let repo = TestRepo::new();
+    repo.write(".vouch/review.toml", "[files]\nexclude = [\"gen/**\"]\n")
+        .write("src/limits.rs", LIB_BASE)
+        .write("gen/secret.py", "TOKEN = 'old-secret-value'\n");
+    let base = repo.commit("base");
+    repo.write("src/limits.rs", LIB_HEAD)
+        .write("gen/secret.py", "TOKEN = 'new-secret-value'\n");
+    let head = repo.commit("regenerate");
+    (repo, base, head)
 }
 
 /// With the report written to a folder, the summary on stdout says why the review is not

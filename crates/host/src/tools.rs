@@ -26,6 +26,8 @@ pub struct RepoTools {
     graph: RepoGraph,
     ledger: Mutex<SourceLedger>,
     lookup_failures: AtomicU32,
+    /// Paths of the changed files the review excludes (at head and base).
+    excluded: Vec<String>,
 }
 
 impl RepoTools {
@@ -38,15 +40,39 @@ impl RepoTools {
             reader,
             ledger: Mutex::new(SourceLedger::default()),
             lookup_failures: AtomicU32::new(0),
+            excluded: Vec::new(),
         }
     }
 
-    /// Records source the host gave inline (or any window read outside a tool call).
+    /// Rule (an excluded changed file is not reviewed, so not read): `read_file` and
+    /// `diff` refuse `paths` (the changed files the review excludes, at head and base),
+    /// and what other tools show of them is never recorded as read, so no citation can
+    /// rest on a file the report lists as not reviewed.
+    pub fn excluding(mut self, paths: Vec<String>) -> Self {
+        self.excluded = paths;
+        self
+    }
+
+    /// The refusal of a read of an excluded changed file, if `path` is one.
+    fn refuse_excluded(&self, path: &str) -> Result<(), String> {
+        match self.is_excluded(path) {
+            true => Err(format!(
+                "`{path}` is a changed file this review excludes from review; it is not \
+                 shown, and no finding may cite it"
+            )),
+            false => Ok(()),
+        }
+    }
+
+    /// Records source the host gave inline (or any window read outside a tool call);
+    /// never a window of an excluded changed file ([`RepoTools::excluding`]).
     pub fn record(&self, window: SourceWindow) {
-        self.ledger
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .record(window);
+        self.record_all([window]);
+    }
+
+    /// Whether `path` is a changed file the review excludes.
+    fn is_excluded(&self, path: &str) -> bool {
+        self.excluded.iter().any(|p| p == path)
     }
 
     /// Records that the metadata-only patch of `path` was shown (inline or by `diff`).
@@ -78,7 +104,7 @@ impl RepoTools {
 
     fn record_all(&self, windows: impl IntoIterator<Item = SourceWindow>) {
         let mut ledger = self.ledger.lock().unwrap_or_else(|e| e.into_inner());
-        for w in windows {
+        for w in windows.into_iter().filter(|w| !self.is_excluded(&w.path)) {
             ledger.record(w);
         }
     }
@@ -86,7 +112,7 @@ impl RepoTools {
     /// Records the parts of long lines a tool showed cut (never as whole lines).
     fn record_spans(&self, spans: impl IntoIterator<Item = LineSpan>) {
         let mut ledger = self.ledger.lock().unwrap_or_else(|e| e.into_inner());
-        for s in spans {
+        for s in spans.into_iter().filter(|s| !self.is_excluded(&s.path)) {
             ledger.record_span(s);
         }
     }
@@ -142,6 +168,7 @@ impl RepoTools {
         max_bytes: usize,
     ) -> Result<String, String> {
         let path = str_arg(args, "path")?;
+        self.refuse_excluded(path)?;
         let start_line = line_arg(args, "start_line")?;
         let read = match byte_arg(args)? {
             Some(start_byte) => {
@@ -164,6 +191,7 @@ impl RepoTools {
     /// The `diff` tool: the file's patch, and for a metadata-only file (binary, a mode
     /// change, a pure rename) the record that its metadata was shown.
     fn diff(&self, path: &str, max_bytes: usize) -> Result<String, String> {
+        self.refuse_excluded(path)?;
         let diff = self.reader.diff(path).map_err(|e| self.fail(e))?;
         let shown = self.show(
             diff.text.clone(),

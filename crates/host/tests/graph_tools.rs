@@ -313,3 +313,42 @@ fn a_call_repeats_only_what_the_execution_already_showed() {
         Some(patch)
     );
 }
+
+/// A changed file the review excludes is not read: `read_file` and `diff` refuse it,
+/// and nothing another tool or the host shows of it is recorded as read.
+#[test]
+fn an_excluded_changed_file_is_refused_and_never_recorded_as_read() {
+    let (_repo, reader) = reader();
+    let tools = RepoTools::new(reader).excluding(vec!["app/util.py".into()]);
+    for (tool, args) in [
+        ("read_file", json!({"path": "app/util.py"})),
+        ("diff", json!({"path": "app/util.py"})),
+    ] {
+        let refused = tools.call(tool, &args, 10_000).unwrap_err();
+        assert!(
+            refused.contains("`app/util.py` is a changed file this review excludes"),
+            "{tool}: {refused}"
+        );
+    }
+    // `references` shows the definition's file among the uses; it is not recorded.
+    let uses = tools
+        .call("references", &json!({"symbol": "send"}), 30_000)
+        .expect("references");
+    assert!(uses.contains("app/main.py"), "{uses}");
+    tools.record(window(Revision::Head, "app/util.py", 1, 2));
+    let ledger = tools.ledger();
+    assert!(
+        ledger
+            .check(&window(Revision::Head, "app/util.py", 1, 1))
+            .is_err()
+            && ledger
+                .check(&window(Revision::Base, "app/util.py", 1, 1))
+                .is_err(),
+        "{ledger:?}"
+    );
+    assert!(
+        ledger
+            .check(&window(Revision::Head, "app/main.py", 5, 5))
+            .is_ok()
+    );
+}

@@ -14,6 +14,7 @@ use vouch_llm::ModelClient;
 
 use crate::diagnostics::{Diagnostic, DiagnosticSink, ReasonCode};
 use crate::progress::{Presenter, ProgressEvent, notify};
+use crate::tools::RepoTools;
 
 /// Whether models get the repository tools or inline context only: the manifest's one
 /// type (`auto` offers tools until the endpoint rejects them, then gives context
@@ -108,9 +109,19 @@ pub(crate) struct RunMemo {
     pub(crate) prefetch: super::gathered::PrefetchMemo,
     /// The output caps fitted so far, by request shape.
     pub(crate) fitted_caps: super::contract::FittedCaps,
+    /// The paths of the changed files the review excludes (at head and base), set once
+    /// the change is partitioned ([`ReviewEnv::tools`]).
+    pub(crate) excluded: std::sync::OnceLock<Vec<String>>,
 }
 
 impl ReviewEnv {
+    /// The repository tools of one stage execution: an empty ledger, and the changed
+    /// files the review excludes refused ([`RepoTools::excluding`]).
+    pub(crate) fn tools(&self) -> RepoTools {
+        RepoTools::new(self.services.reader.clone())
+            .excluding(self.memo.excluded.get().cloned().unwrap_or_default())
+    }
+
     /// Emits one diagnostic line with a source count and no hunk count for stage lines
     /// (unknown: use [`ReviewEnv::diagnose_ledger`] when the stage's ledger is at hand);
     /// review-level lines (`label` `None`) carry the change's hunk total, which the

@@ -175,6 +175,10 @@ pub(crate) async fn run_review(env: Arc<ReviewEnv>, plan: &ReviewPlan) -> Review
     };
     let mut part =
         partition::partition_files(&env.inputs.snapshot, &plan.exclusion, plan.binary, &sides);
+    let _ = env
+        .memo
+        .excluded
+        .set(part.excluded_paths(&env.inputs.snapshot));
     let lanes = partition::assign_lanes(&env, plan, &mut part);
     let mut out = lanes::Collected::default();
     let mut audit = AuditState::NotRun;

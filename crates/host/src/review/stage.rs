@@ -133,7 +133,7 @@ pub(crate) async fn run_candidate_stage(env: &ReviewEnv, plan: &StagePlan) -> St
     });
     let kind = StageKind::of_role(plan.handle.descriptor().role);
     let mut run = StageRun::new(stage_record(&plan.label, &plan.handle, plan.assigned.len()));
-    let tools = RepoTools::new(env.services.reader.clone());
+    let tools = env.tools();
     let outcome = drive(env, plan, kind, &tools, &mut run).await;
     run.record.set_ledger(tools.ledger());
     if tools.lookup_failures() > 0 {

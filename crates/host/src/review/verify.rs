@@ -240,7 +240,7 @@ async fn pass(
         candidates: candidates.len(),
         ..stage_record(label, &plan.handle, plan.assigned.len())
     };
-    let tools = RepoTools::new(env.services.reader.clone());
+    let tools = env.tools();
     let (given, prefetched) =
         super::env::off_the_runtime(|| given_inline(env, plan, &tools, candidates));
     record.prefetch = prefetched.record;
