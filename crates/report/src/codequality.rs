@@ -67,8 +67,9 @@ fn finding(f: &vouch_core::Finding) -> Value {
 
 /// Renders the report as a GitLab Code Quality array: one issue per published finding,
 /// plus its outcome notice ([`outcome_notice`]): an incomplete or aborted review is one
-/// `major` issue saying that nothing is published, limited coverage one `minor` issue
-/// saying it is not a clean opinion (so the widget never reads either as "no issues").
+/// `major` issue saying that nothing is published, limited coverage or another not-clean
+/// opinion without findings one `minor` issue saying why it is not a clean opinion (so
+/// the widget never reads any of them as "no issues").
 pub fn render_codequality(report: &ReviewReport) -> Value {
     let mut issues: Vec<Value> = report.findings.iter().map(finding).collect();
     if let Some(notice) = outcome_notice(report) {

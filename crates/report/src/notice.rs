@@ -57,8 +57,9 @@ impl OutcomeNotice {
 /// Rule (no partial result reads as complete): a report that is incomplete or aborted
 /// carries a [`NoticeKind::NotCompleted`] notice; one that completed with limited
 /// coverage a [`NoticeKind::LimitedCoverage`] notice; one with full coverage and no
-/// verified finding that is still not clean a [`NoticeKind::NotClean`] notice naming why;
-/// a clean one, or one whose findings say why it is not clean, none.
+/// verified finding that is still not clean, or whose range changes nothing, a
+/// [`NoticeKind::NotClean`] notice naming why; a clean one, or one whose findings say why
+/// it is not clean, none.
 pub(crate) fn outcome_notice(report: &ReviewReport) -> Option<OutcomeNotice> {
     let o = &report.opinion;
     let changed: Vec<&str> = report.expected_files.iter().map(String::as_str).collect();
@@ -103,6 +104,16 @@ pub(crate) fn outcome_notice(report: &ReviewReport) -> Option<OutcomeNotice> {
         Outcome::NoFindings if !o.clean => Some(OutcomeNotice {
             kind: NoticeKind::NotClean,
             headline: "vouch review: no verified finding, but not a clean opinion.".into(),
+            details: o.not_clean_because.clone(),
+            path: first_changed.to_string(),
+        }),
+        // A range that changes nothing (a wrong base, say) reviewed nothing: an empty
+        // document would read as "no alerts" and close the category's open ones.
+        Outcome::NothingToReview => Some(OutcomeNotice {
+            kind: NoticeKind::NotClean,
+            headline: "vouch review: the range changes nothing, so nothing was reviewed; \
+                       not a clean opinion."
+                .into(),
             details: o.not_clean_because.clone(),
             path: first_changed.to_string(),
         }),

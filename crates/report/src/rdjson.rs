@@ -71,7 +71,7 @@ fn finding(f: &vouch_core::Finding) -> Value {
 
 /// The diagnostics of a report: one per published finding, plus its outcome notice
 /// ([`outcome_notice`]): ERROR when the review is incomplete or aborted, WARNING when its
-/// coverage is limited.
+/// coverage is limited or, with no finding, its opinion is not clean.
 pub fn diagnostics(report: &ReviewReport) -> Vec<Value> {
     let mut out: Vec<Value> = report.findings.iter().map(finding).collect();
     if let Some(notice) = outcome_notice(report) {

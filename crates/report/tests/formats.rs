@@ -1420,6 +1420,14 @@ fn only_limited_or_unfinished_reviews_carry_a_notice_in_every_issue_format() {
     clean.opinion.clean = true;
     clean.opinion.not_clean_because.clear();
     assert_eq!(not_clean_notices(&clean), (vec![], 0, 0));
+    // A range that changes nothing reviewed nothing: never an empty document either.
+    let mut nothing = unaudited.clone();
+    nothing.opinion.outcome = vouch_core::Outcome::NothingToReview;
+    nothing.opinion.coverage = None;
+    nothing.opinion.not_clean_because = vec!["the range changes nothing".into()];
+    let (sarif, cq, rd) = not_clean_notices(&nothing);
+    assert_eq!((sarif.len(), cq, rd), (1, 1, 1));
+    assert!(sarif[0].contains("the range changes nothing"), "{sarif:?}");
     assert_eq!(
         notices(&unaudited),
         (0, 0, 0),
