@@ -333,16 +333,21 @@ impl Walk<'_> {
         list.named_children(&mut cursor)
             .filter(|c| !c.kind().contains("comment"))
             .map(|c| {
-                let text = self
-                    .text(c)
-                    .split_whitespace()
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                crate::text::cut(&text, 160).to_string()
+                // Bytes that are not UTF-8 are shown escaped, as everywhere else.
+                let raw = vouch_core::shown_text(&self.source[c.byte_range()]);
+                let text = raw.split_whitespace().collect::<Vec<_>>().join(" ");
+                let shown = crate::text::cut(&text, MAX_PARAMETER_BYTES);
+                match shown.len() < text.len() {
+                    true => format!("{shown}…[cut]"),
+                    false => text,
+                }
             })
             .collect()
     }
 }
+
+/// Most bytes of one parameter as a definition lists it (a longer one ends `…[cut]`).
+const MAX_PARAMETER_BYTES: usize = 160;
 
 /// The parameter list of a function-like node: its `parameters` field, or that of its
 /// declarator (C, C++) or of its value (a JavaScript arrow function).

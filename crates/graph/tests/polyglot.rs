@@ -697,3 +697,35 @@ fn a_line_shown_cut_says_so_and_is_not_recorded_as_read() {
         text.windows
     );
 }
+
+/// A parameter longer than a definition lists is cut with a mark, and one whose bytes are
+/// not UTF-8 is listed escaped, never dropped.
+#[test]
+fn parameters_are_cut_with_a_mark_and_never_dropped() {
+    let repo = TestRepo::new();
+    let mut source = format!(
+        "def long(s=\"{}\", last=0):\n    return s\n",
+        "q".repeat(300)
+    )
+    .into_bytes();
+    source.extend_from_slice(b"def latin(s=\"\xe9t\xe9\", last=0):\n    return s\n");
+    repo.write("p.py", source);
+    let base = repo.commit("parameters");
+    repo.write("other.txt", "x\n");
+    let changed = repo.commit("unrelated");
+    let g = graph(&repo, &base, &changed);
+    let params = |name: &str| -> Vec<String> {
+        let found = g
+            .definition(name, None, Revision::Head)
+            .expect("definition");
+        found.hits[0].parameters.clone()
+    };
+    let long = params("long");
+    assert_eq!(long.len(), 2, "{long:?}");
+    assert!(
+        long[0].ends_with("…[cut]") && long[0].starts_with("s=\"qqq"),
+        "{long:?}"
+    );
+    assert_eq!(long[1], "last=0");
+    assert_eq!(params("latin"), ["s=\"\\xE9t\\xE9\"", "last=0"]);
+}
