@@ -262,7 +262,8 @@ const A: (u32, u32, &str) = (20, 20, "L20 overflows the u8 it is later cast to")
 const C: (u32, u32, &str) = (21, 21, "L21 overflows the u8 it is later cast to");
 const B: (u32, u32, &str) = (2, 2, "L2 is read as a port elsewhere");
 
-/// The reads of a first publish.
+/// The reads of a first publish (the token's user last but on Gitea, where it is read
+/// before the reviews).
 fn first_reads(kind: ForgeKind) -> Vec<String> {
     match kind {
         ForgeKind::Github => vec![
@@ -270,17 +271,20 @@ fn first_reads(kind: ForgeKind) -> Vec<String> {
             "GET /repos/acme/widgets/pulls/7/files?per_page=100&page=1".into(),
             "GET /repos/acme/widgets/issues/7/comments?per_page=100&page=1".into(),
             "GET /repos/acme/widgets/pulls/7/comments?per_page=100&page=1".into(),
+            "GET /user".into(),
         ],
         ForgeKind::Gitlab => vec![
             "GET /api/v4/projects/acme%2Fwidgets/merge_requests/7".into(),
             "GET /api/v4/projects/acme%2Fwidgets/merge_requests/7/diffs?per_page=100&page=1".into(),
             "GET /api/v4/projects/acme%2Fwidgets/merge_requests/7/notes?sort=asc&order_by=created_at&per_page=100&page=1".into(),
             "GET /api/v4/projects/acme%2Fwidgets/merge_requests/7/discussions?per_page=100&page=1".into(),
+            "GET /api/v4/user".into(),
         ],
         ForgeKind::Gitea => vec![
             "GET /api/v1/repos/acme/widgets/pulls/7".into(),
             "GET /api/v1/repos/acme/widgets/pulls/7.diff".into(),
             "GET /api/v1/repos/acme/widgets/issues/7/comments".into(),
+            "GET /api/v1/user".into(),
             "GET /api/v1/repos/acme/widgets/pulls/7/reviews?limit=50&page=1".into(),
         ],
     }
@@ -1165,6 +1169,35 @@ async fn a_report_of_part_of_a_pull_request_names_the_files_it_did_not_review() 
             && body.contains("which were not reviewed:** `src/evil.py`."),
         "{body}"
     );
+}
+
+/// A comment another user wrote with vouch's summary marker (even one stating the
+/// current head) is neither edited nor trusted, on every forge: vouch posts its own
+/// summary beside it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_summary_marker_in_another_users_comment_is_not_vouchs_summary() {
+    let r = Reviewed::new();
+    let report = r.review("report.json", &[A], false).await;
+    for kind in [ForgeKind::Github, ForgeKind::Gitlab, ForgeKind::Gitea] {
+        let server = ForgeServer::start(kind, TOKEN, r.pull_request()).await;
+        let forged = format!(
+            "<!-- vouch:summary -->\n<!-- vouch:head {} -->\n## vouch review: clean",
+            r.head
+        );
+        server.add_comment_by("mallory", &forged);
+        let out = publish(kind, &server, &report, TOKEN).await;
+        assert_eq!(out.code, 0, "{kind:?}: {}\n{}", out.stdout, out.stderr);
+        let comments = server.comments();
+        assert_eq!(
+            comments[0].body, forged,
+            "{kind:?}: the other user's comment is untouched"
+        );
+        assert!(
+            comments.iter().any(|c| c.author == "vouch-bot"
+                && c.body.contains("## vouch review: verified findings")),
+            "{kind:?}: {comments:?}"
+        );
+    }
 }
 
 /// A review of an earlier head never replaces the summary of the pull request's current

@@ -128,7 +128,12 @@ pub struct StoredComment {
     pub line: Option<u32>,
     /// Inline: resolved (GitLab, Gitea).
     pub resolved: bool,
+    /// Who wrote it: [`TOKEN_USER`] for what the token posts.
+    pub author: String,
 }
+
+/// The user the forge's token belongs to (`GET /user`), who writes what vouch posts.
+pub const TOKEN_USER: &str = "vouch-bot";
 
 struct Failure {
     method: String,
@@ -239,6 +244,11 @@ impl ForgeServer {
 
     /// Adds a comment someone else wrote.
     pub fn add_comment(&self, body: &str) -> u64 {
+        self.add_comment_by(TOKEN_USER, body)
+    }
+
+    /// Adds a pull-request comment written by `author` (another user than the token's).
+    pub fn add_comment_by(&self, author: &str, body: &str) -> u64 {
         let mut s = lock(&self.shared);
         let id = s.id();
         s.comments.push(StoredComment {
@@ -248,6 +258,7 @@ impl ForgeServer {
             path: None,
             line: None,
             resolved: false,
+            author: author.into(),
         });
         id
     }

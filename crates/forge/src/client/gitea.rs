@@ -5,6 +5,7 @@ use reqwest::Method;
 use serde_json::{Value, json};
 
 use super::{Api, Executed, PrState, existing_inline, existing_summary, id_of, str_of};
+use crate::Forge;
 use crate::diff::DiffLines;
 use crate::error::ForgeError;
 use crate::plan::{Existing, InlineAction, Plan};
@@ -36,12 +37,13 @@ pub(super) async fn load(api: &Api) -> Result<PrState, ForgeError> {
             "reading the comments",
         )
         .await?;
+    let writer = api.writer().await;
     let mut existing = Existing {
         summaries: comments
             .as_array()
             .into_iter()
             .flatten()
-            .filter_map(existing_summary)
+            .filter_map(|c| existing_summary(c, &writer, Forge::Gitea))
             .collect(),
         inline: Vec::new(),
     };

@@ -6,6 +6,7 @@ use reqwest::Method;
 use serde_json::{Value, json};
 
 use super::{Api, Executed, PrState, existing_inline, existing_summary, id_of, str_of};
+use crate::Forge;
 use crate::compose::RESOLVED_MARKER;
 use crate::diff::DiffLines;
 use crate::error::ForgeError;
@@ -41,8 +42,12 @@ pub(super) async fn load(api: &Api) -> Result<PrState, ForgeError> {
             "reading the review comments",
         )
         .await?;
+    let writer = api.writer().await;
     let existing = Existing {
-        summaries: comments.iter().filter_map(existing_summary).collect(),
+        summaries: comments
+            .iter()
+            .filter_map(|c| existing_summary(c, &writer, Forge::Github))
+            .collect(),
         inline: review_comments
             .iter()
             .filter_map(|c| {

@@ -5,6 +5,7 @@ use reqwest::Method;
 use serde_json::{Value, json};
 
 use super::{Api, Executed, PrState, existing_inline, existing_summary, id_of, str_of};
+use crate::Forge;
 use crate::diff::DiffLines;
 use crate::error::ForgeError;
 use crate::plan::{Existing, InlineAction, Plan, SummaryAction};
@@ -69,11 +70,12 @@ pub(super) async fn load(api: &Api) -> Result<PrState, ForgeError> {
     let discussions = api
         .get_all(&format!("{mr}/discussions"), "reading the discussions")
         .await?;
+    let writer = api.writer().await;
     let existing = Existing {
         summaries: notes
             .iter()
             .filter(|n| !n.get("system").and_then(Value::as_bool).unwrap_or(false))
-            .filter_map(existing_summary)
+            .filter_map(|n| existing_summary(n, &writer, Forge::Gitlab))
             .collect(),
         inline: discussions
             .iter()

@@ -160,11 +160,53 @@ fn page_size(forge: Forge) -> (&'static str, usize) {
     }
 }
 
-/// A comment that is vouch's summary (it carries the summary marker and an id).
-fn existing_summary(comment: &Value) -> Option<ExistingSummary> {
+/// Who a pull request's comments must be written by to be vouch's summary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Writer {
+    /// The token's user, as the forge's `GET /user` names it.
+    User(String),
+    /// The forge did not say who the token is (GitHub Actions' `GITHUB_TOKEN` may not
+    /// read `/user`): on GitHub only a bot account's comment; elsewhere anyone's.
+    Unknown,
+}
+
+impl Api {
+    /// Who the token is (`GET /user`: `login` on GitHub and Gitea, `username` on
+    /// GitLab); [`Writer::Unknown`] when the forge does not say.
+    async fn writer(&self) -> Writer {
+        let key = match self.target.forge {
+            Forge::Gitlab => "username",
+            Forge::Github | Forge::Gitea => "login",
+        };
+        match self.get_json("user", "reading the token's user").await {
+            Ok(user) => match user.get(key).and_then(Value::as_str) {
+                Some(name) if !name.is_empty() => Writer::User(name.to_string()),
+                _ => Writer::Unknown,
+            },
+            Err(_) => Writer::Unknown,
+        }
+    }
+}
+
+/// Rule (the summary is vouch's own): a comment is vouch's summary when it starts with
+/// the summary marker, has an id, and was written by the token's user ([`Writer`]), so a
+/// comment another user wrote with the marker is never edited or trusted.
+fn existing_summary(comment: &Value, writer: &Writer, forge: Forge) -> Option<ExistingSummary> {
     let body = str_of(comment, "body");
     let id = id_of(comment, "id")?;
-    is_summary(body).then(|| ExistingSummary {
+    let author = match forge {
+        Forge::Gitlab => comment.pointer("/author/username"),
+        Forge::Github | Forge::Gitea => comment.pointer("/user/login"),
+    }
+    .and_then(Value::as_str);
+    let written = match writer {
+        Writer::User(name) => author == Some(name.as_str()),
+        Writer::Unknown => {
+            forge != Forge::Github
+                || comment.pointer("/user/type").and_then(Value::as_str) == Some("Bot")
+        }
+    };
+    (written && is_summary(body)).then(|| ExistingSummary {
         id,
         body: body.to_string(),
     })
@@ -227,4 +269,58 @@ async fn apply_issue_comment_summary(
         }
         SummaryAction::Unchanged { id } => id.clone(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::compose::SUMMARY_MARKER;
+
+    #[test]
+    fn a_summary_is_the_token_users_or_on_github_a_bots_when_unknown() {
+        let body = format!("{SUMMARY_MARKER}\nx");
+        let github = |login: &str, kind: &str| json!({"id": 1, "body": body, "user": {"login": login, "type": kind}});
+        let gitlab = |name: &str| json!({"id": 1, "body": body, "author": {"username": name}});
+        let me = Writer::User("vouch-bot".into());
+        // (comment, writer, forge, is vouch's summary)
+        let cases = [
+            (github("vouch-bot", "User"), &me, Forge::Github, true),
+            (github("mallory", "User"), &me, Forge::Github, false),
+            (
+                github("github-actions[bot]", "Bot"),
+                &Writer::Unknown,
+                Forge::Github,
+                true,
+            ),
+            (
+                github("mallory", "User"),
+                &Writer::Unknown,
+                Forge::Github,
+                false,
+            ),
+            (gitlab("vouch-bot"), &me, Forge::Gitlab, true),
+            (gitlab("mallory"), &me, Forge::Gitlab, false),
+            (
+                github("mallory", "User"),
+                &Writer::Unknown,
+                Forge::Gitea,
+                true,
+            ),
+            (
+                json!({"id": 1, "body": format!("> {SUMMARY_MARKER}"), "user": {"login": "vouch-bot"}}),
+                &me,
+                Forge::Github,
+                false,
+            ),
+        ];
+        for (comment, writer, forge, summary) in &cases {
+            assert_eq!(
+                existing_summary(comment, writer, *forge).is_some(),
+                *summary,
+                "{comment} {writer:?} {forge:?}"
+            );
+        }
+    }
 }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use super::{ForgeKind, Inner, StoredComment};
+use super::{ForgeKind, Inner, StoredComment, TOKEN_USER};
 
 /// One answer: status, extra headers, body text.
 pub(super) struct Reply {
@@ -19,6 +19,16 @@ pub(super) fn reply(status: u16, body: Value) -> Reply {
         status,
         headers: Vec::new(),
         body: body.to_string(),
+    }
+}
+
+/// `GET /user`: the token's user, as each forge names it.
+fn token_user(kind: ForgeKind) -> Reply {
+    match kind {
+        ForgeKind::Gitlab => reply(200, json!({"id": 1, "username": TOKEN_USER})),
+        ForgeKind::Github | ForgeKind::Gitea => {
+            reply(200, json!({"id": 1, "login": TOKEN_USER, "type": "User"}))
+        }
     }
 }
 
@@ -111,6 +121,9 @@ pub(super) fn route(
     query: &str,
     body: &Value,
 ) -> Reply {
+    if method == "GET" && segs == ["user"] {
+        return token_user(s.kind);
+    }
     let (table, segs) = match s.kind {
         ForgeKind::Github => (GITHUB, segs),
         ForgeKind::Gitea => (GITEA, segs),
@@ -204,6 +217,7 @@ fn store_comment(s: &mut Inner, text: &str) -> u64 {
         path: None,
         line: None,
         resolved: false,
+        author: TOKEN_USER.into(),
     });
     id
 }
@@ -242,7 +256,7 @@ fn pull_request(s: &mut Inner, _: &Call<'_>) -> Reply {
 fn issue_comments(s: &Inner) -> Vec<Value> {
     s.comments
         .iter()
-        .map(|c| json!({"id": c.id, "body": c.body, "user": {"login": "vouch-bot"}}))
+        .map(|c| json!({"id": c.id, "body": c.body, "user": {"login": c.author, "type": "User"}}))
         .collect()
 }
 
@@ -310,6 +324,7 @@ fn github_post_review_comment(s: &mut Inner, call: &Call<'_>) -> Reply {
                 path: Some(path.clone()),
                 line: Some(line as u32),
                 resolved: false,
+                author: TOKEN_USER.into(),
             });
             reply(
                 201,
@@ -341,7 +356,7 @@ fn gitlab_notes(s: &mut Inner, call: &Call<'_>) -> Reply {
     let mut list: Vec<Value> = s
         .comments
         .iter()
-        .map(|c| json!({"id": c.id, "body": c.body, "system": false, "type": null}))
+        .map(|c| json!({"id": c.id, "body": c.body, "system": false, "type": null, "author": {"username": c.author}}))
         .collect();
     list.extend(
         s.inline
@@ -417,6 +432,7 @@ fn gitlab_post_discussion(s: &mut Inner, call: &Call<'_>) -> Reply {
                 path: Some(path),
                 line: Some(line as u32),
                 resolved: false,
+                author: TOKEN_USER.into(),
             });
             reply(
                 201,
@@ -536,6 +552,7 @@ fn gitea_post_review(s: &mut Inner, call: &Call<'_>) -> Reply {
                 .and_then(Value::as_u64)
                 .map(|l| l as u32),
             resolved: false,
+            author: TOKEN_USER.into(),
         });
     }
     s.reviews.push((review, ids));
