@@ -1200,6 +1200,38 @@ async fn a_summary_marker_in_another_users_comment_is_not_vouchs_summary() {
     }
 }
 
+/// An inline comment another user wrote with a finding's marker is not vouch's: a review
+/// that no longer holds that finding neither resolves nor edits it, on every forge.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_finding_marker_in_another_users_inline_comment_is_left_alone() {
+    let r = Reviewed::new();
+    let report = r.review("report.json", &[A], false).await;
+    for kind in [ForgeKind::Github, ForgeKind::Gitlab, ForgeKind::Gitea] {
+        let server = ForgeServer::start(kind, TOKEN, r.pull_request()).await;
+        let body = "<!-- vouch:finding:0123456789abcdef -->\nlooks like vouch";
+        let id = server.add_inline_by("mallory", "src/lib.rs", 20, body);
+        let out = publish(kind, &server, &report, TOKEN).await;
+        assert_eq!(out.code, 0, "{kind:?}: {}\n{}", out.stdout, out.stderr);
+        let theirs = server
+            .inline_comments()
+            .into_iter()
+            .find(|c| c.id == id)
+            .expect("still there");
+        assert_eq!(
+            (theirs.body.as_str(), theirs.resolved),
+            (body, false),
+            "{kind:?}"
+        );
+        assert!(
+            !lines(&server.mutations())
+                .iter()
+                .any(|l| l.contains(&id.to_string()) || l.contains(&format!("{id:040x}"))),
+            "{kind:?}: {:?}",
+            lines(&server.mutations())
+        );
+    }
+}
+
 /// A review of an earlier head never replaces the summary of the pull request's current
 /// head (a newer run published it first): the summary stays as it is.
 #[tokio::test(flavor = "multi_thread")]

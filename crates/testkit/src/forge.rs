@@ -263,6 +263,25 @@ impl ForgeServer {
         id
     }
 
+    /// Adds an inline comment on head line `line` of `path` written by `author` (on
+    /// Gitea, in a review of its own; on GitLab, a discussion of its own).
+    pub fn add_inline_by(&self, author: &str, path: &str, line: u32, body: &str) -> u64 {
+        let mut s = lock(&self.shared);
+        let id = s.id();
+        s.inline.push(StoredComment {
+            id,
+            discussion: Some(format!("{id:040x}")),
+            body: body.into(),
+            path: Some(path.into()),
+            line: Some(line),
+            resolved: false,
+            author: author.into(),
+        });
+        let review = s.id();
+        s.reviews.push((review, vec![id]));
+        id
+    }
+
     /// Moves the pull request's head (a new push).
     pub fn set_head(&self, sha: &str) {
         lock(&self.shared).pr.head_sha = sha.to_string();

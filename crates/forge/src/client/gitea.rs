@@ -4,7 +4,7 @@
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use super::{Api, Executed, PrState, existing_inline, existing_summary, id_of, str_of};
+use super::{Api, Executed, PrState, existing_inline, existing_summary, id_of, str_of, written_by};
 use crate::Forge;
 use crate::diff::DiffLines;
 use crate::error::ForgeError;
@@ -60,6 +60,9 @@ pub(super) async fn load(api: &Api) -> Result<PrState, ForgeError> {
         existing
             .inline
             .extend(list.as_array().into_iter().flatten().filter_map(|c| {
+                if !written_by(c, &writer, Forge::Gitea) {
+                    return None;
+                }
                 let resolved = c.get("resolver").is_some_and(|r| !r.is_null());
                 existing_inline(id_of(c, "id"), str_of(c, "body"), resolved)
             }));

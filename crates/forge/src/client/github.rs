@@ -5,7 +5,7 @@
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use super::{Api, Executed, PrState, existing_inline, existing_summary, id_of, str_of};
+use super::{Api, Executed, PrState, existing_inline, existing_summary, id_of, str_of, written_by};
 use crate::Forge;
 use crate::compose::RESOLVED_MARKER;
 use crate::diff::DiffLines;
@@ -50,6 +50,7 @@ pub(super) async fn load(api: &Api) -> Result<PrState, ForgeError> {
             .collect(),
         inline: review_comments
             .iter()
+            .filter(|c| written_by(c, &writer, Forge::Github))
             .filter_map(|c| {
                 let body = str_of(c, "body");
                 existing_inline(id_of(c, "id"), body, body.contains(RESOLVED_MARKER))

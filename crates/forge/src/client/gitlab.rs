@@ -4,7 +4,7 @@
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use super::{Api, Executed, PrState, existing_inline, existing_summary, id_of, str_of};
+use super::{Api, Executed, PrState, existing_inline, existing_summary, id_of, str_of, written_by};
 use crate::Forge;
 use crate::diff::DiffLines;
 use crate::error::ForgeError;
@@ -80,7 +80,9 @@ pub(super) async fn load(api: &Api) -> Result<PrState, ForgeError> {
         inline: discussions
             .iter()
             .filter_map(|d| {
-                let first = d.pointer("/notes/0")?;
+                let first = d
+                    .pointer("/notes/0")
+                    .filter(|n| written_by(n, &writer, Forge::Gitlab))?;
                 let resolved = first
                     .get("resolved")
                     .and_then(Value::as_bool)

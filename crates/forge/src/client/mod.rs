@@ -194,26 +194,33 @@ impl Api {
 fn existing_summary(comment: &Value, writer: &Writer, forge: Forge) -> Option<ExistingSummary> {
     let body = str_of(comment, "body");
     let id = id_of(comment, "id")?;
-    let author = match forge {
-        Forge::Gitlab => comment.pointer("/author/username"),
-        Forge::Github | Forge::Gitea => comment.pointer("/user/login"),
-    }
-    .and_then(Value::as_str);
-    let written = match writer {
-        Writer::User(name) => author == Some(name.as_str()),
-        Writer::Unknown => {
-            forge != Forge::Github
-                || comment.pointer("/user/type").and_then(Value::as_str) == Some("Bot")
-        }
-    };
-    (written && is_summary(body)).then(|| ExistingSummary {
+    (written_by(comment, writer, forge) && is_summary(body)).then(|| ExistingSummary {
         id,
         body: body.to_string(),
     })
 }
 
+/// Whether the token's user ([`Writer`]) wrote `comment` (a note or comment as the forge
+/// serves it): its author's name is the token's user's; when the forge did not say who
+/// the token is, on GitHub a bot account, elsewhere anyone.
+fn written_by(comment: &Value, writer: &Writer, forge: Forge) -> bool {
+    let author = match forge {
+        Forge::Gitlab => comment.pointer("/author/username"),
+        Forge::Github | Forge::Gitea => comment.pointer("/user/login"),
+    }
+    .and_then(Value::as_str);
+    match writer {
+        Writer::User(name) => author == Some(name.as_str()),
+        Writer::Unknown => {
+            forge != Forge::Github
+                || comment.pointer("/user/type").and_then(Value::as_str) == Some("Bot")
+        }
+    }
+}
+
 /// An inline comment (or discussion, by `id`) that is vouch's: its body carries a
-/// finding's marker.
+/// finding's marker (its caller keeps only comments the token's user wrote,
+/// [`written_by`]).
 fn existing_inline(id: Option<String>, body: &str, resolved: bool) -> Option<ExistingInline> {
     Some(ExistingInline {
         key: marker_key(body)?,

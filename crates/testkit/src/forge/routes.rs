@@ -296,7 +296,7 @@ fn github_post_comment(s: &mut Inner, call: &Call<'_>) -> Reply {
 }
 
 fn github_review_comments(s: &mut Inner, call: &Call<'_>) -> Reply {
-    let list = s.inline.iter().map(|c| json!({"id": c.id, "body": c.body, "path": c.path, "line": c.line, "side": "RIGHT"})).collect();
+    let list = s.inline.iter().map(|c| json!({"id": c.id, "body": c.body, "path": c.path, "line": c.line, "side": "RIGHT", "user": {"login": c.author, "type": "User"}})).collect();
     page(list, call.query, "per_page", 30)
 }
 
@@ -383,6 +383,7 @@ fn gitlab_discussions(s: &mut Inner, call: &Call<'_>) -> Reply {
         .map(|c| {
             json!({"id": c.discussion, "individual_note": false, "notes": [{
         "id": c.id, "type": "DiffNote", "body": c.body, "resolvable": true, "resolved": c.resolved,
+        "author": {"username": c.author},
         "position": {"new_path": c.path, "new_line": c.line}}]})
         })
         .collect();
@@ -512,7 +513,7 @@ fn gitea_review_comments(s: &mut Inner, call: &Call<'_>) -> Reply {
         .filter(|c| ids.contains(&c.id))
         .map(|c| {
             json!({"id": c.id, "body": c.body, "path": c.path, "position": c.line,
-                "resolver": gitea_resolver(c.resolved)})
+                "resolver": gitea_resolver(c.resolved), "user": {"login": c.author}})
         })
         .collect();
     reply(200, Value::Array(list))
