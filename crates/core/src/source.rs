@@ -305,36 +305,46 @@ impl SourceLedger {
     /// a window covers it, or when spans cover every byte of it: from its first byte, with
     /// no gap, through a span that reaches the line's end.
     pub fn shows_line(&self, revision: Revision, path: &str, line: u32) -> bool {
+        self.spans_cover_line(revision, path, line)
+            || self
+                .check(&SourceWindow {
+                    revision,
+                    path: path.to_string(),
+                    start_line: line,
+                    end_line: line,
+                })
+                .is_ok()
+    }
+
+    /// Whether spans cover every byte of `line`: from its first byte, with no gap, through
+    /// a span that reaches the line's end.
+    fn spans_cover_line(&self, revision: Revision, path: &str, line: u32) -> bool {
         let mut spans: Vec<&LineSpan> = self
             .spans
             .iter()
             .filter(|s| s.revision == revision && s.line == line && s.path == path)
             .collect();
-        if spans.iter().any(|s| s.reaches_end) {
-            spans.sort_by_key(|s| s.start_byte);
-            let mut next = 0;
-            for s in &spans {
-                if s.start_byte > next {
-                    break;
-                }
-                if s.reaches_end {
-                    return true;
-                }
-                next = next.max(s.end_byte);
-            }
+        if !spans.iter().any(|s| s.reaches_end) {
+            return false;
         }
-        self.check(&SourceWindow {
-            revision,
-            path: path.to_string(),
-            start_line: line,
-            end_line: line,
-        })
-        .is_ok()
+        spans.sort_by_key(|s| s.start_byte);
+        let mut next = 0;
+        for s in &spans {
+            if s.start_byte > next {
+                return false;
+            }
+            if s.reaches_end {
+                return true;
+            }
+            next = next.max(s.end_byte);
+        }
+        false
     }
 
     /// Rule (verification): every emitted citation must resolve to source the verifier
     /// itself read or was given in this execution. A citation is accepted when every one of
-    /// its lines lies in the union of the recorded windows of the same revision and path.
+    /// its lines was shown whole: it lies in the union of the recorded windows of the same
+    /// revision and path, or (a line too long for one read) its spans cover all its bytes.
     pub fn check(&self, citation: &Citation) -> Result<(), CitationError> {
         if citation.path.is_empty()
             || citation.start_line == 0
@@ -346,31 +356,34 @@ impl SourceLedger {
                 end_line: citation.end_line,
             });
         }
-        let mut ranges: Vec<(u32, u32)> = self
+        let ranges: Vec<(u32, u32)> = self
             .windows
             .iter()
             .filter(|w| w.revision == citation.revision && w.path == citation.path)
             .map(|w| (w.start_line, w.end_line))
             .collect();
-        ranges.sort();
-        let mut next = citation.start_line; // first line not yet covered
-        for (start, end) in ranges {
-            if start > next {
-                break;
-            }
-            if end >= next {
-                next = end.saturating_add(1);
-            }
-            if next > citation.end_line {
-                return Ok(());
+        let merged = merge_line_ranges(ranges);
+        let mut ranges = merged.iter().peekable();
+        // The first line not yet shown whole (u64: a window may end at u32::MAX).
+        let mut next = u64::from(citation.start_line);
+        while next <= u64::from(citation.end_line) {
+            while ranges.next_if(|(_, end)| u64::from(*end) < next).is_some() {}
+            match ranges.peek() {
+                Some(&&(start, end)) if u64::from(start) <= next => next = u64::from(end) + 1,
+                _ if self.spans_cover_line(citation.revision, &citation.path, next as u32) => {
+                    next += 1;
+                }
+                _ => {
+                    return Err(CitationError::Unread {
+                        revision: citation.revision,
+                        path: citation.path.clone(),
+                        start_line: citation.start_line,
+                        end_line: citation.end_line,
+                    });
+                }
             }
         }
-        Err(CitationError::Unread {
-            revision: citation.revision,
-            path: citation.path.clone(),
-            start_line: citation.start_line,
-            end_line: citation.end_line,
-        })
+        Ok(())
     }
 }
 
@@ -452,11 +465,18 @@ mod tests {
             (&[(0, 900, false)], false), // a cut line: its end not shown
         ];
         for (spans, whole) in cases {
-            let ledger = pieces(spans);
+            let mut ledger = pieces(spans);
             assert_eq!(
                 ledger.shows_line(Revision::Head, "a.js", 3),
                 *whole,
                 "{spans:?}"
+            );
+            // A citation of the line stands exactly when it was shown whole, also beside
+            // windows of the lines around it.
+            assert_eq!(
+                ledger.check(&w(Revision::Head, "a.js", 3, 3)).is_ok(),
+                *whole,
+                "{spans:?} cited"
             );
             assert!(
                 !ledger.shows_line(Revision::Base, "a.js", 3),
@@ -469,6 +489,13 @@ mod tests {
             assert!(
                 !ledger.shows_line(Revision::Head, "a.js", 4),
                 "{spans:?} line 4"
+            );
+            ledger.record(w(Revision::Head, "a.js", 1, 2));
+            ledger.record(w(Revision::Head, "a.js", 4, 9));
+            assert_eq!(
+                ledger.check(&w(Revision::Head, "a.js", 1, 9)).is_ok(),
+                *whole,
+                "{spans:?} cited with lines around it"
             );
         }
         let mut window = pieces(&[]);
