@@ -49,11 +49,22 @@ impl DiffLines {
         let mut in_hunks = false;
         for line in text.split('\n') {
             let line = line.strip_suffix('\r').unwrap_or(line);
-            if line.starts_with("diff --git ") {
+            if let Some(rest) = line.strip_prefix("diff --git ") {
                 flush(&old, &new, &mut hunks, &mut out);
-                old = None;
-                new = None;
+                // A section with no hunks (binary, mode only, a pure rename) names its
+                // file only here and in its extended headers.
+                let same = same_path_header(rest);
+                old = same.clone();
+                new = same;
                 in_hunks = false;
+            } else if !in_hunks
+                && let Some(path) = extended_header_path(line, &["rename from ", "copy from "])
+            {
+                old = Some(path);
+            } else if !in_hunks
+                && let Some(path) = extended_header_path(line, &["rename to ", "copy to "])
+            {
+                new = Some(path);
             } else if !in_hunks && line.starts_with("--- ") {
                 old = header_path(&line[4..], "a/");
             } else if !in_hunks && line.starts_with("+++ ") {
@@ -89,6 +100,29 @@ impl DiffLines {
         };
         start >= 1 && start <= end && (start..=end).all(|l| file.lines.contains_key(&l))
     }
+}
+
+/// The path of a `diff --git a/P b/P` header whose two sides name the same path (every
+/// section but a rename or copy, whose extended headers name both).
+fn same_path_header(rest: &str) -> Option<String> {
+    if rest.starts_with('"') {
+        let (a, b) = rest.split_once("\" \"")?;
+        let a = header_path(&format!("{a}\""), "a/")?;
+        let b = header_path(&format!("\"{b}"), "b/")?;
+        return (a == b).then_some(a);
+    }
+    let path_len = rest.len().checked_sub(5)? / 2;
+    let a = rest.get(2..2 + path_len)?;
+    let b = rest.get(2 + path_len + 3..)?;
+    (rest.starts_with("a/") && rest.get(2 + path_len..2 + path_len + 3) == Some(" b/") && a == b)
+        .then(|| a.to_string())
+}
+
+/// The path of a `rename from`/`rename to`/`copy from`/`copy to` extended header line
+/// starting with one of `prefixes` (C-quoted when git quoted it).
+fn extended_header_path(line: &str, prefixes: &[&str]) -> Option<String> {
+    let raw = prefixes.iter().find_map(|p| line.strip_prefix(p))?;
+    header_path(raw, "")
 }
 
 /// A `---`/`+++` header's path: `/dev/null` is none; `a/`/`b/` prefixes are removed; a
@@ -205,6 +239,33 @@ mod tests {
         .into_iter()
         .collect();
         assert_eq!(lines, expected);
+    }
+
+    /// Every file of a whole diff is listed, also one whose section has no hunk and no
+    /// `---`/`+++` lines: a binary file, a mode change, a pure rename.
+    #[test]
+    fn a_unified_diff_lists_files_without_hunks_too() {
+        let text = "diff --git a/src/a.py b/src/a.py\n--- a/src/a.py\n+++ b/src/a.py\n@@ -1 +1 @@\n-x\n+y\n\
+diff --git a/bin/tool.so b/bin/tool.so\nnew file mode 100644\nindex 0000000..e69de29\nBinary files /dev/null and b/bin/tool.so differ\n\
+diff --git a/scripts/run.sh b/scripts/run.sh\nold mode 100644\nnew mode 100755\n\
+diff --git a/docs/ci.yml b/.github/workflows/ci.yml\nsimilarity index 100%\nrename from docs/ci.yml\nrename to .github/workflows/ci.yml\n\
+diff --git \"a/with space\" \"b/with space\"\nold mode 100644\nnew mode 100755\n";
+        let d = DiffLines::from_unified(text);
+        assert_eq!(
+            d.paths().collect::<Vec<_>>(),
+            [
+                ".github/workflows/ci.yml",
+                "bin/tool.so",
+                "scripts/run.sh",
+                "src/a.py",
+                "with space"
+            ]
+        );
+        assert_eq!(
+            d.file(".github/workflows/ci.yml").unwrap().old_path,
+            "docs/ci.yml"
+        );
+        assert!(d.covers("src/a.py", 1, 1));
     }
 
     #[test]
