@@ -58,6 +58,7 @@ impl Reviewed {
             base_sha: self.base.clone(),
             head_sha: self.head.clone(),
             diff: self.repo.git(&["diff", &self.base, &self.head]),
+            changed_files: None,
         }
     }
 
@@ -262,9 +263,10 @@ const A: (u32, u32, &str) = (20, 20, "L20 overflows the u8 it is later cast to")
 const C: (u32, u32, &str) = (21, 21, "L21 overflows the u8 it is later cast to");
 const B: (u32, u32, &str) = (2, 2, "L2 is read as a port elsewhere");
 
-/// The reads of a first publish (the token's user last but on Gitea, where it is read
-/// before the reviews).
-fn first_reads(kind: ForgeKind) -> Vec<String> {
+/// The reads of a first publish of `base..head` (the token's user last but on Gitea,
+/// where it is read before the reviews; on GitHub then the compare that gives the merge
+/// base).
+fn first_reads(kind: ForgeKind, (base, head): (&str, &str)) -> Vec<String> {
     match kind {
         ForgeKind::Github => vec![
             "GET /repos/acme/widgets/pulls/7".into(),
@@ -272,6 +274,7 @@ fn first_reads(kind: ForgeKind) -> Vec<String> {
             "GET /repos/acme/widgets/issues/7/comments?per_page=100&page=1".into(),
             "GET /repos/acme/widgets/pulls/7/comments?per_page=100&page=1".into(),
             "GET /user".into(),
+            format!("GET /repos/acme/widgets/compare/{base}...{head}"),
         ],
         ForgeKind::Gitlab => vec![
             "GET /api/v4/projects/acme%2Fwidgets/merge_requests/7".into(),
@@ -313,7 +316,7 @@ async fn first_run_rerun_and_gone_finding(kind: ForgeKind) {
         .into_iter()
         .filter(|l| l.starts_with("GET"))
         .collect();
-    assert_eq!(reads, first_reads(kind));
+    assert_eq!(reads, first_reads(kind, (&r.base, &r.head)));
     let writes = server.mutations();
     let inline = server.inline_comments();
     assert_eq!(inline.len(), 2, "{inline:?}");
@@ -1169,6 +1172,49 @@ async fn a_report_of_part_of_a_pull_request_names_the_files_it_did_not_review() 
             && body.contains("which were not reviewed:** `src/evil.py`."),
         "{body}"
     );
+}
+
+/// A review whose merge base is not the pull request's (here it reviewed only the last
+/// commit of a pull request whose earlier commit edits the same file) says it reviewed
+/// another range, on every forge, even though every file name matches.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_report_of_another_range_than_the_pull_requests_says_so() {
+    let r = Reviewed::new();
+    let report = r.review("report.json", &[A], false).await;
+    for kind in [ForgeKind::Github, ForgeKind::Gitlab, ForgeKind::Gitea] {
+        let mut pr = r.pull_request();
+        pr.base_sha = "0123456789abcdef0123456789abcdef01234567".into();
+        let server = ForgeServer::start(kind, TOKEN, pr).await;
+        let out = publish(kind, &server, &report, TOKEN).await;
+        assert_eq!(out.code, 0, "{kind:?}: {}\n{}", out.stdout, out.stderr);
+        let body = &server.comments()[0].body;
+        assert!(
+            body.contains("## vouch review of another range than this pull request's:")
+                && body.contains("merge base is `0123456789ab`, not the reviewed"),
+            "{kind:?}: {body}"
+        );
+    }
+}
+
+/// When the forge lists fewer files than it says the pull request changes (GitHub stops
+/// at 3,000), the summary says its files could not all be checked.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_file_list_the_forge_served_in_part_is_said_to_be_unchecked() {
+    let r = Reviewed::new();
+    let report = r.review("report.json", &[A], false).await;
+    for kind in [ForgeKind::Github, ForgeKind::Gitea] {
+        let mut pr = r.pull_request();
+        pr.changed_files = Some(3_001);
+        let server = ForgeServer::start(kind, TOKEN, pr).await;
+        let out = publish(kind, &server, &report, TOKEN).await;
+        assert_eq!(out.code, 0, "{kind:?}: {}\n{}", out.stdout, out.stderr);
+        let body = &server.comments()[0].body;
+        assert!(
+            body.contains("## vouch review (this pull request's files could not all be checked):")
+                && body.contains("The forge listed only part of this pull request's files"),
+            "{kind:?}: {body}"
+        );
+    }
 }
 
 /// A comment another user wrote with vouch's summary marker (even one stating the

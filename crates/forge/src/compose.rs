@@ -113,6 +113,22 @@ pub struct Composed {
     /// range narrower than the pull request): the review covers part of it, so it
     /// resolves no comment.
     pub uncovered: Vec<String>,
+    /// True when the review's range is not known to be the pull request's (another merge
+    /// base, or a file list the forge served only in part): it resolves no comment.
+    pub other_range: bool,
+}
+
+/// What the forge says of the pull request as it is now.
+#[derive(Debug, Clone, Copy)]
+pub struct PrFacts<'a> {
+    /// Its head commit.
+    pub head: &'a str,
+    /// Its merge base, when the forge says (GitLab's `diff_refs.base_sha`, Gitea's
+    /// `merge_base`, GitHub's compare of base and head).
+    pub merge_base: Option<&'a str>,
+    /// False when the forge listed fewer files than the pull request changes (GitHub
+    /// lists at most 3,000).
+    pub listed_all: bool,
 }
 
 /// Rule (publishing): a verified finding becomes an inline comment when the review
@@ -124,9 +140,10 @@ pub struct Composed {
 pub fn compose(
     report: &ReviewReport,
     diff: &DiffLines,
-    pr_head: &str,
+    pr: PrFacts<'_>,
     repo_label: &str,
 ) -> Composed {
+    let pr_head = pr.head;
     let stale = pr_head != report.head.sha;
     let completed = matches!(
         report.opinion.outcome,
@@ -166,11 +183,14 @@ pub fn compose(
     let scope = Scope {
         stale_head: stale.then_some(pr_head),
         uncovered: &uncovered,
+        other_base: pr.merge_base.filter(|mb| *mb != report.merge_base),
+        listed_all: pr.listed_all,
     };
     let summary = summary_body(&shown, inline.len(), &outside, scope);
     Composed {
         summary,
         stale_for: stale.then(|| pr_head.to_string()),
+        other_range: scope.other_base.is_some() || !pr.listed_all,
         uncovered,
         inline,
         reported_keys,
@@ -289,6 +309,10 @@ struct Scope<'a> {
     stale_head: Option<&'a str>,
     /// Files the pull request changes outside the reviewed range.
     uncovered: &'a [String],
+    /// The pull request's merge base, when it is not the reviewed one.
+    other_base: Option<&'a str>,
+    /// False when the forge listed only some of the pull request's files.
+    listed_all: bool,
 }
 
 /// Most uncovered files a summary names.
@@ -325,10 +349,16 @@ fn summary_body(
 ) -> String {
     let short = |sha: &str| sha.chars().take(12).collect::<String>();
     let stale_head = scope.stale_head;
-    let reviewed = match (stale_head, scope.uncovered.is_empty()) {
-        (Some(_), _) => format!(" of `{}`, an earlier head", short(&report.head.sha)),
-        (None, false) => " of part of this pull request".to_string(),
-        (None, true) => String::new(),
+    let reviewed = if stale_head.is_some() {
+        format!(" of `{}`, an earlier head", short(&report.head.sha))
+    } else if scope.other_base.is_some() {
+        " of another range than this pull request's".to_string()
+    } else if !scope.uncovered.is_empty() {
+        " of part of this pull request".to_string()
+    } else if !scope.listed_all {
+        " (this pull request's files could not all be checked)".to_string()
+    } else {
+        String::new()
     };
     let mut s = format!(
         "{SUMMARY_MARKER}\n{HEAD_MARKER_PREFIX}{} -->\n## vouch review{reviewed}: {}\n\n",
@@ -360,8 +390,19 @@ fn summary_body(
             text(&report.opinion.not_clean_because.join("; "))
         );
     }
+    if let Some(base) = scope.other_base {
+        let _ = writeln!(
+            s,
+            "**This pull request's merge base is `{}`, not the reviewed `{}`: the review covers another range, and the pull request's changes outside it were not reviewed.**\n",
+            short(base),
+            short(&report.merge_base)
+        );
+    }
     if !scope.uncovered.is_empty() {
         s.push_str(&uncovered_paragraph(report, scope.uncovered));
+    }
+    if !scope.listed_all {
+        s.push_str("**The forge listed only part of this pull request's files, so whether the review covers all of them could not be checked.**\n\n");
     }
     if let Some(head) = stale_head {
         let _ = writeln!(

@@ -159,7 +159,8 @@ pub fn plan(composed: &Composed, existing: &Existing, reviewed_head: &str) -> Pl
     for e in existing.inline.iter().filter(|e| !matched.contains(&e.id)) {
         let gone = !composed.reported_keys.contains(&e.key);
         // Only a review of the whole pull request as it is says a finding is gone.
-        let whole = composed.stale_for.is_none() && composed.uncovered.is_empty();
+        let whole =
+            composed.stale_for.is_none() && composed.uncovered.is_empty() && !composed.other_range;
         if gone && composed.completed && whole && !e.resolved {
             inline.push(InlineAction::Resolve {
                 id: e.id.clone(),
@@ -211,6 +212,7 @@ mod tests {
             completed,
             stale_for: None,
             uncovered: vec![],
+            other_range: false,
         }
     }
 

@@ -3,7 +3,7 @@
 use vouch_report::ReviewReport;
 
 use crate::client::Api;
-use crate::compose::compose;
+use crate::compose::{PrFacts, compose};
 use crate::error::ForgeError;
 use crate::forge::{Target, Token};
 use crate::plan::{SummaryAction, plan};
@@ -57,7 +57,12 @@ pub async fn publish(
 ) -> Result<PublishSummary, ForgeError> {
     let api = Api::new(target.clone(), token);
     let state = api.load().await?;
-    let composed = compose(report, &state.diff, &state.head_sha, &target.repo_slug);
+    let facts = PrFacts {
+        head: &state.head_sha,
+        merge_base: state.merge_base.as_deref(),
+        listed_all: state.listed_all,
+    };
+    let composed = compose(report, &state.diff, facts, &target.repo_slug);
     let plan = plan(&composed, &state.existing, &report.head.sha);
     let executed = api.execute(&plan, &state, &report.head.sha).await?;
     let (created, kept, resolved, reopened) = plan.counts();

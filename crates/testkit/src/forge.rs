@@ -73,6 +73,10 @@ pub struct PullRequest {
     pub head_sha: String,
     /// The pull request's diff, as `git diff base head` prints it.
     pub diff: String,
+    /// How many files the forge says the pull request changes, when it says more than
+    /// the diff lists (GitHub's `changed_files`, GitLab's `changes_count`, Gitea's
+    /// `changed_files`); `None`: as many as the diff lists.
+    pub changed_files: Option<u64>,
 }
 
 /// One recorded request.

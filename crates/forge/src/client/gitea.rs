@@ -67,11 +67,22 @@ pub(super) async fn load(api: &Api) -> Result<PrState, ForgeError> {
                 existing_inline(id_of(c, "id"), str_of(c, "body"), resolved)
             }));
     }
+    let merge_base = pr
+        .get("merge_base")
+        .and_then(Value::as_str)
+        .filter(|m| !m.is_empty())
+        .map(str::to_string);
+    let listed_all = pr
+        .get("changed_files")
+        .and_then(Value::as_u64)
+        .is_none_or(|n| diff.paths().count() as u64 >= n);
     Ok(PrState {
         head_sha,
         diff,
         existing,
         gitlab_refs: None,
+        merge_base,
+        listed_all,
     })
 }
 

@@ -57,12 +57,34 @@ pub(super) async fn load(api: &Api) -> Result<PrState, ForgeError> {
             })
             .collect(),
     };
+    let merge_base = merge_base(api, &pr, &head_sha).await;
+    let listed_all = pr
+        .get("changed_files")
+        .and_then(Value::as_u64)
+        .is_none_or(|n| files.len() as u64 >= n);
     Ok(PrState {
         head_sha,
         diff,
         existing,
         gitlab_refs: None,
+        merge_base,
+        listed_all,
     })
+}
+
+/// The pull request's merge base: GitHub's compare of its base and head
+/// (`merge_base_commit`); `None` when GitHub does not say.
+async fn merge_base(api: &Api, pr: &Value, head: &str) -> Option<String> {
+    let base = pr.pointer("/base/sha").and_then(Value::as_str)?;
+    let path = format!("repos/{}/compare/{base}...{head}", api.target.repo_slug);
+    let compared = api
+        .get_json(&path, "comparing the pull request's base and head")
+        .await
+        .ok()?;
+    compared
+        .pointer("/merge_base_commit/sha")
+        .and_then(Value::as_str)
+        .map(str::to_string)
 }
 
 pub(super) async fn execute(

@@ -30,6 +30,10 @@ pub struct PrState {
     pub existing: Existing,
     /// GitLab's diff refs (base, start, head), needed to position a discussion.
     pub(crate) gitlab_refs: Option<gitlab::DiffRefs>,
+    /// Its merge base, when the forge says.
+    pub merge_base: Option<String>,
+    /// False when the forge listed fewer files than the pull request changes.
+    pub listed_all: bool,
 }
 
 /// What executing a plan did.

@@ -55,6 +55,7 @@ type Handler = fn(&mut Inner, &Call<'_>) -> Reply;
 const GITHUB: &[Route] = &[
     Route("GET", "repos/*/*/pulls/{pr}", pull_request),
     Route("GET", "repos/*/*/pulls/{pr}/files", github_files),
+    Route("GET", "repos/*/*/compare/{}", github_compare),
     Route("GET", "repos/*/*/issues/{pr}/comments", github_comments),
     Route(
         "POST",
@@ -248,7 +249,7 @@ fn edit_inline(s: &mut Inner, call: &Call<'_>) -> Reply {
 fn pull_request(s: &mut Inner, _: &Call<'_>) -> Reply {
     reply(
         200,
-        json!({"number": s.pr.number, "state": "open", "head": {"sha": s.pr.head_sha}, "base": {"sha": s.pr.base_sha}}),
+        json!({"number": s.pr.number, "state": "open", "head": {"sha": s.pr.head_sha}, "base": {"sha": s.pr.base_sha}, "merge_base": s.pr.base_sha, "changed_files": s.pr.changed_files}),
     )
 }
 
@@ -284,6 +285,11 @@ fn github_files(s: &mut Inner, call: &Call<'_>) -> Reply {
         })
         .collect();
     page(files, call.query, "per_page", 30)
+}
+
+/// GitHub's compare of `BASE...HEAD`: the merge base is the pull request's base commit.
+fn github_compare(s: &mut Inner, _: &Call<'_>) -> Reply {
+    reply(200, json!({"merge_base_commit": {"sha": s.pr.base_sha}}))
 }
 
 fn github_comments(s: &mut Inner, call: &Call<'_>) -> Reply {
