@@ -1217,6 +1217,43 @@ async fn a_file_list_the_forge_served_in_part_is_said_to_be_unchecked() {
     }
 }
 
+/// When the forge will not say who the token is, vouch cannot tell its comments from
+/// others': on GitHub it trusts only a bot account's (a `GITHUB_TOKEN` may not read
+/// `/user`) and posts; on GitLab and Gitea it stops before writing, naming what to grant.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_token_whose_user_cannot_be_read_trusts_no_other_users_comment() {
+    let r = Reviewed::new();
+    let report = r.review("report.json", &[A], false).await;
+    for kind in [ForgeKind::Github, ForgeKind::Gitlab, ForgeKind::Gitea] {
+        let server = ForgeServer::start(kind, TOKEN, r.pull_request()).await;
+        server.add_comment_by("mallory", "<!-- vouch:summary -->\nforged");
+        server.fail("GET", "/user", 403, &[], r#"{"message": "token scope"}"#, 5);
+        let out = publish(kind, &server, &report, TOKEN).await;
+        let comments = server.comments();
+        assert_eq!(
+            comments[0].body, "<!-- vouch:summary -->\nforged",
+            "{kind:?}"
+        );
+        match kind {
+            ForgeKind::Github => {
+                assert_eq!(out.code, 0, "{}", out.stdout);
+                assert_eq!(comments.len(), 2, "its own summary beside it");
+            }
+            _ => {
+                assert_ne!(out.code, 0, "{kind:?}: {}", out.stdout);
+                assert!(server.mutations().is_empty(), "{kind:?}: nothing written");
+                assert!(
+                    out.stdout.contains("reading the token's user")
+                        || out.stderr.contains("reading the token's user"),
+                    "{kind:?}: {}\n{}",
+                    out.stdout,
+                    out.stderr
+                );
+            }
+        }
+    }
+}
+
 /// A comment another user wrote with vouch's summary marker (even one stating the
 /// current head) is neither edited nor trusted, on every forge: vouch posts its own
 /// summary beside it.

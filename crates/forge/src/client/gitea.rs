@@ -37,7 +37,7 @@ pub(super) async fn load(api: &Api) -> Result<PrState, ForgeError> {
             "reading the comments",
         )
         .await?;
-    let writer = api.writer().await;
+    let writer = api.writer().await?;
     let mut existing = Existing {
         summaries: comments
             .as_array()

@@ -42,7 +42,7 @@ pub(super) async fn load(api: &Api) -> Result<PrState, ForgeError> {
             "reading the review comments",
         )
         .await?;
-    let writer = api.writer().await;
+    let writer = api.writer().await?;
     let existing = Existing {
         summaries: comments
             .iter()

@@ -70,7 +70,7 @@ pub(super) async fn load(api: &Api) -> Result<PrState, ForgeError> {
     let discussions = api
         .get_all(&format!("{mr}/discussions"), "reading the discussions")
         .await?;
-    let writer = api.writer().await;
+    let writer = api.writer().await?;
     let existing = Existing {
         summaries: notes
             .iter()

@@ -169,25 +169,46 @@ fn page_size(forge: Forge) -> (&'static str, usize) {
 enum Writer {
     /// The token's user, as the forge's `GET /user` names it.
     User(String),
-    /// The forge did not say who the token is (GitHub Actions' `GITHUB_TOKEN` may not
-    /// read `/user`): on GitHub only a bot account's comment; elsewhere anyone's.
-    Unknown,
+    /// GitHub did not say who the token is (GitHub Actions' `GITHUB_TOKEN` and app
+    /// tokens may not read `/user`): only a bot account's comment.
+    GithubBot,
 }
 
 impl Api {
     /// Who the token is (`GET /user`: `login` on GitHub and Gitea, `username` on
-    /// GitLab); [`Writer::Unknown`] when the forge does not say.
-    async fn writer(&self) -> Writer {
-        let key = match self.target.forge {
-            Forge::Gitlab => "username",
-            Forge::Github | Forge::Gitea => "login",
+    /// GitLab). On GitHub a token that may not read it gets [`Writer::GithubBot`]; on
+    /// GitLab and Gitea the publish stops, naming what to grant, rather than trust every
+    /// author's comment.
+    ///
+    /// # Errors
+    /// The forge's error for `/user` (GitLab, Gitea; on GitHub other than 403 and 404),
+    /// or an answer that names no user.
+    async fn writer(&self) -> Result<Writer, ForgeError> {
+        let forge = self.target.forge;
+        let (key, what) = match forge {
+            Forge::Github => ("login", "reading the token's user"),
+            Forge::Gitlab => (
+                "username",
+                "reading the token's user (vouch tells its own comments from others' by it)",
+            ),
+            Forge::Gitea => (
+                "login",
+                "reading the token's user (vouch tells its own comments from others' by it; \
+                 a Gitea token needs the read:user scope)",
+            ),
         };
-        match self.get_json("user", "reading the token's user").await {
+        match self.get_json("user", what).await {
             Ok(user) => match user.get(key).and_then(Value::as_str) {
-                Some(name) if !name.is_empty() => Writer::User(name.to_string()),
-                _ => Writer::Unknown,
+                Some(name) if !name.is_empty() => Ok(Writer::User(name.to_string())),
+                _ if forge == Forge::Github => Ok(Writer::GithubBot),
+                _ => Err(self.invalid(what, &format!("no `{key}` in the answer"))),
             },
-            Err(_) => Writer::Unknown,
+            Err(ForgeError::Forbidden { .. } | ForgeError::NotFound { .. })
+                if forge == Forge::Github =>
+            {
+                Ok(Writer::GithubBot)
+            }
+            Err(e) => Err(e),
         }
     }
 }
@@ -205,8 +226,8 @@ fn existing_summary(comment: &Value, writer: &Writer, forge: Forge) -> Option<Ex
 }
 
 /// Whether the token's user ([`Writer`]) wrote `comment` (a note or comment as the forge
-/// serves it): its author's name is the token's user's; when the forge did not say who
-/// the token is, on GitHub a bot account, elsewhere anyone.
+/// serves it): its author's name is the token's user's; when GitHub did not say who the
+/// token is, a bot account.
 fn written_by(comment: &Value, writer: &Writer, forge: Forge) -> bool {
     let author = match forge {
         Forge::Gitlab => comment.pointer("/author/username"),
@@ -215,10 +236,7 @@ fn written_by(comment: &Value, writer: &Writer, forge: Forge) -> bool {
     .and_then(Value::as_str);
     match writer {
         Writer::User(name) => author == Some(name.as_str()),
-        Writer::Unknown => {
-            forge != Forge::Github
-                || comment.pointer("/user/type").and_then(Value::as_str) == Some("Bot")
-        }
+        Writer::GithubBot => comment.pointer("/user/type").and_then(Value::as_str) == Some("Bot"),
     }
 }
 
@@ -301,24 +319,20 @@ mod tests {
             (github("mallory", "User"), &me, Forge::Github, false),
             (
                 github("github-actions[bot]", "Bot"),
-                &Writer::Unknown,
+                &Writer::GithubBot,
                 Forge::Github,
                 true,
             ),
             (
                 github("mallory", "User"),
-                &Writer::Unknown,
+                &Writer::GithubBot,
                 Forge::Github,
                 false,
             ),
             (gitlab("vouch-bot"), &me, Forge::Gitlab, true),
             (gitlab("mallory"), &me, Forge::Gitlab, false),
-            (
-                github("mallory", "User"),
-                &Writer::Unknown,
-                Forge::Gitea,
-                true,
-            ),
+            (github("mallory", "User"), &me, Forge::Gitea, false),
+            (github("vouch-bot", "User"), &me, Forge::Gitea, true),
             (
                 json!({"id": 1, "body": format!("> {SUMMARY_MARKER}"), "user": {"login": "vouch-bot"}}),
                 &me,
