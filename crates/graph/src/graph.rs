@@ -124,6 +124,8 @@ pub struct RepoGraph {
     pub(crate) reader: Arc<SourceReader>,
     cache: Arc<ParseCache>,
     parsed: std::sync::atomic::AtomicU32,
+    /// Paths no answer shows ([`RepoGraph::excluding`]).
+    excluded: Vec<String>,
 }
 
 /// Files that name a symbol: parsed ones and text-only ones.
@@ -150,7 +152,21 @@ impl RepoGraph {
             reader,
             cache,
             parsed: 0.into(),
+            excluded: Vec::new(),
         }
+    }
+
+    /// This graph, never showing `paths` (the changed files a review excludes): no
+    /// lookup visits them and an outline of one is refused.
+    #[must_use]
+    pub fn excluding(mut self, paths: Vec<String>) -> RepoGraph {
+        self.excluded = paths;
+        self
+    }
+
+    /// Whether answers leave `path` out ([`RepoGraph::excluding`]).
+    pub(crate) fn is_excluded(&self, path: &str) -> bool {
+        self.excluded.iter().any(|p| p == path)
     }
 
     /// How many files this graph has parsed (cache hits are not parses).
@@ -205,6 +221,9 @@ impl RepoGraph {
         let mut parses = 0usize;
         for i in words.candidates(&[name]) {
             let file = &words.files[i as usize];
+            if self.is_excluded(&file.path) {
+                continue;
+            }
             let language = Language::from_path(&file.path);
             if let Some(lang) = language
                 && let Some(index) = self.cache.get(&file.blob_id, lang)
@@ -374,6 +393,11 @@ impl RepoGraph {
     pub fn outline(&self, path: &str, revision: Revision) -> Result<GraphResult, GraphError> {
         let file = self.reader.file(revision, path)?;
         let path = file.path.as_str();
+        if self.is_excluded(path) {
+            return Ok(plain(format!(
+                "{path} is a changed file this review excludes from review; it is not shown\n"
+            )));
+        }
         let content = match self.reader.blob(&file.blob_id, MAX_FILE_BYTES)? {
             BlobContent::Text(bytes) => bytes,
             BlobContent::Binary => {

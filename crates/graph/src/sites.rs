@@ -76,6 +76,9 @@ impl RepoGraph {
         let words = self.words(revision)?;
         for i in words.candidates(&wanted) {
             let file = &words.files[i as usize];
+            if self.is_excluded(&file.path) {
+                continue;
+            }
             let Some(language) = Language::from_path(&file.path) else {
                 continue;
             };

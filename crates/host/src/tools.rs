@@ -44,11 +44,13 @@ impl RepoTools {
         }
     }
 
-    /// Rule (an excluded changed file is not reviewed, so not read): `read_file` and
-    /// `diff` refuse `paths` (the changed files the review excludes, at head and base),
-    /// and what other tools show of them is never recorded as read, so no citation can
-    /// rest on a file the report lists as not reviewed.
+    /// Rule (an excluded changed file is not reviewed, so not read): `read_file`,
+    /// `diff` and `outline` refuse `paths` (the changed files the review excludes, at
+    /// head and base), `grep` and the graph lookups leave them out, and nothing of them is
+    /// ever recorded as read, so no citation can rest on a file the report lists as not
+    /// reviewed.
     pub fn excluding(mut self, paths: Vec<String>) -> Self {
+        self.graph = RepoGraph::new(self.reader.clone()).excluding(paths.clone());
         self.excluded = paths;
         self
     }
@@ -217,7 +219,7 @@ impl RepoTools {
                     .filter(|g| !g.is_empty());
                 let found = self
                     .reader
-                    .grep(pattern, glob, revision)
+                    .grep_except(pattern, glob, revision, &self.excluded)
                     .map_err(|e| self.fail(e))?;
                 self.show(found.text, found.windows, found.spans, max_bytes)
             }

@@ -330,11 +330,23 @@ fn an_excluded_changed_file_is_refused_and_never_recorded_as_read() {
             "{tool}: {refused}"
         );
     }
-    // `references` shows the definition's file among the uses; it is not recorded.
+    // The lookups and grep leave it out; an outline of it is refused.
     let uses = tools
         .call("references", &json!({"symbol": "send"}), 30_000)
         .expect("references");
-    assert!(uses.contains("app/main.py"), "{uses}");
+    assert!(
+        uses.contains("app/main.py") && !uses.contains("app/util.py"),
+        "{uses}"
+    );
+    for (tool, args) in [
+        ("definition", json!({"symbol": "send"})),
+        ("grep", json!({"pattern": "def send"})),
+        ("grep", json!({"pattern": "def send", "revision": "base"})),
+        ("outline", json!({"path": "app/util.py"})),
+    ] {
+        let shown = tools.call(tool, &args, 30_000).unwrap_or_else(|e| e);
+        assert!(!shown.contains("retries=3"), "{tool} {args}: {shown}");
+    }
     tools.record(window(Revision::Head, "app/util.py", 1, 2));
     let ledger = tools.ledger();
     assert!(

@@ -51,6 +51,8 @@ pub struct GrepResult {
 struct Search<'a> {
     regex: &'a Regex,
     glob: Option<&'a GlobMatcher>,
+    /// Paths never searched.
+    excluded: &'a [String],
     revision: Revision,
     result: GrepResult,
     bytes: usize,
@@ -74,6 +76,21 @@ impl SourceReader {
         path_glob: Option<&str>,
         revision: Revision,
     ) -> Result<GrepResult, ReadError> {
+        self.grep_except(pattern, path_glob, revision, &[])
+    }
+
+    /// [`SourceReader::grep`], never searching the files at `excluded` paths (the changed
+    /// files a review excludes).
+    ///
+    /// # Errors
+    /// As [`SourceReader::grep`].
+    pub fn grep_except(
+        &self,
+        pattern: &str,
+        path_glob: Option<&str>,
+        revision: Revision,
+        excluded: &[String],
+    ) -> Result<GrepResult, ReadError> {
         let regex = RegexBuilder::new(pattern)
             .size_limit(REGEX_SIZE_LIMIT)
             .build()
@@ -95,6 +112,7 @@ impl SourceReader {
         let mut search = Search {
             regex: &regex,
             glob: glob.as_ref(),
+            excluded,
             revision,
             result: GrepResult {
                 matches: Vec::new(),
@@ -160,7 +178,9 @@ impl Search<'_> {
             match entry.kind() {
                 Some(ObjectType::Tree) => self.walk(repo, entry.id(), &path)?,
                 Some(ObjectType::Blob) if entry.filemode() != 0o120000 => {
-                    if self.glob.is_some_and(|g| !g.is_match(&path)) {
+                    if self.glob.is_some_and(|g| !g.is_match(&path))
+                        || self.excluded.contains(&path)
+                    {
                         continue;
                     }
                     self.search_blob(repo, entry.id(), &path)?;

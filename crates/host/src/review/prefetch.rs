@@ -300,7 +300,9 @@ struct FileFacts {
 
 /// Everything the graph offers for `files`, in value order (then file order, then line).
 pub(crate) fn gather(env: &ReviewEnv, files: &[String]) -> Gathered {
-    let graph = RepoGraph::new(env.services.reader.clone());
+    // Nothing of a changed file the review excludes is offered as read.
+    let excluded = env.memo.excluded.get().cloned().unwrap_or_default();
+    let graph = RepoGraph::new(env.services.reader.clone()).excluding(excluded);
     let mut out = Gathered::default();
     let mut facts = FileFacts::default();
     let mut no_grammar = Vec::new();
