@@ -76,6 +76,9 @@ pub fn mismatch_after_retry_message(
             comparison.unexpected_files.join(", ")
         ));
     }
+    if let Some(hint) = normalisation_hint(comparison) {
+        lines.push(hint);
+    }
     if lines.len() == 1 {
         lines.push(match downgraded {
             None => "Incomplete coverage: the reviewer returned complete: false.".to_string(),
@@ -85,6 +88,45 @@ pub fn mismatch_after_retry_message(
         });
     }
     lines.join("\n")
+}
+
+/// Rule (paths that look the same): a missing and an unexpected path that are the same
+/// text in another Unicode normalisation (macOS writes `é` as `e` and a combining accent;
+/// a model echoing the list may write it precomposed) read the same in a message, so the
+/// message says so, with every non-ASCII character escaped. The comparison itself stays
+/// exact: a path is copied byte for byte from the list.
+pub fn normalisation_hint(comparison: &CoverageComparison) -> Option<String> {
+    use unicode_normalization::UnicodeNormalization;
+    let nfc = |p: &str| p.nfc().collect::<String>();
+    let pairs: Vec<String> = comparison
+        .unexpected_files
+        .iter()
+        .filter_map(|u| {
+            let listed = comparison.missing_files.iter().find(|m| nfc(m) == nfc(u))?;
+            Some(format!(
+                "`{}` for the listed `{}`",
+                escape_non_ascii(u),
+                escape_non_ascii(listed)
+            ))
+        })
+        .collect();
+    (!pairs.is_empty()).then(|| {
+        format!(
+            "Same name in another Unicode normalisation (copy each path byte for byte from the list): {}",
+            pairs.join(", ")
+        )
+    })
+}
+
+/// A path with every non-ASCII character escaped (`\u{301}`), so two spellings that
+/// render alike read apart.
+fn escape_non_ascii(path: &str) -> String {
+    path.chars()
+        .map(|c| match c.is_ascii() {
+            true => c.to_string(),
+            false => c.escape_unicode().to_string(),
+        })
+        .collect()
 }
 
 /// Why a repaired `complete: true` does not stand.
@@ -178,6 +220,9 @@ pub enum RetryProblem {
     Missing(Vec<String>),
     /// Receipt paths that are not expected files, sorted.
     Unexpected(Vec<String>),
+    /// A missing and an unexpected path that differ only in Unicode normalisation, said
+    /// with their non-ASCII characters escaped ([`normalisation_hint`]).
+    Normalisation(String),
 }
 
 impl CoverageComparison {
@@ -197,7 +242,11 @@ impl CoverageComparison {
             .then(|| RetryProblem::Missing(self.missing_files.clone()));
         let unexpected = (!self.unexpected_files.is_empty())
             .then(|| RetryProblem::Unexpected(self.unexpected_files.clone()));
-        [claim, missing, unexpected].into_iter().flatten().collect()
+        let normalisation = normalisation_hint(self).map(RetryProblem::Normalisation);
+        [claim, missing, unexpected, normalisation]
+            .into_iter()
+            .flatten()
+            .collect()
     }
 }
 
@@ -408,6 +457,33 @@ mod tests {
             );
             assert_eq!(got.reported_incomplete, !complete);
         }
+    }
+
+    /// A missing and an unexpected path that are one name in two Unicode normalisations
+    /// are said to be so, escaped, in the failure and in the retry; others are not.
+    #[test]
+    fn paths_that_differ_only_in_normalisation_are_said_to() {
+        let nfd = "src/cafe\u{301}.py";
+        let nfc = "src/caf\u{e9}.py";
+        let c = CoverageComparison {
+            complete: false,
+            reported_incomplete: false,
+            missing_files: strings(&[nfd, "a.rs"]),
+            unexpected_files: strings(&[nfc, "b.rs"]),
+        };
+        let hint = "Same name in another Unicode normalisation (copy each path byte for byte from the list): `src/caf\\u{e9}.py` for the listed `src/cafe\\u{301}.py`";
+        assert_eq!(normalisation_hint(&c).as_deref(), Some(hint));
+        assert!(mismatch_after_retry_message("x", &c, None).ends_with(hint));
+        assert_eq!(
+            c.retry_problems(None).last(),
+            Some(&RetryProblem::Normalisation(hint.to_string()))
+        );
+        let plain = CoverageComparison {
+            missing_files: strings(&["a.rs"]),
+            unexpected_files: strings(&["A.rs"]),
+            ..c
+        };
+        assert_eq!(normalisation_hint(&plain), None);
     }
 
     #[test]

@@ -35,7 +35,7 @@ pub use convention::{
 };
 pub use coverage::{
     CoverageComparison, CoverageReceipt, ReceiptProblem, RetryProblem, compare_coverage,
-    forced_synthesis_limits, mismatch_after_retry_message,
+    forced_synthesis_limits, mismatch_after_retry_message, normalisation_hint,
 };
 pub use decision::{
     CandidateState, Decision, DecisionAccount, DecisionProblem, FindingDraft,

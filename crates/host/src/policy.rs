@@ -391,6 +391,7 @@ fn retry_problem_text(problem: &RetryProblem, source: &RetrySource) -> String {
             "Unexpected files (not part of this change's list; remove them): {}\n",
             list(paths)
         ),
+        RetryProblem::Normalisation(hint) => format!("{hint}\n"),
     }
 }
 
