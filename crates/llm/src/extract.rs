@@ -88,7 +88,16 @@ pub fn answer_text(text: &str) -> &str {
         let Some(&first) = ends.first() else {
             continue;
         };
-        if let Some(&end) = ends.iter().rev().find(|&&end| starts_json(&lead[end..])) {
+        // The last closing marker that whole JSON follows, or (a block that opened the
+        // reply, or reasoning that mentions its marker) that stands outside any JSON
+        // object with an object after it: an answer introduced by prose ("Final: {…}").
+        let prose_answer = from > 0 || ends.len() > 1;
+        if let Some(&end) = ends.iter().rev().find(|&&end| {
+            starts_json(&lead[end..])
+                || (prose_answer
+                    && lead[end..].contains('{')
+                    && brace_depth(&lead[..end - close.len()]) == 0)
+        }) {
             return &lead[end..];
         }
         if from > 0 || !starts_json_anywhere(&lead[from..first - close.len()]) {
@@ -109,6 +118,24 @@ fn starts_json(text: &str) -> bool {
                 .into_iter::<Value>()
                 .next()
                 .is_some_and(|v| v.is_ok()))
+}
+
+/// How many JSON objects and arrays are open at the end of `text` (braces and brackets
+/// inside double-quoted strings not counted): a closing marker inside an answer's JSON
+/// (a claim that quotes it) is never where reasoning ends.
+fn brace_depth(text: &str) -> i64 {
+    let (mut depth, mut in_string, mut escaped) = (0i64, false, false);
+    for c in text.chars() {
+        match (in_string, escaped, c) {
+            (true, true, _) => escaped = false,
+            (true, false, '\\') => escaped = true,
+            (true, false, '"') | (false, _, '"') => in_string = !in_string,
+            (false, _, '{' | '[') => depth += 1,
+            (false, _, '}' | ']') => depth = (depth - 1).max(0),
+            _ => {}
+        }
+    }
+    depth
 }
 
 /// Whether `text` holds the start of any JSON or a fence.

@@ -257,6 +257,16 @@ fn a_leading_reasoning_block_is_not_the_answer() {
             "<think>x</think>{\"claim\": \"emits </think> {y}\"}",
             "{\"claim\": \"emits </think> {y}\"}",
         ),
+        // Reasoning that mentions its closing tag, then a draft, then the answer after
+        // prose: the block ends at the last closing tag outside any JSON.
+        (
+            "Hmm </think>\n{\"a\": 1}\nno wait.</think>\n\nFinal: {\"a\": 2}",
+            "\n\nFinal: {\"a\": 2}",
+        ),
+        (
+            "<think>x</think>\nSure: {\"claim\": \"emits </think> tags\"}",
+            "\nSure: {\"claim\": \"emits </think> tags\"}",
+        ),
         // A claim quoting a closing tag, even one followed by a brace, stays whole.
         (
             "{\"claim\": \"x </think> {y}\"}",
