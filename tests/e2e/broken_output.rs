@@ -745,3 +745,32 @@ async fn a_draft_inside_a_leading_reasoning_block_is_not_an_answer() {
     let s = stage(&report, "generic-investigator #1");
     assert_eq!(s["replyIssues"], Value::Null, "{s:#}");
 }
+
+/// A server without the model's tool-call parser returns its tool calls as text: the
+/// review does not finish, and the failure says why and what to do.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_tool_call_written_as_text_is_named_with_the_fix() {
+    let as_text = r#"<tool_call>
+{"name": "diff", "arguments": {"path": "src/limits.rs"}}
+</tool_call>"#;
+    let script = Script::new()
+        .rule(
+            Rule::when(Match::system_contains(REPAIR))
+                .named("repair")
+                .always(Reply::content(as_text)),
+        )
+        .rule(audit_passes())
+        .rule(
+            Rule::when(Match::user_contains(INVESTIGATOR))
+                .named("investigator")
+                .always(Reply::content(as_text)),
+        );
+    let server = ScriptedServer::start(script).await;
+    let (out, report) = review(&server).await;
+    assert_eq!(out.code, 2, "{}\n{}", out.stdout, out.stderr);
+    let failure = report["failures"][0]["message"].as_str().unwrap();
+    assert!(
+        failure.contains("holds a tool call written as text") && failure.contains("--tools off"),
+        "{failure}"
+    );
+}

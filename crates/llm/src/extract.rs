@@ -120,6 +120,27 @@ fn starts_json(text: &str) -> bool {
                 .is_some_and(|v| v.is_ok()))
 }
 
+/// Markers with which chat templates write a tool call into a reply's text (Hermes and
+/// Qwen, Mistral, Llama 3), when the server does not parse them into `tool_calls`.
+const TOOL_CALL_MARKERS: [&str; 3] = ["<tool_call>", "[TOOL_CALLS]", "<|python_tag|>"];
+
+/// Whether a reply's text holds a tool call written as text: a template's tool-call
+/// marker, or a JSON object of exactly `name` and `arguments` (or `parameters`). A
+/// server without the model's tool-call parser returns such calls as content, where
+/// they are neither run nor an answer.
+pub fn tool_call_as_text(text: &str) -> bool {
+    if TOOL_CALL_MARKERS.iter().any(|m| text.contains(m)) {
+        return true;
+    }
+    candidates(text).iter().any(|v| {
+        v.as_object().is_some_and(|o| {
+            o.len() == 2
+                && o.get("name").is_some_and(Value::is_string)
+                && (o.contains_key("arguments") || o.contains_key("parameters"))
+        })
+    })
+}
+
 /// How many JSON objects and arrays are open at the end of `text` (braces and brackets
 /// inside double-quoted strings not counted): a closing marker inside an answer's JSON
 /// (a claim that quotes it) is never where reasoning ends.

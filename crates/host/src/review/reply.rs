@@ -415,9 +415,21 @@ fn extract_and_parse(
             .take()
             .and_then(|f| f.pointer)
             .filter(|_| matches!(e, ExtractError::NoValid { .. })),
-        message: e.to_string(),
+        message: format!("{e}{}", tool_call_hint(text)),
     })?;
     check_value(handle, kind, schema, &value)
+}
+
+/// What to do when a reply that did not parse holds a tool call written as text
+/// ([`vouch_llm::extract::tool_call_as_text`]); empty otherwise.
+fn tool_call_hint(text: &str) -> &'static str {
+    if vouch_llm::extract::tool_call_as_text(text) {
+        "; the reply holds a tool call written as text, which the endpoint did not parse \
+         as a tool call: serve the model with its tool-call parser (vLLM: \
+         --enable-auto-tool-choice --tool-call-parser NAME), or review with --tools off"
+    } else {
+        ""
+    }
 }
 
 /// Rule (repair, [`check_candidate_repair`], [`check_decision_repair`]): a repaired

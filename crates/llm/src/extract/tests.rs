@@ -2,7 +2,9 @@
 
 use serde_json::{Value, json};
 
-use super::{ExtractError, answer_text, candidates, extract_json, extract_json_if};
+use super::{
+    ExtractError, answer_text, candidates, extract_json, extract_json_if, tool_call_as_text,
+};
 
 /// The contract used by the table: an object with a `findings` array.
 fn contract(value: &Value) -> Result<(), String> {
@@ -308,5 +310,33 @@ proptest::proptest! {
         reply in "(<think>|</think>|<thinking>|</thinking>|\\{|\\[|```|[a-z ]){0,12}"
     ) {
         proptest::prop_assert!(reply.ends_with(answer_text(&reply)));
+    }
+}
+
+#[test]
+fn a_tool_call_written_as_text_is_recognised() {
+    // (reply, holds a tool call as text)
+    let cases = [
+        (
+            "<tool_call>\n{\"name\": \"diff\", \"arguments\": {\"path\": \"a.py\"}}\n</tool_call>",
+            true,
+        ),
+        (
+            "[TOOL_CALLS][{\"name\": \"diff\", \"arguments\": {}}]",
+            true,
+        ),
+        (
+            "{\"name\": \"read_file\", \"parameters\": {\"path\": \"a.py\"}}",
+            true,
+        ),
+        (
+            "{\"name\": \"x\", \"arguments\": {}, \"summary\": \"\"}",
+            false,
+        ),
+        ("{\"summary\": \"uses the name and arguments keys\"}", false),
+        ("No defects found.", false),
+    ];
+    for (reply, holds) in cases {
+        assert_eq!(tool_call_as_text(reply), holds, "{reply}");
     }
 }
