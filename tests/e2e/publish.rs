@@ -1210,7 +1210,9 @@ async fn a_file_list_the_forge_served_in_part_is_said_to_be_unchecked() {
         assert_eq!(out.code, 0, "{kind:?}: {}\n{}", out.stdout, out.stderr);
         let body = &server.comments()[0].body;
         assert!(
-            body.contains("## vouch review (this pull request's files could not all be checked):")
+            body.contains(
+                "## vouch review (whether it covers this pull request's range could not be checked):"
+            )
                 && body.contains("The forge listed only part of this pull request's files"),
             "{kind:?}: {body}"
         );
@@ -1252,6 +1254,25 @@ async fn a_token_whose_user_cannot_be_read_trusts_no_other_users_comment() {
             }
         }
     }
+}
+
+/// When the forge does not say the pull request's merge base (GitHub's compare refused),
+/// the summary says the range could not be checked, never a plain verdict.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_merge_base_the_forge_does_not_give_is_said_to_be_unchecked() {
+    let r = Reviewed::new();
+    let report = r.review("report.json", &[A], false).await;
+    let server = ForgeServer::start(ForgeKind::Github, TOKEN, r.pull_request()).await;
+    server.fail("GET", &r.head, 404, &[], r#"{"message": "Not Found"}"#, 5);
+    let out = publish(ForgeKind::Github, &server, &report, TOKEN).await;
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let body = &server.comments()[0].body;
+    assert!(
+        body.contains(
+            "## vouch review (whether it covers this pull request's range could not be checked):"
+        ) && body.contains("did not say this pull request's merge base"),
+        "{body}"
+    );
 }
 
 /// A comment another user wrote with vouch's summary marker (even one stating the

@@ -185,12 +185,13 @@ pub fn compose(
         uncovered: &uncovered,
         other_base: pr.merge_base.filter(|mb| *mb != report.merge_base),
         listed_all: pr.listed_all,
+        base_known: pr.merge_base.is_some(),
     };
     let summary = summary_body(&shown, inline.len(), &outside, scope);
     Composed {
         summary,
         stale_for: stale.then(|| pr_head.to_string()),
-        other_range: scope.other_base.is_some() || !pr.listed_all,
+        other_range: scope.other_base.is_some() || !pr.listed_all || pr.merge_base.is_none(),
         uncovered,
         inline,
         reported_keys,
@@ -313,6 +314,8 @@ struct Scope<'a> {
     other_base: Option<&'a str>,
     /// False when the forge listed only some of the pull request's files.
     listed_all: bool,
+    /// False when the forge did not say the pull request's merge base.
+    base_known: bool,
 }
 
 /// Most uncovered files a summary names.
@@ -355,8 +358,8 @@ fn summary_body(
         " of another range than this pull request's".to_string()
     } else if !scope.uncovered.is_empty() {
         " of part of this pull request".to_string()
-    } else if !scope.listed_all {
-        " (this pull request's files could not all be checked)".to_string()
+    } else if !scope.listed_all || !scope.base_known {
+        " (whether it covers this pull request's range could not be checked)".to_string()
     } else {
         String::new()
     };
@@ -400,6 +403,9 @@ fn summary_body(
     }
     if !scope.uncovered.is_empty() {
         s.push_str(&uncovered_paragraph(report, scope.uncovered));
+    }
+    if !scope.base_known {
+        s.push_str("**The forge did not say this pull request's merge base, so whether the review covers its range could not be checked.**\n\n");
     }
     if !scope.listed_all {
         s.push_str("**The forge listed only part of this pull request's files, so whether the review covers all of them could not be checked.**\n\n");
