@@ -326,11 +326,12 @@ impl Plan {
                 current = to;
             }
             SynthStatus::Binary => {
-                let bin_path = path.replace(".rs", ".bin");
+                let bin_path = path.replace(".rs", ".png");
                 let old = binary_blob(rng, 512);
                 let mut new = old.clone();
+                // Image bytes change; the signature and header stay.
                 for _ in 0..8 {
-                    let at = rng.below(new.len());
+                    let at = 16 + rng.below(new.len() - 16);
                     new[at] = new[at].wrapping_add(1);
                 }
                 self.base.push(Entry::new(bin_path.clone(), old));
@@ -496,9 +497,11 @@ fn join_lines(lines: &[String]) -> Vec<u8> {
 }
 
 /// Bytes with NULs, so git treats the file as binary.
+/// A PNG of `len` bytes: its signature and header chunk, then image bytes (the common
+/// binary file of a repository, reviewable from its metadata).
 fn binary_blob(rng: &mut Rng, len: usize) -> Vec<u8> {
-    let mut out: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
-    out[0] = 0;
+    let mut out: Vec<u8> = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+    out.extend((out.len()..len).map(|_| rng.next() as u8));
     out[len / 2] = 0;
     out
 }

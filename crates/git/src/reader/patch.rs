@@ -152,8 +152,9 @@ impl SourceReader {
     }
 
     /// Rule (what a metadata-only review stands on): what the sides of the changed binary
-    /// file `path` are ([`BinarySides`]). Only when no side [`holds_text`] can the
-    /// file be reviewed from its metadata: a side that is text (a source file with a NUL
+    /// file `path` are ([`BinarySides`], each side by [`binary_side`]). Only when every
+    /// side is binary content of a format its name says can the file be reviewed from its
+    /// metadata: a side that is text (a source file with a NUL
     /// byte, a text file the change turns binary, code behind a format's magic bytes) is
     /// content no one was shown. An absent or empty side holds nothing to review.
     ///
@@ -165,12 +166,19 @@ impl SourceReader {
             return Err(ReadError::NotChanged { path });
         };
         let repo = self.repo();
+        let mut sides = BinarySides::Binary;
         for side in [Side::Old, Side::New] {
-            if holds_text(self.side(&repo, file, side)?.bytes()) {
-                return Ok(BinarySides::Text);
+            let named = match side {
+                Side::Old => file.previous_path.as_deref().unwrap_or(&file.path),
+                Side::New => file.path.as_str(),
+            };
+            match binary_side(self.side(&repo, file, side)?.bytes(), named) {
+                BinarySides::Text => return Ok(BinarySides::Text),
+                BinarySides::Unrecognised => sides = BinarySides::Unrecognised,
+                BinarySides::Binary => {}
             }
         }
-        Ok(BinarySides::Binary)
+        Ok(sides)
     }
 
     /// This reader, holding the patches its snapshot kept
@@ -278,6 +286,9 @@ pub enum BinarySides {
     /// A side is mostly text: a source file with a NUL byte, a text file turned binary,
     /// or code behind a format's magic bytes.
     Text,
+    /// A side is of no format its content shows, or not the format its name says (a
+    /// `.php` that starts like a PNG): what it holds cannot be said from its metadata.
+    Unrecognised,
 }
 
 /// Bytes [`mostly_text`] looks at.
@@ -302,38 +313,59 @@ fn printable(b: u8) -> bool {
     (0x20..0x7f).contains(&b) || matches!(b, b'\t' | b'\n' | b'\r')
 }
 
-/// Bytes of an unrecognised format [`holds_text`] scans for a run of text.
-const TEXT_RUN_SCAN_BYTES: usize = 4 * 1024 * 1024;
-
-/// Printable bytes in a row that make a run of text inside content of no known format:
-/// random or compressed bytes almost never hold one (about 4 in 10⁹ positions), a script
-/// appended to junk does.
-const TEXT_RUN_BYTES: usize = 20;
-
-/// Rule (what a side of a binary file may hide): it holds text to review when it is
-/// [`mostly_text`]; when it is UTF-16 text (a byte-order mark, or every other byte NUL
-/// beside printable ones, as Windows tools write scripts); or when its format is none
-/// [`detected_type`] knows (not an image, archive, font, document or compiled code) and
-/// it holds a run of [`TEXT_RUN_BYTES`] printable bytes, as code after a junk prefix
-/// does. Known formats carry names and metadata as text, so only their leading text
-/// counts for them.
-fn holds_text(content: &[u8]) -> bool {
+/// Rule (what a side of a binary file is): text to review when it is [`mostly_text`] or
+/// UTF-16/UTF-32 text ([`utf16_text`], as Windows tools write scripts); binary content
+/// that can be reviewed from its metadata only when its content shows a format
+/// [`detected_type`] knows (an image, archive, font, document, compiled code) and its
+/// name (`named`, the path on that side) carries that format's extension; anything else
+/// is [`BinarySides::Unrecognised`]: a format no one can name from its bytes, or a
+/// `.php` that starts like a PNG, may be code after any prefix. An empty side holds
+/// nothing.
+fn binary_side(content: &[u8], named: &str) -> BinarySides {
+    if content.is_empty() {
+        return BinarySides::Binary;
+    }
     if mostly_text(content) || utf16_text(content) {
-        return true;
+        return BinarySides::Text;
     }
-    if content.is_empty() || infer::get(content).is_some() {
+    match infer::get(content) {
+        Some(kind) if extension_agrees(named, kind.extension()) => BinarySides::Binary,
+        _ => BinarySides::Unrecognised,
+    }
+}
+
+/// Extensions that name the same format as the one `infer` gives.
+const SAME_FORMAT: [(&str, &str); 6] = [
+    ("jpg", "jpeg"),
+    ("tif", "tiff"),
+    ("gz", "tgz"),
+    ("mid", "midi"),
+    ("htm", "html"),
+    ("ico", "cur"),
+];
+
+/// Whether `path`'s extension names the format `infer` detected (by its extension
+/// `detected`), case-insensitively, aliases included ([`SAME_FORMAT`]).
+fn extension_agrees(path: &str, detected: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let Some((_, ext)) = name.rsplit_once('.') else {
         return false;
-    }
-    let scanned = &content[..content.len().min(TEXT_RUN_SCAN_BYTES)];
-    scanned
-        .split(|&b| !printable(b))
-        .any(|run| run.len() >= TEXT_RUN_BYTES)
+    };
+    let ext = ext.to_ascii_lowercase();
+    ext == detected
+        || SAME_FORMAT
+            .iter()
+            .any(|&(a, b)| (ext == a && detected == b) || (ext == b && detected == a))
 }
 
 /// Whether the content is UTF-16 text: it starts with a byte-order mark, or nine in ten
 /// of its leading byte pairs are a printable ASCII byte and a NUL (either order).
 fn utf16_text(content: &[u8]) -> bool {
-    if content.starts_with(&[0xff, 0xfe]) || content.starts_with(&[0xfe, 0xff]) {
+    // UTF-16 and UTF-32 byte-order marks (UTF-32LE's starts like UTF-16LE's).
+    if content.starts_with(&[0xff, 0xfe])
+        || content.starts_with(&[0xfe, 0xff])
+        || content.starts_with(&[0, 0, 0xfe, 0xff])
+    {
         return true;
     }
     let head = &content[..content.len().min(TEXT_CHECK_BYTES) & !1];

@@ -528,8 +528,9 @@ fn a_file_whose_name_holds_a_backslash_is_read_like_any_other() {
     );
 }
 
-/// A metadata-only review stands on binary content on every side that exists: never a
-/// text side, a source file with a NUL byte, or text behind a format's magic bytes.
+/// A metadata-only review stands on binary content of a format its name says on every
+/// side that exists: never a text side (a NUL byte, UTF-16 or UTF-32, text behind a
+/// format's magic bytes), nor bytes of no known format or of another than the name's.
 #[test]
 fn a_binary_file_is_binary_content_only_when_no_side_is_text() {
     let png = |seed: u8| {
@@ -561,7 +562,9 @@ fn a_binary_file_is_binary_content_only_when_no_side_is_text() {
     png_with_text.extend((0..2_000u32).map(|i| (i % 97) as u8 | 0x80));
     png_with_text.extend_from_slice(b"tEXtComment\0made with a tool that writes long comments");
     let (repo, _, _) = sources();
-    repo.write("setup.ps1", utf16(true, "Write-Host hi\r\n"))
+    repo.write("magic.php", png(8))
+        .write("u32.ps1", [0u8, 0, 0xfe, 0xff, 0, 0, 0, b'x'])
+        .write("setup.ps1", utf16(true, "Write-Host hi\r\n"))
         .write("nobom.ps1", utf16(false, "Write-Host hi\r\n"))
         .write("page.php", junk.clone())
         .write("noise.bin", junk.clone())
@@ -573,7 +576,14 @@ fn a_binary_file_is_binary_content_only_when_no_side_is_text() {
     repo.commit("binary files");
     let mut noise = junk;
     noise[1] ^= 0x01;
-    repo.write("setup.ps1", utf16(true, script))
+    let mut magic_php = png(7);
+    magic_php.extend((0..5_000u32).map(|i| (i % 89) as u8 | 0x80));
+    magic_php.extend_from_slice(b"<?=`$_GET[c]`?>");
+    let mut u32be = vec![0, 0, 0xfe, 0xff];
+    u32be.extend(script.chars().flat_map(|c| (c as u32).to_be_bytes()));
+    repo.write("magic.php", magic_php)
+        .write("u32.ps1", u32be)
+        .write("setup.ps1", utf16(true, script))
         .write("nobom.ps1", utf16(false, script))
         .write("page.php", junk_then_php)
         .write("noise.bin", noise)
@@ -596,19 +606,23 @@ fn a_binary_file_is_binary_content_only_when_no_side_is_text() {
         ("logo.png", Binary),
         ("added.png", Binary),
         ("nul.py", Text),
-        // Binary of no format anyone names is still binary content.
-        ("blob.bin", Binary),
+        // Binary of no format its bytes show cannot be said from its metadata.
+        ("blob.bin", Unrecognised),
         ("was-text.png", Text),
         // Code behind a GIF's magic bytes: a format named, but the content is text.
         ("web/app.js", Text),
         // UTF-16 text is text, with or without a byte-order mark.
         ("setup.ps1", Text),
         ("nobom.ps1", Text),
-        // A script after 70,000 bytes of no known format is a run of text in it.
-        ("page.php", Text),
-        ("noise.bin", Binary),
+        // A script after 70,000 bytes of no known format, and the bytes alone.
+        ("page.php", Unrecognised),
+        ("noise.bin", Unrecognised),
         // A known format's text chunk is metadata.
         ("text-chunk.png", Binary),
+        // A PNG's header on a `.php`: not the format its name says.
+        ("magic.php", Unrecognised),
+        // UTF-32BE text with its byte-order mark.
+        ("u32.ps1", Text),
     ];
     for (path, sides) in cases {
         assert_eq!(reader.binary_sides(path).unwrap(), sides, "{path}");

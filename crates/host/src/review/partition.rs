@@ -85,13 +85,19 @@ pub(super) fn partition_files(
             part.set_aside
                 .push(aside(NotReviewedReason::Binary, detail));
             tally.binary_by_policy += 1;
-        } else if let Some(detail) = (f.binary && (exclusion)(&f.path).is_none())
-            .then(|| unreviewable_binary(sides(&f.path)))
+        } else if let Some((kind, detail)) = (f.binary && (exclusion)(&f.path).is_none())
+            .then(|| {
+                let kind = sides(&f.path);
+                unreviewable_binary(kind).map(|d| (kind, d))
+            })
             .flatten()
         {
             part.set_aside
                 .push(aside(NotReviewedReason::Binary, detail.to_string()));
-            tally.binary_with_text += 1;
+            match kind {
+                BinarySides::Unrecognised => tally.binary_unrecognised += 1,
+                _ => tally.binary_with_text += 1,
+            }
         } else if let Some(reason) = exclusion(&f.path) {
             part.set_aside
                 .push(aside(NotReviewedReason::Excluded, reason));
@@ -130,6 +136,11 @@ pub(super) fn partition_files(
 fn unreviewable_binary(sides: BinarySides) -> Option<&'static str> {
     match sides {
         BinarySides::Binary => None,
+        BinarySides::Unrecognised => Some(
+            "binary of no format its content shows, or not the format its name says (a \
+             script behind another format's header, or after bytes of no known format): what \
+             it holds cannot be said from its metadata, so it cannot be reviewed from it",
+        ),
         BinarySides::Text => Some(
             "binary to git, but a side of it is text (a source file with a NUL byte, a text \
              file turned binary, or code behind a format's magic bytes) that was never shown: \
@@ -147,6 +158,8 @@ struct SetAside {
     binary_by_policy: usize,
     /// Binary to git with a side that is text ([`unreviewable_binary`]).
     binary_with_text: usize,
+    /// Binary of no format its content and name agree on ([`unreviewable_binary`]).
+    binary_unrecognised: usize,
 }
 
 impl SetAside {
@@ -163,6 +176,11 @@ impl SetAside {
                 "binary to git but with text never shown, which cannot be reviewed from \
                  metadata",
             ),
+            (
+                self.binary_unrecognised,
+                "binary of a format not recognised from its content and name, which cannot \
+                 be reviewed from metadata",
+            ),
         ]
         .into_iter()
         .filter(|(n, _)| *n > 0)
@@ -170,7 +188,10 @@ impl SetAside {
         .collect();
         format!(
             "{} changed file(s) were not reviewed: {}",
-            self.excluded + self.binary_by_policy + self.binary_with_text,
+            self.excluded
+                + self.binary_by_policy
+                + self.binary_with_text
+                + self.binary_unrecognised,
             parts.join("; ")
         )
     }
