@@ -195,6 +195,12 @@ impl RepoTools {
     fn diff(&self, path: &str, max_bytes: usize) -> Result<String, String> {
         self.refuse_excluded(path)?;
         let diff = self.reader.diff(path).map_err(|e| self.fail(e))?;
+        self.show_diff(&diff, max_bytes)
+    }
+
+    /// Shows a patch already read: its text, windows and spans, and for a metadata-only
+    /// file the record that its metadata was shown.
+    fn show_diff(&self, diff: &vouch_git::FileDiff, max_bytes: usize) -> Result<String, String> {
         let shown = self.show(
             diff.text.clone(),
             diff.windows.iter().cloned(),
@@ -313,15 +319,20 @@ impl RepoTools {
         match name {
             "diff" => {
                 let path = str_arg(args, "path").ok()?;
+                self.refuse_excluded(path).ok()?;
                 let diff = self.reader.diff(path).ok()?;
-                let metadata_shown =
-                    !diff.file.is_metadata_only() || self.ledger().shows_metadata(&diff.file.path);
-                let repeat = if diff.file.is_metadata_only() && diff.windows.is_empty() {
-                    metadata_shown
-                } else {
-                    metadata_shown && self.shown_already(&diff.windows, &diff.spans)
-                };
-                repeat.then(|| self.diff(path, max_bytes).ok()).flatten()
+                let metadata_only = diff.file.is_metadata_only();
+                let metadata_shown = !metadata_only
+                    || self
+                        .ledger
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .shows_metadata(&diff.file.path);
+                let source_shown = (metadata_only && diff.windows.is_empty())
+                    || self.shown_already(&diff.windows, &diff.spans);
+                (metadata_shown && source_shown)
+                    .then(|| self.show_diff(&diff, max_bytes).ok())
+                    .flatten()
             }
             "read_file" if byte_arg(args).ok()?.is_none() => {
                 let window = SourceWindow {

@@ -92,15 +92,11 @@ pub(super) async fn load(api: &Api) -> Result<PrState, ForgeError> {
             .collect(),
     };
     // `changes_count` is a string, "1000+" when GitLab stopped counting.
-    let listed_all = v
-        .get("changes_count")
-        .and_then(Value::as_str)
-        .and_then(|c| c.parse::<usize>().ok())
-        .is_none_or(|n| diffs.len() >= n)
-        && !v
-            .get("changes_count")
-            .and_then(Value::as_str)
-            .is_some_and(|c| c.ends_with('+'));
+    let listed_all = match v.get("changes_count").and_then(Value::as_str) {
+        Some(count) if count.ends_with('+') => false,
+        Some(count) => count.parse::<usize>().ok().is_none_or(|n| diffs.len() >= n),
+        None => true,
+    };
     let merge_base = Some(base_sha.clone());
     let gitlab_refs = Some(DiffRefs {
         base_sha,
