@@ -318,12 +318,66 @@ struct Scope<'a> {
     base_known: bool,
 }
 
+impl Scope<'_> {
+    /// What the summary's heading adds after "vouch review" when the review is not of
+    /// the pull request as it is now (the first that holds).
+    fn heading(&self, report: &ReviewReport) -> String {
+        if self.stale_head.is_some() {
+            format!(" of `{}`, an earlier head", short_sha(&report.head.sha))
+        } else if self.other_base.is_some() {
+            " of another range than this pull request's".to_string()
+        } else if !self.uncovered.is_empty() {
+            " of part of this pull request".to_string()
+        } else if !self.listed_all || !self.base_known {
+            " (whether it covers this pull request's range could not be checked)".to_string()
+        } else {
+            String::new()
+        }
+    }
+
+    /// The summary's paragraphs on what of the pull request the review does not cover.
+    fn paragraphs(&self, report: &ReviewReport) -> String {
+        let mut s = String::new();
+        if let Some(base) = self.other_base {
+            let _ = writeln!(
+                s,
+                "**This pull request's merge base is `{}`, not the reviewed `{}`: the review covers another range, and the pull request's changes outside it were not reviewed.**\n",
+                short_sha(base),
+                short_sha(&report.merge_base)
+            );
+        }
+        if !self.uncovered.is_empty() {
+            s.push_str(&uncovered_paragraph(report, self.uncovered));
+        }
+        if !self.base_known {
+            s.push_str("**The forge did not say this pull request's merge base, so whether the review covers its range could not be checked.**\n\n");
+        }
+        if !self.listed_all {
+            s.push_str("**The forge listed only part of this pull request's files, so whether the review covers all of them could not be checked.**\n\n");
+        }
+        if let Some(head) = self.stale_head {
+            let _ = writeln!(
+                s,
+                "**The pull request's head is now `{}`, not the reviewed `{}`: the commits after it were not reviewed.** Findings are listed here instead of on lines.\n",
+                short_sha(head),
+                short_sha(&report.head.sha)
+            );
+        }
+        s
+    }
+}
+
+/// The first 12 characters of a commit id, as the summary shows it.
+fn short_sha(sha: &str) -> String {
+    sha.chars().take(12).collect()
+}
+
 /// Most uncovered files a summary names.
 const MAX_UNCOVERED_NAMED: usize = 20;
 
 /// The paragraph naming the pull request's files outside the reviewed range.
 fn uncovered_paragraph(report: &ReviewReport, uncovered: &[String]) -> String {
-    let short = |sha: &str| sha.chars().take(12).collect::<String>();
+    let short = short_sha;
     let mut names: Vec<String> = uncovered
         .iter()
         .take(MAX_UNCOVERED_NAMED)
@@ -350,19 +404,8 @@ fn summary_body(
     outside: &[&Finding],
     scope: Scope<'_>,
 ) -> String {
-    let short = |sha: &str| sha.chars().take(12).collect::<String>();
-    let stale_head = scope.stale_head;
-    let reviewed = if stale_head.is_some() {
-        format!(" of `{}`, an earlier head", short(&report.head.sha))
-    } else if scope.other_base.is_some() {
-        " of another range than this pull request's".to_string()
-    } else if !scope.uncovered.is_empty() {
-        " of part of this pull request".to_string()
-    } else if !scope.listed_all || !scope.base_known {
-        " (whether it covers this pull request's range could not be checked)".to_string()
-    } else {
-        String::new()
-    };
+    let short = short_sha;
+    let reviewed = scope.heading(report);
     let mut s = format!(
         "{SUMMARY_MARKER}\n{HEAD_MARKER_PREFIX}{} -->\n## vouch review{reviewed}: {}\n\n",
         report.head.sha,
@@ -393,31 +436,7 @@ fn summary_body(
             text(&report.opinion.not_clean_because.join("; "))
         );
     }
-    if let Some(base) = scope.other_base {
-        let _ = writeln!(
-            s,
-            "**This pull request's merge base is `{}`, not the reviewed `{}`: the review covers another range, and the pull request's changes outside it were not reviewed.**\n",
-            short(base),
-            short(&report.merge_base)
-        );
-    }
-    if !scope.uncovered.is_empty() {
-        s.push_str(&uncovered_paragraph(report, scope.uncovered));
-    }
-    if !scope.base_known {
-        s.push_str("**The forge did not say this pull request's merge base, so whether the review covers its range could not be checked.**\n\n");
-    }
-    if !scope.listed_all {
-        s.push_str("**The forge listed only part of this pull request's files, so whether the review covers all of them could not be checked.**\n\n");
-    }
-    if let Some(head) = stale_head {
-        let _ = writeln!(
-            s,
-            "**The pull request's head is now `{}`, not the reviewed `{}`: the commits after it were not reviewed.** Findings are listed here instead of on lines.\n",
-            short(head),
-            short(&report.head.sha)
-        );
-    }
+    s.push_str(&scope.paragraphs(report));
     if inline > 0 {
         let _ = writeln!(s, "{inline} finding(s) are commented on their lines.\n");
     }
